@@ -1,0 +1,130 @@
+/*
+ * eval.h — evaluating an untrusted candidate: compile, verify, profile.
+ *
+ * The candidate never runs in the caller's process.  kf_evaluate() starts a
+ * worker (the `kforge-worker` executable) with resource limits, shares the
+ * guarded buffers with it through a memfd, and talks to it over pipes, one
+ * JSON line per command (compile / run / profile / quit), each command under
+ * its own wall-clock timeout.  A crash, hang, OOM or garbage reply is one
+ * failed evaluation with a diagnosis, never a failure of the caller.
+ *
+ * Verification (defaults; configurable up, never down):
+ *  - trials >= 5, fresh inputs per trial (seed + trial), outputs poisoned
+ *    with NaN before every run, guard bands checked, inputs checked
+ *    unchanged, allclose(atol, rtol) AND relative L2 per output;
+ *  - the first mismatches and error statistics go into the result.
+ * Timing: warm-up discarded, reps >= 20 timed runs, median/min/spread,
+ * rotated input sets; the outputs of the last timed run are checked against
+ * the reference too (a candidate that caches results fails); a median below
+ * the roofline floor fails as "faster than physically possible".
+ */
+#ifndef KF_EVAL_H
+#define KF_EVAL_H
+
+#include <stdint.h>
+#include "candidate.h"
+#include "error.h"
+#include "problem.h"
+#include "registry.h"
+
+typedef enum kf_verdict {
+    KF_PASS = 0,
+    KF_FAIL_COMPILE,         /* did not compile; diagnostics = compiler log */
+    KF_FAIL_BIND,            /* launch plan / manifest does not fit the problem */
+    KF_FAIL_MISMATCH,        /* wrong values */
+    KF_FAIL_NOT_WRITTEN,     /* NaN poison survived in some outputs */
+    KF_FAIL_OUT_OF_BOUNDS,   /* a guard band was overwritten */
+    KF_FAIL_INPUT_MODIFIED,  /* an input buffer changed */
+    KF_FAIL_CRASH,           /* worker died on a signal */
+    KF_FAIL_TIMEOUT,         /* worker exceeded its wall-clock limit */
+    KF_FAIL_RUNTIME,         /* backend reported a launch/runtime error */
+    KF_FAIL_TOO_FAST,        /* profiled median under the roofline floor */
+    KF_FAIL_STALE,           /* outputs of timed runs wrong (cached results) */
+    KF_FAIL_UNAVAILABLE,     /* backend/device not usable here */
+    KF_FAIL_INTERNAL         /* worker protocol broke, out of memory ... */
+} kf_verdict;
+
+const char *kf_verdict_name(kf_verdict v);   /* "mismatch", "out-of-bounds" ... */
+
+typedef struct kf_eval_opts {
+    int trials;               /* >= 5 */
+    int warmup;               /* >= 1 */
+    int reps;                 /* >= 20 */
+    double run_timeout_s;     /* per run/trial command, default 10 */
+    double compile_timeout_s; /* default 120 */
+    double profile_timeout_s; /* default 120 */
+    uint64_t mem_limit_bytes; /* RLIMIT_AS for the worker, 0 = none */
+    uint64_t seed;            /* base seed; trial t uses seed + t */
+    int device;               /* index into the plugin's devices */
+    int threads;              /* reference threads, 0 = all CPUs */
+    int max_sets;             /* input sets rotated while timing, default 4 */
+    const char *work_dir;     /* where the worker may write; NULL = temp dir */
+    int keep_work_dir;
+} kf_eval_opts;
+
+void kf_eval_opts_default(kf_eval_opts *o);
+
+#define KF_MAX_MISMATCHES 8
+
+typedef struct kf_mismatch {
+    int output;
+    int64_t index;
+    double expected, got;
+} kf_mismatch;
+
+typedef struct kf_output_stats {
+    double max_abs_err, max_rel_err, rel_l2;
+    int64_t n_bad, n_nan, n_elems;
+} kf_output_stats;
+
+typedef struct kf_timing {
+    int n;
+    double *samples_s;        /* n samples, malloc'ed */
+    double median_s, min_s, max_s, mean_s, p10_s, p90_s;
+    int clock_is_device;
+    int n_sets;
+    kf_counter counters[KF_MAX_COUNTERS];
+    int n_counters;
+    char *report;             /* the plugin's text, malloc'ed or NULL */
+} kf_timing;
+
+typedef struct kf_roofline {
+    double flops, min_bytes;
+    double peak_flops, peak_bytes_per_s, cache_bytes_per_s;
+    double floor_s;           /* max(flops/peak_flops, bytes/peak_bw) */
+    double hard_floor_s;      /* conservative floor (cache bandwidth): below = exploit */
+    double fraction;          /* floor_s / median_s, 0 if unknown */
+    double achieved_flops, achieved_bytes_per_s;
+} kf_roofline;
+
+typedef struct kf_eval_result {
+    kf_verdict verdict;
+    int failed_trial;         /* -1 if none */
+    char *summary;            /* one line for humans */
+    char *diagnostics;        /* long text for the agent (compiler log, faults) */
+    int n_outputs;
+    kf_output_stats *stats;   /* per output, worst trial */
+    int n_mismatches;
+    kf_mismatch mismatches[KF_MAX_MISMATCHES];
+    int trials_run;
+    int profiled;
+    kf_timing timing;
+    kf_roofline roofline;
+    double compile_s, verify_s, profile_s;   /* wall time of each phase */
+} kf_eval_result;
+
+/* Compiles and verifies, then profiles when `profile` is set (and the
+ * candidate passed).  Returns 0 when an evaluation happened (whatever the
+ * verdict) and -1 only when the request itself is unusable (err says why).
+ * `dev` gives the roofline peaks (may be NULL). */
+int kf_evaluate(kf_plugin *plugin, const kf_resolved *r, const kf_candidate *c,
+                const kf_eval_opts *o, int profile, kf_eval_result *res, kf_error *err);
+void kf_eval_result_free(kf_eval_result *res);
+
+/* Roofline of a resolved problem on a device (no timing); fraction unset. */
+void kf_roofline_compute(const kf_resolved *r, const kf_device_info *dev, kf_roofline *out);
+
+/* JSON text of a result (malloc'ed), as written into run records and --json. */
+char *kf_eval_result_json(const kf_eval_result *res);
+
+#endif
