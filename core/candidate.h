@@ -81,6 +81,9 @@ typedef struct kf_candidate {
     int n_launches;
     kf_cand_launch *launches;
     char *notes;               /* free text from the agent, may be NULL */
+    char *origin;              /* "DIR/candidate.json" or the .c file it was
+                                  loaded from, prefixed to bind errors; may
+                                  be NULL (then "candidate") */
 } kf_candidate;
 
 kf_candidate *kf_candidate_new(const char *backend);
@@ -101,7 +104,8 @@ char *kf_candidate_manifest_json(const kf_candidate *c);
 int kf_eval_int_expr(const char *expr, const kf_resolved *r, int64_t *out, kf_error *err);
 
 /* A candidate bound to a resolved problem: every expression evaluated, every
- * name resolved, laid out as the plugin ABI wants.  Owns its memory. */
+ * name resolved, laid out as the plugin ABI wants.  Owns its arrays; the
+ * strings in the views point into `c` and `r`, which must outlive it. */
 typedef struct kf_bound {
     kf_candidate_view view;
     kf_problem_view pview;
