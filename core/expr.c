@@ -15,6 +15,7 @@
 #include "candidate.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,12 +27,16 @@ typedef struct parser {
     int failed;
 } parser;
 
-static int perr(parser *ps, const char *fmt, const char *arg)
+static int perr(parser *ps, const char *fmt, ...) KF_PRINTF(2, 3);
+static int perr(parser *ps, const char *fmt, ...)
 {
     char what[512];
+    va_list ap;
     if (ps->failed)
         return -1;
-    snprintf(what, sizeof what, fmt, arg);
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
     ps->failed = 1;
     return kf_fail(ps->err, 5, "expression '%s': %s", ps->src, what);
 }

@@ -65,6 +65,7 @@ kf_jpath kf_jp_idx(const kf_jpath *parent, int i);             /* parent[i]  */
 typedef struct kf_pctx {
     const char *label;        /* file name used in messages */
     kf_error *err;
+    json_object *graph;       /* the graph array while it is parsed, else NULL */
 } kf_pctx;
 
 /* Writes "LABEL: PATH: message" into the context's error; returns -1. */
@@ -99,6 +100,11 @@ const char *kf_join_names(const char *const *names, int n, int max, char *buf, s
 /* Identifier checks used by the parser. */
 int kf_is_ident(const char *s);          /* [A-Za-z_][A-Za-z0-9_]* */
 int kf_is_problem_name(const char *s);   /* [A-Za-z0-9_.-]+ */
+
+/* Index of a dim by name, -1 if none. */
+int kf_problem_dim_index(const kf_problem *p, const char *name);
+/* Checks that `s` is a valid, not yet used value name (message at jp). */
+int kf_problem_check_new_value(kf_pctx *c, const kf_jpath *jp, const kf_problem *p, const char *s);
 
 /* Graph parsing (problem_parse_graph.c): fills p->nodes; inputs are parsed. */
 int kf_parse_graph(kf_pctx *c, json_object *root, kf_problem *p);

@@ -14,18 +14,36 @@
 #include "kforge-plugin.h"
 #include "problem_internal.h"
 
+/* Appends src to dst (capacity cap), truncating. */
+static void jp_append(char *dst, size_t cap, const char *src)
+{
+    size_t len = strlen(dst);
+    size_t n = strlen(src);
+    if (len + n >= cap) n = cap - len - 1;
+    memcpy(dst + len, src, n);
+    dst[len + n] = '\0';
+}
+
 kf_jpath kf_jp_key(const kf_jpath *parent, const char *key)
 {
     kf_jpath p;
-    if (!parent || !parent->s[0]) snprintf(p.s, sizeof p.s, "%s", key);
-    else snprintf(p.s, sizeof p.s, "%s.%s", parent->s, key);
+    p.s[0] = '\0';
+    if (parent && parent->s[0]) {
+        jp_append(p.s, sizeof p.s, parent->s);
+        jp_append(p.s, sizeof p.s, ".");
+    }
+    jp_append(p.s, sizeof p.s, key);
     return p;
 }
 
 kf_jpath kf_jp_idx(const kf_jpath *parent, int i)
 {
     kf_jpath p;
-    snprintf(p.s, sizeof p.s, "%s[%d]", parent ? parent->s : "", i);
+    char idx[16];
+    p.s[0] = '\0';
+    if (parent) jp_append(p.s, sizeof p.s, parent->s);
+    snprintf(idx, sizeof idx, "[%d]", i);
+    jp_append(p.s, sizeof p.s, idx);
     return p;
 }
 

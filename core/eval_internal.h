@@ -1,0 +1,176 @@
+/*
+ * eval_internal.h — the pieces behind kf_evaluate(), exposed to the unit
+ * tests: element-wise comparison, timing statistics, guarded shared
+ * buffers, the too-fast decision, and the worker client.  Not installed.
+ */
+#ifndef KF_EVAL_INTERNAL_H
+#define KF_EVAL_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "eval.h"
+#include "worker_proto.h"
+
+/* ------------------------------------------------------------------ */
+/* compare.c                                                           */
+
+/* Result bits of kf_compare_output(). */
+#define KF_CMP_ALLCLOSE_FAILED 1   /* some element outside atol + rtol*|exp| */
+#define KF_CMP_REL_L2_FAILED   2   /* ||got-exp||2 / ||exp||2 above the bound */
+
+/*
+ * Compares one output.  An element passes when
+ *     |got - exp| <= atol + rtol * |exp|
+ * with these edge rules: a NaN in `got` never passes (and is counted in
+ * st->n_nan); a NaN in `exp` never passes either; an infinite `exp` passes
+ * only when `got` is the same infinity; an infinite `got` against a finite
+ * `exp` fails.  The output as a whole also needs
+ *     rel_l2 = ||got - exp||2 / ||exp||2 <= rel_l2_tol
+ * over the elements that are finite in both (equal infinities contribute
+ * nothing); when the reference is all zeros the denominator is sqrt(n),
+ * i.e. rel_l2 is the RMS of the error.  When any element is non-finite in
+ * `got` but not equal to `exp`, rel_l2 is +inf.
+ *
+ * Fills *st (overwriting it): max_abs_err (inf when a bad element is
+ * non-finite), max_rel_err = max |got-exp| / max(|exp|, atol), rel_l2,
+ * n_bad, n_nan, n_elems.  Appends the first failing elements to mm[] while
+ * *n_mm < max_mm (output = `output`, flat index).  Returns 0 when the
+ * output passes, else a mix of KF_CMP_* bits.
+ */
+int kf_compare_output(const float *got, const double *exp, int64_t n, double atol, double rtol,
+                      double rel_l2_tol, int output, kf_output_stats *st, kf_mismatch *mm,
+                      int max_mm, int *n_mm);
+
+/* Worst-of merge used across trials: max of every field (n_elems kept). */
+void kf_output_stats_merge(kf_output_stats *worst, const kf_output_stats *s);
+
+/* "y[3,17]" for a flat row-major index into `shape` (rank 0: "y[]").
+ * Writes into buf (always NUL-terminated), returns buf. */
+const char *kf_format_index(const char *name, const kf_shape *shape, int64_t flat, char *buf,
+                            size_t n);
+
+/* ------------------------------------------------------------------ */
+/* stats.c                                                             */
+
+/* Percentile of an ascending array by linear interpolation between closest
+ * ranks (position p * (n-1), NumPy's default).  p in [0,1]; n >= 1. */
+double kf_percentile_sorted(const double *sorted, int n, double p);
+
+/* Fills median/min/max/mean/p10/p90 of t from samples[0..n) (n >= 1; the
+ * median of an even count is the mean of the middle two).  Does not touch
+ * the other fields.  Returns 0, -1 if n < 1 or out of memory. */
+int kf_timing_stats(const double *samples, int n, kf_timing *t);
+
+/* ------------------------------------------------------------------ */
+/* roofline.c                                                          */
+
+/* Sets achieved rates and fraction = floor_s / median_s (0 when either is
+ * unknown). */
+void kf_roofline_apply(kf_roofline *rf, double median_s);
+
+/* 1 when median_s is under the hard floor: no correct kernel can be that
+ * fast on the device, so the time is a measurement error or an exploit. */
+int kf_roofline_too_fast(const kf_roofline *rf, double median_s);
+
+/* ------------------------------------------------------------------ */
+/* eval_mem.c: the memfd holding every guarded buffer of every set      */
+
+#define KF_GUARD_BYTES 4096
+/* Bit pattern of the NaN written into outputs and scratch before a run: a
+ * quiet NaN with a payload no arithmetic produces, so "never written" and
+ * "wrote NaN" are told apart. */
+#define KF_POISON_BITS 0x7fc5a5a5u
+
+typedef struct kf_eval_mem {
+    int fd;                   /* the memfd, sealed against resizing */
+    unsigned char *map;       /* parent's shared mapping */
+    kf_wp_layout layout;
+    kf_wp_sets sets;          /* views into map */
+} kf_eval_mem;
+
+/* Lays out n_sets sets of (inputs, outputs, scratch) buffers, each data
+ * part 4096-aligned between two KF_GUARD_BYTES canary bands, creates,
+ * sizes and seals the memfd, maps it, and fills every guard.  Returns 0 or
+ * -1 with err set. */
+int kf_eval_mem_create(kf_eval_mem *m, int n_sets, const kf_problem_view *pv, kf_error *err);
+void kf_eval_mem_free(kf_eval_mem *m);
+
+/* The canary byte at byte `i` of a guard band (position-dependent, so a
+ * constant store of any value is caught). */
+unsigned char kf_guard_byte(size_t i);
+void kf_guard_fill(const kf_buffer *b);
+
+typedef struct kf_guard_fault {
+    int after;                /* 0: band before the data, 1: band after */
+    size_t offset;            /* after: bytes past the end of the data of the
+                                 first changed byte; before: bytes before the
+                                 start of the data of the changed byte
+                                 closest to it (1 = the byte just before) */
+    size_t n_changed;         /* changed bytes in that band */
+} kf_guard_fault;
+
+/* Returns 0 when both bands hold the canary, else 1 and *f describes the
+ * band after the data if it changed, else the one before. */
+int kf_guard_check(const kf_buffer *b, kf_guard_fault *f);
+
+/* Fills the data with the poison NaN. */
+void kf_poison_fill(const kf_buffer *b);
+/* Elements of an n-float array still holding the poison; *first gets the
+ * first such index (-1 when none). */
+int64_t kf_poison_count(const float *data, int64_t n, int64_t *first);
+
+/* ------------------------------------------------------------------ */
+/* worker_client.c: the parent's side of the worker protocol            */
+
+typedef enum kf_wcall {
+    KF_WCALL_OK = 0,          /* a reply arrived (its status may be an error) */
+    KF_WCALL_TIMEOUT,         /* the limit passed; the worker was killed and reaped */
+    KF_WCALL_DIED,            /* the worker ended without a reply (see fault) */
+    KF_WCALL_PROTOCOL         /* the reply was not valid; the worker was killed */
+} kf_wcall;
+
+typedef struct kf_worker {
+    pid_t pid;                /* -1 when not running */
+    int ctl;                  /* socket: commands out, replies in */
+    int err_fd;               /* worker's stderr */
+    char *errtail;            /* last KF_WORKER_STDERR_MAX bytes of its stderr */
+    size_t errlen;
+    char *inbuf;              /* pending reply bytes */
+    size_t inlen, incap;
+    int term_signal;          /* signal that ended it, 0 if none */
+    int exit_status;          /* exit status when it exited, -1 otherwise */
+} kf_worker;
+
+#define KF_WORKER_STDERR_MAX (64 * 1024)
+
+/* Path of the worker executable: $KFORGE_WORKER, else kforge-worker next to
+ * /proc/self/exe, else KF_PKGLIBEXECDIR/kforge-worker.  malloc'ed. */
+char *kf_worker_path(void);
+
+/* Forks and execs `exe` with the memfd inherited as fd KF_WORKER_MEMFD, in
+ * its own process group, with RLIMIT_CORE 0, RLIMIT_CPU `cpu_limit_s`,
+ * RLIMIT_FSIZE and (unless built with ASan) RLIMIT_AS `as_limit` when
+ * non-zero.  Returns 0 or -1 with err set. */
+int kf_worker_start(kf_worker *w, const char *exe, int memfd, double cpu_limit_s,
+                    uint64_t as_limit, kf_error *err);
+
+/* Sends one command line and waits up to timeout_s for its reply line,
+ * draining the worker's stderr meanwhile.  On KF_WCALL_OK *reply is filled
+ * (free with kf_wp_reply_free).  On any other result the worker is gone
+ * (killed and reaped) and term_signal / exit_status say how it ended;
+ * `why` gets a short reason for KF_WCALL_PROTOCOL. */
+kf_wcall kf_worker_call(kf_worker *w, const char *cmd_json, double timeout_s,
+                        kf_wp_reply *reply, char *why, size_t why_len);
+
+/* Asks the worker to quit (briefly), then kills its process group and
+ * reaps it; frees the buffers.  Safe on a stopped worker. */
+void kf_worker_stop(kf_worker *w);
+void kf_worker_kill(kf_worker *w);
+
+/* "SIGSEGV" and a short human cause ("invalid memory access"). */
+const char *kf_signal_name(int sig);
+const char *kf_signal_cause(int sig);
+
+#endif

@@ -1,0 +1,996 @@
+/* loop.c — the refinement loop behind `kforge run` (see loop.h). */
+#include "loop.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "candidate.h"
+#include "journal.h"
+#include "problem.h"
+#include "registry.h"
+#include "run_record.h"
+
+void kf_run_opts_default(kf_run_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->max_iterations = 12;
+    o->max_time_s = 600;
+    o->max_cost_usd = 5.0;
+    o->samples = 1;
+    o->max_fix = 2;
+    o->target_fraction = 0.8;
+    o->seed = 20261122;
+    o->baseline = 1;
+    kf_eval_opts_default(&o->eval);
+}
+
+void kf_run_summary_free(kf_run_summary *s)
+{
+    if (!s) return;
+    free(s->run_dir);
+    free(s->best_dir);
+    free(s->stop_reason);
+    memset(s, 0, sizeof *s);
+}
+
+typedef enum { PHASE_FUNCTIONAL = 0, PHASE_OPTIMIZE = 1 } phase_t;
+
+typedef struct run_state {
+    kf_run_opts o;                /* effective options (resume: from run.json) */
+    char *dir;
+    char *problem_copy;
+    kf_problem *p;
+    kf_resolved r;
+    int have_r;
+    kf_registry *reg;
+    kf_plugin *plugin;
+    const kf_device_info *dev;
+    kf_agent *agent;
+    kf_agent *builtin;
+    kf_agent_ctx ctx;
+    kf_journal *j;
+
+    int step;
+    phase_t phase;
+    int fixes;                    /* repairs of the current optimization variant */
+    kf_candidate *last;
+    kf_eval_result *last_eval;
+    kf_candidate *best;
+    kf_eval_result *best_eval;
+    char *best_dir;
+    kf_analysis *analysis;
+    double analysis_base_s;
+    double baseline_s;
+    char *baseline_how;
+    long tok_in, tok_out;
+    double cost;
+    double elapsed_before;        /* seconds spent before a resume */
+    double t0;
+} run_state;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static double elapsed(const run_state *st) { return st->elapsed_before + (now_s() - st->t0); }
+
+static void eval_free(kf_eval_result *e)
+{
+    if (!e) return;
+    kf_eval_result_free(e);
+    free(e);
+}
+
+static void set_last(run_state *st, kf_candidate *c, kf_eval_result *e)
+{
+    if (st->last != st->best) kf_candidate_free(st->last);
+    if (st->last_eval != st->best_eval) eval_free(st->last_eval);
+    st->last = c;
+    st->last_eval = e;
+}
+
+static void set_best(run_state *st, kf_candidate *c, kf_eval_result *e, const char *dir)
+{
+    kf_candidate *old_c = st->best;
+    kf_eval_result *old_e = st->best_eval;
+    st->best = c;
+    st->best_eval = e;
+    if (old_c && old_c != st->last) kf_candidate_free(old_c);
+    if (old_e && old_e != st->last_eval) eval_free(old_e);
+    free(st->best_dir);
+    st->best_dir = strdup(dir);
+}
+
+/* ------------------------------------------------------------------ */
+/* progress                                                            */
+
+static void progress(run_state *st, const char *pass, const char *status, const char *label,
+                     const kf_eval_result *e)
+{
+    FILE *f = st->o.progress;
+    if (!f) return;
+    double best = st->best_eval ? st->best_eval->timing.median_s : 0;
+    double speed = (best > 0 && st->baseline_s > 0) ? st->baseline_s / best : 0;
+    double frac = st->best_eval ? st->best_eval->roofline.fraction : 0;
+    if (st->o.json_progress) {
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "step", json_object_new_int(st->step));
+        json_object_object_add(o, "pass", json_object_new_string(pass));
+        json_object_object_add(o, "status", json_object_new_string(status));
+        if (label) json_object_object_add(o, "candidate", json_object_new_string(label));
+        if (e && e->profiled) json_object_object_add(o, "time_s", json_object_new_double(e->timing.median_s));
+        json_object_object_add(o, "best_s", json_object_new_double(best));
+        json_object_object_add(o, "speedup", json_object_new_double(speed));
+        json_object_object_add(o, "roofline_fraction", json_object_new_double(frac));
+        json_object_object_add(o, "tokens", json_object_new_int64(st->tok_in + st->tok_out));
+        json_object_object_add(o, "cost_usd", json_object_new_double(st->cost));
+        fprintf(f, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+        json_object_put(o);
+    } else {
+        char t[32] = "-", b[32] = "-", sp[32] = "-";
+        if (e && e->profiled) kf_run_fmt_time(e->timing.median_s, t, sizeof t);
+        if (best > 0) kf_run_fmt_time(best, b, sizeof b);
+        if (speed > 0) snprintf(sp, sizeof sp, "%.2fx", speed);
+        fprintf(f, "[%3d] %-12s %-14s time %-9s best %-9s speedup %-7s roofline %4.0f%%  tokens %ld  $%.4f  %s\n",
+                st->step, pass, status, t, b, sp, frac * 100, st->tok_in + st->tok_out, st->cost,
+                label ? label : "");
+    }
+    fflush(f);
+}
+
+/* ------------------------------------------------------------------ */
+/* evaluation of one step's samples, in parallel                       */
+
+typedef struct sample_job {
+    run_state *st;
+    kf_candidate *cand;
+    kf_eval_opts opts;
+    kf_eval_result *res;
+    int rc;
+    kf_error err;
+} sample_job;
+
+static void *sample_thread(void *arg)
+{
+    sample_job *job = arg;
+    job->res = calloc(1, sizeof *job->res);
+    if (!job->res) { job->rc = -1; return NULL; }
+    job->rc = kf_evaluate(job->st->plugin, &job->st->r, job->cand, &job->opts, 1, job->res, &job->err);
+    return NULL;
+}
+
+static uint64_t step_seed(const run_state *st, int step, int sample)
+{
+    uint64_t x = st->o.seed ^ ((uint64_t)step * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)(sample + 1) * 0xBF58476D1CE4E5B9ull);
+    x ^= x >> 31;
+    return x & 0x7fffffffffffull;
+}
+
+/* ------------------------------------------------------------------ */
+/* baseline                                                            */
+
+static int measure_baseline(run_state *st, kf_error *err)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/baseline", st->dir);
+    kf_gen_request req = {.kind = KF_GEN_BASELINE, .step = 0, .seed = st->o.seed};
+    kf_gen_result g = {0};
+    kf_error e = {0};
+    if (st->builtin->ops->generate(st->builtin, &st->ctx, &req, &g, &e) != 0 || !g.cand) {
+        const char *why = g.error ? g.error : e.msg;
+        json_object *ev = json_object_new_object();
+        json_object_object_add(ev, "available", json_object_new_boolean(0));
+        json_object_object_add(ev, "why", json_object_new_string(why));
+        kf_journal_append(st->j, "baseline", ev, err);
+        json_object_put(ev);
+        if (st->o.progress)
+            fprintf(st->o.progress, "baseline: not available (%s); speedups will not be reported\n", why);
+        kf_gen_result_free(&g);
+        return 0;
+    }
+    char cdir[4200];
+    snprintf(cdir, sizeof cdir, "%s/candidate", dir);
+    if (kf_candidate_save(g.cand, cdir, err) != 0) {
+        kf_gen_result_free(&g);
+        return -1;
+    }
+    kf_eval_result res = {0};
+    kf_eval_opts eo = st->o.eval;
+    eo.seed = step_seed(st, 0, 0);
+    int rc = kf_evaluate(st->plugin, &st->r, g.cand, &eo, 1, &res, &e);
+    json_object *ev = json_object_new_object();
+    json_object_object_add(ev, "dir", json_object_new_string("baseline/candidate"));
+    json_object_object_add(ev, "how", json_object_new_string(g.label ? g.label : "op-by-op"));
+    if (rc == 0) {
+        kf_run_save_eval(dir, &res, NULL);
+        json_object_object_add(ev, "verdict", json_object_new_string(kf_verdict_name(res.verdict)));
+        if (res.verdict == KF_PASS && res.profiled) {
+            st->baseline_s = res.timing.median_s;
+            json_object_object_add(ev, "median_s", json_object_new_double(res.timing.median_s));
+        } else {
+            json_object_object_add(ev, "why", json_object_new_string(res.summary ? res.summary : ""));
+        }
+    } else {
+        json_object_object_add(ev, "verdict", json_object_new_string("error"));
+        json_object_object_add(ev, "why", json_object_new_string(e.msg));
+    }
+    free(st->baseline_how);
+    st->baseline_how = strdup(g.label ? g.label : "op-by-op");
+    int jrc = kf_journal_append(st->j, "baseline", ev, err);
+    json_object_put(ev);
+    if (st->o.progress) {
+        char t[32];
+        if (st->baseline_s > 0)
+            fprintf(st->o.progress, "baseline: %s  %s\n", st->baseline_how,
+                    kf_run_fmt_time(st->baseline_s, t, sizeof t));
+        else
+            fprintf(st->o.progress, "baseline: %s failed: %s\n", st->baseline_how,
+                    rc == 0 && res.summary ? res.summary : e.msg);
+    }
+    if (rc == 0) kf_eval_result_free(&res);
+    kf_gen_result_free(&g);
+    return jrc;
+}
+
+/* ------------------------------------------------------------------ */
+/* one step                                                            */
+
+static const char *phase_name(kf_gen_kind k)
+{
+    switch (k) {
+    case KF_GEN_FIRST: return "functional";
+    case KF_GEN_FIX_COMPILE: return "fix-compile";
+    case KF_GEN_FIX_MISMATCH: return "fix-mismatch";
+    case KF_GEN_OPTIMIZE: return "optimize";
+    default: return "baseline";
+    }
+}
+
+static kf_gen_kind next_kind(const run_state *st)
+{
+    if (st->phase == PHASE_OPTIMIZE && st->fixes == 0) return KF_GEN_OPTIMIZE;
+    if (!st->last || !st->last_eval) return KF_GEN_FIRST;
+    if (st->last_eval->verdict == KF_PASS) return KF_GEN_OPTIMIZE;
+    if (st->last_eval->verdict == KF_FAIL_COMPILE || st->last_eval->verdict == KF_FAIL_BIND)
+        return KF_GEN_FIX_COMPILE;
+    return KF_GEN_FIX_MISMATCH;
+}
+
+static int record_gen(run_state *st, int sample, kf_gen_kind kind, const char *sdir,
+                      const kf_gen_result *g, kf_error *err)
+{
+    json_object *ev = json_object_new_object();
+    json_object_object_add(ev, "step", json_object_new_int(st->step));
+    json_object_object_add(ev, "sample", json_object_new_int(sample));
+    json_object_object_add(ev, "kind", json_object_new_string(kf_gen_kind_name(kind)));
+    json_object_object_add(ev, "dir", json_object_new_string(sdir + strlen(st->dir) + 1));
+    json_object_object_add(ev, "ok", json_object_new_boolean(g->cand != NULL));
+    if (g->error) json_object_object_add(ev, "error", json_object_new_string(g->error));
+    if (g->label) json_object_object_add(ev, "label", json_object_new_string(g->label));
+    json_object_object_add(ev, "tokens_in", json_object_new_int64(g->io.tokens_in));
+    json_object_object_add(ev, "tokens_out", json_object_new_int64(g->io.tokens_out));
+    json_object_object_add(ev, "cost_usd", json_object_new_double(g->io.cost_usd));
+    json_object_object_add(ev, "from_cache", json_object_new_boolean(g->io.from_cache));
+    int rc = kf_journal_append(st->j, "gen", ev, err);
+    json_object_put(ev);
+    return rc;
+}
+
+static int record_eval(run_state *st, int sample, const char *sdir, const kf_eval_result *res,
+                       kf_error *err)
+{
+    json_object *ev = json_object_new_object();
+    json_object_object_add(ev, "step", json_object_new_int(st->step));
+    json_object_object_add(ev, "sample", json_object_new_int(sample));
+    json_object_object_add(ev, "dir", json_object_new_string(sdir + strlen(st->dir) + 1));
+    json_object_object_add(ev, "verdict", json_object_new_string(kf_verdict_name(res->verdict)));
+    if (res->summary) json_object_object_add(ev, "summary", json_object_new_string(res->summary));
+    if (res->profiled) {
+        json_object_object_add(ev, "median_s", json_object_new_double(res->timing.median_s));
+        json_object_object_add(ev, "roofline_fraction", json_object_new_double(res->roofline.fraction));
+    }
+    int rc = kf_journal_append(st->j, "eval", ev, err);
+    json_object_put(ev);
+    return rc;
+}
+
+static int record_best(run_state *st, int sample, const char *sdir, kf_error *err)
+{
+    json_object *ev = json_object_new_object();
+    json_object_object_add(ev, "step", json_object_new_int(st->step));
+    json_object_object_add(ev, "sample", json_object_new_int(sample));
+    json_object_object_add(ev, "dir", json_object_new_string(sdir + strlen(st->dir) + 1));
+    json_object_object_add(ev, "median_s", json_object_new_double(st->best_eval->timing.median_s));
+    int rc = kf_journal_append(st->j, "best", ev, err);
+    json_object_put(ev);
+    return rc;
+}
+
+/* Considers an evaluated sample: updates last/best and the phase. */
+static int absorb(run_state *st, int sample, const char *sdir, kf_gen_kind kind,
+                  kf_candidate *cand, kf_eval_result *res, int *improved, kf_error *err)
+{
+    (void)kind;
+    if (res->verdict == KF_PASS && res->profiled) {
+        if (!st->best_eval || res->timing.median_s < st->best_eval->timing.median_s) {
+            char cdir[4200];
+            snprintf(cdir, sizeof cdir, "%s/candidate", sdir);
+            set_best(st, cand, res, cdir);
+            *improved = 1;
+            return record_best(st, sample, sdir, err);
+        }
+    }
+    return 1; /* not kept as best */
+}
+
+static int run_step(run_state *st, kf_error *err)
+{
+    kf_gen_kind kind = next_kind(st);
+    int K = st->o.samples < 1 ? 1 : st->o.samples;
+    if (kind == KF_GEN_OPTIMIZE && st->analysis && st->analysis->n_recs > 0 && K > st->analysis->n_recs)
+        K = st->analysis->n_recs;
+
+    kf_candidate *cands[64] = {0};
+    char *dirs[64] = {0};
+    char *labels[64] = {0};
+    if (K > 64) K = 64;
+
+    for (int s = 0; s < K; s++) {
+        char sdir[4096];
+        snprintf(sdir, sizeof sdir, "%s/steps/%04d-%d", st->dir, st->step, s);
+        if (kf_mkdir_p(sdir, err) != 0) return -1;
+        dirs[s] = strdup(sdir);
+        kf_gen_request req = {
+            .kind = kind, .step = st->step, .sample = s, .seed = step_seed(st, st->step, s),
+            .last = kind == KF_GEN_OPTIMIZE ? st->best : st->last,
+            .last_eval = kind == KF_GEN_OPTIMIZE ? st->best_eval : st->last_eval,
+            .best = st->best, .best_eval = st->best_eval,
+            .analysis = st->analysis, .rec_index = s,
+        };
+        kf_gen_result g = {0};
+        kf_error e = {0};
+        st->ctx.run_dir = sdir;
+        if (st->agent->ops->generate(st->agent, &st->ctx, &req, &g, &e) != 0) {
+            /* the provider itself failed (after its retries): the run stops here,
+               recorded, resumable */
+            kf_gen_result_free(&g);
+            for (int i = 0; i <= s; i++) free(dirs[i]);
+            for (int i = 0; i < s; i++) { kf_candidate_free(cands[i]); free(labels[i]); }
+            return kf_fail(err, e.code ? e.code : 1, "step %d: the %s agent failed: %s", st->step,
+                           st->agent->spec, e.msg);
+        }
+        st->tok_in += g.io.tokens_in;
+        st->tok_out += g.io.tokens_out;
+        st->cost += g.io.cost_usd;
+        kf_run_save_io(sdir, &g.io, NULL);
+        if (g.cand) {
+            char cdir[4200];
+            snprintf(cdir, sizeof cdir, "%s/candidate", sdir);
+            if (kf_candidate_save(g.cand, cdir, err) != 0) {
+                kf_gen_result_free(&g);
+                return -1;
+            }
+        } else {
+            kf_run_save_text(sdir, "error.txt", g.error ? g.error : "no candidate", NULL);
+        }
+        if (record_gen(st, s, kind, sdir, &g, err) != 0) {
+            kf_gen_result_free(&g);
+            return -1;
+        }
+        cands[s] = g.cand;
+        g.cand = NULL;
+        labels[s] = g.label ? strdup(g.label) : NULL;
+        if (!cands[s]) {
+            /* an unusable answer: one failed step, fed back */
+            kf_eval_result *fake = calloc(1, sizeof *fake);
+            fake->verdict = KF_FAIL_COMPILE;
+            fake->failed_trial = -1;
+            fake->summary = strdup("the answer held no usable candidate");
+            fake->diagnostics = strdup(g.error ? g.error : "no candidate in the answer");
+            kf_run_save_eval(sdir, fake, NULL);
+            record_eval(st, s, sdir, fake, err);
+            progress(st, phase_name(kind), "bad-answer", g.error, NULL);
+            if (s == 0) set_last(st, NULL, fake);
+            else eval_free(fake);
+        }
+        kf_gen_result_free(&g);
+    }
+
+    /* evaluate every usable sample in parallel */
+    sample_job jobs[64];
+    pthread_t th[64];
+    int started[64] = {0};
+    memset(jobs, 0, sizeof jobs);
+    for (int s = 0; s < K; s++) {
+        if (!cands[s]) continue;
+        jobs[s].st = st;
+        jobs[s].cand = cands[s];
+        jobs[s].opts = st->o.eval;
+        jobs[s].opts.seed = step_seed(st, st->step, s);
+        if (pthread_create(&th[s], NULL, sample_thread, &jobs[s]) == 0) started[s] = 1;
+        else sample_thread(&jobs[s]);
+    }
+    int improved = 0, any_pass = 0;
+    int first_fail = -1;
+    for (int s = 0; s < K; s++) {
+        if (!cands[s]) continue;
+        if (started[s]) pthread_join(th[s], NULL);
+        if (jobs[s].rc != 0) {
+            /* the request was unusable: record as an internal failure */
+            kf_eval_result *r2 = jobs[s].res ? jobs[s].res : calloc(1, sizeof *r2);
+            r2->verdict = KF_FAIL_INTERNAL;
+            free(r2->summary);
+            r2->summary = strdup(jobs[s].err.msg);
+            jobs[s].res = r2;
+        }
+        kf_run_save_eval(dirs[s], jobs[s].res, NULL);
+        if (record_eval(st, s, dirs[s], jobs[s].res, err) != 0) return -1;
+        const kf_eval_result *r = jobs[s].res;
+        progress(st, phase_name(kind), kf_verdict_name(r->verdict), labels[s], r);
+        int imp = 0;
+        int rc = absorb(st, s, dirs[s], kind, cands[s], jobs[s].res, &imp, err);
+        if (rc < 0) return -1;
+        if (r->verdict == KF_PASS) any_pass = 1;
+        if (imp) {
+            improved = 1;
+            cands[s] = NULL;         /* owned by best now */
+            jobs[s].res = NULL;
+        } else if (first_fail < 0 && r->verdict != KF_PASS) {
+            first_fail = s;
+        }
+    }
+    /* the sample the next functional pass repairs: the first failure */
+    if (!any_pass && first_fail >= 0) {
+        set_last(st, cands[first_fail], jobs[first_fail].res);
+        cands[first_fail] = NULL;
+        jobs[first_fail].res = NULL;
+    }
+    for (int s = 0; s < K; s++) {
+        kf_candidate_free(cands[s]);
+        eval_free(jobs[s].res);
+        free(dirs[s]);
+        free(labels[s]);
+    }
+
+    if (kind == KF_GEN_FIRST || kind == KF_GEN_FIX_COMPILE || kind == KF_GEN_FIX_MISMATCH) {
+        if (st->phase == PHASE_OPTIMIZE) {
+            /* repairing an optimization variant */
+            if (any_pass || ++st->fixes > st->o.max_fix) st->fixes = 0;
+        } else if (st->best) {
+            st->phase = PHASE_OPTIMIZE;
+            st->fixes = 0;
+        }
+    } else {
+        /* an optimization step: its variants failed -> functional repair */
+        if (!any_pass && st->last_eval && st->last_eval->verdict != KF_PASS && st->o.max_fix > 0)
+            st->fixes = 1;
+        else
+            st->fixes = 0;
+        if (!improved && st->analysis) {
+            /* the analysis agent learns that its recommendation missed */
+            st->analysis_base_s = st->best_eval ? st->best_eval->timing.median_s : 0;
+        }
+    }
+    return 0;
+}
+
+static int run_analysis(run_state *st, kf_error *err)
+{
+    char sdir[4096];
+    snprintf(sdir, sizeof sdir, "%s/steps/%04d-analysis", st->dir, st->step);
+    if (kf_mkdir_p(sdir, err) != 0) return -1;
+    kf_analyze_request req = {
+        .step = st->step, .cand = st->best, .eval = st->best_eval,
+        .previous = st->analysis, .previous_time_s = st->analysis_base_s,
+    };
+    kf_analysis *a = calloc(1, sizeof *a);
+    kf_agent_io io = {0};
+    kf_error e = {0};
+    st->ctx.run_dir = sdir;
+    kf_agent *an = st->agent->ops->analyze ? st->agent : st->builtin;
+    if (an->ops->analyze(an, &st->ctx, &req, a, &io, &e) != 0) {
+        free(io.prompt);
+        free(io.answer);
+        kf_analysis_free(a);
+        free(a);
+        return kf_fail(err, e.code ? e.code : 1, "step %d: the analysis agent failed: %s", st->step, e.msg);
+    }
+    st->tok_in += io.tokens_in;
+    st->tok_out += io.tokens_out;
+    st->cost += io.cost_usd;
+    kf_run_save_io(sdir, &io, NULL);
+    free(io.prompt);
+    free(io.answer);
+    char *js = kf_analysis_json(a);
+    kf_run_save_text(sdir, "analysis.json", js, NULL);
+    json_object *ev = json_tokener_parse(js);
+    free(js);
+    if (!ev) ev = json_object_new_object();
+    json_object_object_add(ev, "step", json_object_new_int(st->step));
+    json_object_object_add(ev, "dir", json_object_new_string(sdir + strlen(st->dir) + 1));
+    int rc = kf_journal_append(st->j, "analysis", ev, err);
+    json_object_put(ev);
+    if (st->analysis) { kf_analysis_free(st->analysis); free(st->analysis); }
+    st->analysis = a;
+    st->analysis_base_s = st->best_eval ? st->best_eval->timing.median_s : 0;
+    if (st->o.progress && !st->o.json_progress) {
+        fprintf(st->o.progress, "      analysis: %s-bound; %s\n", a->bottleneck ? a->bottleneck : "?",
+                a->n_recs ? a->recs[0].what : "no further recommendation");
+        if (a->missed) fprintf(st->o.progress, "      (last recommendation missed: %s)\n", a->missed);
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* setup, resume, finish                                               */
+
+static int open_everything(run_state *st, kf_error *err)
+{
+    st->p = kf_problem_load(st->o.problem_path, err);
+    if (!st->p) return -1;
+    int preset = kf_problem_find_preset(st->p, st->o.preset ? st->o.preset : "small");
+    if (preset < 0) {
+        if (st->o.preset)
+            return kf_fail(err, 2, "%s: no preset '%s'", st->o.problem_path, st->o.preset);
+        preset = 0;
+    }
+    if (kf_resolve(st->p, preset, &st->r, err) != 0) return -1;
+    st->have_r = 1;
+    st->reg = kf_registry_open(1, err);
+    if (!st->reg) return -1;
+    st->plugin = kf_registry_find(st->reg, st->o.backend);
+    if (!st->plugin) {
+        char known[1024] = "";
+        for (int i = 0; i < st->reg->n_plugins; i++) {
+            if (i) strncat(known, ", ", sizeof known - strlen(known) - 1);
+            strncat(known, st->reg->plugins[i].name, sizeof known - strlen(known) - 1);
+        }
+        return kf_fail(err, 2, "no backend '%s' (found: %s; see 'kforge backends')", st->o.backend,
+                       known[0] ? known : "none");
+    }
+    if (!st->plugin->probed) kf_plugin_probe(st->plugin);
+    if (st->plugin->probe_status != KF_OK)
+        return kf_fail(err, 2, "backend '%s' is not available here: %s", st->o.backend,
+                       st->plugin->probe_why ? st->plugin->probe_why : "probe failed");
+    if (st->o.device < 0 || st->o.device >= st->plugin->n_devices)
+        return kf_fail(err, 2, "backend '%s' has no device %d (it has %d)", st->o.backend, st->o.device,
+                       st->plugin->n_devices);
+    st->dev = &st->plugin->devices[st->o.device];
+    st->o.eval.device = st->o.device;
+
+    kf_agent_opts ao = {.record_path = st->o.record_path, .cache_dir = st->o.cache_dir};
+    st->builtin = kf_builtin_agent_open(err);
+    if (!st->builtin) return -1;
+    if (!st->o.agent || !strcmp(st->o.agent, "builtin")) {
+        st->agent = st->builtin;
+    } else {
+        st->agent = kf_agent_open(st->o.agent, &ao, err);
+        if (!st->agent) return -1;
+    }
+    st->ctx.r = &st->r;
+    st->ctx.backend = st->o.backend;
+    st->ctx.backend_language = st->plugin->be->language;
+    st->ctx.device = st->dev;
+    st->ctx.prompts_dir = st->o.prompts_dir;
+    st->ctx.target_fraction = st->o.target_fraction;
+    return 0;
+}
+
+/* Rebuilds the loop state from the journal; returns 0 or -1. */
+static int replay(run_state *st, json_object *events, kf_error *err)
+{
+    size_t n = json_object_array_length(events);
+    int pending_step = -1;
+    for (size_t i = 0; i < n; i++) {
+        json_object *ev = json_object_array_get_idx(events, i), *v;
+        const char *name = json_object_object_get_ex(ev, "ev", &v) ? json_object_get_string(v) : "";
+        if (!strcmp(name, "baseline")) {
+            if (json_object_object_get_ex(ev, "median_s", &v)) st->baseline_s = json_object_get_double(v);
+            if (json_object_object_get_ex(ev, "how", &v)) {
+                free(st->baseline_how);
+                st->baseline_how = strdup(json_object_get_string(v));
+            }
+        } else if (!strcmp(name, "gen")) {
+            if (json_object_object_get_ex(ev, "tokens_in", &v)) st->tok_in += json_object_get_int64(v);
+            if (json_object_object_get_ex(ev, "tokens_out", &v)) st->tok_out += json_object_get_int64(v);
+            if (json_object_object_get_ex(ev, "cost_usd", &v)) st->cost += json_object_get_double(v);
+            if (json_object_object_get_ex(ev, "step", &v)) pending_step = json_object_get_int(v);
+        } else if (!strcmp(name, "eval")) {
+            json_object *d;
+            if (!json_object_object_get_ex(ev, "dir", &d)) continue;
+            char sdir[4096], cdir[4200];
+            snprintf(sdir, sizeof sdir, "%s/%s", st->dir, json_object_get_string(d));
+            snprintf(cdir, sizeof cdir, "%s/candidate", sdir);
+            kf_eval_result *res = calloc(1, sizeof *res);
+            if (kf_run_load_eval(sdir, res, err) != 0) { free(res); return -1; }
+            kf_candidate *c = NULL;
+            struct stat sb;
+            if (stat(cdir, &sb) == 0) {
+                c = kf_candidate_load(cdir, err);
+                if (!c) { eval_free(res); return -1; }
+            }
+            int sample = json_object_object_get_ex(ev, "sample", &v) ? json_object_get_int(v) : 0;
+            if (json_object_object_get_ex(ev, "step", &v)) st->step = json_object_get_int(v);
+            if (res->verdict == KF_PASS) {
+                /* the "best" event decides; keep as last for the optimize phase */
+                kf_candidate_free(c);
+                eval_free(res);
+            } else if (sample == 0 || !st->last_eval || st->last_eval->verdict == KF_PASS) {
+                set_last(st, c, res);
+            } else {
+                kf_candidate_free(c);
+                eval_free(res);
+            }
+            pending_step = -1;
+        } else if (!strcmp(name, "best")) {
+            json_object *d;
+            if (!json_object_object_get_ex(ev, "dir", &d)) continue;
+            char sdir[4096], cdir[4200];
+            snprintf(sdir, sizeof sdir, "%s/%s", st->dir, json_object_get_string(d));
+            snprintf(cdir, sizeof cdir, "%s/candidate", sdir);
+            kf_eval_result *res = calloc(1, sizeof *res);
+            if (kf_run_load_eval(sdir, res, err) != 0) { free(res); return -1; }
+            kf_candidate *c = kf_candidate_load(cdir, err);
+            if (!c) { eval_free(res); return -1; }
+            set_best(st, c, res, cdir);
+            st->phase = PHASE_OPTIMIZE;
+            st->fixes = 0;
+        } else if (!strcmp(name, "analysis")) {
+            /* analyses are cheap to redo (builtin) or cached (LLM): the next
+               optimization step recomputes it */
+        } else if (!strcmp(name, "elapsed")) {
+            if (json_object_object_get_ex(ev, "seconds", &v)) st->elapsed_before = json_object_get_double(v);
+        }
+    }
+    (void)pending_step;
+    return 0;
+}
+
+/* Evaluates candidates of a step that was generated but not evaluated
+ * before the crash (never paying for their generation twice). */
+static int finish_pending(run_state *st, json_object *events, kf_error *err)
+{
+    size_t n = json_object_array_length(events);
+    for (size_t i = 0; i < n; i++) {
+        json_object *ev = json_object_array_get_idx(events, i), *v, *d;
+        if (!json_object_object_get_ex(ev, "ev", &v) || strcmp(json_object_get_string(v), "gen")) continue;
+        if (!json_object_object_get_ex(ev, "ok", &v) || !json_object_get_boolean(v)) continue;
+        if (!json_object_object_get_ex(ev, "dir", &d)) continue;
+        const char *rel = json_object_get_string(d);
+        int evaluated = 0;
+        for (size_t k = i + 1; k < n && !evaluated; k++) {
+            json_object *e2 = json_object_array_get_idx(events, k), *v2, *d2;
+            if (json_object_object_get_ex(e2, "ev", &v2) && !strcmp(json_object_get_string(v2), "eval") &&
+                json_object_object_get_ex(e2, "dir", &d2) && !strcmp(json_object_get_string(d2), rel))
+                evaluated = 1;
+        }
+        if (evaluated) continue;
+        char sdir[4096], cdir[4200];
+        snprintf(sdir, sizeof sdir, "%s/%s", st->dir, rel);
+        snprintf(cdir, sizeof cdir, "%s/candidate", sdir);
+        kf_candidate *c = kf_candidate_load(cdir, err);
+        if (!c) return -1;
+        int sample = json_object_object_get_ex(ev, "sample", &v) ? json_object_get_int(v) : 0;
+        st->step = json_object_object_get_ex(ev, "step", &v) ? json_object_get_int(v) : st->step;
+        kf_eval_result *res = calloc(1, sizeof *res);
+        kf_eval_opts eo = st->o.eval;
+        eo.seed = step_seed(st, st->step, sample);
+        kf_error e = {0};
+        if (kf_evaluate(st->plugin, &st->r, c, &eo, 1, res, &e) != 0) {
+            res->verdict = KF_FAIL_INTERNAL;
+            res->summary = strdup(e.msg);
+        }
+        kf_run_save_eval(sdir, res, NULL);
+        if (record_eval(st, sample, sdir, res, err) != 0) return -1;
+        progress(st, "resume", kf_verdict_name(res->verdict), NULL, res);
+        int imp = 0;
+        if (absorb(st, sample, sdir, KF_GEN_FIRST, c, res, &imp, err) < 0) return -1;
+        if (imp) {
+            st->phase = PHASE_OPTIMIZE;
+        } else if (res->verdict != KF_PASS) {
+            set_last(st, c, res);
+        } else {
+            kf_candidate_free(c);
+            eval_free(res);
+        }
+    }
+    return 0;
+}
+
+static int write_run_json(run_state *st, kf_error *err)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "problem", json_object_new_string("problem.json"));
+    json_object_object_add(o, "problem_source", json_object_new_string(st->o.problem_path));
+    json_object_object_add(o, "preset", json_object_new_string(st->p->preset_names[st->r.preset]));
+    json_object_object_add(o, "backend", json_object_new_string(st->o.backend));
+    json_object_object_add(o, "device", json_object_new_int(st->o.device));
+    json_object_object_add(o, "agent", json_object_new_string(st->o.agent ? st->o.agent : "builtin"));
+    json_object_object_add(o, "samples", json_object_new_int(st->o.samples));
+    json_object_object_add(o, "max_iterations", json_object_new_int(st->o.max_iterations));
+    json_object_object_add(o, "max_time_s", json_object_new_double(st->o.max_time_s));
+    json_object_object_add(o, "max_cost_usd", json_object_new_double(st->o.max_cost_usd));
+    json_object_object_add(o, "target_fraction", json_object_new_double(st->o.target_fraction));
+    json_object_object_add(o, "seed", json_object_new_int64((int64_t)st->o.seed));
+    json_object_object_add(o, "trials", json_object_new_int(st->o.eval.trials));
+    json_object_object_add(o, "reps", json_object_new_int(st->o.eval.reps));
+    char path[4096];
+    snprintf(path, sizeof path, "%s/run.json", st->dir);
+    int rc = kf_write_file_atomic(path, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY), err);
+    json_object_put(o);
+    return rc;
+}
+
+static char *dup_json_str(json_object *o, const char *key)
+{
+    json_object *v;
+    return json_object_object_get_ex(o, key, &v) ? strdup(json_object_get_string(v)) : NULL;
+}
+
+/* Loads run.json of a run being resumed into st->o (budgets from the CLI
+ * override the recorded ones when given). */
+static int load_run_json(run_state *st, const kf_run_opts *cli, kf_error *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/run.json", st->dir);
+    char *text = kf_read_file(path, err);
+    if (!text) return -1;
+    json_object *o = json_tokener_parse(text);
+    free(text);
+    if (!o) return kf_fail(err, 2, "%s: not valid JSON; cannot resume", path);
+    json_object *v;
+    static char *keep[4];
+    for (int i = 0; i < 4; i++) { free(keep[i]); keep[i] = NULL; }
+    keep[0] = dup_json_str(o, "backend");
+    keep[1] = dup_json_str(o, "agent");
+    keep[2] = dup_json_str(o, "preset");
+    st->o.backend = keep[0];
+    st->o.agent = keep[1];
+    st->o.preset = keep[2];
+    if (json_object_object_get_ex(o, "device", &v)) st->o.device = json_object_get_int(v);
+    if (json_object_object_get_ex(o, "samples", &v)) st->o.samples = json_object_get_int(v);
+    if (json_object_object_get_ex(o, "seed", &v)) st->o.seed = (uint64_t)json_object_get_int64(v);
+    if (json_object_object_get_ex(o, "target_fraction", &v)) st->o.target_fraction = json_object_get_double(v);
+    if (json_object_object_get_ex(o, "max_iterations", &v) && !cli->max_iterations)
+        st->o.max_iterations = json_object_get_int(v);
+    if (json_object_object_get_ex(o, "max_time_s", &v) && cli->max_time_s <= 0)
+        st->o.max_time_s = json_object_get_double(v);
+    if (json_object_object_get_ex(o, "max_cost_usd", &v) && cli->max_cost_usd <= 0)
+        st->o.max_cost_usd = json_object_get_double(v);
+    json_object_put(o);
+    free(st->problem_copy);
+    if (asprintf(&st->problem_copy, "%s/problem.json", st->dir) < 0) return kf_fail(err, 12, "out of memory");
+    st->o.problem_path = st->problem_copy;
+    if (!st->o.backend) return kf_fail(err, 2, "%s: no backend recorded; cannot resume", path);
+    return 0;
+}
+
+static int write_result(run_state *st, const char *reason, kf_run_summary *out, kf_error *err)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "problem", json_object_new_string(st->p->name));
+    json_object_object_add(o, "preset", json_object_new_string(st->p->preset_names[st->r.preset]));
+    json_object_object_add(o, "backend", json_object_new_string(st->o.backend));
+    json_object_object_add(o, "device", json_object_new_string(st->dev->name));
+    json_object_object_add(o, "agent", json_object_new_string(st->agent->spec));
+    json_object_object_add(o, "steps", json_object_new_int(st->step));
+    json_object_object_add(o, "stop_reason", json_object_new_string(reason));
+    json_object_object_add(o, "tokens_in", json_object_new_int64(st->tok_in));
+    json_object_object_add(o, "tokens_out", json_object_new_int64(st->tok_out));
+    json_object_object_add(o, "cost_usd", json_object_new_double(st->cost));
+    json_object_object_add(o, "wall_s", json_object_new_double(elapsed(st)));
+    json_object *bl = json_object_new_object();
+    json_object_object_add(bl, "how", json_object_new_string(st->baseline_how ? st->baseline_how : "not measured"));
+    json_object_object_add(bl, "dir", json_object_new_string("baseline"));
+    if (st->baseline_s > 0) json_object_object_add(bl, "median_s", json_object_new_double(st->baseline_s));
+    json_object_object_add(o, "baseline", bl);
+    double speed = 0;
+    if (st->best_eval) {
+        json_object *b = json_object_new_object();
+        json_object_object_add(b, "dir", json_object_new_string(st->best_dir + strlen(st->dir) + 1));
+        json_object_object_add(b, "verified", json_object_new_boolean(1));
+        json_object_object_add(b, "verdict", json_object_new_string(kf_verdict_name(st->best_eval->verdict)));
+        json_object_object_add(b, "trials", json_object_new_int(st->best_eval->trials_run));
+        json_object_object_add(b, "median_s", json_object_new_double(st->best_eval->timing.median_s));
+        json_object_object_add(b, "min_s", json_object_new_double(st->best_eval->timing.min_s));
+        if (st->baseline_s > 0) {
+            speed = st->baseline_s / st->best_eval->timing.median_s;
+            json_object_object_add(b, "speedup_vs_baseline", json_object_new_double(speed));
+        }
+        json_object_object_add(b, "roofline_fraction", json_object_new_double(st->best_eval->roofline.fraction));
+        json_object_object_add(b, "roofline_floor_s", json_object_new_double(st->best_eval->roofline.floor_s));
+        json_object_object_add(o, "best", b);
+    } else {
+        json_object_object_add(o, "best", NULL);
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/result.json", st->dir);
+    int rc = kf_write_file_atomic(path, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY), err);
+    json_object_put(o);
+    json_object *ev = json_object_new_object();
+    json_object_object_add(ev, "reason", json_object_new_string(reason));
+    kf_journal_append(st->j, "done", ev, NULL);
+    json_object_put(ev);
+    if (out) {
+        out->run_dir = strdup(st->dir);
+        out->have_best = st->best_eval != NULL;
+        out->best_dir = st->best_dir ? strdup(st->best_dir) : NULL;
+        out->best_s = st->best_eval ? st->best_eval->timing.median_s : 0;
+        out->baseline_s = st->baseline_s;
+        out->speedup = speed;
+        out->fraction = st->best_eval ? st->best_eval->roofline.fraction : 0;
+        out->steps = st->step;
+        out->tokens_in = st->tok_in;
+        out->tokens_out = st->tok_out;
+        out->cost_usd = st->cost;
+        out->stop_reason = strdup(reason);
+    }
+    return rc;
+}
+
+static void cleanup(run_state *st)
+{
+    if (st->last != st->best) kf_candidate_free(st->last);
+    if (st->last_eval != st->best_eval) eval_free(st->last_eval);
+    kf_candidate_free(st->best);
+    eval_free(st->best_eval);
+    free(st->best_dir);
+    if (st->analysis) { kf_analysis_free(st->analysis); free(st->analysis); }
+    if (st->agent && st->agent != st->builtin) kf_agent_close(st->agent);
+    if (st->builtin) kf_agent_close(st->builtin);
+    kf_journal_close(st->j);
+    if (st->have_r) kf_resolved_free(&st->r);
+    kf_problem_free(st->p);
+    kf_registry_close(st->reg);
+    free(st->baseline_how);
+    free(st->problem_copy);
+    free(st->dir);
+}
+
+static char *default_run_dir(const kf_run_opts *o, kf_error *err)
+{
+    kf_error e = {0};
+    kf_problem *p = kf_problem_load(o->problem_path, &e);
+    if (!p) {
+        kf_fail(err, 2, "%s", e.msg);
+        return NULL;
+    }
+    char stamp[32];
+    time_t t = time(NULL);
+    struct tm tm;
+    localtime_r(&t, &tm);
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    char *d = NULL;
+    if (asprintf(&d, "runs/%s-%s-%s-%s", p->name, o->preset ? o->preset : "small", o->backend, stamp) < 0)
+        d = NULL;
+    kf_problem_free(p);
+    return d;
+}
+
+int kf_run(const kf_run_opts *cli, kf_run_summary *out, kf_error *err)
+{
+    run_state st;
+    memset(&st, 0, sizeof st);
+    st.o = *cli;
+    st.t0 = now_s();
+    json_object *events = NULL;
+    int resuming = cli->resume_dir != NULL;
+
+    if (resuming) {
+        st.dir = strdup(cli->resume_dir);
+        if (load_run_json(&st, cli, err) != 0) { cleanup(&st); return -1; }
+        events = kf_journal_read(st.dir, err);
+        if (!events) { cleanup(&st); return -1; }
+    } else {
+        if (!cli->problem_path || !cli->backend) {
+            cleanup(&st);
+            return kf_fail(err, 2, "kforge run needs a problem file and --backend");
+        }
+        st.dir = cli->out_dir ? strdup(cli->out_dir) : default_run_dir(cli, err);
+        if (!st.dir) { cleanup(&st); return -1; }
+        char jpath[4200];
+        snprintf(jpath, sizeof jpath, "%s/journal.jsonl", st.dir);
+        struct stat sb;
+        if (stat(jpath, &sb) == 0) {
+            cleanup(&st);
+            return kf_fail(err, 2, "%s already holds a run: use --resume %s to continue it, or choose another --out",
+                           cli->out_dir, cli->out_dir);
+        }
+    }
+    if (open_everything(&st, err) != 0) { json_object_put(events); cleanup(&st); return -1; }
+    if (!resuming) {
+        if (kf_mkdir_p(st.dir, err) != 0) { cleanup(&st); return -1; }
+        char *ptext = kf_read_file(cli->problem_path, err);
+        if (!ptext) { cleanup(&st); return -1; }
+        char pp[4200];
+        snprintf(pp, sizeof pp, "%s/problem.json", st.dir);
+        int rc = kf_write_file_atomic(pp, ptext, err);
+        free(ptext);
+        if (rc != 0 || write_run_json(&st, err) != 0) { cleanup(&st); return -1; }
+    }
+    st.j = kf_journal_open(st.dir, err);
+    if (!st.j) { json_object_put(events); cleanup(&st); return -1; }
+
+    int have_baseline_event = 0;
+    if (resuming) {
+        size_t n = json_object_array_length(events);
+        for (size_t i = 0; i < n; i++) {
+            json_object *v;
+            if (json_object_object_get_ex(json_object_array_get_idx(events, i), "ev", &v) &&
+                !strcmp(json_object_get_string(v), "baseline"))
+                have_baseline_event = 1;
+        }
+        if (replay(&st, events, err) != 0 || finish_pending(&st, events, err) != 0) {
+            json_object_put(events);
+            cleanup(&st);
+            return -1;
+        }
+        json_object_put(events);
+        json_object *ev = json_object_new_object();
+        json_object_object_add(ev, "step", json_object_new_int(st.step));
+        kf_journal_append(st.j, "resume", ev, NULL);
+        json_object_put(ev);
+        if (st.o.progress && !st.o.json_progress)
+            fprintf(st.o.progress, "resuming %s at step %d%s\n", st.dir, st.step,
+                    st.best ? " (a correct candidate is already known)" : "");
+    } else {
+        json_object *ev = json_object_new_object();
+        json_object_object_add(ev, "problem", json_object_new_string(st.p->name));
+        json_object_object_add(ev, "backend", json_object_new_string(st.o.backend));
+        json_object_object_add(ev, "agent", json_object_new_string(st.agent->spec));
+        kf_journal_append(st.j, "start", ev, NULL);
+        json_object_put(ev);
+        if (st.o.progress && !st.o.json_progress)
+            fprintf(st.o.progress, "run %s: %s (%s) on %s/%s [%s], agent %s\n", st.dir, st.p->name,
+                    st.p->preset_names[st.r.preset], st.o.backend, st.dev->name, st.dev->kind,
+                    st.agent->spec);
+    }
+    if (st.o.baseline && !have_baseline_event) {
+        if (measure_baseline(&st, err) != 0) { cleanup(&st); return -1; }
+    }
+
+    const char *reason = "iteration budget spent";
+    int rc = 0;
+    while (1) {
+        if (st.step >= st.o.max_iterations) { reason = "iteration budget spent"; break; }
+        if (elapsed(&st) >= st.o.max_time_s) { reason = "time budget spent"; break; }
+        if (st.cost >= st.o.max_cost_usd) { reason = "cost budget spent"; break; }
+        if (st.phase == PHASE_OPTIMIZE && st.fixes == 0) {
+            if (st.best_eval && st.best_eval->roofline.fraction >= st.o.target_fraction) {
+                reason = "within the target fraction of the roofline floor";
+                break;
+            }
+            if (run_analysis(&st, err) != 0) { rc = -1; reason = "agent failed"; break; }
+            if (st.analysis->stop || st.analysis->n_recs == 0) {
+                reason = "the analysis agent has nothing left to try";
+                break;
+            }
+        }
+        st.step++;
+        if (run_step(&st, err) != 0) { rc = -1; reason = "agent failed"; break; }
+        json_object *ev = json_object_new_object();
+        json_object_object_add(ev, "seconds", json_object_new_double(elapsed(&st)));
+        kf_journal_append(st.j, "elapsed", ev, NULL);
+        json_object_put(ev);
+    }
+    if (rc != 0 && st.o.progress)
+        fprintf(st.o.progress, "stopped: %s (resume with: kforge run --resume %s)\n", err->msg, st.dir);
+    kf_error werr = {0};
+    if (write_result(&st, rc ? err->msg : reason, out, &werr) != 0 && rc == 0) {
+        *err = werr;
+        rc = -1;
+    }
+    cleanup(&st);
+    return rc;
+}

@@ -1,0 +1,26 @@
+/*
+ * run_record.h — files of a run directory: evaluation results, prompts and
+ * answers.  Each writer is atomic (write to a temp file, fsync, rename).
+ */
+#ifndef KF_RUN_RECORD_H
+#define KF_RUN_RECORD_H
+
+#include <stddef.h>
+#include "agent.h"
+#include "error.h"
+#include "eval.h"
+
+/* DIR/eval.json (the full result) and DIR/verdict.json (what resume needs). */
+int kf_run_save_eval(const char *dir, const kf_eval_result *res, kf_error *err);
+/* Reads DIR/verdict.json back: verdict, summary, diagnostics, trials,
+ * median/min time, roofline floor and fraction. */
+int kf_run_load_eval(const char *dir, kf_eval_result *res, kf_error *err);
+/* DIR/prompt.md and DIR/answer.md when present. */
+int kf_run_save_io(const char *dir, const kf_agent_io *io, kf_error *err);
+int kf_run_save_text(const char *dir, const char *name, const char *text, kf_error *err);
+/* "1.23 ms" */
+const char *kf_run_fmt_time(double s, char *buf, size_t n);
+/* Parses a verdict name back ("mismatch" -> KF_FAIL_MISMATCH); -1 if unknown. */
+int kf_verdict_from_name(const char *name);
+
+#endif

@@ -1,0 +1,252 @@
+/*
+ * probe.c — the one "cpu" device: model name, ISA, vector width, cores,
+ * frequency; peak FLOP/s estimated from them, memory bandwidth measured with
+ * a short multi-threaded copy, an L1 bound for the cache bandwidth.  The
+ * result is computed once per process and cached.
+ */
+#include "cpu_simd.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BW_BYTES (64u << 20)   /* bytes copied per bandwidth trial */
+#define BW_TRIALS 3
+
+static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
+static kf_device_info probe_dev;
+
+int kf_cpu_vector_floats(const char **isa)
+{
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) {
+        if (isa) *isa = "avx512f";
+        return 16;
+    }
+    if (__builtin_cpu_supports("avx")) {
+        if (isa) *isa = __builtin_cpu_supports("avx2") ? "avx2" : "avx";
+        return 8;
+    }
+    if (isa) *isa = __builtin_cpu_supports("sse4.2") ? "sse4.2" : "sse2";
+    return 4;
+}
+
+int kf_cpu_threads(void)
+{
+    const char *env = getenv("KFORGE_THREADS");
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t set;
+    if (env && atoi(env) > 0)
+        return atoi(env);
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0 &&
+        (online < 1 || CPU_COUNT(&set) < online))
+        online = CPU_COUNT(&set);
+    return online > 0 ? (int)online : 1;
+}
+
+const char *kf_cpu_compiler(void)
+{
+    const char *cc = getenv("KFORGE_CC");
+    return cc && *cc ? cc : "cc";
+}
+
+/* Value of the first "key<spaces>: value" line of /proc/cpuinfo. */
+static int cpuinfo_field(const char *key, char *out, size_t len)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+    size_t kl = strlen(key);
+    int found = 0;
+    if (!f)
+        return 0;
+    while (!found && fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, key, kl) != 0 || !colon)
+            continue;
+        colon++;
+        while (*colon == ' ' || *colon == '\t')
+            colon++;
+        colon[strcspn(colon, "\n")] = '\0';
+        snprintf(out, len, "%s", colon);
+        found = 1;
+    }
+    fclose(f);
+    return found;
+}
+
+/* Highest frequency in Hz: cpufreq's max, else the largest "cpu MHz". */
+static double cpu_max_hz(const char **source)
+{
+    FILE *f = fopen("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", "r");
+    double khz = 0, mhz = 0;
+    char line[256];
+    if (f) {
+        if (fscanf(f, "%lf", &khz) != 1)
+            khz = 0;
+        fclose(f);
+        if (khz > 0) {
+            *source = "cpufreq max";
+            return khz * 1e3;
+        }
+    }
+    if ((f = fopen("/proc/cpuinfo", "r"))) {
+        while (fgets(line, sizeof line, f)) {
+            double v;
+            char *colon = strchr(line, ':');
+            if (!strncmp(line, "cpu MHz", 7) && colon && sscanf(colon + 1, "%lf", &v) == 1 &&
+                v > mhz)
+                mhz = v;
+        }
+        fclose(f);
+    }
+    *source = mhz > 0 ? "/proc/cpuinfo MHz" : "unknown";
+    return mhz * 1e6;
+}
+
+typedef struct copy_job {
+    unsigned char *dst;
+    const unsigned char *src;
+    size_t bytes;
+} copy_job;
+
+static void *copy_chunk(void *p)
+{
+    copy_job *j = p;
+    memcpy(j->dst, j->src, j->bytes);
+    return NULL;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Best-of-3 multi-threaded copy of BW_BYTES: bytes read + written per second,
+ * or 0 when memory could not be had. */
+static double measure_bandwidth(int threads)
+{
+    unsigned char *src, *dst;
+    copy_job jobs[256];
+    pthread_t tid[256];
+    double best = 0;
+    if (threads > 256)
+        threads = 256;
+    src = mmap(NULL, BW_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+               -1, 0);
+    dst = mmap(NULL, BW_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+               -1, 0);
+    if (src == MAP_FAILED || dst == MAP_FAILED)
+        goto out;
+    memset(src, 1, BW_BYTES);   /* real pages, not the shared zero page */
+    for (int t = 0; t < BW_TRIALS; t++) {
+        size_t chunk = (BW_BYTES / (size_t)threads) & ~(size_t)4095;
+        int started[256] = {0};
+        double t0 = now_s(), dt;
+        for (int i = 0; i < threads; i++) {
+            size_t off = (size_t)i * chunk;
+            jobs[i] = (copy_job){dst + off, src + off, i == threads - 1 ? BW_BYTES - off : chunk};
+            started[i] = i > 0 && pthread_create(&tid[i], NULL, copy_chunk, &jobs[i]) == 0;
+        }
+        for (int i = 0; i < threads; i++)
+            if (!started[i])
+                copy_chunk(&jobs[i]);   /* thread 0, or a thread that did not start */
+        for (int i = 1; i < threads; i++)
+            if (started[i])
+                pthread_join(tid[i], NULL);
+        dt = now_s() - t0;
+        if (dt > 0 && 2.0 * BW_BYTES / dt > best)
+            best = 2.0 * BW_BYTES / dt;
+    }
+out:
+    if (src != MAP_FAILED)
+        munmap(src, BW_BYTES);
+    if (dst != MAP_FAILED)
+        munmap(dst, BW_BYTES);
+    return best;
+}
+
+/* First line of `$KFORGE_CC --version`, or a note that it did not run. */
+static void compiler_version(char *out, size_t len)
+{
+    char *argv[16], *words, *text = NULL, *save = NULL;
+    int n = 0, rc;
+    if (!(words = strdup(kf_cpu_compiler()))) {
+        snprintf(out, len, "?");
+        return;
+    }
+    for (char *w = strtok_r(words, " \t", &save); w && n < 14; w = strtok_r(NULL, " \t", &save))
+        argv[n++] = w;
+    argv[n++] = "--version";
+    argv[n] = NULL;
+    rc = kf_cpu_run_capture(argv, &text);
+    if (rc == 0 && text)
+        snprintf(out, len, "%.*s", (int)strcspn(text, "\n"), text);
+    else
+        snprintf(out, len, "'%s' did not run (set KFORGE_CC to a C compiler)", kf_cpu_compiler());
+    free(text);
+    free(words);
+}
+
+static void probe_once_fn(void)
+{
+    kf_device_info *d = &probe_dev;
+    const char *isa, *freq_src;
+    char model[KF_NAME_MAX] = "cpu", cc[160], flags[96] = "";
+    int lanes = kf_cpu_vector_floats(&isa);
+    int cores = kf_cpu_threads();
+    double hz = cpu_max_hz(&freq_src);
+    static const char *const feats[] = {"sse4.2", "avx", "avx2", "fma", "avx512f"};
+    size_t used = 0;
+
+    cpuinfo_field("model name", model, sizeof model);
+    for (size_t i = 0; i < sizeof feats / sizeof feats[0]; i++) {
+        int has = 0;
+        switch (i) {   /* __builtin_cpu_supports needs literal strings */
+        case 0: has = __builtin_cpu_supports("sse4.2"); break;
+        case 1: has = __builtin_cpu_supports("avx"); break;
+        case 2: has = __builtin_cpu_supports("avx2"); break;
+        case 3: has = __builtin_cpu_supports("fma"); break;
+        case 4: has = __builtin_cpu_supports("avx512f"); break;
+        }
+        if (has)
+            used += (size_t)snprintf(flags + used, sizeof flags - used, "%s%s",
+                                     used ? " " : "", feats[i]);
+    }
+    compiler_version(cc, sizeof cc);
+
+    memset(d, 0, sizeof *d);
+    snprintf(d->name, sizeof d->name, "%s", model);
+    snprintf(d->kind, sizeof d->kind, "cpu");
+    d->peak_flops = (double)cores * hz * lanes * 2.0 /* FMA */ * 2.0 /* FMA ports */;
+    d->peak_flops_measured = 0;
+    d->peak_bytes_per_s = measure_bandwidth(cores);
+    d->peak_bw_measured = d->peak_bytes_per_s > 0;
+    d->cache_bytes_per_s = (double)cores * hz * 128.0;
+    snprintf(d->detail, sizeof d->detail,
+             "ISA: %s; vector width: %d floats (%s); cores: %d; max frequency: %.2f GHz (%s); "
+             "peak FLOP/s estimated as cores x GHz x %d lanes x 2 (FMA) x 2 (FMA ports); "
+             "bandwidth measured with a %u MiB multi-threaded copy; compiler: %s (%s)",
+             flags[0] ? flags : "-", lanes, isa, cores, hz * 1e-9, freq_src, lanes,
+             BW_BYTES >> 20, kf_cpu_compiler(), cc);
+}
+
+kf_status kf_cpu_probe(kf_device_info *devs, int max, int *n, char *why, size_t why_len)
+{
+    pthread_once(&probe_once, probe_once_fn);
+    *n = 0;
+    if (max < 1 || !devs) {
+        if (why && why_len)
+            snprintf(why, why_len, "no room for the device list (max = %d)", max);
+        return KF_ERR_INVALID;
+    }
+    devs[0] = probe_dev;
+    *n = 1;
+    return KF_OK;
+}
