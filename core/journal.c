@@ -161,7 +161,7 @@ json_object *kf_journal_read(const char *dir, kf_error *err)
     if (!text) {
         if (err) {
             char why[KF_ERROR_MAX];
-            snprintf(why, sizeof why, "%s: no journal to resume from (%s)", dir, err->msg);
+            snprintf(why, sizeof why, "%.1000s: no journal to resume from (%.1000s)", dir, err->msg);
             kf_fail(err, ENOENT, "%s", why);
         }
         return NULL;

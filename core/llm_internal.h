@@ -45,6 +45,7 @@ struct kf_llm {
     char *arg;                   /* after the colon: model, command or file */
     char *base_url;              /* HTTP providers */
     char *api_key;               /* HTTP providers; NULL when none.  Never written anywhere. */
+    char *key_env;               /* the variable the key came from ("OPENAI_API_KEY") */
     char *max_tokens_field;      /* openai: "max_tokens" or "max_completion_tokens" */
     kf_llm_config *cfg;
     kf_llm_http_settings http;
@@ -90,6 +91,10 @@ extern const kf_llm_provider kf_llm_provider_replay;
 int kf_llm_http_complete(kf_llm *llm, const kf_llm_request *req, const char *model,
                          kf_llm_response *resp, kf_error *err);
 void kf_llm_free_headers(char **h);
+/* Sets base_url ($BASE_ENV, else [provider] base_url, else default_base, without trailing
+ * '/'), key_env and api_key; a missing key is an error only for the default host. */
+int kf_llm_http_setup(kf_llm *llm, const char *default_base, kf_error *err);
+int kf_llm_url_host_is(const char *url, const char *host);
 
 /* llm_store.c: keys, cache and cassettes. */
 const char *kf_llm_role_name(kf_llm_role r);

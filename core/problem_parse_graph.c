@@ -189,8 +189,9 @@ static int parse_operands(kf_pctx *c, const kf_jpath *jp, json_object *o, kf_pro
         if (oi->min_in == oi->max_in)
             return kf_perr(c, &ip, "'%s' takes %d operand%s (%s), got %d", oi->name, oi->min_in,
                            oi->min_in == 1 ? "" : "s", oi->inputs_doc, n);
-        return kf_perr(c, &ip, "'%s' takes %s%s, got %d operands", oi->name, oi->inputs_doc,
-                       nd->op == KF_OP_BATCH_NORM ? " (1, 2, 3 or 5 operands)" : "", n);
+        return kf_perr(c, &ip, "'%s' takes %s%s, got %d operand%s", oi->name, oi->inputs_doc,
+                       nd->op == KF_OP_BATCH_NORM ? " (1, 2, 3 or 5 operands)" : "", n,
+                       n == 1 ? "" : "s");
     }
     nd->n_in = n;
     int n_scalars = 0;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "kforge-plugin.h"
 #include "problem_internal.h"
@@ -100,16 +101,23 @@ const char *kf_suggest(const char *word, const char *const *cands, int n)
 {
     const char *best = NULL;
     int best_d = 1000;
+    size_t lw = strlen(word);
     for (int i = 0; n < 0 ? cands[i] != NULL : i < n; i++) {
         int dd = kf_edit_distance(word, cands[i]);
+        /* an abbreviation ("hi" for "high") counts as one edit */
+        size_t lc = strlen(cands[i]);
+        if (lw >= 2 && lw < lc && !strncasecmp(word, cands[i], lw) && dd > 1) dd = 1;
         if (dd < best_d) { best_d = dd; best = cands[i]; }
     }
     if (!best) return NULL;
-    /* a plausible typo: about one edit per three characters, at least one */
-    size_t len = strlen(word) > strlen(best) ? strlen(word) : strlen(best);
+    /* a plausible typo: about one edit per three characters, at least one,
+     * and never a complete rewrite of a short name ('z' is not 'x') */
+    size_t lb = strlen(best);
+    size_t len = lw > lb ? lw : lb, shortest = lw < lb ? lw : lb;
     int limit = (int)(len / 3);
     if (limit < 1) limit = 1;
     if (limit > 3) limit = 3;
+    if (best_d > 0 && (size_t)best_d >= shortest) return NULL;
     return best_d <= limit ? best : NULL;
 }
 

@@ -11,6 +11,7 @@
 #include <config.h>
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,12 @@ static const char *label(const kf_problem *p)
     return p->path ? p->path : (p->name ? p->name : "problem");
 }
 
+static const char *value_name(const kf_problem *p, int v)
+{
+    const char *n = v < p->n_inputs ? p->inputs[v].name : p->nodes[v - p->n_inputs].out;
+    return n ? n : "?";
+}
+
 static double *alloc_value(ev *e, int v)
 {
     int64_t n = kf_ref_elems(&e->r->shapes[v]);
@@ -40,7 +47,7 @@ static double *alloc_value(ev *e, int v)
     if (!d) {
         char s[96];
         kf_fail(e->err, 12, "%s: out of memory for value '%s' %s (%.0f MiB of doubles); "
-                "use a smaller preset", label(e->p), kf_problem_value_name(e->p, v),
+                "use a smaller preset", label(e->p), value_name(e->p, v),
                 kf_ref_shape_str(&e->r->shapes[v], s, sizeof s),
                 (double)n * 8.0 / 1048576.0);
     }
@@ -113,7 +120,7 @@ static int can_reuse(const ev *e, int j, const opnd *o, const kf_shape *sy)
     return 1;
 }
 
-static int check_len(ev *e, int j, const opnd *o, int64_t want, const char *what)
+static int check_len(ev *e, const opnd *o, int64_t want, const char *what)
 {
     char s[96];
     if (o->value < 0 || kf_ref_elems(&o->s) != want)
@@ -152,7 +159,7 @@ static int run_node(ev *e, const kf_node *nd, opnd *o, double *y, const kf_shape
         for (int k = rank - nd_; k >= 0 && k < rank; k++)
             len *= o[0].s.d[k];
         for (int i = 1; i < nd->n_in && i < 3; i++)
-            if (check_len(e, 0, &o[i], len, i == 1 ? "weight" : "bias") < 0)
+            if (check_len(e, &o[i], len, i == 1 ? "weight" : "bias") < 0)
                 return -1;
         return kf_ref_layer_norm(o[0].d, &o[0].s, nd_, OPT(1), OPT(2), nd->eps,
                                  op == KF_OP_RMS_NORM, y, nt, err);
@@ -163,7 +170,7 @@ static int run_node(ev *e, const kf_node *nd, opnd *o, double *y, const kf_shape
                                                : (rank >= 2 ? o[0].s.d[1] : 0);
         static const char *const what[] = {"x", "weight", "bias", "running_mean", "running_var"};
         for (int i = 1; i < nd->n_in && i < 5; i++)
-            if (check_len(e, 0, &o[i], C, what[i]) < 0)
+            if (check_len(e, &o[i], C, what[i]) < 0)
                 return -1;
         if (op == KF_OP_GROUP_NORM)
             return kf_ref_group_norm(o[0].d, &o[0].s, nd->groups, OPT(1), OPT(2), nd->eps, y,
@@ -328,7 +335,7 @@ int kf_reference_outputs(const kf_resolved *r, const float *const *inputs,
             outputs[o] = malloc(bytes ? bytes : 1);
             if (!outputs[o]) {
                 rc = kf_fail(err, 12, "%s: out of memory copying output '%s'", label(p),
-                             kf_problem_value_name(p, v));
+                             value_name(p, v));
                 break;
             }
             memcpy(outputs[o], vals[v], bytes);

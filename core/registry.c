@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef KF_PLUGINDIR
 #define KF_PLUGINDIR "/usr/local/lib/kforge/plugins"
@@ -97,13 +98,47 @@ static int ltdl_ready(kf_error *err)
     return 0;
 }
 
-/* Opens exactly `path`, never a library found on a search path. */
-static lt_dlhandle open_explicit(const char *path)
+/*
+ * Why `path` did not load.  lt_dlopen reports every failed open of a file
+ * that is not a .la as "file not found" (libltdl's try_dlopen overwrites the
+ * system loader's message), which would send a user looking for a file that
+ * is right there.  So ask libltdl's dlopen loader directly: its failure
+ * message is the system's (dlerror: "invalid ELF header", "undefined
+ * symbol: ...").
+ */
+static void why_not_loadable(const char *path, char *why, size_t n)
+{
+    const char *e = lt_dlerror();
+    char generic[256];
+    snprintf(generic, sizeof generic, "%s", e ? e : "unknown libltdl error");
+    if (access(path, R_OK) != 0) {
+        snprintf(why, n, "not loadable: %s", strerror(errno));
+        return;
+    }
+    const lt_dlvtable *vt = lt_dlloader_find("lt_dlopen");
+    if (vt && vt->module_open) {
+        lt_module m = vt->module_open(vt->dlloader_data, path, NULL);
+        if (m) {
+            if (vt->module_close) vt->module_close(vt->dlloader_data, m);
+        } else if ((e = lt_dlerror()) && e[0]) {
+            snprintf(why, n, "not loadable: %s", e);
+            return;
+        }
+    }
+    snprintf(why, n, "not loadable: %s", generic);
+}
+
+/* Opens exactly `path`, never a library found on a search path.  On failure
+ * writes the reason into why. */
+static lt_dlhandle open_explicit(const char *path, char *why, size_t n)
 {
     char *owned = NULL;
     if (!strchr(path, '/')) {           /* "kf-x.so" alone would be searched for */
         owned = join_path(".", path);
-        if (!owned) return NULL;
+        if (!owned) {
+            snprintf(why, n, "out of memory");
+            return NULL;
+        }
         path = owned;
     }
     lt_dlhandle h;
@@ -111,6 +146,7 @@ static lt_dlhandle open_explicit(const char *path)
         h = lt_dlopen(path);
     else
         h = lt_dlopenext(path);         /* "dir/kf-x": tries dir/kf-x.la, dir/kf-x.so */
+    if (!h) why_not_loadable(path, why, n);
     free(owned);
     return h;
 }
@@ -193,11 +229,9 @@ static int open_plugin(const char *path, kf_plugin *out, int *code, char *why, s
                  "<name> made of letters, digits, '-' and '_'");
         return -1;
     }
-    lt_dlhandle h = open_explicit(path);
+    lt_dlhandle h = open_explicit(path, why, n);
     if (!h) {
-        const char *e = lt_dlerror();
         *code = KF_ERR_UNAVAILABLE;
-        snprintf(why, n, "not loadable: %s", e ? e : "unknown libltdl error");
         free(name);
         return -1;
     }

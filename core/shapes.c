@@ -132,12 +132,12 @@ static int infer_linear(rctx *c, const kf_node *nd, kf_shape *out, double *flops
     kf_shape x = operand_shape(c, 0), w = operand_shape(c, 1);
     int64_t k = x.d[x.rank - 1], n = w.d[0];
     if (w.d[1] != k)
-        return serr(c, ".in[1]", "linear weight must be (N, K) with K = %" PRId64 " from x %s, got %s",
+        return serr(c, ".in[1]", "linear weight must be (N, K) with K = %" PRId64 " (the last dim of %s), got %s",
                     k, desc(c, 0), desc(c, 1));
     if (nd->n_in == 3) {
         kf_shape b = operand_shape(c, 2);
         if (b.rank != 1 || b.d[0] != n)
-            return serr(c, ".in[2]", "linear bias must be (N) with N = %" PRId64 " from W %s, got %s",
+            return serr(c, ".in[2]", "linear bias must be (N) with N = %" PRId64 " (dim 0 of %s), got %s",
                         n, desc(c, 1), desc(c, 2));
     }
     *out = x;

@@ -1,11 +1,152 @@
-/* Placeholder until the owning issue lands: fails loudly, never pretends. */
+/* kforge run — the refinement loop from the command line (core/loop.h). */
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "commands.h"
+#include "common.h"
 #include "error.h"
+#include "loop.h"
+#include "run_record.h"
+
+static void run_usage(FILE *f)
+{
+    fprintf(f,
+        "usage: kforge run PROBLEM.json --backend B [options]\n"
+        "       kforge run --resume DIR [budget options]\n"
+        "\n"
+        "  --backend B          backend plugin (see 'kforge backends')\n"
+        "  --device N           device index of the backend (default 0)\n"
+        "  --preset P           problem size preset (default small)\n"
+        "  --agent SPEC         builtin (default), openai:MODEL, anthropic:MODEL,\n"
+        "                       cmd:'COMMAND', replay:FILE, or an alias from the config\n"
+        "  --out DIR            run directory (default runs/PROBLEM-PRESET-BACKEND-TIME)\n"
+        "  --resume DIR         continue a run after a crash or a kill\n"
+        "  --max-iterations N   loop steps (default 12)\n"
+        "  --max-time S         wall-clock budget in seconds (default 600)\n"
+        "  --max-cost USD       LLM spending budget (default 5)\n"
+        "  --samples K          candidates per step, evaluated in parallel (default 1)\n"
+        "  --target F           stop at this fraction of the roofline floor (default 0.8)\n"
+        "  --prompts DIR        prompt templates overriding the installed ones\n"
+        "  --record FILE        record every LLM exchange into a cassette (keys never written)\n"
+        "  --trials N --reps N  verification trials (>= 5) and timed runs (>= 20)\n"
+        "  --seed S             base seed of the input draws\n"
+        "  --no-baseline        do not measure the op-by-op baseline\n"
+        "  --quiet              no progress lines      --json   progress and result as JSON\n"
+        "\n"
+        "exit status: 0 a correct kernel was found, 1 none was, 2 bad input, 3 internal error\n");
+}
 
 int kf_cmd_run(int argc, char **argv)
 {
-    (void)argc;
-    fprintf(stderr, "kforge: '%s' is not built yet in this tree\n", argv[0]);
-    return KF_EXIT_INTERNAL;
+    kf_run_opts o;
+    kf_run_opts_default(&o);
+    kf_run_opts cli_budget = {0};     /* which budgets the user set (for --resume) */
+    int quiet = 0, json = 0;
+    enum { O_BACKEND = 1, O_DEVICE, O_PRESET, O_AGENT, O_OUT, O_RESUME, O_ITER, O_TIME, O_COST,
+           O_SAMPLES, O_TARGET, O_PROMPTS, O_RECORD, O_TRIALS, O_REPS, O_SEED, O_NOBASE, O_QUIET,
+           O_JSON, O_HELP };
+    static const struct option opts[] = {
+        {"backend", required_argument, 0, O_BACKEND}, {"device", required_argument, 0, O_DEVICE},
+        {"preset", required_argument, 0, O_PRESET}, {"agent", required_argument, 0, O_AGENT},
+        {"out", required_argument, 0, O_OUT}, {"resume", required_argument, 0, O_RESUME},
+        {"max-iterations", required_argument, 0, O_ITER}, {"max-time", required_argument, 0, O_TIME},
+        {"max-cost", required_argument, 0, O_COST}, {"samples", required_argument, 0, O_SAMPLES},
+        {"target", required_argument, 0, O_TARGET}, {"prompts", required_argument, 0, O_PROMPTS},
+        {"record", required_argument, 0, O_RECORD}, {"trials", required_argument, 0, O_TRIALS},
+        {"reps", required_argument, 0, O_REPS}, {"seed", required_argument, 0, O_SEED},
+        {"no-baseline", no_argument, 0, O_NOBASE}, {"quiet", no_argument, 0, O_QUIET},
+        {"json", no_argument, 0, O_JSON}, {"help", no_argument, 0, O_HELP}, {0, 0, 0, 0}};
+    int c;
+    char *end;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case O_BACKEND: o.backend = optarg; break;
+        case O_DEVICE: o.device = (int)strtol(optarg, &end, 10);
+            if (*end) { kf_cli_error("--device: '%s' is not a device index", optarg); return KF_EXIT_BAD_INPUT; }
+            break;
+        case O_PRESET: o.preset = optarg; break;
+        case O_AGENT: o.agent = optarg; break;
+        case O_OUT: o.out_dir = optarg; break;
+        case O_RESUME: o.resume_dir = optarg; break;
+        case O_ITER: o.max_iterations = cli_budget.max_iterations = atoi(optarg);
+            if (o.max_iterations < 1) { kf_cli_error("--max-iterations must be >= 1"); return KF_EXIT_BAD_INPUT; }
+            break;
+        case O_TIME: o.max_time_s = cli_budget.max_time_s = strtod(optarg, &end);
+            if (*end || o.max_time_s <= 0) { kf_cli_error("--max-time takes seconds > 0"); return KF_EXIT_BAD_INPUT; }
+            break;
+        case O_COST: o.max_cost_usd = cli_budget.max_cost_usd = strtod(optarg, &end);
+            if (*end || o.max_cost_usd < 0) { kf_cli_error("--max-cost takes US dollars >= 0"); return KF_EXIT_BAD_INPUT; }
+            break;
+        case O_SAMPLES: o.samples = atoi(optarg);
+            if (o.samples < 1 || o.samples > 64) { kf_cli_error("--samples takes 1..64"); return KF_EXIT_BAD_INPUT; }
+            break;
+        case O_TARGET: o.target_fraction = strtod(optarg, &end);
+            if (*end || o.target_fraction <= 0 || o.target_fraction > 1) { kf_cli_error("--target takes a fraction in (0, 1]"); return KF_EXIT_BAD_INPUT; }
+            break;
+        case O_PROMPTS: o.prompts_dir = optarg; break;
+        case O_RECORD: o.record_path = optarg; break;
+        case O_TRIALS: o.eval.trials = atoi(optarg); break;
+        case O_REPS: o.eval.reps = atoi(optarg); break;
+        case O_SEED: o.seed = strtoull(optarg, &end, 10);
+            if (*end) { kf_cli_error("--seed takes an integer"); return KF_EXIT_BAD_INPUT; }
+            break;
+        case O_NOBASE: o.baseline = 0; break;
+        case O_QUIET: quiet = 1; break;
+        case O_JSON: json = 1; break;
+        case O_HELP: run_usage(stdout); return 0;
+        default: run_usage(stderr); return KF_EXIT_BAD_INPUT;
+        }
+    }
+    if (optind < argc) o.problem_path = argv[optind++];
+    if (optind < argc) {
+        kf_cli_error("unexpected argument '%s'", argv[optind]);
+        return KF_EXIT_BAD_INPUT;
+    }
+    if (!o.resume_dir && (!o.problem_path || !o.backend)) {
+        kf_cli_error("run needs PROBLEM.json and --backend (or --resume DIR)");
+        run_usage(stderr);
+        return KF_EXIT_BAD_INPUT;
+    }
+    if (o.resume_dir) {
+        o.max_iterations = cli_budget.max_iterations ? o.max_iterations : 0;
+        o.max_time_s = cli_budget.max_time_s > 0 ? o.max_time_s : 0;
+        o.max_cost_usd = cli_budget.max_cost_usd > 0 ? o.max_cost_usd : 0;
+    }
+    if (!o.prompts_dir) o.prompts_dir = getenv("KFORGE_PROMPTS");
+    o.progress = quiet ? NULL : (json ? stdout : stdout);
+    o.json_progress = json;
+
+    kf_run_summary s = {0};
+    kf_error err = {0};
+    int rc = kf_run(&o, &s, &err);
+    if (rc != 0 && !s.run_dir) {
+        kf_cli_error("%s", err.msg);
+        return err.code == 2 ? KF_EXIT_BAD_INPUT : KF_EXIT_INTERNAL;
+    }
+    char t1[32], t2[32];
+    if (json) {
+        printf("{\"run_dir\":\"%s\",\"have_best\":%s,\"best_dir\":%s%s%s,\"best_s\":%.9g,"
+               "\"baseline_s\":%.9g,\"speedup\":%.6g,\"roofline_fraction\":%.6g,\"steps\":%d,"
+               "\"tokens_in\":%ld,\"tokens_out\":%ld,\"cost_usd\":%.6f}\n",
+               s.run_dir, s.have_best ? "true" : "false", s.best_dir ? "\"" : "",
+               s.best_dir ? s.best_dir : "null", s.best_dir ? "\"" : "", s.best_s, s.baseline_s,
+               s.speedup, s.fraction, s.steps, s.tokens_in, s.tokens_out, s.cost_usd);
+    } else if (s.have_best) {
+        printf("\nbest kernel: %s\n", s.best_dir);
+        printf("  time %s", kf_run_fmt_time(s.best_s, t1, sizeof t1));
+        if (s.baseline_s > 0)
+            printf(", op-by-op baseline %s, speedup %.2fx", kf_run_fmt_time(s.baseline_s, t2, sizeof t2), s.speedup);
+        printf(", roofline fraction %.1f%%\n", s.fraction * 100);
+        printf("  %d steps, stopped: %s\n  record: %s/result.json\n", s.steps, s.stop_reason, s.run_dir);
+    } else {
+        printf("\nno correct kernel after %d steps (%s)\n  record: %s\n", s.steps,
+               s.stop_reason ? s.stop_reason : "?", s.run_dir);
+    }
+    int code = rc != 0 ? KF_EXIT_INTERNAL : (s.have_best ? KF_EXIT_OK : KF_EXIT_CANDIDATE_FAILED);
+    kf_run_summary_free(&s);
+    return code;
 }

@@ -38,10 +38,12 @@ const char *kf_cpu_compiler(void);
 
 /* compile.c */
 kf_status kf_cpu_compile(const kf_compile_request *req, kf_artifact **out, char **diagnostics);
-/* Runs argv (no shell), captures stdout+stderr into *output (malloc'ed);
- * returns the exit status, 128+signal, or -1 if it could not start
- * (then *output says why). */
-int kf_cpu_run_capture(char *const argv[], char **output);
+/* Runs argv (no shell) in directory cwd (NULL: the current one), captures
+ * stdout+stderr into *output (malloc'ed, may be NULL when empty); returns
+ * the exit status, 128+signal, KF_CPU_NOEXEC when argv[0] could not be
+ * executed (then *output says why), or -1 when no process could be made. */
+#define KF_CPU_NOEXEC 127
+int kf_cpu_run_capture(char *const argv[], const char *cwd, char **output);
 
 /* run.c */
 kf_status kf_cpu_verify(kf_artifact *art, kf_buffer_set *set, char **error);

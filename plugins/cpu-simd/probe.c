@@ -185,7 +185,7 @@ static void compiler_version(char *out, size_t len)
         argv[n++] = w;
     argv[n++] = "--version";
     argv[n] = NULL;
-    rc = kf_cpu_run_capture(argv, &text);
+    rc = kf_cpu_run_capture(argv, NULL, &text);
     if (rc == 0 && text)
         snprintf(out, len, "%.*s", (int)strcspn(text, "\n"), text);
     else

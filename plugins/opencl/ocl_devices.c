@@ -244,7 +244,8 @@ static void describe(kfcl_device *d, int index, kf_device_info *out)
                  bw * 1e-9);
     else
         snprintf(bwtext, sizeof bwtext, "unknown (not measured)");
-    snprintf(out->detail, sizeof out->detail,
+    char big[4096];
+    snprintf(big, sizeof big,
              "opencl device %d: platform '%s' (%s), vendor '%s', driver %s; type %s, "
              "%u compute units at %u MHz, %s; global memory %s, local memory %s, "
              "max work-group %zu, base address alignment %u bytes; "
@@ -253,6 +254,10 @@ static void describe(kfcl_device *d, int index, kf_device_info *out)
              index, d->platform_name, d->platform_version, d->vendor, d->driver_version,
              out->kind, cu, mhz, cver, gm, lm, d->max_work_group, d->align_bytes,
              out->peak_flops * 1e-9, cu, mhz, lanes, lanes_why, bwtext);
+    size_t len = strlen(big);   /* a truncated detail is still useful */
+    if (len >= sizeof out->detail) len = sizeof out->detail - 1;
+    memcpy(out->detail, big, len);
+    out->detail[len] = 0;
 }
 
 kf_status kfcl_probe(kf_device_info *devs, int max, int *n, char *why, size_t why_len)
