@@ -519,7 +519,8 @@ kf_candidate *kf_candidate_load(const char *path, kf_error *err)
         snprintf(dir, sizeof dir, "%s", path);
         while (len > 1 && dir[len - 1] == '/')
             dir[--len] = '\0';
-    } else if (len >= 14 && !strcmp(path + len - 14, "candidate.json")) {
+    } else if (len >= 14 && !strcmp(path + len - 14, "candidate.json") &&
+               (len == 14 || path[len - 15] == '/')) {
         snprintf(dir, sizeof dir, "%.*s", (int)(len > 14 ? len - 15 : 1),
                  len > 14 ? path : ".");
     } else if (len >= 2 && !strcmp(path + len - 2, ".c")) {

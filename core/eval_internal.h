@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "candidate.h"
 #include "eval.h"
 #include "worker_proto.h"
 
@@ -172,5 +173,55 @@ void kf_worker_kill(kf_worker *w);
 /* "SIGSEGV" and a short human cause ("invalid memory access"). */
 const char *kf_signal_name(int sig);
 const char *kf_signal_cause(int sig);
+
+/* ------------------------------------------------------------------ */
+/* eval_text.c: a growing string                                       */
+
+typedef struct kf_sb {
+    char *s;
+    size_t len, cap;
+    int oom;
+} kf_sb;
+
+void kf_sb_printf(kf_sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void kf_sb_append(kf_sb *b, const char *text, size_t n);
+/* The text (malloc'ed, "" when empty; NULL only when out of memory); b is reset. */
+char *kf_sb_take(kf_sb *b);
+void kf_sb_free(kf_sb *b);
+
+/* ------------------------------------------------------------------ */
+/* eval_checks.c: what kf_evaluate() checks after each run             */
+
+/* State of one evaluation, shared by eval.c and eval_checks.c. */
+typedef struct kf_ev {
+    const kf_resolved *r;
+    const kf_candidate *c;
+    kf_eval_opts o;
+    kf_eval_result *res;
+    kf_bound bound;
+    int bound_ok;
+    kf_eval_mem mem;
+    float **priv;             /* private copies of the inputs of one set */
+    kf_sb diag;               /* diagnostics being written */
+    char summary[1024];       /* summary being written */
+    const char *kept_dir;     /* work dir kept for the user, or NULL */
+} kf_ev;
+
+/* Sets res->verdict (when still PASS) and the summary line. */
+void kf_ev_fail(kf_ev *e, kf_verdict v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Guards of every buffer of every set, then the inputs of `set` against
+ * e->priv.  `when` names the phase ("trial 2", "the timed runs").  Returns
+ * 0 or fails the evaluation (OUT_OF_BOUNDS / INPUT_MODIFIED) and returns -1. */
+int kf_ev_check_memory(kf_ev *e, int set, const char *when);
+
+/* Outputs of `set` against ref: poison left -> poison_verdict, wrong
+ * values -> value_verdict.  Merges stats when merge_stats.  0 or -1. */
+int kf_ev_check_outputs(kf_ev *e, int set, double *const *ref, const char *when,
+                        kf_verdict poison_verdict, kf_verdict value_verdict, int merge_stats);
+
+/* Name of buffer k of a set (input / output / scratch, in layout order),
+ * e.g. "output y". */
+void kf_ev_buffer_name(const kf_ev *e, int k, char *buf, size_t n);
 
 #endif

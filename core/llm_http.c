@@ -132,7 +132,7 @@ int kf_llm_http_complete(kf_llm *llm, const kf_llm_request *req, const char *mod
             }
             snprintf(msg, sizeof msg, "%ld %s%sfrom %s: %s", r.status, kf_http_reason(r.status),
                      kf_http_reason(r.status)[0] ? " " : "", p->name, pmsg);
-            if (r.status == 429 && quota) {
+            if (quota) {
                 code = KF_LLM_E_QUOTA;
                 tail = "the account's quota is exhausted; add credit or change the plan with the provider";
             } else if (r.status == 429) {

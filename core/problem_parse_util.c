@@ -113,11 +113,11 @@ const char *kf_suggest(const char *word, const char *const *cands, int n)
     /* a plausible typo: about one edit per three characters, at least one,
      * and never a complete rewrite of a short name ('z' is not 'x') */
     size_t lb = strlen(best);
-    size_t len = lw > lb ? lw : lb, shortest = lw < lb ? lw : lb;
+    size_t len = lw > lb ? lw : lb;
     int limit = (int)(len / 3);
     if (limit < 1) limit = 1;
     if (limit > 3) limit = 3;
-    if (best_d > 0 && (size_t)best_d >= shortest) return NULL;
+    if (best_d > 0 && (size_t)best_d >= len) return NULL;
     return best_d <= limit ? best : NULL;
 }
 

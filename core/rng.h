@@ -29,8 +29,9 @@ float kf_rng_uniform24(kf_rng_key key, uint64_t counter);
 /* Uniform in [0, 1) with 53 random bits. */
 double kf_rng_uniform53(kf_rng_key key, uint64_t counter);
 
-/* Standard normal number i of the stream: Box-Muller on the uniforms of
- * counters 2*(i/2) and 2*(i/2)+1, cosine branch for even i, sine for odd. */
+/* Standard normal number i of the stream: Box-Muller (in float precision)
+ * on the uniforms of counters 2*(i/2) and 2*(i/2)+1, cosine branch for
+ * even i, sine for odd. */
 double kf_rng_normal(kf_rng_key key, uint64_t i);
 
 #endif

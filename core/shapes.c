@@ -25,6 +25,14 @@ int64_t kf_shape_elems(const kf_shape *s)
     return n;
 }
 
+/* Element count in double: never overflows, for range checks. */
+static double elems_d(const kf_shape *s)
+{
+    double n = 1;
+    for (int i = 0; i < s->rank; i++) n *= (double)s->d[i];
+    return n;
+}
+
 typedef struct rctx {
     const kf_problem *p;
     int preset;
@@ -271,7 +279,7 @@ static int infer_node(rctx *c, const kf_node *nd, kf_shape *out, double *flops)
         break;
     }
     if (rc) return rc;
-    if (kf_shape_elems(out) > MAX_ELEMS)
+    if (elems_d(out) > (double)MAX_ELEMS)
         return serr(c, "", "the result has more than 2^48 elements; use smaller sizes");
     if (*flops < 0) {
         double m = (double)kf_shape_elems(out);

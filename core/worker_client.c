@@ -222,10 +222,9 @@ fail:
 
 static void errtail_add(kf_worker *w, const char *buf, size_t n)
 {
-    if (n >= KF_WORKER_STDERR_MAX) {
-        memcpy(w->errtail, buf + n - KF_WORKER_STDERR_MAX, KF_WORKER_STDERR_MAX);
-        w->errlen = KF_WORKER_STDERR_MAX;
-        return;
+    if (n > KF_WORKER_STDERR_MAX) {
+        buf += n - KF_WORKER_STDERR_MAX;
+        n = KF_WORKER_STDERR_MAX;
     }
     if (w->errlen + n > KF_WORKER_STDERR_MAX) {
         size_t drop = w->errlen + n - KF_WORKER_STDERR_MAX;

@@ -76,8 +76,9 @@ static int dir_exists(const char *dir)
 
 static void print_rate(const char *label, double v, int measured, const char *unit)
 {
+    int prec = v >= 100 ? 0 : v >= 10 ? 1 : 2;
     if (v > 0)
-        printf("%s%.1f %s (%s)", label, v, unit, measured ? "measured" : "estimated");
+        printf("%s%.*f %s (%s)", label, prec, v, unit, measured ? "measured" : "estimated");
     else
         printf("%s? %s (unknown)", label, unit);
 }

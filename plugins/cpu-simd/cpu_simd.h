@@ -30,8 +30,10 @@ struct kf_artifact {
 kf_status kf_cpu_probe(kf_device_info *devs, int max, int *n, char *why, size_t why_len);
 /* Vector width in floats of the best ISA here, and its name ("avx512f"...). */
 int kf_cpu_vector_floats(const char **isa);
-/* Threads a run uses: $KFORGE_THREADS if set and positive, else the CPUs
- * this process may run on. */
+/* Online CPUs this process may run on (sysconf, narrowed by affinity). */
+int kf_cpu_cores(void);
+/* Threads a run uses: $KFORGE_THREADS if set and positive, else
+ * kf_cpu_cores(). */
 int kf_cpu_threads(void);
 /* The compiler command: $KFORGE_CC if set and non-empty, else "cc". */
 const char *kf_cpu_compiler(void);

@@ -36,17 +36,22 @@ int kf_cpu_vector_floats(const char **isa)
     return 4;
 }
 
-int kf_cpu_threads(void)
+int kf_cpu_cores(void)
 {
-    const char *env = getenv("KFORGE_THREADS");
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     cpu_set_t set;
-    if (env && atoi(env) > 0)
-        return atoi(env);
     if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0 &&
         (online < 1 || CPU_COUNT(&set) < online))
         online = CPU_COUNT(&set);
     return online > 0 ? (int)online : 1;
+}
+
+int kf_cpu_threads(void)
+{
+    const char *env = getenv("KFORGE_THREADS");
+    if (env && atoi(env) > 0)
+        return atoi(env);
+    return kf_cpu_cores();
 }
 
 const char *kf_cpu_compiler(void)
@@ -200,7 +205,7 @@ static void probe_once_fn(void)
     const char *isa, *freq_src;
     char model[KF_NAME_MAX] = "cpu", cc[160], flags[96] = "";
     int lanes = kf_cpu_vector_floats(&isa);
-    int cores = kf_cpu_threads();
+    int cores = kf_cpu_cores();
     double hz = cpu_max_hz(&freq_src);
     static const char *const feats[] = {"sse4.2", "avx", "avx2", "fma", "avx512f"};
     size_t used = 0;

@@ -3,7 +3,7 @@
  * (dlopen of $KF_BUILDDIR/plugins/cpu-simd/.libs/kf-cpu-simd.so): probe,
  * compile diagnostics, missing entry, verify into guarded buffers, profile.
  */
-#include "kf_test.h"
+#include "../kf_test.h"
 
 #include <dlfcn.h>
 #include <stdint.h>
@@ -11,7 +11,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "candidate.h"
 #include "kforge-plugin.h"
+#include "problem.h"
+#include "reference.h"
 
 static const kf_backend *load_plugin(void)
 {
@@ -306,6 +309,150 @@ KF_TEST(profile_returns_samples_and_report)
     KF_CHECK_CONTAINS(err, "reps >= 1");
     free(err);
     be->release(art);
+}
+
+/* ---- the hand-written candidates of tests/candidates/cpu-simd ---------- */
+
+/* Compiles and verifies one hand-written candidate on a suite problem's
+ * preset against the core's double-precision reference: allclose with the
+ * problem's atol/rtol and the relative-L2 bound, guards and inputs intact. */
+static void check_candidate(const char *cand, const char *problem, const char *preset)
+{
+    const kf_backend *be = load_plugin();
+    kf_error err;
+    char path[4200];
+    if (getenv("KF_CAND_PRESET"))   /* e.g. "cpu" for a larger manual check */
+        preset = getenv("KF_CAND_PRESET");
+    kf_error_clear(&err);
+    snprintf(path, sizeof path, "%s/problems/level2/%s", kf_test_srcdir(), problem);
+    kf_problem *p = kf_problem_load(path, &err);
+    KF_CHECK_MSG(p != NULL, "%s", err.msg);
+    kf_resolved r;
+    KF_CHECK_MSG(kf_resolve(p, kf_problem_find_preset(p, preset), &r, &err) == 0, "%s", err.msg);
+    snprintf(path, sizeof path, "%s/tests/candidates/cpu-simd/%s", kf_test_srcdir(), cand);
+    kf_candidate *c = kf_candidate_load(path, &err);
+    KF_CHECK_MSG(c != NULL, "%s", err.msg);
+    kf_bound b;
+    KF_CHECK_MSG(kf_candidate_bind(c, &r, &b, &err) == 0, "%s", err.msg);
+
+    int ni = b.pview.n_inputs, no = b.pview.n_outputs, ns = b.pview.n_scratch;
+    kf_buffer *bufs = calloc((size_t)(ni + no + ns), sizeof *bufs);
+    const float **in = calloc((size_t)ni, sizeof *in);
+    double **ref = calloc((size_t)no, sizeof *ref);
+    for (int i = 0; i < ni; i++) {
+        bufs[i] = guarded((size_t)b.pview.input_elems[i]);
+        kf_draw_input(&r, i, 1234, bufs[i].data);
+        in[i] = bufs[i].data;
+    }
+    for (int o = 0; o < no; o++)
+        bufs[ni + o] = guarded((size_t)b.pview.output_elems[o]);
+    for (int s = 0; s < ns; s++)
+        bufs[ni + no + s] = guarded((size_t)(b.pview.scratch_bytes[s] + 3) / 4);
+    KF_CHECK_MSG(kf_reference_outputs(&r, in, ref, 0, &err) == 0, "%s", err.msg);
+
+    kf_compile_request req = {&b.view, &b.pview, 0, kf_test_tmpdir()};
+    kf_artifact *art = NULL;
+    char *diag = NULL, *verr = NULL;
+    KF_CHECK_MSG(be->compile(&req, &art, &diag) == KF_OK, "compile %s:\n%s", cand, diag);
+    KF_CHECK_MSG(diag == NULL, "%s: compiler warnings:\n%s", cand, diag);
+    kf_buffer_set set = {bufs, bufs + ni, bufs + ni + no};
+    KF_CHECK_INT(be->verify(art, &set, &verr), KF_OK);
+
+    for (int o = 0; o < no; o++) {
+        const float *got = bufs[ni + o].data;
+        double num = 0, den = 0;
+        for (int64_t e = 0; e < b.pview.output_elems[o]; e++) {
+            double x = ref[o][e], d = (double)got[e] - x;
+            KF_CHECK_MSG(fabs(d) <= p->atol + p->rtol * fabs(x), "%s (%s): output %d[%lld] = %.9g, "
+                         "expected %.9g", cand, preset, o, (long long)e, (double)got[e], x);
+            num += d * d;
+            den += x * x;
+        }
+        KF_CHECK_MSG(sqrt(num) <= p->rel_l2 * sqrt(den), "%s: rel L2 %g", cand,
+                     sqrt(num / (den > 0 ? den : 1)));
+        free(ref[o]);
+    }
+    for (int i = 0; i < ni + no + ns; i++)
+        KF_CHECK_MSG(guards_intact(&bufs[i]), "%s: guard of buffer %d overwritten", cand, i);
+    for (int i = 0; i < ni; i++) {
+        float *fresh = malloc((size_t)b.pview.input_elems[i] * sizeof *fresh);
+        kf_draw_input(&r, i, 1234, fresh);
+        KF_CHECK_MSG(!memcmp(fresh, bufs[i].data, bufs[i].bytes), "%s: input %d modified", cand, i);
+        free(fresh);
+    }
+    /* a short profile, reported as a TAP comment */
+    double samples[3];
+    kf_profile_result pr;
+    memset(&pr, 0, sizeof pr);
+    pr.samples_s = samples;
+    kf_profile_request preq = {1, 3, 1, &set};
+    KF_CHECK_INT(be->profile(art, &preq, &pr, &verr), KF_OK);
+    double best = fmin(samples[0], fmin(samples[1], samples[2]));
+    printf("# %s (%s): min of 3 runs %.3f ms, %.1f GFLOP/s\n", cand, preset, best * 1e3,
+           r.flops / best * 1e-9);
+    fflush(stdout);
+    free(pr.report);
+    be->release(art);
+    for (int i = 0; i < ni + no + ns; i++)
+        free(bufs[i].base);
+    free(bufs);
+    free(in);
+    free(ref);
+    kf_bound_free(&b);
+    kf_candidate_free(c);
+    kf_resolved_free(&r);
+    kf_problem_free(p);
+}
+
+KF_TEST_TIMEOUT(candidate_gemm_sub_mul_relu, 120)
+{
+    check_candidate("gemm_sub_mul_relu", "09_Matmul_Subtract_Multiply_ReLU.json", "small");
+}
+
+KF_TEST_TIMEOUT(candidate_gemm_sum_rows, 120)
+{
+    check_candidate("gemm_sum_rows", "14_Gemm_Divide_Sum_Scaling.json", "small");
+}
+
+KF_TEST_TIMEOUT(candidate_gemm_groupnorm_hardtanh, 120)
+{
+    check_candidate("gemm_groupnorm_hardtanh", "30_Gemm_GroupNorm_Hardtanh.json", "small");
+}
+
+KF_TEST_TIMEOUT(candidate_gemm_scale_batchnorm, 120)
+{
+    check_candidate("gemm_scale_batchnorm", "33_Gemm_Scale_BatchNorm.json", "small");
+}
+
+KF_TEST_TIMEOUT(candidate_two_gemm_sigmoid_lse, 120)
+{
+    check_candidate("two_gemm_sigmoid_lse", "45_Gemm_Sigmoid_LogSumExp.json", "small");
+}
+
+KF_TEST_TIMEOUT(candidate_gemm_gelu_softmax, 120)
+{
+    check_candidate("gemm_gelu_softmax", "99_Matmul_GELU_Softmax.json", "small");
+}
+
+/* The GEMM helper is copied into each candidate: the copies must agree. */
+KF_TEST(candidate_gemm_copies_identical)
+{
+    static const char *const dirs[] = {"gemm_groupnorm_hardtanh", "gemm_scale_batchnorm",
+                                       "two_gemm_sigmoid_lse", "gemm_gelu_softmax"};
+    char path[4200];
+    snprintf(path, sizeof path, "%s/tests/candidates/cpu-simd/gemm_sub_mul_relu/kf_gemm.h",
+             kf_test_srcdir());
+    char *ref = kf_test_read_file(path);
+    KF_CHECK(ref != NULL);
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        snprintf(path, sizeof path, "%s/tests/candidates/cpu-simd/%s/kf_gemm.h",
+                 kf_test_srcdir(), dirs[i]);
+        char *copy = kf_test_read_file(path);
+        KF_CHECK_MSG(copy && !strcmp(copy, ref), "%s differs from gemm_sub_mul_relu/kf_gemm.h",
+                     path);
+        free(copy);
+    }
+    free(ref);
 }
 
 int main(void)

@@ -20,7 +20,7 @@
 
 static const char *const fixtures[] = {
     "kf-fixture-good.so", "kf-fixture-abi.so", "kf-fixture-name.so",
-    "kf-fixture-nosym.so", "kf-fixture-small.so",
+    "kf-fixture-nosym.so", "kf-fixture-small.so", "kf-fixture-unavail.so",
 };
 
 static void fixture_path(const char *file, char *out, size_t n)
@@ -45,7 +45,8 @@ static char *make_plugin_dir(const char *name)
     }
     char p[PATH_MAX + 64];
     snprintf(p, sizeof p, "%s/kf-garbage.so", dir);
-    KF_CHECK(kf_test_write_file(p, "this is a text file, not an ELF shared object\n") == 0);
+    KF_CHECK(kf_test_write_file(p, "this is a text file, not an ELF shared object: long enough (> 64 bytes)\n"
+                                    "to be read as a header, which it is not.\n") == 0);
     snprintf(p, sizeof p, "%s/README", dir);
     KF_CHECK(kf_test_write_file(p, "plugins live here\n") == 0);
     snprintf(p, sizeof p, "%s/kf-fixture-good.la", dir);
@@ -145,7 +146,21 @@ KF_TEST(bad_plugins_are_skipped_with_their_reason)
     int in_dir = 0;
     for (int i = 0; i < reg->n_plugins; i++)
         if (strncmp(reg->plugins[i].path, dir, strlen(dir)) == 0) in_dir++;
-    KF_CHECK_INT(in_dir, 1);
+    KF_CHECK_INT(in_dir, 2);                     /* fixture-good and fixture-unavail */
+    kf_registry_close(reg);
+}
+
+KF_TEST(unavailable_backend_loads_and_says_why)
+{
+    char *dir = make_plugin_dir("p");
+    kf_registry *reg = open_with_path(dir, 1);
+    kf_plugin *p = kf_registry_find(reg, "fixture-unavail");
+    KF_CHECK_MSG(p != NULL, "a plugin that cannot run here must still be listed");
+    KF_CHECK_INT(p->probed, 1);
+    KF_CHECK_INT(p->probe_status, KF_ERR_UNAVAILABLE);
+    KF_CHECK_STR(p->probe_why, "no fixture driver on this machine; install libfixture");
+    KF_CHECK_INT(p->n_devices, 0);
+    KF_CHECK_INT(kf_plugin_probe(p), -1);
     kf_registry_close(reg);
 }
 
@@ -158,7 +173,7 @@ KF_TEST(garbage_reason_is_the_loader_error)
     /* the system loader's own words, not libltdl's blanket "file not found"
      * for a file that is right there */
     KF_CHECK_CONTAINS(s->reason, "not loadable: ");
-    KF_CHECK_CONTAINS(s->reason, "ELF header");
+    KF_CHECK_CONTAINS(s->reason, "invalid ELF header");
     KF_CHECK_MSG(!strstr(s->reason, "file not found"), "misleading reason: %s", s->reason);
     kf_registry_close(reg);
 }

@@ -2,7 +2,7 @@
  * test_candidate.c — integer expressions, candidate.json load/save, binding
  * a launch plan to a (hand-built) resolved problem, single .c file loading.
  */
-#include "kf_test.h"
+#include "../kf_test.h"
 
 #include <stdlib.h>
 #include <string.h>

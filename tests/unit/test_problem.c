@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kf_test.h"
+#include "../kf_test.h"
 #include "problem.h"
 
 /* The example of problems/FORMAT.md. */

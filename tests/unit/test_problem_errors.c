@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kf_test.h"
+#include "../kf_test.h"
 #include "problem.h"
 
 static const struct { const char *file, *expect; } cases[] = {

@@ -1,0 +1,75 @@
+#!/bin/sh
+# test_check_cli.sh — `kforge check` end to end (TAP): a good problem prints
+# its FLOP count and exits 0; bad ones exit 2 with "FILE: PATH: message" on
+# stderr; --json parses back; usage errors exit 2.
+KFORGE=${KFORGE:-./core/kforge}
+PYTHON3=${PYTHON3:-python3}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/kfcheck.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+n=0
+fails=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() { n=$((n + 1)); echo "not ok $n - $1"; fails=$((fails + 1)); }
+check() { if eval "$2"; then ok "$1"; else notok "$1"; sed 's/^/# /' "$tmp/out" "$tmp/err"; fi; }
+
+echo "1..14"
+
+cat > "$tmp/good.json" <<'JSON'
+{
+  "name": "linear_relu", "level": 2, "description": "x @ W^T + b, minus 2, ReLU",
+  "dims": ["B", "K", "N"],
+  "presets": {"small": {"B": 127, "K": 250, "N": 333}, "big": {"B": 1024, "K": 8192, "N": 8192}},
+  "inputs": [
+    {"name": "x", "shape": ["B", "K"]},
+    {"name": "W", "shape": ["N", "K"], "init": {"dist": "kaiming_uniform", "fan_in": "K"}},
+    {"name": "b", "shape": ["N"], "init": {"dist": "kaiming_uniform", "fan_in": "K"}}
+  ],
+  "graph": [
+    {"out": "h", "op": "linear", "in": ["x", "W", "b"]},
+    {"out": "h1", "op": "sub", "in": ["h", 2.0]},
+    {"out": "y", "op": "relu", "in": ["h1"]}
+  ],
+  "outputs": ["y"]
+}
+JSON
+# FLOPs small: 2*127*333*250 + 127*333 (bias) + 2*127*333 = 21272373
+"$KFORGE" check "$tmp/good.json" > "$tmp/out" 2> "$tmp/err"; rc=$?
+check "good problem exits 0" '[ $rc -eq 0 ]'
+check "FLOP count printed" 'grep -q "^FLOPs .*(21272373)" "$tmp/out"'
+check "min bytes printed" 'grep -q "^min bytes .*(630496)" "$tmp/out"'
+check "graph line with shape" 'grep -q "h1 = sub(h, 2) .*-> \[127, 333\]" "$tmp/out"'
+check "roofline section" 'grep -q "^roofline floor" "$tmp/out"'
+
+"$KFORGE" check --preset big "$tmp/good.json" > "$tmp/out" 2> "$tmp/err"; rc=$?
+check "--preset big dims" '[ $rc -eq 0 ] && grep -q "B=1024 K=8192 N=8192" "$tmp/out"'
+
+"$KFORGE" check "$tmp/good.json" --json > "$tmp/out" 2> "$tmp/err"; rc=$?
+check "--json exits 0" '[ $rc -eq 0 ]'
+check "--json parses" '"$PYTHON3" -c "import json,sys; json.load(sys.stdin)" < "$tmp/out"'
+check "--json facts" '"$PYTHON3" -c "
+import json,sys
+d = json.load(sys.stdin)
+assert d[\"flops\"] == 21272373, d[\"flops\"]
+assert d[\"min_bytes\"] == 630496
+assert d[\"dims\"] == {\"B\": 127, \"K\": 250, \"N\": 333}
+assert d[\"graph\"][1][\"in\"] == [\"h\", 2.0]
+assert d[\"outputs\"] == [{\"name\": \"y\", \"shape\": [127, 333]}]
+assert isinstance(d[\"devices\"], list)
+" < "$tmp/out"'
+
+sed 's/"relu"/"rleu"/' "$tmp/good.json" > "$tmp/bad_op.json"
+"$KFORGE" check "$tmp/bad_op.json" > "$tmp/out" 2> "$tmp/err"; rc=$?
+check "unknown op exits 2" '[ $rc -eq 2 ]'
+check "unknown op message on stderr" 'grep -q "bad_op.json: graph\[2\].op: unknown op .rleu. (did you mean .relu.?)" "$tmp/err"'
+
+sed 's/"N": 333/"N": -3/' "$tmp/good.json" > "$tmp/bad_preset.json"
+"$KFORGE" check "$tmp/bad_preset.json" > "$tmp/out" 2> "$tmp/err"; rc=$?
+check "bad preset exits 2 with path" '[ $rc -eq 2 ] && grep -q "bad_preset.json: presets.small.N: must be a positive integer, got -3" "$tmp/err"'
+
+"$KFORGE" check --preset nope "$tmp/good.json" > "$tmp/out" 2> "$tmp/err"; rc=$?
+check "unknown preset exits 2" '[ $rc -eq 2 ] && grep -q "no preset .nope. (this problem has: small, big)" "$tmp/err"'
+
+"$KFORGE" check > "$tmp/out" 2> "$tmp/err"; rc=$?
+check "no file exits 2 with usage" '[ $rc -eq 2 ] && grep -q "usage: kforge check" "$tmp/err"'
+
+[ $fails -eq 0 ]
