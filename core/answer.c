@@ -337,7 +337,7 @@ char *kf_answer_clean_json(const char *text, kf_error *err)
         kf_fail(err, KF_ANSWER_E_BAD_JSON,
                 "the JSON plan has extra text after its object at line %d, column %d; " JSON_WHAT_TO_DO, line, col);
     } else if (!json_object_is_type(obj, json_type_object)) {
-        kf_fail(err, KF_ANSWER_E_BAD_JSON, "the JSON plan is a %s, not an object; " JSON_WHAT_TO_DO,
+        kf_fail(err, KF_ANSWER_E_BAD_JSON, "the JSON plan is a JSON %s, not an object; " JSON_WHAT_TO_DO,
                 json_type_to_name(json_object_get_type(obj)));
     } else {
         result = strdup(json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |

@@ -320,7 +320,7 @@ static int run_profile(kf_ev *e, kf_worker *w, const kf_device_info *dev, kf_err
      * must hold the right answer for their own inputs. */
     for (int s = 0; s < n_sets; s++) {
         char when[64];
-        snprintf(when, sizeof when, "the timed runs (input set %d of %d)", s, n_sets);
+        snprintf(when, sizeof when, "timed runs, input set %d of %d", s, n_sets);
         const kf_problem_view *pv = &e->bound.pview;
         for (int i = 0; i < pv->n_inputs; i++) kf_draw_input(e->r, i, seed0 + (uint64_t)s, e->priv[i]);
         if (kf_ev_check_memory(e, s, when) != 0) return 1;
@@ -405,6 +405,7 @@ static int evaluate(kf_ev *e, kf_plugin *plugin, int profile, const char *work, 
     }
     e->bound_ok = 1;
     const kf_problem_view *pv = &e->bound.pview;
+    for (int k = 0; k < pv->n_outputs && k < res->n_outputs; k++) res->stats[k].n_elems = pv->output_elems[k];
     e->priv = calloc((size_t)pv->n_inputs + 1, sizeof *e->priv);
     if (!e->priv) return kf_fail(err, KF_ERR_NOMEM, "out of memory");
     for (int i = 0; i < pv->n_inputs; i++)
@@ -458,6 +459,12 @@ static int evaluate(kf_ev *e, kf_plugin *plugin, int profile, const char *work, 
                      : r.status == KF_ERR_UNAVAILABLE                             ? KF_FAIL_UNAVAILABLE
                                                                                   : KF_FAIL_INTERNAL;
         const char *first = r.error && *r.error ? r.error : r.diagnostics && *r.diagnostics ? r.diagnostics : "";
+        /* the summary quotes the compiler's first error line, else its first line */
+        const char *err_line = strstr(first, "error:");
+        if (err_line) {
+            while (err_line > first && err_line[-1] != '\n') err_line--;
+            first = err_line;
+        }
         char line[300];
         snprintf(line, sizeof line, "%.*s", (int)strcspn(first, "\n"), first);
         kf_ev_fail(e, v, "%s%s", v == KF_FAIL_COMPILE ? "the candidate did not compile: " : "",
@@ -525,21 +532,22 @@ int kf_evaluate(kf_plugin *plugin, const kf_resolved *r, const kf_candidate *c,
     int rc = work ? evaluate(&e, plugin, profile, work, err) : -1;
 
     if (work && own && !e.o.keep_work_dir) nftw(work, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    if (rc == 0) {
+        if (work && e.o.keep_work_dir) e.kept_dir = work;
+        finish(&e);
+    }
+    free(work);
     if (e.bound_ok) kf_bound_free(&e.bound);
     if (e.priv)
         for (int i = 0; i < r->problem->n_inputs; i++) free(e.priv[i]);
     free(e.priv);
     kf_eval_mem_free(&e.mem);
     if (rc != 0) {
-        free(work);
         kf_sb_free(&e.diag);
         kf_eval_result_free(res);
         res->failed_trial = -1;
         return -1;
     }
-    if (work && e.o.keep_work_dir) e.kept_dir = work;
-    finish(&e);
-    free(work);
     return 0;
 }
 

@@ -98,7 +98,7 @@ char *kf_eval_result_json(const kf_eval_result *res)
     json_object_object_add(o, "compile_s", num(res->compile_s));
     json_object_object_add(o, "verify_s", num(res->verify_s));
     json_object_object_add(o, "profile_s", num(res->profile_s));
-    char *s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+    char *s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
     json_object_put(o);
     return s;
 }

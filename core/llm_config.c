@@ -213,6 +213,14 @@ int kf_llm_config_set(kf_llm_config *cfg, const char *section, const char *key,
     return 0;
 }
 
+static int known_section(const char *s)
+{
+    if (strcmp(s, "alias") == 0 || strcmp(s, "prices") == 0) return 1;
+    for (size_t i = 0; i < sizeof known_keys / sizeof known_keys[0]; i++)
+        if (strcmp(known_keys[i][0], s) == 0) return 1;
+    return 0;
+}
+
 static char *trim(char *s)
 {
     while (isspace((unsigned char)*s)) s++;
@@ -244,6 +252,12 @@ int kf_llm_config_parse(kf_llm_config *cfg, const char *text, const char *label,
             }
             *e = '\0';
             snprintf(section, sizeof section, "%s", trim(s + 1));
+            if (!known_section(section)) {
+                rc = kf_fail(err, KF_LLM_E_CONFIG,
+                             "%s:%d: unknown section [%s] (known: alias, openai, anthropic, cmd, http, prices)",
+                             label, line, section);
+                break;
+            }
             continue;
         }
         char *eq = strchr(s, '=');

@@ -75,7 +75,7 @@ static const char *status_hint(const kf_llm *llm, long status, const char *model
     case 401: snprintf(buf, n, "check %s", llm->key_env); break;
     case 402: snprintf(buf, n, "check billing with the provider"); break;
     case 403: snprintf(buf, n, "check that the key in %s may use model '%s'", llm->key_env, model); break;
-    case 404: snprintf(buf, n, "check the model name '%s' and the base URL %s", model, url); break;
+    case 404: snprintf(buf, n, "check the model name '%.200s' and the base URL %.200s", model, url); break;
     default:
         snprintf(buf, n, "the request was refused as sent; check the model's limits (max_tokens, context length)");
     }
@@ -105,7 +105,7 @@ int kf_llm_http_complete(kf_llm *llm, const kf_llm_request *req, const char *mod
         kf_http_post(url, (const char *const *)hdr, body, hs->connect_timeout_s, hs->timeout_s, &r);
         resp->attempts = attempt;
         int retry = 0, code = KF_LLM_E_NETWORK;
-        char msg[1200], pmsg[600] = "", hint[512];
+        char msg[2400], pmsg[600] = "", hint[1400];
         const char *tail = "";                     /* what to do, when retries ran out */
         switch (r.outcome) {
         case KF_HTTP_OK:
@@ -118,7 +118,7 @@ int kf_llm_http_complete(kf_llm *llm, const kf_llm_request *req, const char *mod
                 }
                 code = KF_LLM_E_BAD_RESPONSE;
                 retry = ++malformed <= 1;
-                snprintf(msg, sizeof msg, "%s: unusable answer from %s: %s", p->name, shown, perr.msg);
+                snprintf(msg, sizeof msg, "%s: unusable answer from %s: %.500s", p->name, shown, perr.msg);
                 tail = "the server does not speak the API as expected; check the base URL";
                 break;
             }

@@ -77,10 +77,37 @@ ukernel_body(long kc, const double *restrict a, const double *restrict b, double
         }
 }
 
-static void ukernel_base(long kc, const double *a, const double *b, double *c, long ldc,
-                         int accumulate, int mr, int nr)
+/* Baseline ISA (SSE2 on x86-64: 16 vector registers): the 6x8 tile in two
+ * 6x4 halves so that the accumulators do not spill.  Same packed layout,
+ * same summation order per element as ukernel_body. */
+static void ukernel_base(long kc, const double *restrict a, const double *restrict b,
+                         double *restrict c, long ldc, int accumulate, int mr, int nr)
 {
-    ukernel_body(kc, a, b, c, ldc, accumulate, mr, nr);
+    double tile[MR * NR];
+    for (int h = 0; h < 2; h++) {
+        v4d c0 = {0}, c1 = {0}, c2 = {0}, c3 = {0}, c4 = {0}, c5 = {0};
+        const double *bh = b + 4 * h;
+        for (long p = 0; p < kc; p++) {
+            const v4d bv = *(const v4d *)(bh + p * NR);
+            const double *ap = a + p * MR;
+            c0 += ap[0] * bv;
+            c1 += ap[1] * bv;
+            c2 += ap[2] * bv;
+            c3 += ap[3] * bv;
+            c4 += ap[4] * bv;
+            c5 += ap[5] * bv;
+        }
+        v4d acc[MR] = {c0, c1, c2, c3, c4, c5};
+        for (int i = 0; i < MR; i++)
+            memcpy(tile + i * NR + 4 * h, &acc[i], sizeof acc[i]);
+    }
+    for (int i = 0; i < mr; i++)
+        for (int j = 0; j < nr; j++) {
+            if (accumulate)
+                c[i * ldc + j] += tile[i * NR + j];
+            else
+                c[i * ldc + j] = tile[i * NR + j];
+        }
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)

@@ -113,7 +113,7 @@ run_vendor() {
     say "== $label: OCL_ICD_VENDORS=$icd -> $lib"
     "$kforge" backends >"$OUT/backends-$label.txt" 2>&1 || true
     rc=0
-    timeout 1800 "$kforge" profile --backend opencl --problem "$problem" --preset "$PRESET" "$cand" \
+    timeout 1800 "$kforge" profile --backend opencl --problem "$problem" --preset "$PRESET" --timeout 60 "$cand" \
         >"$OUT/profile-$label.txt" 2>&1 || rc=$?
     say "$label: kforge profile exit $rc (see profile-$label.txt)"
     grep -iE 'median|verdict|pass|fail' "$OUT/profile-$label.txt" | head -n 8 >>"$summary" || true

@@ -398,8 +398,8 @@ static kf_status example_profile(kf_artifact *art, const kf_profile_request *req
     res->counters[0].value = 1;
     res->report = textf("example: %d runs after %d warm-up, rotating %d input sets, timed with "
                         "CLOCK_MONOTONIC around the entry call (includes argument setup)\n"
-                        "fastest %.4f ms, slowest %.4f ms; single thread, built -O2 without SIMD flags\n",
-                        req->reps, req->warmup, req->n_sets, min * 1e3, max * 1e3);
+                        "fastest %.3g us, slowest %.3g us; single thread, built -O2 without SIMD flags\n",
+                        req->reps, req->warmup, req->n_sets, min * 1e6, max * 1e6);
     return KF_OK;
 }
 

@@ -39,7 +39,7 @@ static kf_buffer gbuf(size_t n, float fill)
     kf_buffer b;
     b.bytes = n * sizeof(float);
     b.guard_bytes = GUARD;
-    b.base = aligned_alloc(4096, b.bytes + 2 * GUARD);
+    b.base = aligned_alloc(4096, (b.bytes + 2 * GUARD + 4095) / 4096 * 4096);  /* C11: size multiple of alignment */
     KF_CHECK(b.base != NULL);
     memset(b.base, CANARY, GUARD);
     memset(b.base + GUARD + b.bytes, CANARY, GUARD);

@@ -250,6 +250,17 @@ KF_TEST(plugin_open_works_alone)
     KF_CHECK(p.name == NULL && p.handle == NULL);
     kf_plugin_close(&p);                         /* twice is harmless */
 
+    /* libtool's other spellings of the same module: the .la, and no extension */
+    char alt[PATH_MAX + 16];
+    snprintf(alt, sizeof alt, "%s/tests/plugins/fixtures/kf-fixture-good.la", kf_test_builddir());
+    KF_CHECK_MSG(kf_plugin_open(alt, &p, &err) == 0, "%s", err.msg);
+    KF_CHECK_STR(p.name, "fixture-good");
+    kf_plugin_close(&p);
+    snprintf(alt, sizeof alt, "%s/tests/plugins/fixtures/.libs/kf-fixture-good", kf_test_builddir());
+    KF_CHECK_MSG(kf_plugin_open(alt, &p, &err) == 0, "%s", err.msg);
+    KF_CHECK_STR(p.name, "fixture-good");
+    kf_plugin_close(&p);
+
     fixture_path("kf-fixture-abi.so", path, sizeof path);
     KF_CHECK_INT(kf_plugin_open(path, &p, &err), -1);
     KF_CHECK_CONTAINS(err.msg, path);

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "kf_test.h"
+#include "../kf_test.h"
 #include "ref_internal.h"
 #include "reference.h"
 
