@@ -53,13 +53,19 @@ typedef struct kf_eval_opts {
     double run_timeout_s;     /* per run/trial command, default 10 */
     double compile_timeout_s; /* default 120 */
     double profile_timeout_s; /* default 120 */
-    uint64_t mem_limit_bytes; /* RLIMIT_AS for the worker, 0 = none */
+    uint64_t mem_limit_bytes; /* RLIMIT_AS for the worker, 0 = none; the shared
+                                 buffers are added on top.  Not applied in
+                                 ASan builds (ASan reserves terabytes). */
     uint64_t seed;            /* base seed; trial t uses seed + t */
     int device;               /* index into the plugin's devices */
     int threads;              /* reference threads, 0 = all CPUs */
-    int max_sets;             /* input sets rotated while timing, default 4 */
-    const char *work_dir;     /* where the worker may write; NULL = temp dir */
-    int keep_work_dir;
+    int max_sets;             /* input sets rotated while timing, default 4:
+                                 as many as make all sets together exceed
+                                 64 MiB, at most max_sets and reps, >= 1 */
+    const char *work_dir;     /* where the worker may write (candidate/ and
+                                 build/ inside); NULL = a temp dir.  A dir the
+                                 caller names is never removed. */
+    int keep_work_dir;        /* keep the temp dir (its path ends the diagnostics) */
 } kf_eval_opts;
 
 void kf_eval_opts_default(kf_eval_opts *o);
@@ -114,9 +120,15 @@ typedef struct kf_eval_result {
 } kf_eval_result;
 
 /* Compiles and verifies, then profiles when `profile` is set (and the
- * candidate passed).  Returns 0 when an evaluation happened (whatever the
+ * candidate passed).  After profiling, every rotated set's outputs are
+ * checked against the reference for its own inputs (KF_FAIL_STALE), then
+ * the median against the roofline's hard floor (KF_FAIL_TOO_FAST).
+ * Options below the minimums are raised to them.  The worker is
+ * $KFORGE_WORKER, else kforge-worker next to the running executable, else
+ * the installed one.  Returns 0 when an evaluation happened (whatever the
  * verdict) and -1 only when the request itself is unusable (err says why).
- * `dev` gives the roofline peaks (may be NULL). */
+ * The roofline peaks come from plugin->devices[o->device] (probed here if
+ * the plugin was not). */
 int kf_evaluate(kf_plugin *plugin, const kf_resolved *r, const kf_candidate *c,
                 const kf_eval_opts *o, int profile, kf_eval_result *res, kf_error *err);
 void kf_eval_result_free(kf_eval_result *res);

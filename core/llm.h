@@ -39,6 +39,10 @@
  * Secrets: API keys live only in memory.  They never reach a cassette, the cache, an error
  * message or any other file; base URLs are written with any user:password@ part removed.
  *
+ * Threads: a kf_llm is used by one thread at a time (open one per worker); handles may run
+ * concurrently and share a cache directory and a cassette file (entries are written
+ * atomically).
+ *
  * Config file: see doc/config.md (INI: [alias], [openai], [anthropic], [cmd], [http],
  * [prices]).
  *
@@ -152,7 +156,8 @@ const char *kf_llm_name(const kf_llm *llm);
 int kf_llm_complete(kf_llm *llm, const kf_llm_request *req, kf_llm_response *resp,
                     kf_error *err);
 void kf_llm_response_free(kf_llm_response *resp);
-/* Appends every successful exchange to a cassette (JSON lines, created if missing).
+/* Appends every successful exchange (cache hits included) to a cassette (JSON lines,
+ * created if missing); a failed append fails that completion with KF_LLM_E_IO.
  * path NULL stops recording.  Returns -1 if the file cannot be opened. */
 int kf_llm_set_record(kf_llm *llm, const char *cassette_path, kf_error *err);
 /* Caches responses under dir (created if missing), one file per request hash over

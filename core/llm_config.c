@@ -270,6 +270,9 @@ int kf_llm_config_parse(kf_llm_config *cfg, const char *text, const char *label,
             break;
         }
         *eq = '\0';
+        /* an inline comment starts at whitespace followed by '#' */
+        for (char *h = eq + 1; *h; h++)
+            if ((*h == ' ' || *h == '\t') && h[1] == '#') { *h = '\0'; break; }
         char *key = trim(s), *val = trim(eq + 1);
         size_t vl = strlen(val);
         if (vl >= 2 && ((val[0] == '"' && val[vl - 1] == '"') || (val[0] == '\'' && val[vl - 1] == '\''))) {

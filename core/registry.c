@@ -334,7 +334,11 @@ int kf_plugin_probe(kf_plugin *p)
 void kf_plugin_close(kf_plugin *p)
 {
     if (!p) return;
-    if (p->handle) lt_dlclose((lt_dlhandle)p->handle);
+    /* A plugin whose hooks ran may have started driver threads or loaded
+     * vendor libraries (OpenCL ICDs, libcuda) that cannot be unloaded
+     * safely; it stays resident until the process exits.  (This also lets
+     * LeakSanitizer attribute process-lifetime driver allocations.) */
+    if (p->handle && !p->probed) lt_dlclose((lt_dlhandle)p->handle);
     free(p->name);
     free(p->path);
     free(p->probe_why);
@@ -457,7 +461,7 @@ static int add_skipped(kf_registry *reg, const char *path, const char *fmt, ...)
 /* libtool's companions of a module: never plugins, never worth a word. */
 static int is_companion(const char *file)
 {
-    static const char *const ext[] = {".la", ".lai", ".a", ".lo", ".o"};
+    static const char *const ext[] = {".la", ".lai", ".a", ".lo", ".o", ".exp", ".ver", ".def", ".map"};
     for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++)
         if (ends_with(file, ext[i])) return 1;
     return 0;

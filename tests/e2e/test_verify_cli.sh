@@ -91,7 +91,8 @@ expect "--help: exit 0 with the options" 0 $rc "$out" "usage: kforge profile" "-
     "Exit status: 0 pass, 1 the candidate failed, 2 bad input."
 
 out=$("$KFORGE" verify -b cpu-simd -p "$PROB" --keep-work "$tmp/work" "$ADV/cpu-simd/correct.c" 2>&1); rc=$?
-if [ $rc -eq 0 ] && [ -f "$tmp/work/candidate/correct.c" ] || [ $rc -eq 0 ] && ls "$tmp/work/candidate" 2>/dev/null | grep -q '\.c$'; then
+if [ $rc -eq 0 ] && [ -f "$tmp/work/candidate/candidate.json" ] && [ -f "$tmp/work/candidate/correct.c" ] &&
+   [ -d "$tmp/work/build" ]; then
     ok "--keep-work keeps the candidate and build files"
 else
     not_ok "--keep-work keeps the candidate and build files" "exit $rc" "$(ls -R "$tmp/work" 2>&1)" "$out"

@@ -36,10 +36,10 @@ KF_TEST(parse_file_sections)
         "# kforge config\n"
         "[alias]\n"
         "fast = openai:gpt-4o-mini\n"
-        "local = \"openai:qwen2.5-coder-32b\"\n"
+        "local = \"openai:qwen2.5-coder-32b\"   # the vLLM box\n"
         "\n"
         "[openai]\n"
-        "base_url = http://localhost:8000/v1\n"
+        "base_url = http://localhost:8000/v1#frag\t# comment\n"
         "  ; indented comment\n"
         "[prices]\n"
         "qwen2.5-coder-32b = 0.10 0.30\n"
@@ -49,7 +49,7 @@ KF_TEST(parse_file_sections)
         "max_attempts = 3\n";
     KF_CHECK_MSG(kf_llm_config_parse(cfg, text, "cfg", &err) == 0, "%s", err.msg);
     KF_CHECK_STR(kf_llm_config_get(cfg, "alias", "local"), "openai:qwen2.5-coder-32b");
-    KF_CHECK_STR(kf_llm_config_get(cfg, "openai", "base_url"), "http://localhost:8000/v1");
+    KF_CHECK_STR(kf_llm_config_get(cfg, "openai", "base_url"), "http://localhost:8000/v1#frag");
     KF_CHECK_NEAR(kf_llm_config_num(cfg, "http", "timeout", 300), 120, 0);
     KF_CHECK_NEAR(kf_llm_config_num(cfg, "http", "connect_timeout", 10), 10, 0);
     double in, out;

@@ -30,7 +30,7 @@ void kf_stub_start(kf_stub *s, const char *script_json)
     if (!py || !*py) py = "python3";
     if (strcmp(py, "no") == 0) kf_test_skip("python3 was not found at configure time");
     memset(s, 0, sizeof *s);
-    char dir[4096], script[4200], stub[4200];
+    char dir[3000], script[4200], stub[4200];
     /* a directory of its own: the log holds the Authorization header by design */
     snprintf(dir, sizeof dir, "%s/stub", kf_test_tmpdir());
     mkdir(dir, 0755);
