@@ -88,6 +88,19 @@ static const char *jstr(json_object *o, const char *path)
     if (kf_llm_complete((llm), (req), (resp), &_e) != 0) \
         kf_test_fail(__FILE__, __LINE__, "complete failed: %s", _e.msg); } while (0)
 
+static void expect_failure(kf_llm *llm, int code, const char *needle, kf_error *err)
+{
+    kf_llm_request req = basic_request();
+    kf_llm_response resp;
+    int rc = kf_llm_complete(llm, &req, &resp, err);
+    KF_CHECK_INT(rc, -1);
+    KF_CHECK(resp.content == NULL);
+    KF_CHECK_MSG(err->code == code, "code %d, expected %d: %s", err->code, code, err->msg);
+    KF_CHECK_CONTAINS(err->msg, needle);
+    KF_CHECK(strchr(err->msg, '\n') == NULL);
+    kf_llm_response_free(&resp);
+}
+
 /* ---- the exact requests -------------------------------------------------- */
 
 KF_TEST(openai_request_and_response)
@@ -249,20 +262,59 @@ KF_TEST(anthropic_request_and_response)
     kf_stub_stop(&s);
 }
 
-/* ---- retries ------------------------------------------------------------- */
-
-static void expect_failure(kf_llm *llm, int code, const char *needle, kf_error *err)
+/* Bodies shaped like the real APIs' answers, extra fields and all. */
+KF_TEST(real_world_bodies)
 {
+    kf_stub_clean_env();
+    kf_stub s;
+    kf_stub_start(&s,
+        "{\"openai\": ["
+        "{\"status\": 200, \"body\": {\"id\": \"chatcmpl-B9\", \"object\": \"chat.completion\", \"created\": 1741569952,"
+        " \"model\": \"gpt-4.1-2025-04-14\", \"choices\": [{\"index\": 0, \"message\": {\"role\": \"assistant\","
+        " \"content\": null, \"refusal\": \"I can't help with that.\", \"annotations\": []}, \"logprobs\": null,"
+        " \"finish_reason\": \"content_filter\"}], \"usage\": {\"prompt_tokens\": 19, \"completion_tokens\": 0,"
+        " \"total_tokens\": 19, \"prompt_tokens_details\": {\"cached_tokens\": 0}},"
+        " \"service_tier\": \"default\", \"system_fingerprint\": \"fp_1\"}},"
+        "{\"status\": 200, \"body\": {\"id\": \"x\", \"object\": \"chat.completion\", \"model\": \"llama\","
+        " \"choices\": [{\"index\": 0, \"message\": {\"role\": \"assistant\", \"content\": [{\"type\": \"text\", \"text\": \"part one, \"},"
+        " {\"type\": \"text\", \"text\": \"part two\"}]}, \"finish_reason\": \"stop\"}]}},"
+        "{\"status\": 200, \"body\": {\"error\": {\"message\": \"model 'x' not found, try pulling it first\"}}}],"
+        " \"anthropic\": ["
+        "{\"status\": 200, \"body\": {\"id\": \"msg_01\", \"type\": \"message\", \"role\": \"assistant\","
+        " \"model\": \"claude-sonnet-4-20250514\", \"content\": [{\"type\": \"thinking\", \"thinking\": \"hmm\","
+        " \"signature\": \"abc\"}, {\"type\": \"text\", \"text\": \"final text\"}], \"stop_reason\": \"end_turn\","
+        " \"stop_sequence\": null, \"usage\": {\"input_tokens\": 21, \"cache_creation_input_tokens\": 0,"
+        " \"cache_read_input_tokens\": 0, \"output_tokens\": 9}}}]}");
+    kf_llm_config *cfg = test_cfg(&s, "[http]\nmax_attempts = 1\n");
+    kf_llm *llm = open_ok("openai:gpt-4.1", cfg);
     kf_llm_request req = basic_request();
     kf_llm_response resp;
-    int rc = kf_llm_complete(llm, &req, &resp, err);
-    KF_CHECK_INT(rc, -1);
-    KF_CHECK(resp.content == NULL);
-    KF_CHECK_MSG(err->code == code, "code %d, expected %d: %s", err->code, code, err->msg);
-    KF_CHECK_CONTAINS(err->msg, needle);
-    KF_CHECK(strchr(err->msg, '\n') == NULL);
+    COMPLETE_OK(llm, &req, &resp);
+    KF_CHECK_STR(resp.content, "");                 /* empty content is returned as is */
+    KF_CHECK_STR(resp.finish_reason, "content_filter");
+    KF_CHECK_STR(resp.model, "gpt-4.1-2025-04-14");
+    KF_CHECK_INT(resp.prompt_tokens, 19);
     kf_llm_response_free(&resp);
+    COMPLETE_OK(llm, &req, &resp);
+    KF_CHECK_STR(resp.content, "part one, part two");
+    KF_CHECK_INT(resp.prompt_tokens, 0);              /* no usage: 0, not garbage */
+    kf_llm_response_free(&resp);
+    kf_error err = {0};
+    expect_failure(llm, KF_LLM_E_BAD_RESPONSE, "the server answered an error: model 'x' not found, try pulling it first", &err);
+    kf_llm_close(llm);
+    llm = open_ok("anthropic:claude-sonnet-4", cfg);
+    COMPLETE_OK(llm, &req, &resp);
+    KF_CHECK_STR(resp.content, "final text");
+    KF_CHECK_STR(resp.finish_reason, "stop");
+    KF_CHECK_INT(resp.completion_tokens, 9);
+    kf_llm_response_free(&resp);
+    kf_llm_close(llm);
+    kf_llm_config_free(cfg);
+    kf_stub_stop(&s);
 }
+
+/* ---- retries ------------------------------------------------------------- */
+
 
 KF_TEST(retry_after_429_then_success)
 {
