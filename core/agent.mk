@@ -5,4 +5,6 @@ core_libkf_agent_la_SOURCES = core/agent.h core/agent.c core/agent_llm.c core/pr
 core_libkf_agent_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
 core_libkforge_la_LIBADD += core/libkf_agent.la
 # --- builtin begin
+core_libkf_agent_la_SOURCES += core/builtin.h core/builtin_ir.c core/builtin_prelude.c \
+	core/builtin_cpu.c core/builtin_search.c core/builtin_agent.c
 # --- builtin end

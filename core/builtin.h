@@ -24,6 +24,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "agent.h"
 #include "candidate.h"
 #include "error.h"
 #include "eval.h"

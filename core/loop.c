@@ -722,6 +722,7 @@ static int write_run_json(run_state *st, kf_error *err)
     json_object_object_add(o, "max_time_s", json_object_new_double(st->o.max_time_s));
     json_object_object_add(o, "max_cost_usd", json_object_new_double(st->o.max_cost_usd));
     json_object_object_add(o, "target_fraction", json_object_new_double(st->o.target_fraction));
+    json_object_object_add(o, "baseline", json_object_new_boolean(st->o.baseline));
     json_object_object_add(o, "seed", json_object_new_int64((int64_t)st->o.seed));
     json_object_object_add(o, "trials", json_object_new_int(st->o.eval.trials));
     json_object_object_add(o, "reps", json_object_new_int(st->o.eval.reps));
@@ -762,6 +763,7 @@ static int load_run_json(run_state *st, const kf_run_opts *cli, kf_error *err)
     if (json_object_object_get_ex(o, "samples", &v)) st->o.samples = json_object_get_int(v);
     if (json_object_object_get_ex(o, "seed", &v)) st->o.seed = (uint64_t)json_object_get_int64(v);
     if (json_object_object_get_ex(o, "target_fraction", &v)) st->o.target_fraction = json_object_get_double(v);
+    if (json_object_object_get_ex(o, "baseline", &v)) st->o.baseline = json_object_get_boolean(v);
     if (json_object_object_get_ex(o, "max_iterations", &v) && !cli->max_iterations)
         st->o.max_iterations = json_object_get_int(v);
     if (json_object_object_get_ex(o, "max_time_s", &v) && cli->max_time_s <= 0)
@@ -931,12 +933,11 @@ int kf_run(const kf_run_opts *cli, kf_run_summary *out, kf_error *err)
                 !strcmp(json_object_get_string(v), "baseline"))
                 have_baseline_event = 1;
         }
-        if (replay(&st, events, err) != 0 || finish_pending(&st, events, err) != 0) {
+        if (replay(&st, events, err) != 0) {
             json_object_put(events);
             cleanup(&st);
             return -1;
         }
-        json_object_put(events);
         json_object *ev = json_object_new_object();
         json_object_object_add(ev, "step", json_object_new_int(st.step));
         kf_journal_append(st.j, "resume", ev, NULL);
@@ -944,6 +945,12 @@ int kf_run(const kf_run_opts *cli, kf_run_summary *out, kf_error *err)
         if (st.o.progress && !st.o.json_progress)
             fprintf(st.o.progress, "resuming %s at step %d%s\n", st.dir, st.step,
                     st.best ? " (a correct candidate is already known)" : "");
+        int prc = finish_pending(&st, events, err);
+        json_object_put(events);
+        if (prc != 0) {
+            cleanup(&st);
+            return -1;
+        }
     } else {
         json_object *ev = json_object_new_object();
         json_object_object_add(ev, "problem", json_object_new_string(st.p->name));
@@ -967,7 +974,8 @@ int kf_run(const kf_run_opts *cli, kf_run_summary *out, kf_error *err)
         if (elapsed(&st) >= st.o.max_time_s) { reason = "time budget spent"; break; }
         if (st.cost >= st.o.max_cost_usd) { reason = "cost budget spent"; break; }
         if (st.phase == PHASE_OPTIMIZE && st.fixes == 0) {
-            if (st.best_eval && st.best_eval->roofline.fraction >= st.o.target_fraction) {
+            if (st.o.target_fraction > 0 && st.best_eval &&
+                st.best_eval->roofline.fraction >= st.o.target_fraction) {
                 reason = "within the target fraction of the roofline floor";
                 break;
             }

@@ -43,7 +43,7 @@ typedef struct kf_run_opts {
     double max_cost_usd;         /* default 5 */
     int samples;                 /* candidates per step, evaluated in parallel, default 1 */
     int max_fix;                 /* functional repairs of one optimization variant, default 2 */
-    double target_fraction;      /* stop at this roofline fraction, default 0.8 */
+    double target_fraction;      /* stop at this roofline fraction, default 0.8; 0 = never */
     uint64_t seed;
     int baseline;                /* 1: measure the op-by-op baseline (default) */
     kf_eval_opts eval;

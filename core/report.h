@@ -82,9 +82,9 @@ typedef struct kf_report {
     char *generated;          /* ISO 8601 time of the report */
 } kf_report;
 
-/* Reads one run directory into `out` (zeroed first).  A missing result.json
- * gives status KF_REPORT_NO_RESULT, not an error; -1 only when dir is not a
- * directory or memory runs out (err says why). */
+/* Reads one run directory into `out` (zeroed first).  A missing directory
+ * or result.json gives status KF_REPORT_NO_RESULT, not an error; -1 only
+ * when dir is something other than a directory or memory runs out. */
 int kf_report_entry_load(const char *dir, kf_report_entry *out, kf_error *err);
 void kf_report_entry_free(kf_report_entry *e);
 

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <json-c/json.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -95,10 +96,17 @@ int kf_report_entry_load(const char *dir, kf_report_entry *e, kf_error *err)
 {
     memset(e, 0, sizeof *e);
     struct stat sb;
-    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
-        return kf_fail(err, ENOENT, "%s: not a run directory (it does not exist)", dir);
+    int missing = stat(dir, &sb) != 0 && errno == ENOENT;
+    if (!missing && (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)))
+        return kf_fail(err, ENOTDIR, "%s: not a run directory", dir);
     e->run_dir = strdup(dir);
-    if (!e->run_dir) return kf_fail(err, ENOMEM, "out of memory");
+    e->name = basename_dup(dir);
+    if (!e->run_dir || !e->name) return kf_fail(err, ENOMEM, "out of memory");
+    if (missing) {
+        e->status = KF_REPORT_NO_RESULT;
+        e->stop_reason = strdup("the run did not start: see the suite's logs/ for why");
+        return 0;
+    }
 
     char path[4200];
     snprintf(path, sizeof path, "%s/result.json", dir);
@@ -108,17 +116,23 @@ int kf_report_entry_load(const char *dir, kf_report_entry *e, kf_error *err)
     json_object *o = text ? json_tokener_parse(text) : NULL;
     free(text);
     if (!o || !json_object_is_type(o, json_type_object)) {
+        snprintf(path, sizeof path, "%s/journal.jsonl", dir);
+        struct stat jb;
+        int journal = stat(path, &jb) == 0;
         e->status = KF_REPORT_NO_RESULT;
         e->stop_reason = strdup(had_text ? "result.json is not valid JSON"
-                                     : "no result.json: the run was killed or crashed; "
-                                       "run the suite again to resume it");
-        e->name = basename_dup(dir);
+                                : journal ? "no result.json: the run was killed or crashed; "
+                                            "run the suite again to resume it"
+                                          : "the run did not start: see the suite's logs/ for why");
         json_object_put(o);
         load_points(e);
         return 0;
     }
-    e->name = get_str(o, "problem");
-    if (!e->name) e->name = basename_dup(dir);
+    char *pname = get_str(o, "problem");
+    if (pname) {
+        free(e->name);
+        e->name = pname;
+    }
     e->stop_reason = get_str(o, "stop_reason");
     e->backend = get_str(o, "backend");
     e->device = get_str(o, "device");

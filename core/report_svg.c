@@ -86,7 +86,7 @@ void kf_rep_svg_speedup(FILE *f, const kf_report *r)
 void kf_rep_svg_roofline(FILE *f, const kf_report *r)
 {
     int W = width_for(r->n), H = TOP + PLOT_H + LABEL_H;
-#define YF(v) (TOP + PLOT_H * (1 - (v)))
+#define YF(v) (TOP + PLOT_H * (1.0 - (v)))
     fprintf(f, "<svg class=\"plot\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" "
                "aria-label=\"roofline fraction per problem\">\n", W, H, W, H);
     for (int k = 0; k <= 4; k++) {
@@ -140,8 +140,9 @@ void kf_rep_svg_trace(FILE *f, const kf_report_entry *e)
                "aria-label=\"time per step\">\n<text class=\"tt\" x=\"4\" y=\"13\">", W, H, W, H);
     kf_rep_html_escape(f, e->name);
     fputs("</text>\n", f);
-    if (lo <= 0) {
-        fprintf(f, "<text class=\"miss\" x=\"%d\" y=\"%d\">no timed candidate</text>\n</svg>\n", L, T + PH / 2);
+    if (lo <= 0 || e->n_points == 0) {
+        fprintf(f, "<text class=\"miss\" x=\"%d\" y=\"%d\">%s</text>\n</svg>\n", L, T + PH / 2,
+                e->n_points ? "no timed candidate" : "no evaluated candidate");
         return;
     }
     double d0 = log10(lo / 1.3), d1 = log10(hi * 1.3);
@@ -149,9 +150,11 @@ void kf_rep_svg_trace(FILE *f, const kf_report_entry *e)
 #define TY(v) (T + PH * (1 - (log10(v) - d0) / (d1 - d0)))
     char a[32], b[32];
     fprintf(f, "<rect class=\"frame\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>\n", L, T, PW, PH);
-    fprintf(f, "<text class=\"yl\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>"
-               "<text class=\"yl\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
-            L - 4, TY(hi) + 4, kf_rep_time(hi, a, sizeof a), L - 4, TY(lo) + 4, kf_rep_time(lo, b, sizeof b));
+    fprintf(f, "<text class=\"yl\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+            L - 4, TY(hi) + 4, kf_rep_time(hi, a, sizeof a));
+    if (hi > lo * 1.05)
+        fprintf(f, "<text class=\"yl\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+                L - 4, TY(lo) + 4, kf_rep_time(lo, b, sizeof b));
     fprintf(f, "<text class=\"yl\" x=\"%d\" y=\"%d\">step 0</text><text class=\"yl\" x=\"%d\" y=\"%d\" "
                "text-anchor=\"end\">step %d</text>\n", L, H - 8, L + PW, H - 8, max_step);
     if (e->baseline_s > 0)
@@ -162,7 +165,7 @@ void kf_rep_svg_trace(FILE *f, const kf_report_entry *e)
     double prev_y = 0;
     for (int i = 0; i < e->n_points; i++) {
         const kf_report_point *p = &e->points[i];
-        if (p->best_s <= 0) continue;
+        if (p->best_s <= 0 || (started && TY(p->best_s) == prev_y)) continue;
         double x = TX(p->step), y = TY(p->best_s);
         if (!started) { fprintf(f, "<polyline class=\"best\" points=\"%.1f,%.1f", x, y); started = 1; }
         else fprintf(f, " %.1f,%.1f %.1f,%.1f", x, prev_y, x, y);

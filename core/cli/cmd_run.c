@@ -28,7 +28,8 @@ static void run_usage(FILE *f)
         "  --max-time S         wall-clock budget in seconds (default 600)\n"
         "  --max-cost USD       LLM spending budget (default 5)\n"
         "  --samples K          candidates per step, evaluated in parallel (default 1)\n"
-        "  --target F           stop at this fraction of the roofline floor (default 0.8)\n"
+        "  --target F           stop at this fraction of the roofline floor (default 0.8;\n"
+        "                       0: only the budgets and the analysis agent stop the run)\n"
         "  --prompts DIR        prompt templates overriding the installed ones\n"
         "  --record FILE        record every LLM exchange into a cassette (keys never written)\n"
         "  --trials N --reps N  verification trials (>= 5) and timed runs (>= 20)\n"
@@ -85,7 +86,7 @@ int kf_cmd_run(int argc, char **argv)
             if (o.samples < 1 || o.samples > 64) { kf_cli_error("--samples takes 1..64"); return KF_EXIT_BAD_INPUT; }
             break;
         case O_TARGET: o.target_fraction = strtod(optarg, &end);
-            if (*end || o.target_fraction <= 0 || o.target_fraction > 1) { kf_cli_error("--target takes a fraction in (0, 1]"); return KF_EXIT_BAD_INPUT; }
+            if (*end || o.target_fraction < 0 || o.target_fraction > 1) { kf_cli_error("--target takes a fraction in [0, 1] (0: never stop on the roofline)"); return KF_EXIT_BAD_INPUT; }
             break;
         case O_PROMPTS: o.prompts_dir = optarg; break;
         case O_RECORD: o.record_path = optarg; break;

@@ -1,0 +1,402 @@
+/*
+ * test_builtin.c — the built-in agent (core/builtin_*.c).
+ *
+ * The proof that the lowering is correct: for EVERY problem of
+ * problems/level1 and problems/level2 at the small preset, the default
+ * fused candidate and the op-by-op baseline candidate are generated for
+ * cpu-simd and evaluated with kf_evaluate() (the real worker and the real
+ * cpu-simd plugin from KFORGE_PLUGIN_PATH): every one must pass.  Then the
+ * plan, the search points' JSON, the analyzer and the error paths.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+#include "builtin.h"
+#include "eval.h"
+#include "kf_test.h"
+#include "problem.h"
+#include "registry.h"
+
+typedef struct loaded {
+    kf_problem *p;
+    kf_resolved r;
+} loaded;
+
+static void load(loaded *l, const char *rel, const char *preset)
+{
+    char path[4096];
+    kf_error err = {0};
+    snprintf(path, sizeof path, "%s/%s", kf_test_srcdir(), rel);
+    l->p = kf_problem_load(path, &err);
+    KF_CHECK_MSG(l->p != NULL, "%s", err.msg);
+    int pi = kf_problem_find_preset(l->p, preset);
+    KF_CHECK_MSG(pi >= 0, "%s has no preset %s", rel, preset);
+    KF_CHECK_MSG(kf_resolve(l->p, pi, &l->r, &err) == 0, "%s", err.msg);
+}
+
+static void unload(loaded *l)
+{
+    kf_resolved_free(&l->r);
+    kf_problem_free(l->p);
+}
+
+static kf_agent_ctx ctx_for(const kf_resolved *r, const char *backend)
+{
+    kf_agent_ctx c = {.r = r, .backend = backend, .target_fraction = 0.8};
+    return c;
+}
+
+/* Generates the candidate of `kind` and returns it (label in *label). */
+static kf_candidate *generate(kf_agent *a, const kf_resolved *r, kf_gen_kind kind, char **label)
+{
+    kf_agent_ctx ctx = ctx_for(r, "cpu-simd");
+    kf_gen_request req = {.kind = kind};
+    kf_gen_result g = {0};
+    kf_error err = {0};
+    int rc = a->ops->generate(a, &ctx, &req, &g, &err);
+    KF_CHECK_MSG(rc == 0, "generate: %s", err.msg);
+    KF_CHECK_MSG(g.cand != NULL, "%s: no candidate: %s", r->problem->name, g.error ? g.error : "?");
+    kf_candidate *c = g.cand;
+    g.cand = NULL;
+    if (label) *label = g.label ? strdup(g.label) : NULL;
+    kf_gen_result_free(&g);
+    return c;
+}
+
+/* Every problem file of `dir`: fused default + baseline must pass. */
+static void all_pass(const char *dir)
+{
+    kf_error err = {0};
+    kf_registry *reg = kf_registry_open(1, &err);
+    KF_CHECK_MSG(reg != NULL, "registry: %s", err.msg);
+    kf_plugin *pl = kf_registry_find(reg, "cpu-simd");
+    KF_CHECK_MSG(pl != NULL, "the cpu-simd plugin is not on KFORGE_PLUGIN_PATH");
+    kf_agent *a = kf_builtin_agent_open(&err);
+    KF_CHECK(a != NULL);
+
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", kf_test_srcdir(), dir);
+    struct dirent **ents = NULL;
+    int n = scandir(path, &ents, NULL, alphasort);
+    KF_CHECK_MSG(n > 0, "cannot list %s", path);
+    int checked = 0, failed = 0;
+    for (int i = 0; i < n; i++) {
+        const char *nm = ents[i]->d_name;
+        size_t len = strlen(nm);
+        if (len < 6 || strcmp(nm + len - 5, ".json") != 0) continue;
+        char rel[4200];
+        snprintf(rel, sizeof rel, "%s/%s", dir, nm);
+        loaded l;
+        load(&l, rel, "small");
+        for (int k = 0; k < 2; k++) {
+            char *label = NULL;
+            kf_candidate *c = generate(a, &l.r, k ? KF_GEN_BASELINE : KF_GEN_FIRST, &label);
+            kf_eval_opts o;
+            kf_eval_opts_default(&o);
+            o.trials = 5;
+            o.reps = 20;
+            o.seed = 7;
+            kf_eval_result res = {0};
+            int rc = kf_evaluate(pl, &l.r, c, &o, 0, &res, &err);
+            KF_CHECK_MSG(rc == 0, "kf_evaluate %s: %s", nm, err.msg);
+            checked++;
+            if (res.verdict != KF_PASS) {
+                failed++;
+                fprintf(stderr, "# FAIL %s [%s]: %s: %s\n%.2000s\n", nm, label ? label : "?",
+                        kf_verdict_name(res.verdict), res.summary ? res.summary : "",
+                        res.diagnostics ? res.diagnostics : "");
+            } else {
+                fprintf(stderr, "# pass %s [%s]\n", nm, label ? label : "?");
+            }
+            kf_eval_result_free(&res);
+            kf_candidate_free(c);
+            free(label);
+        }
+        unload(&l);
+    }
+    for (int i = 0; i < n; i++) free(ents[i]);
+    free(ents);
+    kf_agent_close(a);
+    kf_registry_close(reg);
+    KF_CHECK_MSG(checked >= 2 * 10, "only %d candidates checked in %s", checked, dir);
+    KF_CHECK_MSG(failed == 0, "%d of %d candidates failed in %s (see the log above)", failed, checked, dir);
+}
+
+KF_TEST_TIMEOUT(level1_fused_and_baseline_pass, 170.0) { all_pass("problems/level1"); }
+KF_TEST_TIMEOUT(level2_fused_and_baseline_pass, 170.0) { all_pass("problems/level2"); }
+
+/* Alternative points (epilogue-only fusion, plain loops, another tile,
+ * column-major block order, one thread) on problems that exercise every
+ * group kind: they must pass too. */
+KF_TEST_TIMEOUT(other_points_pass, 120.0)
+{
+    static const char *const probs[] = {"problems/level2/45_Gemm_Sigmoid_LogSumExp.json",
+                                        "problems/level2/88_Gemm_GroupNorm_Swish_Multiply_Swish.json",
+                                        "problems/level2/33_Gemm_Scale_BatchNorm.json"};
+    static const char *const pts[] = {
+        "{\"fusion\":1}", "{\"fusion\":0,\"pack\":0}", "{\"mr\":6,\"nr\":16,\"mc\":48,\"nc\":128,\"kc\":128}",
+        "{\"loop_order\":1,\"threads\":1,\"unroll\":2,\"kc\":100}"};
+    kf_error err = {0};
+    kf_registry *reg = kf_registry_open(1, &err);
+    KF_CHECK(reg != NULL);
+    kf_plugin *pl = kf_registry_find(reg, "cpu-simd");
+    KF_CHECK(pl != NULL);
+    kf_agent *a = kf_builtin_agent_open(&err);
+    for (size_t i = 0; i < sizeof probs / sizeof probs[0]; i++) {
+        loaded l;
+        load(&l, probs[i], "small");
+        for (size_t j = 0; j < sizeof pts / sizeof pts[0]; j++) {
+            kf_recommendation rec = {.what = "t", .why = "t", .expected_gain = 1.1, .params = (char *)pts[j]};
+            kf_analysis an = {.n_recs = 1, .recs = &rec};
+            kf_agent_ctx ctx = ctx_for(&l.r, "cpu-simd");
+            kf_gen_request req = {.kind = KF_GEN_OPTIMIZE, .analysis = &an, .rec_index = 0};
+            kf_gen_result g = {0};
+            KF_CHECK(a->ops->generate(a, &ctx, &req, &g, &err) == 0);
+            KF_CHECK_MSG(g.cand != NULL, "%s %s: %s", probs[i], pts[j], g.error ? g.error : "?");
+            kf_eval_opts o;
+            kf_eval_opts_default(&o);
+            kf_eval_result res = {0};
+            KF_CHECK(kf_evaluate(pl, &l.r, g.cand, &o, 0, &res, &err) == 0);
+            KF_CHECK_MSG(res.verdict == KF_PASS, "%s at %s [%s]: %s\n%.1500s", probs[i], pts[j], g.label,
+                         res.summary ? res.summary : "", res.diagnostics ? res.diagnostics : "");
+            kf_eval_result_free(&res);
+            kf_gen_result_free(&g);
+        }
+        unload(&l);
+    }
+    kf_agent_close(a);
+    kf_registry_close(reg);
+}
+
+KF_TEST(plan_groups)
+{
+    loaded l;
+    load(&l, "problems/level2/09_Matmul_Subtract_Multiply_ReLU.json", "small");
+    kf_bt_plan pl;
+    kf_error err = {0};
+    KF_CHECK(kf_bt_plan_build(&l.r, KF_BT_FUSE_ROWS, &pl, &err) == 0);
+    KF_CHECK_INT(pl.n_groups, 1);
+    KF_CHECK_INT(pl.groups[0].kind, KF_BT_GEMM);
+    KF_CHECK_INT(pl.groups[0].n_nodes, 4);
+    KF_CHECK_INT(pl.groups[0].gemm.M, 127);
+    KF_CHECK_INT(pl.groups[0].gemm.N, 333);
+    KF_CHECK_INT(pl.groups[0].gemm.K, 250);
+    KF_CHECK_INT(pl.groups[0].gemm.trans_b, 1);
+    KF_CHECK_INT(pl.n_scratch, 0);   /* h, h1, h2 live in registers */
+    kf_bt_plan_free(&pl);
+    KF_CHECK(kf_bt_plan_build(&l.r, KF_BT_FUSE_NONE, &pl, &err) == 0);
+    KF_CHECK_INT(pl.n_groups, 4);
+    KF_CHECK_INT(pl.n_scratch, 3);
+    KF_CHECK_INT(pl.groups[1].kind, KF_BT_MAP);
+    kf_bt_plan_free(&pl);
+    unload(&l);
+
+    load(&l, "problems/level2/45_Gemm_Sigmoid_LogSumExp.json", "small");
+    KF_CHECK(kf_bt_plan_build(&l.r, KF_BT_FUSE_ROWS, &pl, &err) == 0);
+    KF_CHECK_INT(pl.n_groups, 3);   /* gemm+sigmoid, gemm, logsumexp */
+    KF_CHECK_INT(pl.groups[0].n_nodes, 2);
+    KF_CHECK_INT(pl.groups[2].kind, KF_BT_ROW);
+    KF_CHECK_INT(pl.groups[2].fused_into, 1);
+    KF_CHECK_INT(pl.groups[1].row_tail, 2);
+    KF_CHECK_INT(pl.n_scratch, 1);  /* sigmoid(h), read by the second GEMM */
+    char *d = kf_bt_plan_describe(&pl);
+    KF_CHECK_CONTAINS(d, "per row panel of g1");
+    free(d);
+    kf_bt_plan_free(&pl);
+    unload(&l);
+
+    load(&l, "problems/level1/47_Sum_reduction_over_a_dimension.json", "small");
+    KF_CHECK(kf_bt_plan_build(&l.r, KF_BT_FUSE_ROWS, &pl, &err) == 0);
+    KF_CHECK_INT(pl.groups[0].kind, KF_BT_GENERIC);
+    KF_CHECK_INT(pl.groups[0].gen.outer, 7);
+    KF_CHECK_INT(pl.groups[0].gen.len, 250);
+    KF_CHECK_INT(pl.groups[0].gen.inner, 333);
+    kf_bt_plan_free(&pl);
+    unload(&l);
+}
+
+KF_TEST(prelude_and_expressions)
+{
+    kf_node nd = {.op = KF_OP_SUB, .n_in = 2};
+    nd.in[1].is_scalar = 1;
+    nd.in[1].scalar = 2.0;
+    char *e = kf_bt_map_expr(&nd, "acc", NULL);
+    KF_CHECK_STR(e, "kf_sub(acc, 2.0f)");
+    free(e);
+    kf_node lr = {.op = KF_OP_LEAKY_RELU, .n_in = 1, .alpha = 0.1};
+    e = kf_bt_map_expr(&lr, "t3", NULL);
+    KF_CHECK_STR(e, "kf_leaky_relu(t3, 0.1f)");
+    free(e);
+    kf_node ht = {.op = KF_OP_HARDTANH, .n_in = 1, .lo = -2, .hi = 2};
+    e = kf_bt_map_expr(&ht, "x", NULL);
+    KF_CHECK_STR(e, "kf_hardtanh(x, (-2.0f), 2.0f)");
+    free(e);
+    KF_CHECK(kf_bt_map_expr(&(kf_node){.op = KF_OP_SOFTMAX}, "x", NULL) == NULL);
+    KF_CHECK_CONTAINS(kf_bt_prelude(KF_BT_C), "static inline");
+    KF_CHECK_CONTAINS(kf_bt_prelude(KF_BT_C), "1.6732632423543772f");
+    KF_CHECK_CONTAINS(kf_bt_prelude(KF_BT_OCL), "#define kf__erf erf\n");
+    KF_CHECK(strstr(kf_bt_prelude(KF_BT_OCL), "erff") == NULL);
+}
+
+KF_TEST(point_json_roundtrip)
+{
+    loaded l;
+    load(&l, "problems/level2/09_Matmul_Subtract_Multiply_ReLU.json", "small");
+    kf_bt_point p, q;
+    kf_bt_point_default("cpu-simd", &l.r, NULL, &p);
+    p.mc = 144; p.kc = 192; p.unroll = 2; p.fusion = KF_BT_FUSE_EPILOGUE; p.loop_order = 1;
+    char *js = kf_bt_point_json(&p);
+    KF_CHECK_CONTAINS(js, "\"mc\":144");
+    kf_error err = {0};
+    KF_CHECK_MSG(kf_bt_point_from_json(js, "cpu-simd", &l.r, &q, &err) == 0, "%s", err.msg);
+    KF_CHECK(kf_bt_point_equal(&p, &q));
+    free(js);
+    KF_CHECK(kf_bt_point_from_json("{\"mq\":3}", "cpu-simd", &l.r, &q, &err) != 0);
+    KF_CHECK_CONTAINS(err.msg, "unknown field \"mq\"");
+    KF_CHECK(kf_bt_point_from_json("{\"kc\":0}", "cpu-simd", &l.r, &q, &err) != 0);
+    KF_CHECK_CONTAINS(err.msg, "\"kc\" = 0 is out of range");
+    KF_CHECK(kf_bt_point_from_json("{\"backend\":\"opencl\"}", "cpu-simd", &l.r, &q, &err) != 0);
+    char lb[128];
+    kf_bt_point_default("cpu-simd", &l.r, NULL, &p);
+    kf_bt_point_label(&p, lb, sizeof lb);
+    KF_CHECK_CONTAINS(lb, "rows-fused");
+    unload(&l);
+}
+
+/* A profile of a GEMM-heavy problem at a low roofline fraction. */
+static void fake_eval(const kf_resolved *r, double t, double frac, kf_eval_result *e)
+{
+    memset(e, 0, sizeof *e);
+    e->verdict = KF_PASS;
+    e->profiled = 1;
+    e->timing.median_s = t;
+    e->roofline.flops = r->flops;
+    e->roofline.min_bytes = r->min_bytes;
+    e->roofline.peak_flops = 4e11;
+    e->roofline.peak_bytes_per_s = 2e10;
+    e->roofline.floor_s = r->flops / 4e11;
+    e->roofline.fraction = frac;
+    e->roofline.achieved_flops = r->flops / t;
+}
+
+KF_TEST(analyzer_names_compute_and_recommends)
+{
+    loaded l;
+    load(&l, "problems/level2/09_Matmul_Subtract_Multiply_ReLU.json", "cpu");
+    kf_bt_history h = {0};
+    kf_bt_point cur;
+    kf_bt_point_default("cpu-simd", &l.r, NULL, &cur);
+    kf_eval_result e;
+    double floor_s = l.r.flops / 4e11;
+    fake_eval(&l.r, floor_s / 0.3, 0.3, &e);
+    kf_analysis an;
+    kf_error err = {0};
+    KF_CHECK_MSG(kf_bt_analyze(&h, &l.r, &cur, &e, 0, 0.8, &an, &err) == 0, "%s", err.msg);
+    KF_CHECK_STR(an.bottleneck, "compute");
+    KF_CHECK_MSG(an.n_recs >= 1 && an.n_recs <= 4, "n_recs = %d", an.n_recs);
+    KF_CHECK_INT(an.stop, 0);
+    KF_CHECK(an.missed == NULL);
+    for (int i = 0; i < an.n_recs; i++) {
+        KF_CHECK_MSG(an.recs[i].expected_gain > 1.0, "rec %d gain %g", i, an.recs[i].expected_gain);
+        if (i) KF_CHECK(an.recs[i].expected_gain <= an.recs[i - 1].expected_gain);
+        kf_bt_point q;
+        KF_CHECK(kf_bt_point_from_json(an.recs[i].params, "cpu-simd", &l.r, &q, &err) == 0);
+        KF_CHECK(!kf_bt_point_equal(&q, &cur));
+        KF_CHECK(!kf_bt_history_has(&h, &q));
+        KF_CHECK_CONTAINS(an.recs[i].why, "compute-bound at 30%");
+    }
+    /* the same inputs give the same analysis (determinism) */
+    kf_bt_history h2 = {0};
+    kf_analysis an2;
+    KF_CHECK(kf_bt_analyze(&h2, &l.r, &cur, &e, 0, 0.8, &an2, &err) == 0);
+    KF_CHECK_INT(an2.n_recs, an.n_recs);
+    for (int i = 0; i < an.n_recs; i++) KF_CHECK_STR(an2.recs[i].params, an.recs[i].params);
+    kf_analysis_free(&an2);
+    kf_bt_history_free(&h2);
+
+    /* the first recommendation is tried and brings nothing: missed */
+    kf_bt_point tried;
+    kf_bt_point_from_json(an.recs[0].params, "cpu-simd", &l.r, &tried, &err);
+    kf_bt_history_add(&h, &tried, e.timing.median_s * 1.2);
+    kf_analysis an3;
+    KF_CHECK(kf_bt_analyze(&h, &l.r, &cur, &e, e.timing.median_s, 0.8, &an3, &err) == 0);
+    KF_CHECK_MSG(an3.missed != NULL, "no missed note");
+    KF_CHECK_CONTAINS(an3.missed, "got 1.00x");
+    KF_CHECK_CONTAINS(an3.missed, "ran slower");
+    for (int i = 0; i < an3.n_recs; i++) {
+        kf_bt_point q;
+        kf_bt_point_from_json(an3.recs[i].params, "cpu-simd", &l.r, &q, &err);
+        KF_CHECK(!kf_bt_point_equal(&q, &tried));
+    }
+    kf_analysis_free(&an3);
+    kf_analysis_free(&an);
+    kf_bt_history_free(&h);
+    unload(&l);
+}
+
+KF_TEST(analyzer_stops_at_target)
+{
+    loaded l;
+    load(&l, "problems/level2/09_Matmul_Subtract_Multiply_ReLU.json", "cpu");
+    kf_bt_history h = {0};
+    kf_bt_point cur;
+    kf_bt_point_default("cpu-simd", &l.r, NULL, &cur);
+    kf_eval_result e;
+    fake_eval(&l.r, l.r.flops / 4e11 / 0.85, 0.85, &e);
+    kf_analysis an;
+    kf_error err = {0};
+    KF_CHECK(kf_bt_analyze(&h, &l.r, &cur, &e, 0, 0.8, &an, &err) == 0);
+    KF_CHECK_INT(an.stop, 1);
+    kf_analysis_free(&an);
+    kf_bt_history_free(&h);
+    unload(&l);
+}
+
+KF_TEST(unsupported_backend_and_determinism)
+{
+    loaded l;
+    load(&l, "problems/level2/99_Matmul_GELU_Softmax.json", "small");
+    kf_error err = {0};
+    kf_agent *a = kf_builtin_agent_open(&err);
+    KF_CHECK(a != NULL);
+    KF_CHECK_STR(a->ops->kind, "builtin");
+    kf_agent_ctx ctx = ctx_for(&l.r, "cuda");
+    kf_gen_request req = {.kind = KF_GEN_FIRST};
+    kf_gen_result g = {0};
+    KF_CHECK_INT(a->ops->generate(a, &ctx, &req, &g, &err), 0);
+    KF_CHECK(g.cand == NULL);
+    KF_CHECK_STR(g.error, "the builtin agent writes cpu-simd and opencl candidates; use an LLM agent for cuda");
+    kf_gen_result_free(&g);
+
+    kf_candidate *c1 = generate(a, &l.r, KF_GEN_FIRST, NULL);
+    kf_candidate *c2 = generate(a, &l.r, KF_GEN_FIRST, NULL);
+    KF_CHECK_STR(c1->sources[0].text, c2->sources[0].text);
+    KF_CHECK_CONTAINS(c1->sources[0].text, "Search-space point:");
+    KF_CHECK_CONTAINS(c1->sources[0].text, "a->dims");
+    KF_CHECK_CONTAINS(c1->notes, "builtin point: {");
+
+    /* a failed candidate -> a more conservative point, said in the label */
+    kf_agent_ctx cc = ctx_for(&l.r, "cpu-simd");
+    kf_gen_request fix = {.kind = KF_GEN_FIX_MISMATCH, .last = c1};
+    KF_CHECK(a->ops->generate(a, &cc, &fix, &g, &err) == 0);
+    KF_CHECK(g.cand != NULL);
+    KF_CHECK_CONTAINS(g.label, "epilogue-fused");
+    KF_CHECK_CONTAINS(g.label, "more conservative");
+    kf_gen_result_free(&g);
+
+    kf_candidate *b = generate(a, &l.r, KF_GEN_BASELINE, NULL);
+#ifdef HAVE_OPENBLAS
+    KF_CHECK_STR(b->build_options, "-lopenblas");
+    KF_CHECK_CONTAINS(b->sources[0].text, "cblas_sgemm");
+#endif
+    kf_candidate_free(b);
+    kf_candidate_free(c1);
+    kf_candidate_free(c2);
+    kf_agent_close(a);
+    unload(&l);
+}
+
+int main(void) { return kf_test_main(); }
