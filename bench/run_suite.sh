@@ -83,7 +83,8 @@ for b in $backends; do
     line=$(python3 - "$out/$b/report.json" 2>/dev/null <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))["summary"]
-print("%d/%d | %.3gx | %.2f | %.2f | %.2f" % (s["correct"], s["problems"], s["geomean_speedup_correct"],
+g = s["geomean_speedup_correct"]
+print("%d/%d | %s | %.2f | %.2f | %.2f" % (s["correct"], s["problems"], "%.3gx" % g if g > 0 else "-",
       s["fast_p"]["0"], s["fast_p"]["1"], s["fast_p"]["2"]))
 PY
     ) || line="- | - | - | - | -"

@@ -398,7 +398,7 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
                             "%sif (isinf(m)) m = 0.0f;   /* all -inf (or an inf): as torch.logsumexp */\n"
                             "%sdouble s = 0.0;\n"
                             "%s#pragma omp simd reduction(+:s)\n"
-                            "%sfor (int64_t k = 0; k < %" PRId64 "; k++) s += expf(xr[k] - m);\n"
+                            "%sfor (int64_t k = 0; k < %" PRId64 "; k++) s += kf_exp(xr[k] - m);\n"
                             "%sconst float t%d = (float)(log(s) + m);\n",
                             ind, ind, L, ind, ind, ind, ind, L, ind, av);
         } else {
@@ -420,14 +420,14 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
                         "%sfor (int64_t k = 0; k < %" PRId64 "; k++) m = xr[k] > m ? xr[k] : m;\n"
                         "%sdouble s = 0.0;\n"
                         "%s#pragma omp simd reduction(+:s)\n"
-                        "%sfor (int64_t k = 0; k < %" PRId64 "; k++) s += expf(xr[k] - m);\n",
+                        "%sfor (int64_t k = 0; k < %" PRId64 "; k++) s += kf_exp(xr[k] - m);\n",
                         ind, ind, L, ind, ind, ind, L);
         if (an->op == KF_OP_SOFTMAX)
             kf_bt_sb_printf(b, "%sconst float inv = (float)(1.0 / s);\n", ind);
         else
             kf_bt_sb_printf(b, "%sconst float lse = (float)log(s) + m;\n", ind);
         kf_bt_sb_printf(b, "%s#pragma omp simd\n%sfor (int64_t o = 0; o < %" PRId64 "; o++) {\n", ind, ind, OL);
-        kf_bt_sb_printf(b, an->op == KF_OP_SOFTMAX ? "%s    const float t%d = expf(xr[o] - m) * inv;\n"
+        kf_bt_sb_printf(b, an->op == KF_OP_SOFTMAX ? "%s    const float t%d = kf_exp(xr[o] - m) * inv;\n"
                                                    : "%s    const float t%d = xr[o] - lse;\n", ind, av);
         break;
     case KF_OP_LAYER_NORM: case KF_OP_RMS_NORM: case KF_OP_INSTANCE_NORM:
@@ -715,7 +715,7 @@ static void emit_generic_group(gen_t *g, int gi)
     if (need_sum) {
         int ex = an->op != KF_OP_SUM && an->op != KF_OP_MEAN;
         char term[96];
-        if (ex) snprintf(term, sizeof term, "expf(%s - m[i - i0])", xk);
+        if (ex) snprintf(term, sizeof term, "kf_exp(%s - m[i - i0])", xk);
         else snprintf(term, sizeof term, "%s", xk);
         kf_bt_sb_printf(b,
                         "        for (int64_t i = i0; i < i1; i++) s[i - i0] = 0.0;\n"
@@ -725,7 +725,7 @@ static void emit_generic_group(gen_t *g, int gi)
     }
     if (an->op == KF_OP_SOFTMAX || an->op == KF_OP_LOG_SOFTMAX) {
         char val[160];
-        if (an->op == KF_OP_SOFTMAX) snprintf(val, sizeof val, "(float)(expf(%s - m[i - i0]) / s[i - i0])", xk);
+        if (an->op == KF_OP_SOFTMAX) snprintf(val, sizeof val, "(float)(kf_exp(%s - m[i - i0]) / s[i - i0])", xk);
         else snprintf(val, sizeof val, "%s - m[i - i0] - (float)log(s[i - i0])", xk);
         kf_bt_sb_printf(b,
                         "        for (int64_t k = 0; k < %" PRId64 "; k++)\n"
@@ -786,7 +786,8 @@ static void emit_epilogue_fn(gen_t *g, int gi, const char *dst_name)
                     "        #pragma omp simd\n"
                     "        for (int64_t jj = 0; jj < nr; jj++) {\n"
                     "            const int64_t j = j0 + jj;\n"
-                    "            const float t%d = tb[i * KF_NR + jj] + (first ? 0.0f : crow[j])%s;   /* %s */\n",
+                    "            const float prev = crow[j];   /* loaded always (in bounds) so the loop vectorises */\n"
+                    "            const float t%d = tb[i * KF_NR + jj] + (first ? 0.0f : prev)%s;   /* %s */\n",
                     av, bias, g->p->nodes[gr->nodes[0]].out);
     char e[64];
     snprintf(e, sizeof e, "r * %" PRId64 " + j", gm->N);

@@ -223,7 +223,7 @@ void ocl_kernel_finish(ocl_kernel *k, int work_dim, const int64_t global[3], con
         first = 0;
     }
     if (first) kf_bt_sb_puts(s, "void");
-    kf_bt_sb_puts(s, ")\n{\n    KF_CHECK_DIMS;\n");
+    kf_bt_sb_puts(s, k->barriers ? ")\n{\n    const int kf_ok = KF_DIMS_OK;\n" : ")\n{\n    KF_CHECK_DIMS;\n");
     if (k->body.s) kf_bt_sb_puts(s, k->body.s);
     if (k->body.oom) ocl_failf(g, "out of memory while generating OpenCL code");
     kf_bt_sb_puts(s, "}\n\n");
@@ -433,15 +433,18 @@ static void emit_header(ocl_gen *g, const char *label)
     free(pj);
     free(desc);
     kf_bt_sb_puts(s, kf_bt_prelude(KF_BT_OCL));
-    kf_bt_sb_puts(s, "\n#define KF_CHECK_DIMS ");
+    kf_bt_sb_puts(s, "\n/* Kernels without barriers return at once on other sizes; kernels with\n"
+                  " * barriers (PoCL mishandles an early return before one) run their loops\n"
+                  " * zero times and store nothing when kf_ok is 0. */\n#define KF_DIMS_OK ");
     if (p->n_dims == 0) {
-        kf_bt_sb_puts(s, "(void)0\n");
+        kf_bt_sb_puts(s, "1\n");
     } else {
-        kf_bt_sb_puts(s, "if (");
+        kf_bt_sb_puts(s, "(");
         for (int d = 0; d < p->n_dims; d++)
-            kf_bt_sb_printf(s, "%sdim_%s != %" PRId64, d ? " || " : "", p->dim_names[d], g->r->dims[d]);
-        kf_bt_sb_puts(s, ") return\n");
+            kf_bt_sb_printf(s, "%sdim_%s == %" PRId64, d ? " && " : "", p->dim_names[d], g->r->dims[d]);
+        kf_bt_sb_puts(s, ")\n");
     }
+    kf_bt_sb_puts(s, "#define KF_CHECK_DIMS if (!KF_DIMS_OK) return\n");
     kf_bt_sb_puts(s,
         "\n/* Work-group reductions: every work-item passes its partial value and\n"
         " * gets the combined one; part holds get_local_size(0) floats (a power of 2). */\n"

@@ -125,7 +125,8 @@ void ocl_gen_gemm(ocl_gen *g, int gi)
         OCL_P(k, "    __local float As[TK][TS + 1];\n"
                  "    __local float Bs[TK][TS + 1];\n"
                  "    const int tid = ly * TS + lx;\n"
-                 "    for (int k0 = 0; k0 < K; k0 += TK) {\n");
+                 "    for (int k0 = 0; k0 < (kf_ok ? K : 0); k0 += TK) {\n");
+        k->barriers = 1;
         load_rows(k, "As", "A", ha, "M", "m0", vec);
         if (gm->trans_b) load_rows(k, "Bs", "Bm", hb, "N", "n0", vec);
         else load_cols(k, "Bm", hb, vec);
@@ -150,8 +151,8 @@ void ocl_gen_gemm(ocl_gen *g, int gi)
     }
     OCL_P(k, "    for (int w = 0; w < WPT; w++) {\n"
              "        const int m = m0 + ly + RTS * w, n = n0 + lx;\n"
-             "        if (m >= M || n >= N) continue;\n"
-             "        const size_t idx = c_off + (size_t)m * N + n;\n");
+             "        if (%sm >= M || n >= N) continue;\n"
+             "        const size_t idx = c_off + (size_t)m * N + n;\n", local_mem ? "!kf_ok || " : "");
     if (bias) {
         char *b = ocl_elem(k, gm->bias, "n");
         OCL_P(k, "        const float t_%s = acc[w] + %s;\n", g->ident[anchor_v], b ? b : "0.0f");

@@ -43,6 +43,9 @@ typedef struct ocl_kernel {
     ocl_gen *g;
     char name[80];
     kf_bt_sb body;
+    int barriers;            /* 1: the body uses barriers, so it must not return
+                                early: it gets `kf_ok` (dims match) instead of
+                                KF_CHECK_DIMS and honours it itself */
     int n_bufs;
     ocl_buf bufs[OCL_MAX_BUFS];
 } ocl_kernel;

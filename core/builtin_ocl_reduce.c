@@ -153,7 +153,7 @@ static void emit_reduction(ocl_kernel *k, int gi, const kf_node *an, const walk 
         break;
     }
     OCL_P(k, "    %s{\n        const size_t idx = %s;\n        const float %s = %s;\n",
-          w->row ? "if (get_local_id(0) == 0) " : "", w->ridx, t, res);
+          w->row ? "if (get_local_id(0) == 0 && kf_ok) " : "", w->ridx, t, res);
     ocl_emit_tail(k, gi, 1, "idx", NULL, "        ");
     OCL_P(k, "    }\n");
 }
@@ -203,11 +203,13 @@ void ocl_gen_reduce(ocl_gen *g, int gi)
         OCL_P(k, "    /* %s of %s: %" PRId64 " segments of %" PRId64 " contiguous elements, one work-group of %d"
               " per segment, __local tree reductions */\n", kf_op_name(an->op), kf_problem_value_name(p, xv),
               s.outer, s.len, w.L);
+        k->barriers = 1;
+        OCL_P(k, "    const int LEN = kf_ok ? %" PRId64 " : 0;   /* segment length */\n", s.len);
         OCL_P(k, "    __local float part[%d];\n"
                  "    const size_t seg = get_group_id(0);\n"
                  "    const int l = get_local_id(0);\n"
                  "    __global const %s *src = %s + seg * %" PRId64 ";\n", w.L, hx ? "half" : "float", xb, s.len);
-        snprintf(w.loop, sizeof w.loop, "for (int j = l; j < %" PRId64 "; j += %d)", s.len, w.L);
+        snprintf(w.loop, sizeof w.loop, "for (int j = l; j < LEN; j += %d)", w.L);
         snprintf(w.x, sizeof w.x, hx ? "vload_half(j, src)" : "src[j]");
         snprintf(w.eidx, sizeof w.eidx, "seg * %" PRId64 " + j", s.len);
         w.ridx = "seg";

@@ -51,7 +51,7 @@ static void base_point(const char *backend, kf_bt_point *p)
     p->mr = a512 ? 12 : 6;
     p->nr = a512 ? 32 : 16;
     p->mc = a512 ? 96 : 72;
-    p->nc = 512;
+    p->nc = 256;
     p->kc = 384;
     p->pack = 1;
     p->threads = 0;
@@ -504,7 +504,8 @@ int kf_bt_analyze(kf_bt_history *h, const kf_resolved *r, const kf_bt_point *cur
             if (tr && tr->time_s > 0 && tr->time_s > previous_time_s)
                 why = "it ran slower: the model overrates its cache fit or register blocking on this CPU";
             else if (tr && tr->time_s <= 0)
-                why = "it was not measured (it failed or was not kept), so the best time did not move";
+                why = "it did not beat the best candidate (the loop keeps only the best time), so the model "
+                      "overrates this knob on this CPU; its neighbours are tried next";
             else
                 why = "the change did not reach the part of the time that dominates (the model's "
                       "share for it is too high)";

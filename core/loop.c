@@ -437,10 +437,10 @@ static int run_step(run_state *st, kf_error *err)
         kf_run_save_eval(dirs[s], jobs[s].res, NULL);
         if (record_eval(st, s, dirs[s], jobs[s].res, err) != 0) return -1;
         const kf_eval_result *r = jobs[s].res;
-        progress(st, phase_name(kind), kf_verdict_name(r->verdict), labels[s], r);
         int imp = 0;
         int rc = absorb(st, s, dirs[s], kind, cands[s], jobs[s].res, &imp, err);
         if (rc < 0) return -1;
+        progress(st, phase_name(kind), kf_verdict_name(r->verdict), labels[s], r);
         if (r->verdict == KF_PASS) any_pass = 1;
         if (imp) {
             improved = 1;

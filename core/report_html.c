@@ -53,8 +53,9 @@ static void header(FILE *f, const kf_report *r)
             fputs("<tr><th>", f);
             kf_rep_html_escape(f, key);
             fputs("</th>", f);
-            td(f, NULL, json_object_is_type(val, json_type_string) ? json_object_get_string(val)
-                                                                   : json_object_to_json_string_ext(val, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+            td(f, NULL, json_object_is_type(val, json_type_string)
+                      ? json_object_get_string(val)
+                      : json_object_to_json_string_ext(val, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
             fputs("</tr>\n", f);
         }
     }

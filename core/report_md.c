@@ -25,8 +25,9 @@ static void settings_line(FILE *f, const char *settings_json)
     fputs("- Settings:", f);
     json_object_object_foreach(s, key, val) {
         fprintf(f, " %s=", key);
-        cell(f, json_object_is_type(val, json_type_string) ? json_object_get_string(val)
-                                                            : json_object_to_json_string_ext(val, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+        cell(f, json_object_is_type(val, json_type_string)
+                  ? json_object_get_string(val)
+                  : json_object_to_json_string_ext(val, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
     }
     fputc('\n', f);
     json_object_put(s);

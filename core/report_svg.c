@@ -146,7 +146,7 @@ void kf_rep_svg_trace(FILE *f, const kf_report_entry *e)
         return;
     }
     double d0 = log10(lo / 1.3), d1 = log10(hi * 1.3);
-#define TX(s) (L + PW * ((double)(s) / max_step))
+#define TX(s) (L + PW * (((double)(s) - 0.5) / max_step))
 #define TY(v) (T + PH * (1 - (log10(v) - d0) / (d1 - d0)))
     char a[32], b[32];
     fprintf(f, "<rect class=\"frame\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>\n", L, T, PW, PH);
@@ -155,8 +155,11 @@ void kf_rep_svg_trace(FILE *f, const kf_report_entry *e)
     if (hi > lo * 1.05)
         fprintf(f, "<text class=\"yl\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
                 L - 4, TY(lo) + 4, kf_rep_time(lo, b, sizeof b));
-    fprintf(f, "<text class=\"yl\" x=\"%d\" y=\"%d\">step 0</text><text class=\"yl\" x=\"%d\" y=\"%d\" "
-               "text-anchor=\"end\">step %d</text>\n", L, H - 8, L + PW, H - 8, max_step);
+    fprintf(f, "<text class=\"yl\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">step 1</text>", TX(1), H - 8);
+    if (max_step > 1)
+        fprintf(f, "<text class=\"yl\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">step %d</text>", TX(max_step),
+                H - 8, max_step);
+    fputc('\n', f);
     if (e->baseline_s > 0)
         fprintf(f, "<line class=\"base\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"><title>baseline %s</title></line>\n",
                 L, TY(e->baseline_s), L + PW, TY(e->baseline_s), kf_rep_time(e->baseline_s, a, sizeof a));
@@ -171,7 +174,7 @@ void kf_rep_svg_trace(FILE *f, const kf_report_entry *e)
         else fprintf(f, " %.1f,%.1f %.1f,%.1f", x, prev_y, x, y);
         prev_y = y;
     }
-    if (started) fprintf(f, " %.1f,%.1f\"/>\n", (double)(L + PW), prev_y);
+    if (started) fprintf(f, " %.1f,%.1f\"/>\n", TX(max_step + 0.5), prev_y);
     /* every evaluated candidate: a dot when timed, a cross at the bottom when it failed */
     for (int i = 0; i < e->n_points; i++) {
         const kf_report_point *p = &e->points[i];

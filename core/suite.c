@@ -11,6 +11,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <time.h>
 #include <unistd.h>
 
@@ -41,8 +44,8 @@ static int exists(const char *dir, const char *name)
     return stat(p, &sb) == 0;
 }
 
-/* An existing run directory must belong to this suite's backend (and
- * preset, when one is asked for). */
+/* An existing run directory must belong to this suite's backend and agent
+ * (and preset, when one is asked for): a resumed run keeps its settings. */
 static int check_existing(const kf_suite_opts *o, const char *run_dir, kf_error *err)
 {
     char p[4800];
@@ -57,10 +60,13 @@ static int check_existing(const kf_suite_opts *o, const char *run_dir, kf_error 
     json_object *v;
     const char *backend = json_object_object_get_ex(j, "backend", &v) ? json_object_get_string(v) : "";
     const char *preset = json_object_object_get_ex(j, "preset", &v) ? json_object_get_string(v) : "";
+    const char *agent = json_object_object_get_ex(j, "agent", &v) ? json_object_get_string(v) : "builtin";
+    const char *want_agent = o->run.agent ? o->run.agent : "builtin";
     int rc = 0;
-    if (strcmp(backend, o->run.backend) || (o->run.preset && strcmp(preset, o->run.preset)))
-        rc = kf_fail(err, 2, "%s holds a run with backend %s, preset %s: use another --report directory",
-                     run_dir, backend, preset);
+    if (strcmp(backend, o->run.backend) || (o->run.preset && strcmp(preset, o->run.preset)) ||
+        strcmp(agent, want_agent))
+        rc = kf_fail(err, 2, "%s holds a run with backend %s, preset %s, agent %s: use another --report directory",
+                     run_dir, backend, preset, agent);
     json_object_put(j);
     return rc;
 }
@@ -124,8 +130,15 @@ int kf_suite_check_backend(const char *backend, int device, kf_error *err)
 }
 
 /* The child: one problem through kf_run, output into its log. */
-static _Noreturn void child(const kf_suite_opts *o, const kf_suite_problem *p, const char *run_dir, const char *log)
+static _Noreturn void child(const kf_suite_opts *o, const kf_suite_problem *p, const char *run_dir, const char *log,
+                            pid_t parent)
 {
+#ifdef __linux__
+    /* a killed suite takes its runs with it (they resume on the next
+       invocation) instead of leaving orphans that race the next one */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+    if (getppid() != parent) _exit(KF_EXIT_INTERNAL);
     int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
     if (fd >= 0) {
         dup2(fd, STDOUT_FILENO);
@@ -256,6 +269,7 @@ int kf_suite_run(const kf_suite_opts *o, const kf_suite_problem *probs, int n,
                 fprintf(o->progress, "[%*d/%d] %-40s resuming the run killed before\n", n >= 10 ? 2 : 1, i + 1,
                         n, probs[i].name);
             fflush(NULL);
+            pid_t self = getpid();
             pid_t pid = fork();
             if (pid < 0) {
                 rc = kf_fail(err, errno, "cannot start a process for %s: %s", probs[i].name, strerror(errno));
@@ -263,7 +277,7 @@ int kf_suite_run(const kf_suite_opts *o, const kf_suite_problem *probs, int n,
             }
             if (pid == 0) {
                 free(running);            /* the child owns nothing of the scheduler */
-                child(o, &probs[i], rd, log);
+                child(o, &probs[i], rd, log, self);
             }
             for (int s = 0; s < jobs; s++) {
                 if (running[s].pid) continue;

@@ -64,7 +64,7 @@ typedef struct kf_suite_outcome {
 /* Runs every problem (see the header comment) and returns 0 when each one
  * was run or skipped, whatever the verdicts; -1 when the suite cannot run at
  * all (report dir not writable, a run directory that belongs to another
- * backend or preset; err code 2 for those the user must fix).  The reports
+ * backend, agent or preset; err code 2 for those the user must fix).  The reports
  * are not written here: build them from out->run_dirs. */
 int kf_suite_run(const kf_suite_opts *o, const kf_suite_problem *probs, int n,
                  kf_suite_outcome *out, kf_error *err);

@@ -105,6 +105,8 @@ int kf_suite_collect(const char *const *inputs, int n_inputs, const char *preset
         if (!p) { rc = kf_fail(err, 2, "%s", e.msg); break; }
         if (preset && kf_problem_find_preset(p, preset) < 0)
             rc = kf_fail(err, 2, "%s: no preset '%s' (choose a preset every problem has)", files.v[i], preset);
+        if (p->name[0] == '.')
+            rc = kf_fail(err, 2, "%s: a problem name may not start with '.' (it names a run directory)", files.v[i]);
         for (int k = 0; rc == 0 && k < n; k++)
             if (!strcmp(v[k].name, p->name))
                 rc = kf_fail(err, 2, "%s and %s: two problems named '%s' (their run directories would clash)",

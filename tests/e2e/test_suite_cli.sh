@@ -10,7 +10,7 @@ n=0; fails=0
 ok() { n=$((n+1)); echo "ok $n - $1"; }
 no() { n=$((n+1)); fails=$((fails+1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
 check() { local name=$1; shift; if "$@"; then ok "$name"; else no "$name" "command: $*"; fi; }
-echo "1..23"
+echo "1..24"
 export XDG_CACHE_HOME="$tmp/cache"
 rep="$tmp/report"
 
@@ -110,5 +110,7 @@ bad "an unknown backend exits 2" "no backend 'nope'" "$here" --backend nope --re
 bad "a preset a problem lacks exits 2" "no preset 'huge'" "$here" --backend cpu-simd --preset huge --report "$tmp/r2"
 printf '{"name": "broken", "dims": ["N"]}' >"$tmp/broken.json"
 bad "a malformed problem exits 2" "broken.json" "$tmp/broken.json" --backend cpu-simd --report "$tmp/r2"
+bad "a report directory of another agent exits 2" "holds a run with backend cpu-simd, preset small, agent cmd:" \
+    "$here" --backend cpu-simd --preset small --report "$tmp/crash"
 bad "--report-only of a directory without runs exits 2" "runs" --report-only "$tmp/r2"
 exit $([ $fails -eq 0 ] && echo 0 || echo 1)

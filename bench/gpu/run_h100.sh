@@ -1,0 +1,46 @@
+#!/bin/bash
+# bench/gpu/run_h100.sh — KForge on the lent NVIDIA machine: build from the dist
+# tarball in .carry/, run the OpenCL backend through NVIDIA's OpenCL driver, and
+# time PyTorch for comparison.  Results under $OUT.  Carried: .carry/root (json-c,
+# ltdl, curl and OpenCL headers and libs unpacked from Debian's .debs) and
+# .carry/kforge-*.tar.gz.  STAGE selects what runs: "opencl" (default), "suite".
+set -u
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+top=$PWD; C=$top/.carry/root; STAGE=${STAGE:-opencl}
+log() { echo "== $*"; }
+# link flags: the system's runtime libraries where it has them, the carried ones otherwise
+mkdir -p /tmp/kl
+for lib in json-c ltdl curl OpenCL; do
+    sys=$(ldconfig -p | awk -v n="lib$lib.so." 'index($1, n) == 1 {print $NF; exit}')
+    if [ -n "$sys" ]; then ln -sf "$sys" /tmp/kl/lib$lib.so; else cp -a "$C"/usr/lib/x86_64-linux-gnu/lib$lib.so* /tmp/kl/; fi
+done
+export LIBRARY_PATH=/tmp/kl LD_LIBRARY_PATH=/tmp/kl${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export CPATH=$C/usr/include:$C/usr/include/x86_64-linux-gnu
+export JSONC_CFLAGS="-I$C/usr/include/json-c" JSONC_LIBS="-ljson-c" CURL_CFLAGS=" " CURL_LIBS="-lcurl"
+cd /tmp && tar xzf "$top"/.carry/kforge-*.tar.gz && cd kforge-*/ || exit 1
+src=$PWD
+log "build"
+(./configure -q --with-cuda=no --prefix=/tmp/inst && make -j16 && make install) >"$OUT/build.log" 2>&1 \
+    || { tail -n 40 "$OUT/build.log"; exit 1; }
+grep -A8 'backends:' "$OUT/build.log" | head -8
+export PATH=/tmp/inst/bin:$PATH KFORGE_PLUGIN_PATH=/tmp/inst/lib/kforge/plugins XDG_CACHE_HOME=/tmp/cache
+nv=$(ldconfig -p | awk '$1 == "libnvidia-opencl.so.1" {print $NF; exit}')
+[ -n "$nv" ] || nv=$(ls /usr/local/nvidia/lib64/libnvidia-opencl.so.1 /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so.1 2>/dev/null | head -n1)
+mkdir -p /tmp/icd && echo "$nv" >/tmp/icd/nvidia.icd && export OCL_ICD_VENDORS=/tmp/icd
+log "NVIDIA OpenCL: $nv"
+nvidia-smi -L
+kforge backends | tee "$OUT/backends.txt"
+if [ "$STAGE" = opencl ]; then
+    for p in "09_Matmul_Subtract_Multiply_ReLU gemm_sub_mul_relu" "30_Gemm_GroupNorm_Hardtanh group_norm" \
+             "33_Gemm_Scale_BatchNorm batch_norm" "45_Gemm_Sigmoid_LogSumExp two_gemms"; do
+        set -- $p
+        log "profile $1 (kernelbench) with tests/candidates/opencl/$2"
+        /usr/bin/time -f "wall %e s" kforge profile --backend opencl --problem problems/level2/$1.json \
+            --preset kernelbench --timeout 120 tests/candidates/opencl/$2 >"$OUT/profile-$1.txt" 2>&1
+        echo "exit $?"; grep -E 'verdict|median|roofline|GFLOP|wall' "$OUT/profile-$1.txt" | head -8
+    done
+    log "plugin tests on the GPU"
+    (cd "$src" && make check TESTS="tests/plugins/test_opencl" >/dev/null 2>&1); grep -E '^(ok|not ok)' tests/plugins/test_opencl.log | tee "$OUT/test_opencl.txt" | grep -c '^ok'
+    log "PyTorch"
+    timeout 300 python3 "$top/bench/gpu/torch_baseline.py" "$OUT/torch.json" 9 30 33 45 2>&1 | tail -n 8
+fi
