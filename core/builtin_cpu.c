@@ -335,10 +335,9 @@ static void emit_map_group(gen_t *g, int gi)
                     rows, cols, chunk, rows * nch, nch, nch, chunk, chunk, cols, chunk, cols);
     emit_rowoffs(g, gi, 0, "r", "        ");
     kf_bt_sb_puts(&g->b, "        #pragma omp simd\n        for (int64_t j = j0; j < j1; j++) {\n");
-    /* the anchor itself is a map op: treat it as the chain's first node */
+    /* the anchor itself is a map op over memory operands; the rest of the
+       chain follows it in registers */
     const kf_node *an = &g->p->nodes[gr->nodes[0]];
-    (void)an;
-    /* emit_chain from 0 with a pseudo anchor: build the anchor expression */
     int ni = g->p->n_inputs;
     {
         char xs[96] = "", ys[96] = "";
@@ -380,7 +379,6 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
     int wv = an->n_in > 1 && !an->in[1].is_scalar ? an->in[1].value : -1;
     int bv = an->n_in > 2 && !an->in[2].is_scalar ? an->in[2].value : -1;
     char wexpr[96] = "", bexpr[96] = "";
-    const char *cidx = "k";
     char e[64], cv[16] = "o";
     snprintf(e, sizeof e, "rr * %" PRId64 " + o", OL);
 
@@ -482,7 +480,6 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
         kf_bt_sb_printf(b, "%s    #pragma omp simd\n%s    for (int64_t o = q0 * %" PRId64 "; o < (q0 + 1) * %" PRId64 "; o++) {\n",
                         ind, ind, gl, gl);
         kf_bt_sb_printf(b, "%s    const float t%d = (xr[o] - mean) * rstd%s%s;\n", ind, av, wexpr, bexpr);
-        (void)cidx;
         break;
     }
     case KF_OP_MAX_POOL1D: case KF_OP_AVG_POOL1D: {
@@ -822,25 +819,28 @@ static void emit_gemm_group(gen_t *g, int gi)
     int64_t KB = (K + KC - 1) / KC;           /* depth blocks */
     int64_t MB = (M + MC - 1) / MC, NB = (N + NC - 1) / NC;
 
-    if (!rows_fused) emit_epilogue_fn(g, gi, "dst");
-    else emit_epilogue_fn(g, gi, "dst");
+    emit_epilogue_fn(g, gi, "dst");
 
     /* packed B: per depth block, NP panels of KC x NR (rows-fused: every
        depth block packed up front) */
-    int64_t pb_elems = rows_fused ? NP * NR * K : NP * NR * KC;
+    int64_t pb_elems = rows_fused ? NP * NR * K : (pt->loop_order == 1 ? NR : NP * NR * KC);
     char sname[32];
     snprintf(sname, sizeof sname, "kf_packed_b%d", gi);
     int sb = add_scratch(g, sname, pb_elems * 4);
     if (sb < 0) { g->failed = 1; return; }
-    int sidx = g->pl->n_scratch + sb - g->pl->n_scratch;   /* index among all scratch */
+    int sidx = sb;   /* index among all scratch buffers of the candidate */
+    int sa = -1;
+    if (!rows_fused && pt->loop_order == 1) {
+        snprintf(sname, sizeof sname, "kf_packed_a%d", gi);
+        sa = add_scratch(g, sname, ((M + MR - 1) / MR) * MR * K * 4);
+        if (sa < 0) { g->failed = 1; return; }
+    }
 
     begin_fn(g);
     kf_bt_sb_printf(b, "static void group%d(const kf_cpu_args *a, int nt)\n{\n", gi);
     declare_ptr(g, gm->a, 0);
     declare_ptr(g, gm->b, 0);
-    if (!rows_fused || g->pl->store[last].kind != KF_BT_ST_LOCAL) {
-        if (!rows_fused) declare_ptr(g, last, 1);
-    }
+    if (!rows_fused) declare_ptr(g, last, 1);
     kf_bt_sb_printf(b,
                     "    /* C[%" PRId64 " x %" PRId64 "] = A[%" PRId64 " x %" PRId64 "] * %s, %" PRId64 " batch(es);\n"
                     "     * blocks MC=%" PRId64 " NC=%" PRId64 " KC=%" PRId64 ", micro-kernel %d x %d, %s */\n"
@@ -864,6 +864,64 @@ static void emit_gemm_group(gen_t *g, int gi)
                     "        const int64_t rbase = bt * %" PRId64 ";   /* first output row of this batch */\n",
                     gm->a, gm->b, M);
     int64_t ldb = gm->trans_b ? K : N;
+    if (!rows_fused && pt->loop_order == 1) {
+        /* column-block-major: A packed once (every depth block), each thread
+           packs its own KC x NC block of B (read from memory exactly once)
+           and runs every row over it: the order for few rows and wide B */
+        int64_t MP = (M + MR - 1) / MR;
+        kf_bt_sb_printf(b,
+                        "        float *restrict apk = a->scratch[%d];   /* A, all depth blocks, MR-row panels */\n"
+                        "        #pragma omp parallel for collapse(2) num_threads(nt) schedule(static)\n"
+                        "        for (int64_t pb = 0; pb < %" PRId64 "; pb++)\n"
+                        "            for (int64_t ip = 0; ip < %" PRId64 "; ip++) {\n"
+                        "                const int64_t p0 = pb * %" PRId64 ";\n"
+                        "                const int64_t kc = %" PRId64 " - p0 < %" PRId64 " ? %" PRId64 " - p0 : %" PRId64 ";\n"
+                        "                const int64_t i0 = ip * KF_MR, m = %" PRId64 " - i0 < KF_MR ? %" PRId64 " - i0 : KF_MR;\n"
+                        "                kf_pack_a(Ab, %" PRId64 ", i0, m, p0, kc, apk + p0 * %" PRId64 " + i0 * kc);\n"
+                        "            }\n"
+                        "        #pragma omp parallel num_threads(nt)\n"
+                        "        {\n"
+                        "            float *bp = aligned_alloc(64, %" PRId64 " * sizeof(float));\n"
+                        "            float tb[KF_MR * KF_NR] __attribute__((aligned(64)));\n"
+                        "            int fail = bp == NULL;\n"
+                        "            #pragma omp for schedule(dynamic, 1)\n"
+                        "            for (int64_t jb = 0; jb < %" PRId64 "; jb++) {\n"
+                        "                if (fail) continue;\n"
+                        "                const int64_t j0 = jb * %" PRId64 ", nc = %" PRId64 " - j0 < %" PRId64 " ? %" PRId64 " - j0 : %" PRId64 ";\n"
+                        "                for (int64_t pb = 0; pb < %" PRId64 "; pb++) {\n"
+                        "                    const int64_t p0 = pb * %" PRId64 ";\n"
+                        "                    const int64_t kc = %" PRId64 " - p0 < %" PRId64 " ? %" PRId64 " - p0 : %" PRId64 ";\n"
+                        "                    const int first = pb == 0, lastk = pb == %" PRId64 ";\n"
+                        "                    for (int64_t jp = 0; jp * KF_NR < nc; jp++)\n"
+                        "                        kf_pack_b(Bb, %" PRId64 ", %d, %" PRId64 ", j0 / KF_NR + jp, p0, kc, bp + jp * KF_NR * kc);\n"
+                        "                    for (int64_t ir = 0; ir < %" PRId64 "; ir += KF_MR)\n"
+                        "                        for (int64_t jr = 0; jr < nc; jr += KF_NR) {\n"
+                        "                            const int64_t mr = %" PRId64 " - ir < KF_MR ? %" PRId64 " - ir : KF_MR;\n"
+                        "                            const int64_t nr = nc - jr < KF_NR ? nc - jr : KF_NR;\n"
+                        "                            const float *ap = apk + p0 * %" PRId64 " + ir * kc;\n"
+                        "                            float *c = V%d + (rbase + ir) * %" PRId64 " + j0 + jr;\n"
+                        "                            if (!lastk && mr == KF_MR && nr == KF_NR) {\n"
+                        "                                kf_ukernel(kc, ap, bp + jr * kc, c, %" PRId64 ", !first);\n"
+                        "                            } else if (!lastk) {   /* edge tile, partial sum */\n"
+                        "                                kf_ukernel(kc, ap, bp + jr * kc, tb, KF_NR, 0);\n"
+                        "                                for (int64_t i = 0; i < mr; i++)\n"
+                        "                                    for (int64_t j = 0; j < nr; j++)\n"
+                        "                                        c[i * %" PRId64 " + j] = tb[i * KF_NR + j] + (first ? 0.0f : c[i * %" PRId64 " + j]);\n"
+                        "                            } else {   /* last depth block: epilogue at the store */\n"
+                        "                                kf_ukernel(kc, ap, bp + jr * kc, tb, KF_NR, 0);\n"
+                        "                                group%d_store(a, tb, V%d, 0, rbase + ir, j0 + jr, mr, nr, first);\n"
+                        "                            }\n"
+                        "                        }\n"
+                        "                }\n"
+                        "            }\n"
+                        "            free(bp);\n"
+                        "        }\n"
+                        "    }\n}\n\n",
+                        sa, KB, MP, KC, K, KC, K, KC, M, M, K, MP * MR, (NC * KC + 15) / 16 * 16,
+                        NB, NC, N, NC, N, NC, KB, KC, K, KC, K, KC, KB - 1, ldb, gm->trans_b, N,
+                        M, M, M, MP * MR, last, N, N, N, N, gi, last);
+        return;
+    }
     if (!rows_fused) {
         kf_bt_sb_printf(b,
                         "        #pragma omp parallel num_threads(nt)\n"
@@ -881,16 +939,10 @@ static void emit_gemm_group(gen_t *g, int gi)
                         "                int64_t packed = -1;\n"
                         "                #pragma omp for collapse(2) schedule(static)\n",
                         (MC * KC + 15) / 16 * 16, KB, KC, K, KC, K, KC, KB - 1, NP, ldb, gm->trans_b, N, NR);
-        if (pt->loop_order == 0)
-            kf_bt_sb_printf(b,
-                            "                for (int64_t ib = 0; ib < %" PRId64 "; ib++)\n"
-                            "                    for (int64_t jb = 0; jb < %" PRId64 "; jb++) {\n",
-                            MB, NB);
-        else
-            kf_bt_sb_printf(b,
-                            "                for (int64_t jb = 0; jb < %" PRId64 "; jb++)\n"
-                            "                    for (int64_t ib = 0; ib < %" PRId64 "; ib++) {\n",
-                            NB, MB);
+        kf_bt_sb_printf(b,
+                        "                for (int64_t ib = 0; ib < %" PRId64 "; ib++)\n"
+                        "                    for (int64_t jb = 0; jb < %" PRId64 "; jb++) {\n",
+                        MB, NB);
         kf_bt_sb_printf(b,
                         "                        if (fail) continue;\n"
                         "                        const int64_t i0 = ib * %" PRId64 ", mc = %" PRId64 " - i0 < %" PRId64 " ? %" PRId64 " - i0 : %" PRId64 ";\n"

@@ -58,7 +58,6 @@ static int64_t prod(const int64_t *d, int from, int to)
  * problem model). */
 static void gemm_geometry(const kf_resolved *r, const kf_node *nd, kf_bt_gemm *g)
 {
-    const kf_problem *p = r->problem;
     memset(g, 0, sizeof *g);
     g->a = nd->in[0].value;
     g->b = nd->in[1].value;
@@ -73,7 +72,6 @@ static void gemm_geometry(const kf_resolved *r, const kf_node *nd, kf_bt_gemm *g
         g->batch = 1;
         return;
     }
-    (void)p;
     g->trans_b = nd->transpose_b;
     g->K = a->d[a->rank - 1];
     if (b->rank == 1) g->N = 1;

@@ -554,8 +554,8 @@ int kf_bt_gen_ocl(const kf_bt_plan *plan, const kf_bt_point *pt, const kf_device
 
     char lab[256], pl[160];
     if (pt->baseline)
-        snprintf(lab, sizeof lab, "op-by-op, own tiled GEMM ts%d wpt%d (CLBlast not callable from a launch plan)",
-                 pt->ts, pt->wpt);
+        snprintf(lab, sizeof lab, "op-by-op, own tiled GEMM ts%d wpt%d v%d (CLBlast not callable from a launch plan)",
+                 pt->ts, pt->wpt, pt->vec);
     else
         snprintf(lab, sizeof lab, "%s", kf_bt_point_label(pt, pl, sizeof pl));
 

@@ -63,12 +63,35 @@ static void base_point(const char *backend, kf_bt_point *p)
     p->local_mem = 1;
 }
 
+/* Rows of the GEMM with the fewest rows (M of C = x W^T), 0 if none. */
+static int64_t min_gemm_rows(const kf_resolved *r)
+{
+    const kf_problem *pr = r->problem;
+    int64_t m = 0;
+    for (int k = 0; k < pr->n_nodes; k++) {
+        if (pr->nodes[k].op != KF_OP_MATMUL && pr->nodes[k].op != KF_OP_LINEAR) continue;
+        const kf_shape *y = &r->shapes[pr->n_inputs + k];
+        int64_t n = y->rank ? y->d[y->rank - 1] : 1;
+        int64_t rows = n ? kf_shape_elems(y) / n : 0;
+        if (m == 0 || rows < m) m = rows;
+    }
+    return m;
+}
+
 void kf_bt_point_default(const char *backend, const kf_resolved *r, const kf_device_info *dev,
                          kf_bt_point *p)
 {
     (void)dev;
     base_point(backend, p);
-    (void)r;
+    if (!is_cpu(backend) || !r) return;
+    /* few rows (a wide, short GEMM): B is the big operand, so read it once
+       (column-block order) and keep the row op as its own pass: row
+       panels would leave threads idle */
+    int64_t m = min_gemm_rows(r);
+    if (m > 0 && m <= 4 * (int64_t)p->mc) {
+        p->loop_order = 1;
+        p->fusion = KF_BT_FUSE_EPILOGUE;
+    }
 }
 
 void kf_bt_point_baseline(const char *backend, kf_bt_point *p)
@@ -314,20 +337,21 @@ typedef struct work {
     double tail_ns;          /* modelled single-thread time of the non-GEMM math, ns */
 } work_t;
 
-/* Modelled cost of one element of an op on one thread, ns: libm calls
- * (scalar, no -ffast-math) dominate; plain arithmetic vectorises. */
+/* Modelled cost of one element of an op on one thread, ns: the prelude's
+ * vectorised exp/log/tanh/erf cost a polynomial each; plain arithmetic is
+ * a fraction of a cycle per element. */
 static double op_ns(kf_op op)
 {
     switch (op) {
     case KF_OP_SIGMOID: case KF_OP_TANH: case KF_OP_EXP: case KF_OP_LOG: case KF_OP_SELU:
     case KF_OP_MISH: case KF_OP_SILU: case KF_OP_GELU: case KF_OP_SOFTPLUS: case KF_OP_ELU:
     case KF_OP_POW: case KF_OP_SOFTMAX: case KF_OP_LOG_SOFTMAX: case KF_OP_LOGSUMEXP:
-        return 4.0;
+        return 0.8;
     case KF_OP_LAYER_NORM: case KF_OP_RMS_NORM: case KF_OP_GROUP_NORM: case KF_OP_INSTANCE_NORM:
     case KF_OP_BATCH_NORM:
-        return 1.0;
+        return 0.5;
     default:
-        return 0.25;
+        return 0.1;
     }
 }
 

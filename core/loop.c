@@ -142,8 +142,16 @@ static void progress(run_state *st, const char *pass, const char *status, const 
         if (e && e->profiled) kf_run_fmt_time(e->timing.median_s, t, sizeof t);
         if (best > 0) kf_run_fmt_time(best, b, sizeof b);
         if (speed > 0) snprintf(sp, sizeof sp, "%.2fx", speed);
-        fprintf(f, "[%3d] %-12s %-14s time %-9s best %-9s speedup %-7s roofline %4.0f%%  tokens %ld  $%.4f  %s\n",
-                st->step, pass, status, t, b, sp, frac * 100, st->tok_in + st->tok_out, st->cost,
+        /* on a terminal the status is coloured (green pass, red failure);
+           plain lines otherwise, so logs and pipes stay clean */
+        int tty = isatty(fileno(f));
+        const char *on = "", *off = "";
+        if (tty) {
+            on = !strcmp(status, "pass") ? "\033[32m" : "\033[31m";
+            off = "\033[0m";
+        }
+        fprintf(f, "[%3d] %-12s %s%-14s%s time %-9s best %-9s speedup %-7s roofline %4.0f%%  tokens %ld  $%.4f  %s\n",
+                st->step, pass, on, status, off, t, b, sp, frac * 100, st->tok_in + st->tok_out, st->cost,
                 label ? label : "");
     }
     fflush(f);

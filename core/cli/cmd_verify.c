@@ -33,7 +33,8 @@ static void usage(FILE *f, const char *cmd)
         "      --trials N       verification trials, fresh inputs each (min 5)\n"
         "      --reps N         timed runs when profiling (min 20)\n"
         "      --seed S         base seed; trial t draws with S+t (default 1)\n"
-        "      --timeout S      wall-clock limit of one run in seconds (default 10)\n"
+        "      --timeout S      wall-clock limit of one run in seconds (default 10); profiling\n"
+        "                       gets that times its number of runs (at least 120 s)\n"
         "      --json           print the result as JSON\n"
         "      --keep-work DIR  keep the worker's files (candidate, build) in DIR\n"
         "  -h, --help           this text\n"
@@ -184,6 +185,12 @@ int kf_cmd_verify(int argc, char **argv)
     }
     if (o.trials < 5 || o.reps < 20)
         fprintf(stderr, "kforge: note: at least 5 trials and 20 timed runs are always used\n");
+    {
+        /* profiling makes warm-up + timed runs + a read-back per set: give it
+           as many run limits, never less than its own default */
+        int runs = (o.warmup > 1 ? o.warmup : 1) + (o.reps > 20 ? o.reps : 20) + (o.max_sets > 0 ? o.max_sets : 4);
+        if (o.profile_timeout_s < o.run_timeout_s * runs) o.profile_timeout_s = o.run_timeout_s * runs;
+    }
     if (!backend || !problem || optind != argc - 1) {
         kf_cli_error("%s needs --backend, --problem and one CANDIDATE (see 'kforge %s --help')", cmd, cmd);
         return KF_EXIT_BAD_INPUT;

@@ -128,16 +128,18 @@ static void all_pass(const char *dir)
 KF_TEST_TIMEOUT(level1_fused_and_baseline_pass, 170.0) { all_pass("problems/level1"); }
 KF_TEST_TIMEOUT(level2_fused_and_baseline_pass, 170.0) { all_pass("problems/level2"); }
 
-/* Alternative points (epilogue-only fusion, plain loops, another tile,
- * column-major block order, one thread) on problems that exercise every
- * group kind: they must pass too. */
+/* Alternative points (row panels with the row op fused, epilogue-only
+ * fusion in row-block order, plain loops, another tile, one thread) on
+ * problems that exercise every group kind: they must pass too.  (At the
+ * small preset the default is epilogue fusion in column-block order.) */
 KF_TEST_TIMEOUT(other_points_pass, 120.0)
 {
     static const char *const probs[] = {"problems/level2/45_Gemm_Sigmoid_LogSumExp.json",
                                         "problems/level2/88_Gemm_GroupNorm_Swish_Multiply_Swish.json",
                                         "problems/level2/33_Gemm_Scale_BatchNorm.json"};
     static const char *const pts[] = {
-        "{\"fusion\":1}", "{\"fusion\":0,\"pack\":0}", "{\"mr\":6,\"nr\":16,\"mc\":48,\"nc\":128,\"kc\":128}",
+        "{\"fusion\":2,\"loop_order\":0}", "{\"fusion\":1,\"loop_order\":0,\"kc\":100}",
+        "{\"fusion\":0,\"pack\":0}", "{\"mr\":6,\"nr\":16,\"mc\":48,\"nc\":128,\"kc\":128}",
         "{\"loop_order\":1,\"threads\":1,\"unroll\":2,\"kc\":100}"};
     kf_error err = {0};
     kf_registry *reg = kf_registry_open(1, &err);
@@ -260,9 +262,16 @@ KF_TEST(point_json_roundtrip)
     KF_CHECK_CONTAINS(err.msg, "\"kc\" = 0 is out of range");
     KF_CHECK(kf_bt_point_from_json("{\"backend\":\"opencl\"}", "cpu-simd", &l.r, &q, &err) != 0);
     char lb[128];
+    kf_bt_point_default("cpu-simd", &l.r, NULL, &p);   /* 127 rows: column-block order */
+    kf_bt_point_label(&p, lb, sizeof lb);
+    KF_CHECK_CONTAINS(lb, "epilogue-fused");
+    KF_CHECK_CONTAINS(lb, "colmajor");
+    unload(&l);
+    load(&l, "problems/level2/99_Matmul_GELU_Softmax.json", "cpu");   /* 512 rows */
     kf_bt_point_default("cpu-simd", &l.r, NULL, &p);
     kf_bt_point_label(&p, lb, sizeof lb);
     KF_CHECK_CONTAINS(lb, "rows-fused");
+    KF_CHECK(strstr(lb, "colmajor") == NULL);
     unload(&l);
 }
 
@@ -383,7 +392,7 @@ KF_TEST(unsupported_backend_and_determinism)
     kf_gen_request fix = {.kind = KF_GEN_FIX_MISMATCH, .last = c1};
     KF_CHECK(a->ops->generate(a, &cc, &fix, &g, &err) == 0);
     KF_CHECK(g.cand != NULL);
-    KF_CHECK_CONTAINS(g.label, "epilogue-fused");
+    KF_CHECK_CONTAINS(g.label, "unfused");   /* the default was epilogue-fused */
     KF_CHECK_CONTAINS(g.label, "more conservative");
     kf_gen_result_free(&g);
 

@@ -232,12 +232,13 @@ KF_TEST_TIMEOUT(baseline_is_one_kernel_per_op_fused_is_one, 120)
     KF_CHECK_STR(b->launches[2].kernel, "g2_mul");
     KF_CHECK_STR(b->launches[3].kernel, "g3_relu");
     KF_CHECK_INT(b->n_scratch, 3);                 /* h, h1, h2 between the launches */
-    /* GEMM 127x250 -> 333, ts 16, wpt 4: work-groups of 16x4, global rounded up to the tile */
-    KF_CHECK_STR(b->launches[0].global[0], "336");
+    /* GEMM 127x250 -> 333, ts 16, wpt 4, vec 4: 16x16 tiles per work-group of 4x4
+     * work-items (4 rows x 4 columns each), 21 x 8 work-groups */
+    KF_CHECK_STR(b->launches[0].global[0], "84");
     KF_CHECK_STR(b->launches[0].global[1], "32");
-    KF_CHECK_STR(b->launches[0].local[0], "16");
+    KF_CHECK_STR(b->launches[0].local[0], "4");
     KF_CHECK_STR(b->launches[0].local[1], "4");
-    KF_CHECK_STR(label, "op-by-op, own tiled GEMM ts16 wpt4 (CLBlast not callable from a launch plan), 4 kernels");
+    KF_CHECK_STR(label, "op-by-op, own tiled GEMM ts16 wpt4 v4 (CLBlast not callable from a launch plan), 4 kernels");
     free(label);
 
     kf_bt_point_default("opencl", &f.r, NULL, &pt);
@@ -248,7 +249,8 @@ KF_TEST_TIMEOUT(baseline_is_one_kernel_per_op_fused_is_one, 120)
     KF_CHECK_STR(c->launches[0].kernel, "g0_gemm_epilogue");
     KF_CHECK_INT(c->n_scratch, 0);
     const char *s = source(c);
-    KF_CHECK_CONTAINS(s, "const float t_h = acc[w] + g_b[n];");
+    KF_CHECK_CONTAINS(s, "const float t_h = av[e] + g_b[n];");
+    KF_CHECK_CONTAINS(s, "acc[w] = mad((float4)(As[k][ly + RTS * w]), bv, acc[w]);");
     KF_CHECK_CONTAINS(s, "const float t_h1 = kf_sub(t_h, 2.0f);");
     KF_CHECK_CONTAINS(s, "const float t_h2 = kf_mul(t_h1, 1.5f);");
     KF_CHECK_CONTAINS(s, "const float t_y = kf_relu(t_h2);");
