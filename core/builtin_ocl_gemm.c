@@ -1,11 +1,13 @@
 /*
  * builtin_ocl_gemm.c — the OpenCL GEMM kernel of a GEMM group: an output
  * tile of TS x TS per work-group of TS/VEC x TS/WPT work-items, each
- * work-item accumulating WPT rows x VEC columns in registers as WPT floatVEC
- * vectors (explicit vectors: PoCL's CPU device vectorises them directly,
- * GPUs get vector loads); A and B staged through __local tiles (k-major,
- * padded rows) with vector loads of VEC floats from global memory, or read
- * straight from global memory when the point turns local-memory tiling off.  Edges load zeros and skip the
+ * work-item accumulating WPT rows (ly + TS/WPT * w) x VEC contiguous columns
+ * in registers as WPT floatVEC vectors.  Explicit vectors let PoCL's CPU
+ * device use its SIMD units directly (ts 8, wpt 8, vec 8 = one work-item per
+ * work-group is its fastest form) and give GPUs vector loads.  A and B are
+ * staged through __local k-major tiles (padded rows) with vector loads of VEC
+ * floats from global memory, or read straight from global memory when the
+ * point turns local-memory tiling off.  Edges load zeros and skip the
  * stores, so no size needs to be a multiple of the tile.  The group's map
  * ops run on each accumulator after the full K loop (the epilogue), before
  * the single store.

@@ -27,9 +27,14 @@ void kf_roofline_compute(const kf_resolved *r, const kf_device_info *dev, kf_roo
     }
     double compute_s = ratio(out->flops, out->peak_flops);
     out->floor_s = dmax(compute_s, ratio(out->min_bytes, out->peak_bytes_per_s));
-    /* The hard floor assumes every byte comes from on-chip memory: a
-     * cache-resident problem may legitimately beat floor_s, never this. */
-    out->hard_floor_s = dmax(compute_s, ratio(out->min_bytes, out->cache_bytes_per_s));
+    /* The hard floor is what no correct kernel can beat: every input byte
+     * read and every output byte written, from on-chip memory at that.  The
+     * FLOP term is left out on purpose: the graph's nominal FLOPs are not a
+     * lower bound when algebra shrinks the work (sum_n (x W^T)[b,n] is
+     * x . (sum_n W[n,:]), N times fewer FLOPs), and a cache-resident problem
+     * may beat floor_s.  A time under this is a measurement error or an
+     * exploit. */
+    out->hard_floor_s = ratio(out->min_bytes, out->cache_bytes_per_s);
 }
 
 void kf_roofline_apply(kf_roofline *rf, double median_s)

@@ -95,8 +95,13 @@ static int do_load(worker *w, json_object *cmd)
     if (w->plugin.probe_status != KF_OK)
         return reply_status(w, KF_ERR_UNAVAILABLE, w->plugin.probe_why ? w->plugin.probe_why : "backend not available here");
     if (device < 0 || device >= w->plugin.n_devices) {
-        char msg[256];
-        snprintf(msg, sizeof msg, "device %d does not exist (the backend has %d)", device, w->plugin.n_devices);
+        char msg[1024], names[768] = "";
+        for (int i = 0; i < w->plugin.n_devices; i++) {
+            size_t used = strlen(names);
+            snprintf(names + used, sizeof names - used, "%s%d: %s", i ? "; " : "", i, w->plugin.devices[i].name);
+        }
+        snprintf(msg, sizeof msg, "device %d does not exist (the backend sees %d in the worker: %s)", device,
+                 w->plugin.n_devices, names);
         return reply_status(w, KF_ERR_UNAVAILABLE, msg);
     }
     if (!w->plugin.be->compile) return reply_status(w, KF_ERR_INVALID, "the backend has no compile hook");

@@ -30,17 +30,36 @@ mkdir -p /tmp/icd && echo "$nv" >/tmp/icd/nvidia.icd && export OCL_ICD_VENDORS=/
 log "NVIDIA OpenCL: $nv"
 nvidia-smi -L
 kforge backends | tee "$OUT/backends.txt"
+# the NVIDIA device's index in the opencl plugin's list (PoCL may be there too)
+dev=$(kforge backends --json | python3 -c '
+import json,sys
+for p in json.load(sys.stdin)["plugins"]:
+    if p["name"] == "opencl":
+        for i, d in enumerate(p.get("devices", [])):
+            if "NVIDIA" in d["name"]: print(i); sys.exit(0)
+sys.exit(1)') || { echo "no NVIDIA OpenCL device"; exit 1; }
+log "NVIDIA is opencl device $dev"
 if [ "$STAGE" = opencl ]; then
     for p in "09_Matmul_Subtract_Multiply_ReLU gemm_sub_mul_relu" "30_Gemm_GroupNorm_Hardtanh group_norm" \
              "33_Gemm_Scale_BatchNorm batch_norm" "45_Gemm_Sigmoid_LogSumExp two_gemms"; do
         set -- $p
         log "profile $1 (kernelbench) with tests/candidates/opencl/$2"
-        /usr/bin/time -f "wall %e s" kforge profile --backend opencl --problem problems/level2/$1.json \
-            --preset kernelbench --timeout 120 tests/candidates/opencl/$2 >"$OUT/profile-$1.txt" 2>&1
+        /usr/bin/time -f "wall %e s" kforge profile --backend opencl --device "$dev" --problem problems/level2/$1.json \
+            --preset kernelbench --timeout 30 tests/candidates/opencl/$2 >"$OUT/profile-$1.txt" 2>&1
         echo "exit $?"; grep -E 'verdict|median|roofline|GFLOP|wall' "$OUT/profile-$1.txt" | head -8
     done
-    log "plugin tests on the GPU"
-    (cd "$src" && make check TESTS="tests/plugins/test_opencl" >/dev/null 2>&1); grep -E '^(ok|not ok)' tests/plugins/test_opencl.log | tee "$OUT/test_opencl.txt" | grep -c '^ok'
+    log "plugin tests on the GPU (the NVIDIA ICD only)"
+    make check TESTS="tests/plugins/test_opencl" >/dev/null 2>&1
+    grep -E '^(ok|not ok)' tests/plugins/test_opencl.log >"$OUT/test_opencl.txt"; grep -c '^ok' "$OUT/test_opencl.txt"
+    grep '^not ok' "$OUT/test_opencl.txt"
     log "PyTorch"
-    timeout 300 python3 "$top/bench/gpu/torch_baseline.py" "$OUT/torch.json" 9 30 33 45 2>&1 | tail -n 8
+    timeout 240 python3 "$top/bench/gpu/torch_baseline.py" "$OUT/torch.json" 9 30 33 45 2>&1
+fi
+if [ "$STAGE" = suite ]; then
+    log "kforge suite, builtin agent, opencl on NVIDIA, kernelbench preset"
+    timeout "${SUITE_TIME:-420}" kforge suite problems/level2 --backend opencl --device "$dev" --preset kernelbench \
+        --max-iterations "${ITER:-3}" --report /tmp/suite-nv >"$OUT/suite.log" 2>&1
+    echo "suite exit $?"; tail -n 30 "$OUT/suite.log"
+    kforge suite --report-only /tmp/suite-nv >/dev/null 2>&1
+    cp /tmp/suite-nv/report.json /tmp/suite-nv/report.md /tmp/suite-nv/report.html "$OUT/" 2>/dev/null
 fi

@@ -60,8 +60,12 @@ static void enumerate(void)
         plat_str(plats[p], CL_PLATFORM_NAME, pname, sizeof pname);
         size_t used = strlen(plat_names);
         snprintf(plat_names + used, sizeof plat_names - used, "%s'%s'", used ? ", " : "", pname);
-        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, KFCL_MAX_DEVICES, ids, &nd) != CL_SUCCESS)
+        cl_int de = clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, KFCL_MAX_DEVICES, ids, &nd);
+        if (de != CL_SUCCESS) {
+            if (getenv("KFORGE_OPENCL_DEBUG"))
+                fprintf(stderr, "kforge opencl: platform '%s': clGetDeviceIDs: %s\n", pname, kfcl_err_name(de));
             continue;
+        }
         for (cl_uint i = 0; i < nd && i < KFCL_MAX_DEVICES && g_n_devs < KFCL_MAX_DEVICES; i++) {
             kfcl_device *d = &g_devs[g_n_devs++];
             memset(d, 0, sizeof *d);

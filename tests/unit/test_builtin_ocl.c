@@ -232,8 +232,8 @@ KF_TEST_TIMEOUT(baseline_is_one_kernel_per_op_fused_is_one, 120)
     KF_CHECK_STR(b->launches[2].kernel, "g2_mul");
     KF_CHECK_STR(b->launches[3].kernel, "g3_relu");
     KF_CHECK_INT(b->n_scratch, 3);                 /* h, h1, h2 between the launches */
-    /* GEMM 127x250 -> 333, ts 16, wpt 4, vec 4: 16x16 tiles per work-group of 4x4
-     * work-items (4 rows x 4 columns each), 21 x 8 work-groups */
+    /* GEMM 127x250 -> 333, ts 16, wpt 4, vec 4: 16x16 tiles per work-group of
+     * 4x4 work-items (4 rows x a float4 of columns each), 21 x 8 work-groups */
     KF_CHECK_STR(b->launches[0].global[0], "84");
     KF_CHECK_STR(b->launches[0].global[1], "32");
     KF_CHECK_STR(b->launches[0].local[0], "4");
@@ -251,6 +251,7 @@ KF_TEST_TIMEOUT(baseline_is_one_kernel_per_op_fused_is_one, 120)
     const char *s = source(c);
     KF_CHECK_CONTAINS(s, "const float t_h = av[e] + g_b[n];");
     KF_CHECK_CONTAINS(s, "acc[w] = mad((float4)(As[k][ly + RTS * w]), bv, acc[w]);");
+    KF_CHECK_CONTAINS(s, "const float4 v = vload4(0, A + (size_t)gr * K + gk);");
     KF_CHECK_CONTAINS(s, "const float t_h1 = kf_sub(t_h, 2.0f);");
     KF_CHECK_CONTAINS(s, "const float t_h2 = kf_mul(t_h1, 1.5f);");
     KF_CHECK_CONTAINS(s, "const float t_y = kf_relu(t_h2);");
