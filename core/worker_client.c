@@ -88,6 +88,38 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* The environment as the process started, before any plugin ran.  Vendor
+ * libraries rewrite the live one: ocl-icd tokenises OCL_ICD_FILENAMES in
+ * place ("libpocl.so.2:libnvidia-opencl.so.1" becomes "libpocl.so.2") and
+ * PoCL sets HWLOC_PLUGINS_PATH, so a worker started with the live
+ * environment would not see the devices its parent listed.  Workers get
+ * this snapshot instead. */
+extern char **environ;
+static char **start_env;
+
+__attribute__((constructor)) static void snapshot_environment(void)
+{
+    size_t n = 0;
+    while (environ && environ[n]) n++;
+    char **copy = calloc(n + 1, sizeof *copy);
+    if (!copy) return;
+    for (size_t i = 0; i < n; i++)
+        if (!(copy[i] = strdup(environ[i]))) {
+            for (size_t k = 0; k < i; k++) free(copy[k]);
+            free(copy);
+            return;
+        }
+    start_env = copy;
+}
+
+__attribute__((destructor)) static void free_environment(void)
+{
+    if (!start_env) return;
+    for (size_t i = 0; start_env[i]; i++) free(start_env[i]);
+    free(start_env);
+    start_env = NULL;
+}
+
 static void set_limit(int res, rlim_t v)
 {
     struct rlimit rl = {v, v};
@@ -170,7 +202,7 @@ int kf_worker_start(kf_worker *w, const char *exe, int memfd, double cpu_limit_s
         int keep = fcntl(xfd, F_DUPFD_CLOEXEC, KF_WORKER_MEMFD + 1);
         close_from(keep < 0 ? KF_WORKER_MEMFD + 1 : keep + 1);
         for (int fd = KF_WORKER_MEMFD + 1; fd < keep; fd++) close(fd);
-        execv(exe, argv);
+        execve(exe, argv, start_env ? start_env : environ);
         int e = errno;
         if (keep >= 0) {
             ssize_t wr = write(keep, &e, sizeof e);
