@@ -8,8 +8,10 @@
  *
  * Every kernel bakes the resolved sizes in as constants and receives the
  * problem's dims as int arguments: when they differ from the baked ones the
- * kernel returns at once, so a run at another preset leaves its outputs
- * unwritten (NaN) and fails loudly instead of reading out of bounds.
+ * kernel returns at once (or, when it uses barriers, runs its loops zero
+ * times: PoCL mishandles an early return before a barrier), so a run at
+ * another preset leaves its outputs unwritten (NaN) and fails loudly
+ * instead of reading out of bounds.
  */
 #include <config.h>
 

@@ -63,3 +63,26 @@ if [ "$STAGE" = suite ]; then
     kforge suite --report-only /tmp/suite-nv >/dev/null 2>&1
     cp /tmp/suite-nv/report.json /tmp/suite-nv/report.md /tmp/suite-nv/report.html "$OUT/" 2>/dev/null
 fi
+if [ "$STAGE" = tune ]; then
+    log "kforge run: the built-in agent's search on problem 9 (kernelbench) on NVIDIA"
+    timeout 200 kforge run problems/level2/09_Matmul_Subtract_Multiply_ReLU.json --backend opencl --device "$dev" \
+        --preset kernelbench --max-iterations "${ITER:-8}" --target 0.9 --out /tmp/run09 2>&1 | tee "$OUT/run09.log"
+    cp /tmp/run09/result.json "$OUT/run09-result.json" 2>/dev/null
+    shift_problems=$( (ls problems/level2/*.json | sed -n "13,20p"; ls problems/level2/*.json | sed -n "11,12p") )
+    log "kforge suite on the rest: $shift_problems"
+    timeout "${SUITE_TIME:-300}" kforge suite $shift_problems --backend opencl --device "$dev" --preset kernelbench \
+        --max-iterations 2 --report /tmp/suite-nv2 >"$OUT/suite2.log" 2>&1
+    echo "suite exit $?"; tail -n 12 "$OUT/suite2.log"
+    kforge suite --report-only /tmp/suite-nv2 >/dev/null 2>&1
+    cp /tmp/suite-nv2/report.json "$OUT/report2.json"; cp /tmp/suite-nv2/report.md "$OUT/report2.md"
+fi
+if [ "$STAGE" = final ]; then
+    log "kforge suite, builtin agent with the device-aware default point, opencl on NVIDIA, kernelbench"
+    list=$(ls problems/level2/*.json | grep -v -E '/(56|59)_')
+    timeout "${SUITE_TIME:-330}" kforge suite $list --backend opencl --device "$dev" --preset kernelbench \
+        --max-iterations "${ITER:-1}" --report /tmp/suite-nv3 >"$OUT/suite3.log" 2>&1
+    echo "suite exit $?"; tail -n 22 "$OUT/suite3.log"
+    kforge suite --report-only /tmp/suite-nv3 >/dev/null 2>&1
+    cp /tmp/suite-nv3/report.json "$OUT/report3.json"; cp /tmp/suite-nv3/report.md "$OUT/report3.md"
+fi
+
