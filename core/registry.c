@@ -383,7 +383,35 @@ static int dir_list_add(dir_list *l, const char *dir, size_t len, int from_env)
     return 0;
 }
 
-/* KFORGE_PLUGIN_PATH entries (empty ones ignored), then KF_PLUGINDIR. */
+/* Run from its build tree (BUILD/core/kforge next to BUILD/config.status)
+ * with KFORGE_PLUGIN_PATH unset, kforge also scans the plugins built beside
+ * it, BUILD/plugins/NAME/.libs, so that it works before `make install`.
+ * Installed, or with KFORGE_PLUGIN_PATH set, it never does. */
+static int add_build_tree_dirs(dir_list *l)
+{
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return 0;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash) return 0;
+    *slash = '\0';                                 /* BUILD/core */
+    size_t len = strlen(exe);
+    if (len < 5 || strcmp(exe + len - 5, "/core") != 0) return 0;
+    exe[len - 5] = '\0';                           /* BUILD */
+    char probe[4200];
+    snprintf(probe, sizeof probe, "%s/config.status", exe);
+    if (access(probe, F_OK) != 0) return 0;
+    static const char *const names[] = {"cpu-simd", "opencl", "levelzero", "cuda"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(probe, sizeof probe, "%s/plugins/%s/.libs", exe, names[i]);
+        if (access(probe, F_OK) == 0 && dir_list_add(l, probe, strlen(probe), 0) != 0) return -1;
+    }
+    return 0;
+}
+
+/* KFORGE_PLUGIN_PATH entries (empty ones ignored), the build tree's plugins
+ * when run from one, then KF_PLUGINDIR. */
 static int search_dirs(dir_list *l)
 {
     memset(l, 0, sizeof *l);
@@ -394,6 +422,7 @@ static int search_dirs(dir_list *l)
         if (len > 0 && dir_list_add(l, env, len, 1) != 0) goto oom;
         env = colon ? colon + 1 : NULL;
     }
+    if (!getenv("KFORGE_PLUGIN_PATH") && add_build_tree_dirs(l) != 0) goto oom;
     if (dir_list_add(l, KF_PLUGINDIR, strlen(KF_PLUGINDIR), 0) != 0) goto oom;
     return 0;
 oom:

@@ -62,7 +62,16 @@ static void caps_text(uint32_t caps, char *buf, size_t n)
 
 static const char *dir_origin(const char *dir)
 {
-    return strcmp(dir, KF_PLUGINDIR) == 0 ? "built-in plugin directory" : "KFORGE_PLUGIN_PATH";
+    if (strcmp(dir, KF_PLUGINDIR) == 0) return "built-in plugin directory";
+    const char *env = getenv("KFORGE_PLUGIN_PATH");
+    size_t len = strlen(dir);
+    for (const char *p = env; p && *p;) {
+        const char *colon = strchr(p, ':');
+        size_t n = colon ? (size_t)(colon - p) : strlen(p);
+        if (n == len && strncmp(p, dir, n) == 0) return "KFORGE_PLUGIN_PATH";
+        p = colon ? colon + 1 : NULL;
+    }
+    return "the build tree kforge runs from";
 }
 
 static int dir_exists(const char *dir)
