@@ -47,6 +47,7 @@ typedef struct run_state {
     kf_run_opts o;                /* effective options (resume: from run.json) */
     char *dir;
     char *problem_copy;
+    char *recorded[3];            /* backend, agent, preset read from run.json (resume) */
     kf_problem *p;
     kf_resolved r;
     int have_r;
@@ -759,14 +760,13 @@ static int load_run_json(run_state *st, const kf_run_opts *cli, kf_error *err)
     free(text);
     if (!o) return kf_fail(err, 2, "%s: not valid JSON; cannot resume", path);
     json_object *v;
-    static char *keep[4];
-    for (int i = 0; i < 4; i++) { free(keep[i]); keep[i] = NULL; }
-    keep[0] = dup_json_str(o, "backend");
-    keep[1] = dup_json_str(o, "agent");
-    keep[2] = dup_json_str(o, "preset");
-    st->o.backend = keep[0];
-    st->o.agent = keep[1];
-    st->o.preset = keep[2];
+    for (int i = 0; i < 3; i++) free(st->recorded[i]);
+    st->recorded[0] = dup_json_str(o, "backend");
+    st->recorded[1] = dup_json_str(o, "agent");
+    st->recorded[2] = dup_json_str(o, "preset");
+    st->o.backend = st->recorded[0];
+    st->o.agent = st->recorded[1];
+    st->o.preset = st->recorded[2];
     if (json_object_object_get_ex(o, "device", &v)) st->o.device = json_object_get_int(v);
     if (json_object_object_get_ex(o, "samples", &v)) st->o.samples = json_object_get_int(v);
     if (json_object_object_get_ex(o, "seed", &v)) st->o.seed = (uint64_t)json_object_get_int64(v);
@@ -865,6 +865,7 @@ static void cleanup(run_state *st)
     kf_registry_close(st->reg);
     free(st->baseline_how);
     free(st->problem_copy);
+    for (int i = 0; i < 3; i++) free(st->recorded[i]);
     free(st->dir);
 }
 

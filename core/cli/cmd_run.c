@@ -1,5 +1,6 @@
 /* kforge run — the refinement loop from the command line (core/loop.h). */
 #include <getopt.h>
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,12 +131,21 @@ int kf_cmd_run(int argc, char **argv)
     }
     char t1[32], t2[32];
     if (json) {
-        printf("{\"run_dir\":\"%s\",\"have_best\":%s,\"best_dir\":%s%s%s,\"best_s\":%.9g,"
-               "\"baseline_s\":%.9g,\"speedup\":%.6g,\"roofline_fraction\":%.6g,\"steps\":%d,"
-               "\"tokens_in\":%ld,\"tokens_out\":%ld,\"cost_usd\":%.6f}\n",
-               s.run_dir, s.have_best ? "true" : "false", s.best_dir ? "\"" : "",
-               s.best_dir ? s.best_dir : "null", s.best_dir ? "\"" : "", s.best_s, s.baseline_s,
-               s.speedup, s.fraction, s.steps, s.tokens_in, s.tokens_out, s.cost_usd);
+        json_object *js = json_object_new_object();
+        json_object_object_add(js, "run_dir", json_object_new_string(s.run_dir));
+        json_object_object_add(js, "have_best", json_object_new_boolean(s.have_best));
+        json_object_object_add(js, "best_dir", s.best_dir ? json_object_new_string(s.best_dir) : NULL);
+        json_object_object_add(js, "best_s", json_object_new_double(s.best_s));
+        json_object_object_add(js, "baseline_s", json_object_new_double(s.baseline_s));
+        json_object_object_add(js, "speedup", json_object_new_double(s.speedup));
+        json_object_object_add(js, "roofline_fraction", json_object_new_double(s.fraction));
+        json_object_object_add(js, "steps", json_object_new_int(s.steps));
+        json_object_object_add(js, "tokens_in", json_object_new_int64(s.tokens_in));
+        json_object_object_add(js, "tokens_out", json_object_new_int64(s.tokens_out));
+        json_object_object_add(js, "cost_usd", json_object_new_double(s.cost_usd));
+        json_object_object_add(js, "stop_reason", json_object_new_string(s.stop_reason ? s.stop_reason : ""));
+        printf("%s\n", json_object_to_json_string_ext(js, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+        json_object_put(js);
     } else if (s.have_best) {
         printf("\nbest kernel: %s\n", s.best_dir);
         printf("  time %s", kf_run_fmt_time(s.best_s, t1, sizeof t1));
