@@ -300,7 +300,9 @@ static void probe_once_fn(void)
     snprintf(d->name, sizeof d->name, "%s", model);
     snprintf(d->kind, sizeof d->kind, "cpu");
     double estimate = (double)cores * hz * lanes * 2.0 /* FMA */ * 2.0 /* FMA ports */;
-    double measured = measure_fma_peak(cores, lanes);
+    /* one thread times the cores: steadier than all threads at once when
+     * other work shares the machine (an upper bound on SMT machines) */
+    double measured = measure_fma_peak(1, lanes) * cores;
     /* The roofline must be an upper bound: /proc/cpuinfo's clock is often the
      * base clock, so a measured FMA rate above the estimate wins. */
     d->peak_flops = measured > estimate ? measured : estimate;
@@ -312,7 +314,7 @@ static void probe_once_fn(void)
     snprintf(d->detail, sizeof d->detail,
              "ISA: %s; vector width: %d floats (%s); cores: %d; max frequency: %.2f GHz (%s); "
              "peak FLOP/s estimated as cores x GHz x %d lanes x 2 (FMA) x 2 (FMA ports) = %.0f GFLOP/s, "
-             "FMA throughput measured %.0f GFLOP/s (the larger is the peak); "
+             "FMA throughput measured %.0f GFLOP/s (one thread x cores; the larger is the peak); "
              "bandwidth measured with a %u MiB multi-threaded copy; compiler: %s (%s)",
              flags[0] ? flags : "-", lanes, isa, cores, hz * 1e-9, freq_src, lanes, estimate * 1e-9,
              measured * 1e-9, BW_BYTES >> 20, kf_cpu_compiler(), cc);
