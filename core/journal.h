@@ -11,6 +11,7 @@
 
 #include <json-c/json.h>
 #include "error.h"
+#include "fileio.h"
 
 typedef struct kf_journal kf_journal;
 
@@ -25,9 +26,5 @@ void kf_journal_close(kf_journal *j);
  * (caller puts it).  A missing journal is an error that says so. */
 json_object *kf_journal_read(const char *dir, kf_error *err);
 
-/* Small file helpers used by the run directory code. */
-int kf_write_file_atomic(const char *path, const char *text, kf_error *err);
-char *kf_read_file(const char *path, kf_error *err);     /* malloc'ed */
-int kf_mkdir_p(const char *path, kf_error *err);
 
 #endif

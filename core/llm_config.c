@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fileio.h"
 #include "llm_internal.h"
 
 /* USD per million input / output tokens (list prices, 2025).  Users extend or override
@@ -30,31 +31,6 @@ static const char *const known_keys[][8] = {
 char *kf_llm_strdup(const char *s)
 {
     return s ? strdup(s) : NULL;
-}
-
-char *kf_llm_read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 8192, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0) break;
-        if (cap - n < 2) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) { free(buf); buf = NULL; break; }
-            buf = nb;
-            cap *= 2;
-        }
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (!buf || bad) { free(buf); return NULL; }
-    buf[n] = '\0';
-    if (len) *len = n;
-    return buf;
 }
 
 static int push(kf_llm_config *cfg, const char *section, const char *key, const char *value)
@@ -309,7 +285,7 @@ kf_llm_config *kf_llm_config_load(const char *path, kf_error *err)
     if (!cfg) { kf_fail(err, KF_LLM_E_CONFIG, "out of memory"); return NULL; }
     char *p = path ? strdup(path) : default_path();
     if (!p) return cfg;
-    char *text = kf_llm_read_file(p, NULL);
+    char *text = kf_read_file(p, NULL);
     if (!text) {
         if (!path && errno == ENOENT) { free(p); return cfg; }
         kf_fail(err, KF_LLM_E_CONFIG, "%s: cannot read the config file: %s", p, strerror(errno));

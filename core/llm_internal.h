@@ -120,8 +120,4 @@ const char *kf_llm_json_text(json_object *obj);
 /* llm_sha256.c */
 void kf_sha256_hex(const void *data, size_t len, char out[65]);
 
-/* small helpers (llm_config.c) */
-char *kf_llm_strdup(const char *s);
-char *kf_llm_read_file(const char *path, size_t *len);
-
 #endif

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fileio.h"
 #include "llm_internal.h"
 
 typedef struct entry {
@@ -32,7 +33,7 @@ static void replay_close(kf_llm *llm)
 static int replay_open(kf_llm *llm, kf_error *err)
 {
     const char *path = llm->arg;
-    char *text = kf_llm_read_file(path, NULL);
+    char *text = kf_read_file(path, NULL);
     if (!text)
         return kf_fail(err, KF_LLM_E_CONFIG, "replay: cannot read the cassette %s: %m (record one with --record FILE)", path);
     cassette *c = calloc(1, sizeof *c);

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "http.h"
+#include "fileio.h"
 #include "llm_internal.h"
 
 const char *kf_llm_role_name(kf_llm_role r)
@@ -131,7 +132,7 @@ int kf_llm_cache_get(const char *dir, const char *key, kf_llm_response *resp, kf
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.json", dir, key);
-    char *text = kf_llm_read_file(path, NULL);
+    char *text = kf_read_file(path, NULL);
     if (!text) return 0;
     json_object *e = json_tokener_parse(text);
     free(text);

@@ -1,0 +1,88 @@
+/* fileio.c — small file helpers shared by the parts of libkforge. */
+#include "fileio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int kf_mkdir_p(const char *path, kf_error *err)
+{
+    char buf[4096];
+    if (strlen(path) >= sizeof buf)
+        return kf_fail(err, ENAMETOOLONG, "%s: path too long", path);
+    strcpy(buf, path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return kf_fail(err, errno, "cannot create directory %s: %s", buf, strerror(errno));
+        *p = '/';
+    }
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+        return kf_fail(err, errno, "cannot create directory %s: %s", buf, strerror(errno));
+    return 0;
+}
+
+int kf_write_file_atomic(const char *path, const char *text, kf_error *err)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return kf_fail(err, errno, "cannot write %s: %s", path, strerror(errno));
+    size_t len = strlen(text), off = 0;
+    while (off < len) {
+        ssize_t w = write(fd, text + off, len - off);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            int e = errno;
+            close(fd);
+            unlink(tmp);
+            return kf_fail(err, e, "cannot write %s: %s", path, strerror(e));
+        }
+        off += (size_t)w;
+    }
+    if (fsync(fd) != 0 || close(fd) != 0) {
+        unlink(tmp);
+        return kf_fail(err, errno, "cannot write %s: %s", path, strerror(errno));
+    }
+    if (rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        return kf_fail(err, e, "cannot rename %s to %s: %s", tmp, path, strerror(e));
+    }
+    return 0;
+}
+
+char *kf_read_file(const char *path, kf_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        kf_fail(err, errno, "cannot read %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 8192, len = 0, n;
+    char *buf = malloc(cap);
+    while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += n;
+        if (cap - len < 2) {
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) { free(buf); buf = NULL; break; }
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (!buf || bad) {
+        free(buf);
+        kf_fail(err, EIO, "cannot read %s", path);
+        return NULL;
+    }
+    buf[len] = '\0';
+    return buf;
+}

@@ -1,0 +1,18 @@
+/*
+ * fileio.h — whole-file reads, atomic writes and mkdir -p, for every part of
+ * libkforge.  Errors go into kf_error as "cannot read PATH: reason".
+ */
+#ifndef KF_FILEIO_H
+#define KF_FILEIO_H
+
+#include "error.h"
+
+/* The whole file, NUL-terminated, malloc'ed; NULL with err set on failure.
+ * (A file may itself contain NUL bytes: callers that need text check.) */
+char *kf_read_file(const char *path, kf_error *err);
+/* Writes text to path through a temp file, fsync and rename. */
+int kf_write_file_atomic(const char *path, const char *text, kf_error *err);
+/* Creates path and its parents (mode 0777 & umask). */
+int kf_mkdir_p(const char *path, kf_error *err);
+
+#endif
