@@ -232,3 +232,14 @@ out:
     json_object_put(full);
     return rc;
 }
+
+void kf_llm_take_usage(json_object *o, const char *in_key, const char *out_key, kf_llm_response *resp)
+{
+    json_object *usage, *v;
+    if (json_object_object_get_ex(o, "usage", &usage)) {
+        if (json_object_object_get_ex(usage, in_key, &v)) resp->prompt_tokens = (long)json_object_get_int64(v);
+        if (json_object_object_get_ex(usage, out_key, &v)) resp->completion_tokens = (long)json_object_get_int64(v);
+    }
+    if (json_object_object_get_ex(o, "model", &v) && json_object_is_type(v, json_type_string))
+        snprintf(resp->model, sizeof resp->model, "%s", json_object_get_string(v));
+}

@@ -133,14 +133,7 @@ static int anthropic_parse(const char *body, kf_llm_response *resp, kf_error *er
     resp->content = text;
     if (json_object_object_get_ex(o, "stop_reason", &v) && json_object_is_type(v, json_type_string))
         snprintf(resp->finish_reason, sizeof resp->finish_reason, "%s", map_stop_reason(json_object_get_string(v)));
-    json_object *usage;
-    if (json_object_object_get_ex(o, "usage", &usage)) {
-        if (json_object_object_get_ex(usage, "input_tokens", &v)) resp->prompt_tokens = (long)json_object_get_int64(v);
-        if (json_object_object_get_ex(usage, "output_tokens", &v))
-            resp->completion_tokens = (long)json_object_get_int64(v);
-    }
-    if (json_object_object_get_ex(o, "model", &v) && json_object_is_type(v, json_type_string))
-        snprintf(resp->model, sizeof resp->model, "%s", json_object_get_string(v));
+    kf_llm_take_usage(o, "input_tokens", "output_tokens", resp);
     rc = 0;
 out:
     json_object_put(o);

@@ -117,6 +117,10 @@ int kf_llm_cassette_append(const char *path, const char *key, json_object *reque
 /* Plain JSON text (no slash escaping); owned by obj. */
 const char *kf_llm_json_text(json_object *obj);
 
+/* Reads o.usage.{in_key,out_key} and o.model of a provider's answer into resp
+ * (fields that are absent are left as they are). */
+void kf_llm_take_usage(json_object *o, const char *in_key, const char *out_key, kf_llm_response *resp);
+
 /* llm_sha256.c */
 void kf_sha256_hex(const void *data, size_t len, char out[65]);
 

@@ -127,14 +127,7 @@ static int openai_parse(const char *body, kf_llm_response *resp, kf_error *err)
     resp->content = text;
     if (json_object_object_get_ex(c0, "finish_reason", &v) && !json_object_is_type(v, json_type_null))
         snprintf(resp->finish_reason, sizeof resp->finish_reason, "%s", json_object_get_string(v));
-    json_object *usage;
-    if (json_object_object_get_ex(o, "usage", &usage)) {
-        if (json_object_object_get_ex(usage, "prompt_tokens", &v)) resp->prompt_tokens = (long)json_object_get_int64(v);
-        if (json_object_object_get_ex(usage, "completion_tokens", &v))
-            resp->completion_tokens = (long)json_object_get_int64(v);
-    }
-    if (json_object_object_get_ex(o, "model", &v) && json_object_is_type(v, json_type_string))
-        snprintf(resp->model, sizeof resp->model, "%s", json_object_get_string(v));
+    kf_llm_take_usage(o, "prompt_tokens", "completion_tokens", resp);
     rc = 0;
 out:
     json_object_put(o);
