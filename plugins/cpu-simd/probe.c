@@ -318,7 +318,7 @@ static void probe_once_fn(void)
     d->peak_flops_measured = measured > estimate;
     d->peak_bytes_per_s = measure_bandwidth(cores);
     d->peak_bw_measured = d->peak_bytes_per_s > 0;
-    double turbo = measured > estimate ? measured / estimate : 1.0;
+    double turbo = (estimate > 0 && measured > estimate) ? measured / estimate : 1.0;
     d->cache_bytes_per_s = (double)cores * hz * turbo * 128.0;
     snprintf(d->detail, sizeof d->detail,
              "ISA: %s; vector width: %d floats (%s); cores: %d; max frequency: %.2f GHz (%s); "
