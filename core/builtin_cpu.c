@@ -753,6 +753,18 @@ static void emit_generic_group(gen_t *g, int gi)
 /* ------------------------------------------------------------------ */
 /* GEMM groups                                                         */
 
+/* Emits the lines that add batch `bt`'s offsets into A and B to `aoff` and
+ * `boff` (declared by the caller), one line per broadcast batch dim. */
+static void emit_batch_offsets(kf_bt_sb *b, const kf_bt_gemm *gm)
+{
+    int64_t inner = 1;
+    for (int d = gm->n_batch_dims - 1; d >= 0; d--) {
+        kf_bt_sb_printf(b, "        { int64_t id = (bt / %" PRId64 ") %% %" PRId64 "; aoff += id * %" PRId64 "; boff += id * %" PRId64 "; }\n",
+                        inner, gm->batch_dims[d], gm->a_bstride[d], gm->b_bstride[d]);
+        inner *= gm->batch_dims[d];
+    }
+}
+
 /* Emits the epilogue for the tile just computed into `tb` (leading dim
  * KF_NR): rows i0..i0+mr, columns j0..j0+nr of batch bt; `first` means the
  * destination holds no partial sum yet. dst/ldd = accumulation buffer. */
@@ -850,14 +862,7 @@ static void emit_gemm_group(gen_t *g, int gi)
     kf_bt_sb_printf(b, "    for (int64_t bt = 0; bt < %" PRId64 "; bt++) {\n", gm->batch);
     /* batch offsets */
     kf_bt_sb_puts(b, "        int64_t aoff = 0, boff = 0;\n");
-    if (gm->n_batch_dims) {
-        int64_t inner = 1;
-        for (int d = gm->n_batch_dims - 1; d >= 0; d--) {
-            kf_bt_sb_printf(b, "        { int64_t id = (bt / %" PRId64 ") %% %" PRId64 "; aoff += id * %" PRId64 "; boff += id * %" PRId64 "; }\n",
-                            inner, gm->batch_dims[d], gm->a_bstride[d], gm->b_bstride[d]);
-            inner *= gm->batch_dims[d];
-        }
-    }
+    emit_batch_offsets(b, gm);
     kf_bt_sb_printf(b,
                     "        const float *restrict Ab = V%d + aoff;\n"
                     "        const float *restrict Bb = V%d + boff;\n"
@@ -1070,12 +1075,7 @@ static void emit_gemm_plain(gen_t *g, int gi)
     kf_bt_sb_printf(b, "    /* plain loops: C[%" PRId64 " x %" PRId64 "] over K = %" PRId64 ", %" PRId64 " batch(es) */\n"
                     "    for (int64_t bt = 0; bt < %" PRId64 "; bt++) {\n        int64_t aoff = 0, boff = 0;\n",
                     gm->M, gm->N, gm->K, gm->batch, gm->batch);
-    int64_t inner = 1;
-    for (int d = gm->n_batch_dims - 1; d >= 0; d--) {
-        kf_bt_sb_printf(b, "        { int64_t id = (bt / %" PRId64 ") %% %" PRId64 "; aoff += id * %" PRId64 "; boff += id * %" PRId64 "; }\n",
-                        inner, gm->batch_dims[d], gm->a_bstride[d], gm->b_bstride[d]);
-        inner *= gm->batch_dims[d];
-    }
+    emit_batch_offsets(b, gm);
     kf_bt_sb_printf(b,
                     "        #pragma omp parallel for num_threads(nt) schedule(static)\n"
                     "        for (int64_t i = 0; i < %" PRId64 "; i++) {\n"
@@ -1123,12 +1123,7 @@ static void emit_gemm_blas(gen_t *g, int gi)
     kf_bt_sb_printf(b, "    openblas_set_num_threads(nt);\n"
                     "    for (int64_t bt = 0; bt < %" PRId64 "; bt++) {\n        int64_t aoff = 0, boff = 0;\n",
                     gm->batch);
-    int64_t inner = 1;
-    for (int d = gm->n_batch_dims - 1; d >= 0; d--) {
-        kf_bt_sb_printf(b, "        { int64_t id = (bt / %" PRId64 ") %% %" PRId64 "; aoff += id * %" PRId64 "; boff += id * %" PRId64 "; }\n",
-                        inner, gm->batch_dims[d], gm->a_bstride[d], gm->b_bstride[d]);
-        inner *= gm->batch_dims[d];
-    }
+    emit_batch_offsets(b, gm);
     kf_bt_sb_printf(b, "        float *C = V%d + bt * %" PRId64 ";\n", last, gm->M * gm->N);
     if (gm->bias >= 0)
         kf_bt_sb_printf(b,

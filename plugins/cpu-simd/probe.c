@@ -185,33 +185,25 @@ out:
 typedef float v16 __attribute__((vector_size(64)));
 typedef float v8 __attribute__((vector_size(32)));
 
-__attribute__((target("avx512f"), noinline)) static double fma_loop16(float seed)
-{
-    v16 acc[FMA_CHAINS], m = {0}, a = {0};
-    for (int i = 0; i < 16; i++) { m[i] = 0.999999f; a[i] = 1e-7f * seed; }
-    for (int c = 0; c < FMA_CHAINS; c++) acc[c] = a + (float)c;
-    for (long it = 0; it < FMA_ITERS; it++) {
-#pragma GCC unroll 16
-        for (int c = 0; c < FMA_CHAINS; c++) acc[c] = acc[c] * m + a;   /* registers, not memory */
+/* One loop per ISA (the target attribute is per function): FMA_CHAINS
+ * independent accumulators kept in registers, FMA_ITERS FMAs on each. */
+#define FMA_LOOP(name, vtype, lanes, isa)                                                   \
+    __attribute__((target(isa), noinline)) static double name(float seed)                  \
+    {                                                                                       \
+        vtype acc[FMA_CHAINS], m = {0}, a = {0};                                            \
+        for (int i = 0; i < (lanes); i++) { m[i] = 0.999999f; a[i] = 1e-7f * seed; }         \
+        for (int c = 0; c < FMA_CHAINS; c++) acc[c] = a + (float)c;                         \
+        for (long it = 0; it < FMA_ITERS; it++) {                                           \
+            _Pragma("GCC unroll 16")                                                        \
+            for (int c = 0; c < FMA_CHAINS; c++) acc[c] = acc[c] * m + a;                   \
+        }                                                                                   \
+        double sink = 0;                                                                    \
+        for (int c = 0; c < FMA_CHAINS; c++) sink += acc[c][0];                             \
+        return sink;                                                                        \
     }
-    double sink = 0;
-    for (int c = 0; c < FMA_CHAINS; c++) sink += acc[c][0];
-    return sink;
-}
 
-__attribute__((target("avx2,fma"), noinline)) static double fma_loop8(float seed)
-{
-    v8 acc[FMA_CHAINS], m = {0}, a = {0};
-    for (int i = 0; i < 8; i++) { m[i] = 0.999999f; a[i] = 1e-7f * seed; }
-    for (int c = 0; c < FMA_CHAINS; c++) acc[c] = a + (float)c;
-    for (long it = 0; it < FMA_ITERS; it++) {
-#pragma GCC unroll 16
-        for (int c = 0; c < FMA_CHAINS; c++) acc[c] = acc[c] * m + a;   /* registers, not memory */
-    }
-    double sink = 0;
-    for (int c = 0; c < FMA_CHAINS; c++) sink += acc[c][0];
-    return sink;
-}
+FMA_LOOP(fma_loop16, v16, 16, "avx512f")
+FMA_LOOP(fma_loop8, v8, 8, "avx2,fma")
 
 typedef struct fma_job { int lanes; double sink; } fma_job;
 
