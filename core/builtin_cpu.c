@@ -1106,6 +1106,41 @@ static void emit_gemm_plain(gen_t *g, int gi)
                     gi, last, gm->M);
 }
 
+/* Matrix-vector product (N == 1): one dot product per row of A, rows shared
+ * out by OpenMP, the k loop vectorised as a reduction.  Packing B and a
+ * KF_NR-wide micro-kernel would waste all but one lane; this streams A once,
+ * which is the whole cost (the problem is bound by reading A). */
+static void emit_gemv(gen_t *g, int gi)
+{
+    const kf_bt_group *gr = &g->pl->groups[gi];
+    const kf_bt_gemm *gm = &gr->gemm;
+    kf_bt_sb *b = &g->b;
+    int last = gr->last_value;
+    emit_epilogue_fn(g, gi, "dst");
+    begin_fn(g);
+    kf_bt_sb_printf(b, "static void group%d(const kf_cpu_args *a, int nt)\n{\n", gi);
+    declare_ptr(g, gm->a, 0);
+    declare_ptr(g, gm->b, 0);
+    declare_ptr(g, last, 1);
+    kf_bt_sb_printf(b, "    /* matrix-vector: y[%" PRId64 "] = A[%" PRId64 " x %" PRId64 "] x, %" PRId64 " batch(es) */\n"
+                    "    for (int64_t bt = 0; bt < %" PRId64 "; bt++) {\n        int64_t aoff = 0, boff = 0;\n",
+                    gm->M, gm->M, gm->K, gm->batch, gm->batch);
+    emit_batch_offsets(b, gm);
+    kf_bt_sb_printf(b,
+                    "        const float *restrict x = V%d + boff;   /* K contiguous floats in either layout */\n"
+                    "        #pragma omp parallel for num_threads(nt) schedule(static)\n"
+                    "        for (int64_t i = 0; i < %" PRId64 "; i++) {\n"
+                    "            const float *restrict ar = V%d + aoff + i * %" PRId64 ";\n"
+                    "            float s = 0.0f, tb[KF_NR];\n"
+                    "            #pragma omp simd reduction(+:s)\n"
+                    "            for (int64_t k = 0; k < %" PRId64 "; k++) s += ar[k] * x[k];\n"
+                    "            tb[0] = s;\n"
+                    "            group%d_store(a, tb, V%d, 0, bt * %" PRId64 " + i, 0, 1, 1, 1);\n"
+                    "        }\n"
+                    "    }\n}\n\n",
+                    gm->b, gm->M, gm->a, gm->K, gm->K, gi, last, gm->M);
+}
+
 /* The op-by-op baseline GEMM: the platform BLAS (what PyTorch eager
  * calls), bias pre-filled into C and beta = 1 as addmm does. */
 static void emit_gemm_blas(gen_t *g, int gi)
@@ -1182,8 +1217,13 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, kf_candidate **
     char lab[200];
     kf_bt_point_label(pt, lab, sizeof lab);
     if (pt->baseline) {
-        snprintf(lab, sizeof lab, "op-by-op baseline: %d kernels, matmul via %s", plan->n_groups,
-                 g.uses_blas ? "OpenBLAS cblas_sgemm" : "the builtin tiled GEMM (OpenBLAS not found at configure time)");
+        int n = plan->n_groups;
+        if (!has_gemm)
+            snprintf(lab, sizeof lab, "op-by-op baseline: %d kernel%s, no matmul", n, n == 1 ? "" : "s");
+        else
+            snprintf(lab, sizeof lab, "op-by-op baseline: %d kernel%s, matmul via %s", n, n == 1 ? "" : "s",
+                     g.uses_blas ? "OpenBLAS cblas_sgemm"
+                                 : "the builtin tiled GEMM (OpenBLAS not found at configure time)");
     }
     for (int s = 0; s < plan->n_scratch; s++) {
         char nm[32];
@@ -1210,6 +1250,7 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, kf_candidate **
         switch (gr->kind) {
         case KF_BT_GEMM:
             if (pt->baseline && g.uses_blas) emit_gemm_blas(&g, gi);
+            else if (gr->gemm.N == 1 && gr->row_tail < 0 && !pt->baseline) emit_gemv(&g, gi);
             else if (!pt->pack) emit_gemm_plain(&g, gi);
             else emit_gemm_group(&g, gi);
             break;

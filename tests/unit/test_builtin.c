@@ -94,6 +94,13 @@ static void all_pass(const char *dir)
         for (int k = 0; k < 2; k++) {
             char *label = NULL;
             kf_candidate *c = generate(a, &l.r, k ? KF_GEN_BASELINE : KF_GEN_FIRST, &label);
+            if (k) {   /* the baseline's label says how its matmul was made, or that it has none */
+                int mm = 0;
+                for (int j = 0; j < l.r.problem->n_nodes; j++)
+                    mm |= l.r.problem->nodes[j].op == KF_OP_MATMUL || l.r.problem->nodes[j].op == KF_OP_LINEAR;
+                KF_CHECK_MSG(label && strstr(label, mm ? ", matmul via " : ", no matmul"), "%s: baseline label '%s'",
+                             nm, label ? label : "(none)");
+            }
             kf_eval_opts o;
             kf_eval_opts_default(&o);
             o.trials = 5;
@@ -404,6 +411,27 @@ KF_TEST(unsupported_backend_and_determinism)
     kf_candidate_free(b);
     kf_candidate_free(c1);
     kf_candidate_free(c2);
+    kf_agent_close(a);
+    unload(&l);
+}
+
+/* N == 1: one dot product per row instead of a packed GEMM whose
+ * micro-kernel would use one lane in KF_NR (level1_fused_and_baseline_pass
+ * checks its values). */
+KF_TEST(matrix_vector_gets_the_dot_product_kernel)
+{
+    loaded l;
+    load(&l, "problems/level1/04_Matrix_vector_multiplication.json", "small");
+    kf_error err = {0};
+    kf_agent *a = kf_builtin_agent_open(&err);
+    KF_CHECK(a != NULL);
+    kf_candidate *c = generate(a, &l.r, KF_GEN_FIRST, NULL);
+    KF_CHECK_CONTAINS(c->sources[0].text, "/* matrix-vector: y[");
+    KF_CHECK_CONTAINS(c->sources[0].text, "#pragma omp simd reduction(+:s)");
+    kf_candidate *b = generate(a, &l.r, KF_GEN_BASELINE, NULL);
+    KF_CHECK(strstr(b->sources[0].text, "/* matrix-vector: y[") == NULL);   /* the baseline is op-by-op BLAS */
+    kf_candidate_free(b);
+    kf_candidate_free(c);
     kf_agent_close(a);
     unload(&l);
 }
