@@ -1059,6 +1059,27 @@ static void emit_gemm_group(gen_t *g, int gi)
                   "    }\n}\n\n");
 }
 
+/* The start of a GEMM group that does not pack: its epilogue function, the
+ * group function's head with its pointers, a comment saying `what` it
+ * computes, and the batch loop opened with this batch's offsets in aoff and
+ * boff.  The caller emits the body and closes both braces. */
+static void emit_unpacked_gemm_head(gen_t *g, int gi, const char *what)
+{
+    const kf_bt_group *gr = &g->pl->groups[gi];
+    const kf_bt_gemm *gm = &gr->gemm;
+    kf_bt_sb *b = &g->b;
+    emit_epilogue_fn(g, gi, "dst");
+    begin_fn(g);
+    kf_bt_sb_printf(b, "static void group%d(const kf_cpu_args *a, int nt)\n{\n", gi);
+    declare_ptr(g, gm->a, 0);
+    declare_ptr(g, gm->b, 0);
+    declare_ptr(g, gr->last_value, 1);
+    kf_bt_sb_printf(b, "    /* %s, %" PRId64 " batch(es) */\n"
+                    "    for (int64_t bt = 0; bt < %" PRId64 "; bt++) {\n        int64_t aoff = 0, boff = 0;\n",
+                    what, gm->batch, gm->batch);
+    emit_batch_offsets(b, gm);
+}
+
 /* The plain-loop GEMM (pack = 0, the conservative fallback). */
 static void emit_gemm_plain(gen_t *g, int gi)
 {
@@ -1066,16 +1087,9 @@ static void emit_gemm_plain(gen_t *g, int gi)
     const kf_bt_gemm *gm = &gr->gemm;
     kf_bt_sb *b = &g->b;
     int last = gr->last_value;
-    emit_epilogue_fn(g, gi, "dst");
-    begin_fn(g);
-    kf_bt_sb_printf(b, "static void group%d(const kf_cpu_args *a, int nt)\n{\n", gi);
-    declare_ptr(g, gm->a, 0);
-    declare_ptr(g, gm->b, 0);
-    declare_ptr(g, last, 1);
-    kf_bt_sb_printf(b, "    /* plain loops: C[%" PRId64 " x %" PRId64 "] over K = %" PRId64 ", %" PRId64 " batch(es) */\n"
-                    "    for (int64_t bt = 0; bt < %" PRId64 "; bt++) {\n        int64_t aoff = 0, boff = 0;\n",
-                    gm->M, gm->N, gm->K, gm->batch, gm->batch);
-    emit_batch_offsets(b, gm);
+    char what[160];
+    snprintf(what, sizeof what, "plain loops: C[%" PRId64 " x %" PRId64 "] over K = %" PRId64, gm->M, gm->N, gm->K);
+    emit_unpacked_gemm_head(g, gi, what);
     kf_bt_sb_printf(b,
                     "        #pragma omp parallel for num_threads(nt) schedule(static)\n"
                     "        for (int64_t i = 0; i < %" PRId64 "; i++) {\n"
@@ -1116,16 +1130,9 @@ static void emit_gemv(gen_t *g, int gi)
     const kf_bt_gemm *gm = &gr->gemm;
     kf_bt_sb *b = &g->b;
     int last = gr->last_value;
-    emit_epilogue_fn(g, gi, "dst");
-    begin_fn(g);
-    kf_bt_sb_printf(b, "static void group%d(const kf_cpu_args *a, int nt)\n{\n", gi);
-    declare_ptr(g, gm->a, 0);
-    declare_ptr(g, gm->b, 0);
-    declare_ptr(g, last, 1);
-    kf_bt_sb_printf(b, "    /* matrix-vector: y[%" PRId64 "] = A[%" PRId64 " x %" PRId64 "] x, %" PRId64 " batch(es) */\n"
-                    "    for (int64_t bt = 0; bt < %" PRId64 "; bt++) {\n        int64_t aoff = 0, boff = 0;\n",
-                    gm->M, gm->M, gm->K, gm->batch, gm->batch);
-    emit_batch_offsets(b, gm);
+    char what[160];
+    snprintf(what, sizeof what, "matrix-vector: y[%" PRId64 "] = A[%" PRId64 " x %" PRId64 "] x", gm->M, gm->M, gm->K);
+    emit_unpacked_gemm_head(g, gi, what);
     kf_bt_sb_printf(b,
                     "        const float *restrict x = V%d + boff;   /* K contiguous floats in either layout */\n"
                     "        #pragma omp parallel for num_threads(nt) schedule(static)\n"
