@@ -71,7 +71,9 @@ void kf_gen_result_free(kf_gen_result *g)
 kf_agent *kf_agent_open(const char *spec, const kf_agent_opts *opts, kf_error *err)
 {
     if (!spec || !*spec || !strcmp(spec, "builtin"))
-        return kf_builtin_agent_open(err);
+        return kf_builtin_agent_open(NULL, err);
+    if (!strncmp(spec, "builtin:", 8))
+        return kf_builtin_agent_open(spec + 8, err);
     return kf_llm_agent_open(spec, opts, err);
 }
 

@@ -132,12 +132,16 @@ typedef struct kf_agent_opts {
     double temperature;
 } kf_agent_opts;
 
-/* "builtin" (default when spec is NULL) or an LLM provider spec. */
+/* "builtin" (default when spec is NULL), "builtin:POINT", or an LLM
+ * provider spec. */
 kf_agent *kf_agent_open(const char *spec, const kf_agent_opts *opts, kf_error *err);
 void kf_agent_close(kf_agent *a);
 
-/* The builtin agent's constructor (core/builtin_agent.c). */
-kf_agent *kf_builtin_agent_open(kf_error *err);
+/* The builtin agent's constructor (core/builtin_agent.c).  start: NULL, or
+ * the JSON object of search-space fields its first candidate uses instead
+ * of the default point ("--agent builtin:POINT"); checked here (unknown
+ * field, out of range: NULL with code 2). */
+kf_agent *kf_builtin_agent_open(const char *start, kf_error *err);
 /* The LLM agent's constructor (core/agent_llm.c). */
 kf_agent *kf_llm_agent_open(const char *spec, const kf_agent_opts *opts, kf_error *err);
 

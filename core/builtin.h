@@ -218,7 +218,9 @@ typedef struct kf_bt_point {
                                  1: column-block-major (B reuse) */
     int unroll;               /* k-loop unroll of the micro-kernel: 1, 2, 4 */
     /* OpenCL */
-    int ts;                   /* work-group tile TS x TS: 8, 16, 32 */
+    int ts;                   /* work-group tile TS x TS: 8, 16, 32, 64, 128
+                                 (k-depth of the __local tiles: TS up to 32,
+                                 then 16) */
     int wpt;                  /* work per item along one axis: 1, 2, 4, 8 */
     int vec;                  /* vector width of loads: 1, 2, 4, 8 */
     int local_mem;            /* 1: tile A/B through __local memory */
@@ -237,15 +239,26 @@ int kf_bt_point_conservative(kf_bt_point *p);
 
 /* JSON object text of a point (malloc'ed), e.g. {"backend":"cpu-simd",
  * "baseline":0,"fusion":2,"precision":0,"mc":96,...}; parsing accepts any
- * subset of the fields (missing ones keep the defaults of `backend`) and
- * refuses unknown fields and out-of-range values with a one-line error. */
+ * subset of the fields (missing ones keep kf_bt_point_default(backend, r,
+ * dev); dev may be NULL) and refuses unknown fields and out-of-range values
+ * with a one-line error. */
 char *kf_bt_point_json(const kf_bt_point *p);
 int kf_bt_point_from_json(const char *json, const char *backend, const kf_resolved *r,
-                          kf_bt_point *out, kf_error *err);
+                          const kf_device_info *dev, kf_bt_point *out, kf_error *err);
+/* Checks a point's JSON (an object, known fields, ranges) without a
+ * backend or problem, e.g. for `--agent builtin:POINT` at start-up.
+ * Returns 0, or -1 with a one-line error (code 2). */
+int kf_bt_point_check_json(const char *json, kf_error *err);
 int kf_bt_point_equal(const kf_bt_point *a, const kf_bt_point *b);
 /* Short label: "gemm 96x256x384 mr12nr32 rows-fused omp" (CPU),
  * "gemm ts16 wpt4 v4 local fused" (OpenCL). buf returned. */
 char *kf_bt_point_label(const kf_bt_point *p, char *buf, size_t n);
+
+/* Work-items per work-group of an OpenCL point's GEMM: (ts/vec) x (ts/wpt).
+ * Points above KF_BT_OCL_MAX_WG are refused (NVIDIA's limit; PoCL allows
+ * 4096). */
+#define KF_BT_OCL_MAX_WG 1024
+int kf_bt_ocl_work_group(const kf_bt_point *p);
 
 /* Up to `max` neighbouring points of p (one knob changed), in a fixed
  * order, valid for the backend and sizes.  Returns how many. */

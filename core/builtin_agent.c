@@ -2,7 +2,8 @@
  * kf_agent_ops (core/agent.h).  Deterministic: the same problem, backend
  * and request give the same candidate; no network, no key.
  *
- * generate(): FIRST -> the default point; OPTIMIZE -> the point of the
+ * generate(): FIRST -> the default point, or the start point of
+ * `--agent builtin:POINT` laid over it; OPTIMIZE -> the point of the
  * chosen recommendation; FIX_* -> a more conservative point than the failed
  * one (the builtin candidates are correct by construction, so a failure
  * means a generator bug or a device limit); BASELINE -> op-by-op.
@@ -21,6 +22,7 @@
 
 typedef struct bt_impl {
     kf_bt_history hist;
+    char *start;      /* JSON of the start point's fields, or NULL */
 } bt_impl;
 
 /* Until core/builtin_ocl.c is linked in, an OpenCL request fails clearly. */
@@ -50,7 +52,7 @@ static int point_of(const kf_candidate *c, const kf_agent_ctx *ctx, kf_bt_point 
     if (!e) return -1;
     char *js = strndup(s, (size_t)(e - s + 1));
     if (!js) return -1;
-    int rc = kf_bt_point_from_json(js, ctx->backend, ctx->r, pt, NULL);
+    int rc = kf_bt_point_from_json(js, ctx->backend, ctx->r, ctx->device, pt, NULL);
     free(js);
     return rc;
 }
@@ -121,7 +123,7 @@ static int bt_generate(kf_agent *a, const kf_agent_ctx *ctx, const kf_gen_reques
             break;
         }
         kf_error e = {0};
-        if (kf_bt_point_from_json(an->recs[req->rec_index].params, ctx->backend, ctx->r, &pt, &e) != 0) {
+        if (kf_bt_point_from_json(an->recs[req->rec_index].params, ctx->backend, ctx->r, ctx->device, &pt, &e) != 0) {
             res->error = strdup(e.msg);
             return 0;
         }
@@ -139,6 +141,15 @@ static int bt_generate(kf_agent *a, const kf_agent_ctx *ctx, const kf_gen_reques
         }
         break;
     default:
+        if (im->start) {
+            kf_error e = {0};
+            if (kf_bt_point_from_json(im->start, ctx->backend, ctx->r, ctx->device, &pt, &e) != 0) {
+                if (asprintf(&res->error, "--agent builtin:POINT: %s", e.msg) < 0) res->error = NULL;
+                return res->error ? 0 : kf_fail(err, 6, "out of memory");
+            }
+            why = "start point of --agent builtin:POINT";
+            break;
+        }
         kf_bt_point_default(ctx->backend, ctx->r, ctx->device, &pt);
         break;
     }
@@ -168,7 +179,10 @@ static void bt_close(kf_agent *a)
 {
     if (!a) return;
     bt_impl *im = a->impl;
-    if (im) kf_bt_history_free(&im->hist);
+    if (im) {
+        kf_bt_history_free(&im->hist);
+        free(im->start);
+    }
     free(im);
     free(a->spec);
     free(a);
@@ -181,12 +195,25 @@ static const kf_agent_ops BT_OPS = {
     .close = bt_close,
 };
 
-kf_agent *kf_builtin_agent_open(kf_error *err)
+kf_agent *kf_builtin_agent_open(const char *start, kf_error *err)
 {
+    kf_error e = {0};
+    if (start && kf_bt_point_check_json(start, &e) != 0) {
+        kf_fail(err, 2, "--agent builtin:POINT: %s; POINT is a JSON object of search-space fields, e.g. "
+                "'builtin:{\"ts\":64,\"wpt\":8,\"vec\":4}'", e.msg);
+        return NULL;
+    }
     kf_agent *a = calloc(1, sizeof *a);
     bt_impl *im = calloc(1, sizeof *im);
-    char *spec = strdup("builtin");
-    if (!a || !im || !spec) {
+    char *spec = NULL;
+    if (start) {
+        if (asprintf(&spec, "builtin:%s", start) < 0) spec = NULL;
+        if (im) im->start = strdup(start);
+    } else {
+        spec = strdup("builtin");
+    }
+    if (!a || !im || !spec || (start && !im->start)) {
+        if (im) free(im->start);
         free(a); free(im); free(spec);
         kf_fail(err, 6, "out of memory opening the builtin agent");
         return NULL;

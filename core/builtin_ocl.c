@@ -487,8 +487,8 @@ static int check_point(const kf_bt_point *pt, const kf_bt_plan *plan, kf_error *
     if (strcmp(pt->backend, "opencl") != 0)
         return kf_fail(err, 2, "the OpenCL generator got a point for backend '%s'; use kf_bt_gen_cpu for cpu-simd",
                        pt->backend);
-    if (pt->ts != 8 && pt->ts != 16 && pt->ts != 32)
-        return kf_fail(err, 2, "OpenCL point: ts = %d; use 8, 16 or 32", pt->ts);
+    if (pt->ts != 8 && pt->ts != 16 && pt->ts != 32 && pt->ts != 64 && pt->ts != 128)
+        return kf_fail(err, 2, "OpenCL point: ts = %d; use 8, 16, 32, 64 or 128", pt->ts);
     if (pt->wpt != 1 && pt->wpt != 2 && pt->wpt != 4 && pt->wpt != 8)
         return kf_fail(err, 2, "OpenCL point: wpt = %d; use 1, 2, 4 or 8", pt->wpt);
     if (pt->wpt > pt->ts)
@@ -497,6 +497,10 @@ static int check_point(const kf_bt_point *pt, const kf_bt_plan *plan, kf_error *
         return kf_fail(err, 2, "OpenCL point: vec = %d; use 1, 2, 4 or 8", pt->vec);
     if (pt->vec > pt->ts)
         return kf_fail(err, 2, "OpenCL point: vec = %d exceeds the tile ts = %d; lower vec", pt->vec, pt->ts);
+    if (kf_bt_ocl_work_group(pt) > KF_BT_OCL_MAX_WG)
+        return kf_fail(err, 2, "OpenCL point: ts %d, wpt %d, vec %d makes work-groups of %d work-items (at most %d); "
+                       "raise wpt or vec, or lower ts", pt->ts, pt->wpt, pt->vec, kf_bt_ocl_work_group(pt),
+                       KF_BT_OCL_MAX_WG);
     if (pt->precision != KF_BT_FP32 && pt->precision != KF_BT_FP16_STORAGE)
         return kf_fail(err, 2, "OpenCL point: precision %d is unknown; use 0 (fp32) or 1 (fp16 storage)",
                        pt->precision);

@@ -2,7 +2,9 @@
  * builtin_ocl_gemm.c — the OpenCL GEMM kernel of a GEMM group: an output
  * tile of TS x TS per work-group of TS/VEC x TS/WPT work-items, each
  * work-item accumulating WPT rows (ly + TS/WPT * w) x VEC contiguous columns
- * in registers as WPT floatVEC vectors.  Explicit vectors let PoCL's CPU
+ * in registers as WPT floatVEC vectors.  The k-depth TK of the staged tiles
+ * is TS up to 32 and 16 above (a 128 x 128 tile with TK 16 needs 17 KiB of
+ * __local memory, where TK = TS would need 130).  Explicit vectors let PoCL's CPU
  * device use its SIMD units directly (ts 8, wpt 8, vec 8 = one work-item per
  * work-group is its fastest form) and give GPUs vector loads.  A and B are
  * staged through __local k-major tiles (padded rows) with vector loads of VEC
@@ -85,7 +87,7 @@ void ocl_gen_gemm(ocl_gen *g, int gi)
     const kf_problem *p = g->p;
     const kf_node *an = &p->nodes[grp->nodes[0]];
     int anchor_v = p->n_inputs + grp->nodes[0];
-    const int TS = g->pt->ts, WPT = g->pt->wpt, RTS = TS / WPT;
+    const int TS = g->pt->ts, WPT = g->pt->wpt, RTS = TS / WPT, TK = TS <= 32 ? TS : 16;
     const int local_mem = g->pt->local_mem;
     const int vec = g->pt->vec, CTS = TS / vec;
     char vt[16], bc[16];   /* the accumulator type and its broadcast cast */
@@ -180,7 +182,7 @@ void ocl_gen_gemm(ocl_gen *g, int gi)
     OCL_P(k, "        }\n    }\n");
 
     kf_bt_sb_printf(&g->src, "#define TS %d\n#define WPT %d\n#define RTS %d\n#define CTS %d\n#define TK %d\n", TS,
-                    WPT, RTS, CTS, TS);
+                    WPT, RTS, CTS, TK);
     int64_t global[3] = {(gm->N + TS - 1) / TS * CTS, (gm->M + TS - 1) / TS * RTS, gm->batch};
     int64_t local[3] = {CTS, RTS, 1};
     ocl_kernel_finish(k, gm->batch > 1 ? 3 : 2, global, local);

@@ -36,7 +36,7 @@ static const tile_t TILES256[] = {{6, 16}, {4, 16}, {4, 24}, {8, 8}, {3, 32}, {1
 static const int MCS[] = {48, 72, 96, 144, 192, 288};
 static const int NCS[] = {128, 256, 512, 1024, 2048};
 static const int KCS[] = {128, 192, 256, 384, 512};
-static const int TSS[] = {8, 16, 32};
+static const int TSS[] = {8, 16, 32, 64, 128};
 static const int WPTS[] = {1, 2, 4, 8};
 static const int VECS[] = {1, 2, 4, 8};
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -139,7 +139,7 @@ static const field_t FIELDS[] = {
     F(baseline, 0, 1), F(fusion, 0, 2), F(precision, 0, 1),
     F(mc, 1, 4096), F(nc, 8, 65536), F(kc, 8, 8192), F(mr, 1, 32), F(nr, 8, 128),
     F(pack, 0, 1), F(threads, 0, 4096), F(loop_order, 0, 1), F(unroll, 1, 8),
-    F(ts, 1, 64), F(wpt, 1, 16), F(vec, 1, 16), F(local_mem, 0, 1),
+    F(ts, 1, 128), F(wpt, 1, 16), F(vec, 1, 16), F(local_mem, 0, 1),
 };
 #undef F
 
@@ -155,55 +155,71 @@ char *kf_bt_point_json(const kf_bt_point *p)
     return s;
 }
 
-int kf_bt_point_from_json(const char *json, const char *backend, const kf_resolved *r,
-                          kf_bt_point *out, kf_error *err)
+/* Applies the fields of JSON object o to p.  backend: the run's backend,
+ * which a "backend" field must match; NULL accepts any. */
+static int apply_fields(json_object *o, const char *backend, kf_bt_point *p, kf_error *err)
 {
-    kf_bt_point p;
-    kf_bt_point_default(backend, r, NULL, &p);
-    json_object *o = json ? json_tokener_parse(json) : NULL;
-    if (!o || !json_object_is_type(o, json_type_object)) {
-        if (o) json_object_put(o);
-        return kf_fail(err, 2, "builtin point: not a JSON object: %.80s", json ? json : "(null)");
-    }
     json_object_object_foreach(o, key, val) {
         if (!strcmp(key, "backend")) {
             const char *b = json_object_get_string(val);
-            if (!b || strcmp(b, backend)) {
-                kf_fail(err, 2, "builtin point: backend \"%s\" does not match the run's backend \"%s\"",
-                        b ? b : "", backend);
-                json_object_put(o);
-                return -1;
-            }
+            if (backend && (!b || strcmp(b, backend)))
+                return kf_fail(err, 2, "builtin point: backend \"%s\" does not match the run's backend \"%s\"",
+                               b ? b : "", backend);
             continue;
         }
         int i;
         for (i = 0; i < NELEM(FIELDS); i++)
             if (!strcmp(FIELDS[i].name, key)) break;
-        if (i == NELEM(FIELDS)) {
-            kf_fail(err, 2, "builtin point: unknown field \"%s\" (known: fusion, mc, nc, kc, mr, nr, "
-                    "pack, threads, loop_order, unroll, ts, wpt, vec, local_mem, precision, baseline)", key);
-            json_object_put(o);
-            return -1;
-        }
-        if (!json_object_is_type(val, json_type_int)) {
-            kf_fail(err, 2, "builtin point: \"%s\" must be an integer", key);
-            json_object_put(o);
-            return -1;
-        }
+        if (i == NELEM(FIELDS))
+            return kf_fail(err, 2, "builtin point: unknown field \"%s\" (known: fusion, mc, nc, kc, mr, nr, "
+                           "pack, threads, loop_order, unroll, ts, wpt, vec, local_mem, precision, baseline)", key);
+        if (!json_object_is_type(val, json_type_int))
+            return kf_fail(err, 2, "builtin point: \"%s\" must be an integer", key);
         int64_t v = json_object_get_int64(val);
-        if (v < FIELDS[i].lo || v > FIELDS[i].hi) {
-            kf_fail(err, 2, "builtin point: \"%s\" = %lld is out of range %d..%d", key, (long long)v,
-                    FIELDS[i].lo, FIELDS[i].hi);
-            json_object_put(o);
-            return -1;
-        }
-        *(int *)((char *)&p + FIELDS[i].off) = (int)v;
+        if (v < FIELDS[i].lo || v > FIELDS[i].hi)
+            return kf_fail(err, 2, "builtin point: \"%s\" = %lld is out of range %d..%d", key, (long long)v,
+                           FIELDS[i].lo, FIELDS[i].hi);
+        *(int *)((char *)p + FIELDS[i].off) = (int)v;
     }
+    return 0;
+}
+
+static json_object *parse_object(const char *json, kf_error *err)
+{
+    json_object *o = json ? json_tokener_parse(json) : NULL;
+    if (!o || !json_object_is_type(o, json_type_object)) {
+        if (o) json_object_put(o);
+        kf_fail(err, 2, "builtin point: not a JSON object: %.80s", json ? json : "(null)");
+        return NULL;
+    }
+    return o;
+}
+
+int kf_bt_point_from_json(const char *json, const char *backend, const kf_resolved *r,
+                          const kf_device_info *dev, kf_bt_point *out, kf_error *err)
+{
+    kf_bt_point p;
+    kf_bt_point_default(backend, r, dev, &p);
+    json_object *o = parse_object(json, err);
+    if (!o) return -1;
+    int rc = apply_fields(o, backend, &p, err);
     json_object_put(o);
+    if (rc != 0) return -1;
     if (is_cpu(backend) && p.nr % 8 != 0)
         return kf_fail(err, 2, "builtin point: nr = %d must be a multiple of 8 (the AVX2 vector width)", p.nr);
     *out = p;
     return 0;
+}
+
+int kf_bt_point_check_json(const char *json, kf_error *err)
+{
+    kf_bt_point p;
+    base_point("", &p);
+    json_object *o = parse_object(json, err);
+    if (!o) return -1;
+    int rc = apply_fields(o, NULL, &p, err);
+    json_object_put(o);
+    return rc;
 }
 
 static const char *fusion_name(int f)
@@ -241,9 +257,17 @@ static int nearest(const int *t, int n, int v)
     return best;
 }
 
+int kf_bt_ocl_work_group(const kf_bt_point *p)
+{
+    if (p->ts <= 0 || p->wpt <= 0 || p->vec <= 0) return 0;
+    return (p->ts / p->vec) * (p->ts / p->wpt);
+}
+
 static int push(kf_bt_point *out, int *k, int max, const kf_bt_point *p, const kf_bt_point *from)
 {
     if (*k >= max || kf_bt_point_equal(p, from)) return 0;
+    if (!is_cpu(p->backend) && (p->wpt > p->ts || p->vec > p->ts || kf_bt_ocl_work_group(p) > KF_BT_OCL_MAX_WG))
+        return 0;
     for (int i = 0; i < *k; i++)
         if (kf_bt_point_equal(&out[i], p)) return 0;
     out[(*k)++] = *p;

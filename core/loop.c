@@ -579,9 +579,10 @@ static int open_everything(run_state *st, kf_error *err)
     st->o.eval.device = st->o.device;
 
     kf_agent_opts ao = {.record_path = st->o.record_path, .cache_dir = st->o.cache_dir};
-    st->builtin = kf_builtin_agent_open(err);
+    const char *start = st->o.agent && !strncmp(st->o.agent, "builtin:", 8) ? st->o.agent + 8 : NULL;
+    st->builtin = kf_builtin_agent_open(start, err);
     if (!st->builtin) return -1;
-    if (!st->o.agent || !strcmp(st->o.agent, "builtin")) {
+    if (!st->o.agent || !strcmp(st->o.agent, "builtin") || start) {
         st->agent = st->builtin;
     } else {
         st->agent = kf_agent_open(st->o.agent, &ao, err);

@@ -74,7 +74,7 @@ static void all_pass(const char *dir)
     KF_CHECK_MSG(reg != NULL, "registry: %s", err.msg);
     kf_plugin *pl = kf_registry_find(reg, "cpu-simd");
     KF_CHECK_MSG(pl != NULL, "the cpu-simd plugin is not on KFORGE_PLUGIN_PATH");
-    kf_agent *a = kf_builtin_agent_open(&err);
+    kf_agent *a = kf_builtin_agent_open(NULL, &err);
     KF_CHECK(a != NULL);
 
     char path[4096];
@@ -153,7 +153,7 @@ KF_TEST_TIMEOUT(other_points_pass, 120.0)
     KF_CHECK(reg != NULL);
     kf_plugin *pl = kf_registry_find(reg, "cpu-simd");
     KF_CHECK(pl != NULL);
-    kf_agent *a = kf_builtin_agent_open(&err);
+    kf_agent *a = kf_builtin_agent_open(NULL, &err);
     for (size_t i = 0; i < sizeof probs / sizeof probs[0]; i++) {
         loaded l;
         load(&l, probs[i], "small");
@@ -260,14 +260,14 @@ KF_TEST(point_json_roundtrip)
     char *js = kf_bt_point_json(&p);
     KF_CHECK_CONTAINS(js, "\"mc\":144");
     kf_error err = {0};
-    KF_CHECK_MSG(kf_bt_point_from_json(js, "cpu-simd", &l.r, &q, &err) == 0, "%s", err.msg);
+    KF_CHECK_MSG(kf_bt_point_from_json(js, "cpu-simd", &l.r, NULL, &q, &err) == 0, "%s", err.msg);
     KF_CHECK(kf_bt_point_equal(&p, &q));
     free(js);
-    KF_CHECK(kf_bt_point_from_json("{\"mq\":3}", "cpu-simd", &l.r, &q, &err) != 0);
+    KF_CHECK(kf_bt_point_from_json("{\"mq\":3}", "cpu-simd", &l.r, NULL, &q, &err) != 0);
     KF_CHECK_CONTAINS(err.msg, "unknown field \"mq\"");
-    KF_CHECK(kf_bt_point_from_json("{\"kc\":0}", "cpu-simd", &l.r, &q, &err) != 0);
+    KF_CHECK(kf_bt_point_from_json("{\"kc\":0}", "cpu-simd", &l.r, NULL, &q, &err) != 0);
     KF_CHECK_CONTAINS(err.msg, "\"kc\" = 0 is out of range");
-    KF_CHECK(kf_bt_point_from_json("{\"backend\":\"opencl\"}", "cpu-simd", &l.r, &q, &err) != 0);
+    KF_CHECK(kf_bt_point_from_json("{\"backend\":\"opencl\"}", "cpu-simd", &l.r, NULL, &q, &err) != 0);
     char lb[128];
     kf_bt_point_default("cpu-simd", &l.r, NULL, &p);   /* 127 rows: column-block order */
     kf_bt_point_label(&p, lb, sizeof lb);
@@ -319,7 +319,7 @@ KF_TEST(analyzer_names_compute_and_recommends)
         KF_CHECK_MSG(an.recs[i].expected_gain > 1.0, "rec %d gain %g", i, an.recs[i].expected_gain);
         if (i) KF_CHECK(an.recs[i].expected_gain <= an.recs[i - 1].expected_gain);
         kf_bt_point q;
-        KF_CHECK(kf_bt_point_from_json(an.recs[i].params, "cpu-simd", &l.r, &q, &err) == 0);
+        KF_CHECK(kf_bt_point_from_json(an.recs[i].params, "cpu-simd", &l.r, NULL, &q, &err) == 0);
         KF_CHECK(!kf_bt_point_equal(&q, &cur));
         KF_CHECK(!kf_bt_history_has(&h, &q));
         KF_CHECK_CONTAINS(an.recs[i].why, "compute-bound at 30%");
@@ -335,7 +335,7 @@ KF_TEST(analyzer_names_compute_and_recommends)
 
     /* the first recommendation is tried and brings nothing: missed */
     kf_bt_point tried;
-    kf_bt_point_from_json(an.recs[0].params, "cpu-simd", &l.r, &tried, &err);
+    kf_bt_point_from_json(an.recs[0].params, "cpu-simd", &l.r, NULL, &tried, &err);
     kf_bt_history_add(&h, &tried, e.timing.median_s * 1.2);
     kf_analysis an3;
     KF_CHECK(kf_bt_analyze(&h, &l.r, &cur, &e, e.timing.median_s, 0.8, &an3, &err) == 0);
@@ -344,7 +344,7 @@ KF_TEST(analyzer_names_compute_and_recommends)
     KF_CHECK_CONTAINS(an3.missed, "ran slower");
     for (int i = 0; i < an3.n_recs; i++) {
         kf_bt_point q;
-        kf_bt_point_from_json(an3.recs[i].params, "cpu-simd", &l.r, &q, &err);
+        kf_bt_point_from_json(an3.recs[i].params, "cpu-simd", &l.r, NULL, &q, &err);
         KF_CHECK(!kf_bt_point_equal(&q, &tried));
     }
     kf_analysis_free(&an3);
@@ -376,7 +376,7 @@ KF_TEST(unsupported_backend_and_determinism)
     loaded l;
     load(&l, "problems/level2/99_Matmul_GELU_Softmax.json", "small");
     kf_error err = {0};
-    kf_agent *a = kf_builtin_agent_open(&err);
+    kf_agent *a = kf_builtin_agent_open(NULL, &err);
     KF_CHECK(a != NULL);
     KF_CHECK_STR(a->ops->kind, "builtin");
     kf_agent_ctx ctx = ctx_for(&l.r, "cuda");
@@ -423,7 +423,7 @@ KF_TEST(matrix_vector_gets_the_dot_product_kernel)
     loaded l;
     load(&l, "problems/level1/04_Matrix_vector_multiplication.json", "small");
     kf_error err = {0};
-    kf_agent *a = kf_builtin_agent_open(&err);
+    kf_agent *a = kf_builtin_agent_open(NULL, &err);
     KF_CHECK(a != NULL);
     kf_candidate *c = generate(a, &l.r, KF_GEN_FIRST, NULL);
     KF_CHECK_CONTAINS(c->sources[0].text, "/* matrix-vector: y[");
@@ -432,6 +432,79 @@ KF_TEST(matrix_vector_gets_the_dot_product_kernel)
     KF_CHECK(strstr(b->sources[0].text, "/* matrix-vector: y[") == NULL);   /* the baseline is op-by-op BLAS */
     kf_candidate_free(b);
     kf_candidate_free(c);
+    kf_agent_close(a);
+    unload(&l);
+}
+
+/* OpenCL neighbours step the tile up to 128 and never offer a work-group
+ * the generator refuses. */
+KF_TEST(opencl_neighbours_stay_launchable)
+{
+    loaded l;
+    load(&l, "problems/level2/09_Matmul_Subtract_Multiply_ReLU.json", "small");
+    kf_bt_point p, nb[64];
+    kf_bt_point_default("opencl", &l.r, NULL, &p);
+    p.ts = 32; p.wpt = 8; p.vec = 4;
+    int n = kf_bt_neighbours(&p, &l.r, nb, 64), up = 0;
+    for (int i = 0; i < n; i++) up |= nb[i].ts == 64 && nb[i].wpt == 8 && nb[i].vec == 4;
+    KF_CHECK_MSG(up, "ts32 wpt8 v4 has no ts64 neighbour");
+    int pts[][3] = {{128, 8, 8}, {128, 1, 1}, {64, 1, 2}, {8, 1, 1}, {32, 1, 1}};
+    for (int j = 0; j < 5; j++) {
+        p.ts = pts[j][0]; p.wpt = pts[j][1]; p.vec = pts[j][2];
+        n = kf_bt_neighbours(&p, &l.r, nb, 64);
+        if (kf_bt_ocl_work_group(&p) <= KF_BT_OCL_MAX_WG) KF_CHECK(n > 0);   /* else none may be valid */
+        for (int i = 0; i < n; i++)
+            KF_CHECK_MSG(kf_bt_ocl_work_group(&nb[i]) <= KF_BT_OCL_MAX_WG && nb[i].wpt <= nb[i].ts &&
+                         nb[i].vec <= nb[i].ts, "ts%d wpt%d v%d: neighbour ts%d wpt%d v%d", p.ts, p.wpt, p.vec,
+                         nb[i].ts, nb[i].wpt, nb[i].vec);
+    }
+    unload(&l);
+}
+
+/* --agent builtin:POINT: the first candidate comes from the start point laid
+ * over the default; a bad point is refused when the agent opens, with the
+ * field named; the spec round-trips (a resumed run reopens the same agent). */
+KF_TEST(start_point_sets_the_first_candidate)
+{
+    loaded l;
+    load(&l, "problems/level2/09_Matmul_Subtract_Multiply_ReLU.json", "small");
+    kf_error err = {0};
+    KF_CHECK(kf_agent_open("builtin:{\"tss\":64}", NULL, &err) == NULL);
+    KF_CHECK_INT(err.code, 2);
+    KF_CHECK_CONTAINS(err.msg, "--agent builtin:POINT: builtin point: unknown field \"tss\"");
+    KF_CHECK(kf_agent_open("builtin:{\"mr\":99}", NULL, &err) == NULL);
+    KF_CHECK_CONTAINS(err.msg, "\"mr\" = 99 is out of range 1..32");
+    KF_CHECK(kf_agent_open("builtin:ts=64", NULL, &err) == NULL);
+    KF_CHECK_CONTAINS(err.msg, "not a JSON object: ts=64");
+
+    kf_agent *a = kf_agent_open("builtin:{\"mr\":4,\"nr\":24,\"unroll\":2}", NULL, &err);
+    KF_CHECK_MSG(a != NULL, "%s", err.msg);
+    if (!a) { unload(&l); return; }
+    KF_CHECK_STR(a->spec, "builtin:{\"mr\":4,\"nr\":24,\"unroll\":2}");
+    char *label = NULL;
+    kf_candidate *c = generate(a, &l.r, KF_GEN_FIRST, &label);
+    KF_CHECK_CONTAINS(label, "mr4nr24 u2");
+    KF_CHECK_CONTAINS(label, "start point of --agent builtin:POINT");
+    KF_CHECK_CONTAINS(c->notes, "\"mr\":4,\"nr\":24");
+    free(label);
+    kf_candidate_free(c);
+    /* the baseline is not affected by the start point */
+    c = generate(a, &l.r, KF_GEN_BASELINE, &label);
+    KF_CHECK_CONTAINS(label, "op-by-op");
+    free(label);
+    kf_candidate_free(c);
+    kf_agent_close(a);
+
+    /* a field the backend refuses (nr not a multiple of 8) fails the step, not the run */
+    a = kf_agent_open("builtin:{\"nr\":12}", NULL, &err);
+    KF_CHECK(a != NULL);
+    kf_agent_ctx ctx = ctx_for(&l.r, "cpu-simd");
+    kf_gen_request req = {.kind = KF_GEN_FIRST};
+    kf_gen_result g = {0};
+    KF_CHECK_INT(a->ops->generate(a, &ctx, &req, &g, &err), 0);
+    KF_CHECK(g.cand == NULL);
+    KF_CHECK_CONTAINS(g.error, "--agent builtin:POINT: builtin point: nr = 12 must be a multiple of 8");
+    kf_gen_result_free(&g);
     kf_agent_close(a);
     unload(&l);
 }

@@ -333,8 +333,10 @@ KF_TEST_TIMEOUT(gemm_tilings_pass_with_b_kn, 240)
     static const knobs k[] = {
         {8, 1, 1, 0, KF_BT_FUSE_EPILOGUE, KF_BT_FP32}, {32, 8, 8, 1, KF_BT_FUSE_EPILOGUE, KF_BT_FP32},
         {16, 2, 2, 1, KF_BT_FUSE_NONE, KF_BT_FP32}, {8, 8, 4, 1, KF_BT_FUSE_ROWS, KF_BT_FP32},
+        /* tiles above 32 stage k in slices of 16 */
+        {64, 8, 4, 1, KF_BT_FUSE_EPILOGUE, KF_BT_FP32}, {128, 8, 8, 1, KF_BT_FUSE_EPILOGUE, KF_BT_FP32},
     };
-    check_points("level1/02_Standard_matrix_multiplication.json", k, 4);
+    check_points("level1/02_Standard_matrix_multiplication.json", k, 6);
 }
 
 KF_TEST_TIMEOUT(gemm_tilings_pass_with_b_nk_and_epilogue, 240)
@@ -342,8 +344,9 @@ KF_TEST_TIMEOUT(gemm_tilings_pass_with_b_nk_and_epilogue, 240)
     static const knobs k[] = {
         {8, 1, 1, 0, KF_BT_FUSE_EPILOGUE, KF_BT_FP32}, {32, 8, 8, 1, KF_BT_FUSE_EPILOGUE, KF_BT_FP32},
         {32, 1, 4, 0, KF_BT_FUSE_ROWS, KF_BT_FP32}, {8, 4, 8, 1, KF_BT_FUSE_ROWS, KF_BT_FP32},
+        {64, 4, 8, 1, KF_BT_FUSE_EPILOGUE, KF_BT_FP32}, {128, 8, 4, 1, KF_BT_FUSE_ROWS, KF_BT_FP32},
     };
-    check_points("level2/12_Gemm_Multiply_LeakyReLU.json", k, 4);
+    check_points("level2/12_Gemm_Multiply_LeakyReLU.json", k, 6);
 }
 
 KF_TEST_TIMEOUT(fp16_scratch_storage_passes, 240)
@@ -411,7 +414,13 @@ KF_TEST(bad_points_are_refused)
     pt.ts = 12;
     KF_CHECK_INT(kf_bt_gen_ocl(&plan, &pt, NULL, &c, &label, &err), -1);
     KF_CHECK(c == NULL && label == NULL);
-    KF_CHECK_STR(err.msg, "OpenCL point: ts = 12; use 8, 16 or 32");
+    KF_CHECK_STR(err.msg, "OpenCL point: ts = 12; use 8, 16, 32, 64 or 128");
+
+    kf_bt_point_default("opencl", &f.r, NULL, &pt);
+    pt.ts = 128; pt.wpt = 2; pt.vec = 4;
+    KF_CHECK_INT(kf_bt_gen_ocl(&plan, &pt, NULL, &c, NULL, &err), -1);
+    KF_CHECK_STR(err.msg, "OpenCL point: ts 128, wpt 2, vec 4 makes work-groups of 2048 work-items (at most "
+                 "1024); raise wpt or vec, or lower ts");
 
     kf_bt_point_default("opencl", &f.r, NULL, &pt);
     pt.wpt = 16;
