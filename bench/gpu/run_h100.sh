@@ -3,7 +3,8 @@
 # tarball in .carry/, run the OpenCL backend through NVIDIA's OpenCL driver, and
 # time PyTorch for comparison.  Results under $OUT.  Carried: .carry/root (json-c,
 # ltdl, curl and OpenCL headers and libs unpacked from Debian's .debs) and
-# .carry/kforge-*.tar.gz.  STAGE selects what runs: "opencl" (default), "suite".
+# .carry/kforge-*.tar.gz.  STAGE selects what runs: "opencl" (default), "suite",
+# "tune", "final", "tiles" (the first candidate at each GEMM tiling point).
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 top=$PWD; C=$top/.carry/root; STAGE=${STAGE:-opencl}
@@ -85,4 +86,29 @@ if [ "$STAGE" = final ]; then
     kforge suite --report-only /tmp/suite-nv3 >/dev/null 2>&1
     cp /tmp/suite-nv3/report.json "$OUT/report3.json"; cp /tmp/suite-nv3/report.md "$OUT/report3.md"
 fi
-
+if [ "$STAGE" = tiles ]; then
+    log "builtin OpenCL candidates on the GPU: the unit tests at the small preset (every tiling)"
+    timeout 200 make -j16 check TESTS="tests/unit/test_builtin_ocl" >/dev/null 2>&1
+    grep -E '^(ok|not ok)' tests/unit/test_builtin_ocl.log >"$OUT/test_builtin_ocl.txt"
+    echo "ok: $(grep -c '^ok' "$OUT/test_builtin_ocl.txt")"; grep '^not ok' "$OUT/test_builtin_ocl.txt"
+    pts=${POINTS:-'{"ts":32,"wpt":8,"vec":4} {"ts":64,"wpt":8,"vec":4} {"ts":64,"wpt":8,"vec":8} {"ts":64,"wpt":4,"vec":4} {"ts":128,"wpt":8,"vec":8} {"ts":128,"wpt":8,"vec":4} {"ts":128,"wpt":4,"vec":8}'}
+    for prob in ${TILE_PROBLEMS:-09_Matmul_Subtract_Multiply_ReLU 68_Matmul_Min_Subtract}; do
+        log "tiling sweep: $prob (kernelbench), one step per point"
+        i=0
+        for pt in $pts; do
+            i=$((i + 1)); nb=--no-baseline; [ $i = 1 ] && nb=
+            timeout 150 kforge run problems/level2/$prob.json --backend opencl --device "$dev" --preset kernelbench \
+                --agent "builtin:$pt" --max-iterations 1 $nb --out /tmp/tiles/$prob-$i >"$OUT/tiles-$prob-$i.log" 2>&1
+            python3 - "$pt" /tmp/tiles/$prob-$i/result.json <<'PY' | tee -a "$OUT/tiles.txt"
+import json, sys
+try:
+    r = json.load(open(sys.argv[2])); b = r.get("best") or {}
+    base = (r.get("baseline") or {}).get("median_s")
+    print("%-34s %-28s median %8.3f ms  roofline %.3f%s" % (r["problem"], sys.argv[1], b["median_s"] * 1e3,
+          b["roofline_fraction"], "  baseline %.3f ms" % (base * 1e3) if base else ""))
+except Exception as e:
+    print("%s: no result (%s)" % (sys.argv[1], e))
+PY
+        done
+    done
+fi
