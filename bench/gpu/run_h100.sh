@@ -91,14 +91,15 @@ if [ "$STAGE" = tiles ]; then
     timeout 200 make -j16 check TESTS="tests/unit/test_builtin_ocl" >/dev/null 2>&1
     grep -E '^(ok|not ok)' tests/unit/test_builtin_ocl.log >"$OUT/test_builtin_ocl.txt"
     echo "ok: $(grep -c '^ok' "$OUT/test_builtin_ocl.txt")"; grep '^not ok' "$OUT/test_builtin_ocl.txt"
-    pts=${POINTS:-'{"ts":32,"wpt":8,"vec":4} {"ts":64,"wpt":8,"vec":4} {"ts":64,"wpt":8,"vec":8} {"ts":64,"wpt":4,"vec":4} {"ts":128,"wpt":8,"vec":8} {"ts":128,"wpt":8,"vec":4} {"ts":128,"wpt":4,"vec":8}'}
+    pts=${POINTS:-'{"ts":32,"wpt":8,"vec":4} {"ts":64,"wpt":8,"vec":4} {"ts":64,"wpt":8,"vec":8} {"ts":128,"wpt":8,"vec":8} {"ts":64,"wpt":4,"vec":4} {"ts":128,"wpt":8,"vec":4}'}
     for prob in ${TILE_PROBLEMS:-09_Matmul_Subtract_Multiply_ReLU 68_Matmul_Min_Subtract}; do
         log "tiling sweep: $prob (kernelbench), one step per point"
         i=0
         for pt in $pts; do
             i=$((i + 1)); nb=--no-baseline; [ $i = 1 ] && nb=
             timeout 150 kforge run problems/level2/$prob.json --backend opencl --device "$dev" --preset kernelbench \
-                --agent "builtin:$pt" --max-iterations 1 $nb --out /tmp/tiles/$prob-$i >"$OUT/tiles-$prob-$i.log" 2>&1
+                --agent "builtin:$pt" --max-iterations 1 $nb --out /tmp/tiles/$prob-$i >/tmp/tiles-$prob-$i.log 2>&1 \
+                || { echo "== $prob $pt"; tail -n 25 /tmp/tiles-$prob-$i.log; } >>"$OUT/tiles-failed.txt"
             python3 - "$pt" /tmp/tiles/$prob-$i/result.json <<'PY' | tee -a "$OUT/tiles.txt"
 import json, sys
 try:
