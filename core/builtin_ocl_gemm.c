@@ -1,23 +1,18 @@
 /*
  * builtin_ocl_gemm.c — the OpenCL GEMM kernel of a GEMM group: an output
  * tile of TS x TS per work-group of TS/VEC x TS/WPT work-items, each
- * work-item accumulating WPT consecutive rows (ly * WPT + w) x VEC
- * contiguous columns in registers as WPT floatVEC vectors.  A and B are
- * staged through __local k-major tiles whose rows are aligned to the vector
- * widths, so that a k step reads its WPT values of A and VEC values of B
- * with one vector load each (the shared-memory traffic per FMA is what
- * limited the one-scalar-load-per-row form to 27% of an H100's peak); the
- * k-depth TK of the tiles is TS up to 32 and 16 above (a 128 x 128 tile
- * with TK 16 needs 17 KiB of __local memory, where TK = TS would need 130).
- * Global loads are vectors of VEC floats; consecutive work-items take
- * consecutive tile rows, so their __local stores do not collide.  Explicit
- * vectors also let PoCL's CPU device use its SIMD units directly (ts 8,
- * wpt 8, vec 8 = one work-item per work-group is its fastest form).  When
- * the point turns local-memory tiling off, A and B are read straight from
- * global memory.  Edges load zeros and skip the stores, so no size needs
- * to be a multiple of the tile.  The group's map ops run on each
- * accumulator after the full K loop (the epilogue), before the single
- * store.
+ * work-item accumulating WPT rows (ly + TS/WPT * w) x VEC contiguous columns
+ * in registers as WPT floatVEC vectors.  The k-depth TK of the staged tiles
+ * is TS up to 32 and 16 above (a 128 x 128 tile with TK 16 needs 17 KiB of
+ * __local memory, where TK = TS would need 130).  Explicit vectors let PoCL's CPU
+ * device use its SIMD units directly (ts 8, wpt 8, vec 8 = one work-item per
+ * work-group is its fastest form) and give GPUs vector loads.  A and B are
+ * staged through __local k-major tiles (padded rows) with vector loads of VEC
+ * floats from global memory, or read straight from global memory when the
+ * point turns local-memory tiling off.  Edges load zeros and skip the
+ * stores, so no size needs to be a multiple of the tile.  The group's map
+ * ops run on each accumulator after the full K loop (the epilogue), before
+ * the single store.
  */
 #include <config.h>
 
@@ -35,14 +30,13 @@ static void ld(char *buf, size_t n, int half, const char *ptr, const char *idx)
 }
 
 /* Loads the TS x TK slice of a row-major operand whose rows run along the
- * tile (A, or B when it is (N, K)) into tile[k][row]: work-item c takes row
- * c % TS, so a warp's stores go to consecutive banks. */
+ * tile (A, or B when it is (N, K)) into tile[k][row]. */
 static void load_rows(ocl_kernel *k, const char *tile, const char *ptr, int half, const char *rows,
                       const char *r0, int vec)
 {
     char e[160];
     OCL_P(k, "        for (int c = tid; c < TS * TK / %d; c += CTS * RTS) {\n", vec);
-    OCL_P(k, "            const int row = c %% TS, kk = (c / TS) * %d;\n", vec);
+    OCL_P(k, "            const int row = c / (TK / %d), kk = (c %% (TK / %d)) * %d;\n", vec, vec, vec);
     OCL_P(k, "            const int gr = %s + row, gk = k0 + kk;\n", r0);
     if (vec == 1) {
         ld(e, sizeof e, half, ptr, "(size_t)gr * K + gk");
@@ -76,7 +70,7 @@ static void load_cols(ocl_kernel *k, const char *ptr, int half, int vec)
         OCL_P(k, "            if (gk < K && gc + %d <= N) {\n", vec);
         OCL_P(k, "                const float%d v = %s%d(0, %s + (size_t)gk * N + gc);\n", vec,
               half ? "vload_half" : "vload", vec, ptr);
-        OCL_P(k, "                *(__local float%d *)&Bs[kk][col] = v;\n", vec);
+        for (int i = 0; i < vec; i++) OCL_P(k, "                Bs[kk][col + %d] = v.s%d;\n", i, i);
         OCL_P(k, "            } else {\n");
         ld(e, sizeof e, half, ptr, "(size_t)gk * N + gc + e");
         OCL_P(k, "                for (int e = 0; e < %d; e++)\n", vec);
@@ -137,9 +131,8 @@ void ocl_gen_gemm(ocl_gen *g, int gi)
     char e1[160], e2[160];
     if (local_mem) {
         k->barriers = 1;
-        /* rows padded by the vector width keep every row's vectors aligned */
-        OCL_P(k, "    __local float As[TK][TS + WPT] __attribute__((aligned(32)));\n"
-                 "    __local float Bs[TK][TS + %d] __attribute__((aligned(32)));\n"
+        OCL_P(k, "    __local float As[TK][TS + 1];\n"
+                 "    __local float Bs[TK][TS + %d];\n"
                  "    const int tid = ly * CTS + lx;\n"
                  "    for (int k0 = 0; k0 < (kf_ok ? K : 0); k0 += TK) {\n", vec);
         load_rows(k, "As", "A", ha, "M", "m0", vec);
@@ -148,16 +141,11 @@ void ocl_gen_gemm(ocl_gen *g, int gi)
         OCL_P(k, "        barrier(CLK_LOCAL_MEM_FENCE);\n"
                  "        for (int k = 0; k < TK; k++) {\n");
         if (vec == 1) OCL_P(k, "            const float bv = Bs[k][lx];\n");
-        else OCL_P(k, "            const %s bv = *(__local const %s *)&Bs[k][lx * %d];\n", vt, vt, vec);
-        if (WPT == 1) {
-            OCL_P(k, "            acc[0] = mad(%s(As[k][ly]), bv, acc[0]);\n", bc);
-        } else {
-            OCL_P(k, "            const float%d av = *(__local const float%d *)&As[k][ly * WPT];\n", WPT, WPT);
-            for (int w = 0; w < WPT; w++) OCL_P(k, "            acc[%d] = mad(%s(av.s%d), bv, acc[%d]);\n", w, bc, w, w);
-        }
-        OCL_P(k, "        }\n"
+        else OCL_P(k, "            const %s bv = vload%d(0, &Bs[k][lx * %d]);\n", vt, vec, vec);
+        OCL_P(k, "            for (int w = 0; w < WPT; w++) acc[w] = mad(%s(As[k][ly + RTS * w]), bv, acc[w]);\n"
+                 "        }\n"
                  "        barrier(CLK_LOCAL_MEM_FENCE);\n"
-                 "    }\n");
+                 "    }\n", bc);
     } else {
         ld(e1, sizeof e1, hb, "Bm", gm->trans_b ? "(size_t)min(nb + e, N - 1) * K + k" : "(size_t)k * N + min(nb + e, N - 1)");
         ld(e2, sizeof e2, ha, "A", "(size_t)mc * K + k");
@@ -167,14 +155,14 @@ void ocl_gen_gemm(ocl_gen *g, int gi)
                  "        for (int e = 0; e < %d; e++) bk[e] = %s;\n"
                  "        const %s bv = %s;\n"
                  "        for (int w = 0; w < WPT; w++) {\n"
-                 "            const int mc = min(m0 + ly * WPT + w, M - 1);\n"
+                 "            const int mc = min(m0 + ly + RTS * w, M - 1);\n"
                  "            acc[w] = mad(%s(%s), bv, acc[w]);\n"
                  "        }\n"
                  "    }\n", vec, vec, vec, e1, vt, vec == 1 ? "bk[0]" : (vec == 2 ? "vload2(0, bk)" : vec == 4 ? "vload4(0, bk)" : "vload8(0, bk)"),
               bc, e2);
     }
     OCL_P(k, "    for (int w = 0; w < WPT; w++) {\n"
-             "        const int m = m0 + ly * WPT + w;\n"
+             "        const int m = m0 + ly + RTS * w;\n"
              "        if (%sm >= M) continue;\n", local_mem ? "!kf_ok || " : "");
     if (vec == 1) OCL_P(k, "        float av[1] = {acc[w]};\n");
     else OCL_P(k, "        float av[%d];\n        vstore%d(acc[w], 0, av);\n", vec, vec);

@@ -84,10 +84,11 @@ void kf_bt_point_default(const char *backend, const kf_resolved *r, const kf_dev
     base_point(backend, p);
     if (!is_cpu(backend) && dev) {
         /* OpenCL starting points that measured best on each kind of device
-         * (bench/results/): on an H100, ts32 wpt8 v4 ran problem 9 at
-         * kernelbench in 7.67 ms where ts16 wpt4 v4 took 21.7 ms; on PoCL's
-         * CPU device ts8 wpt8 v8 ran the cpu preset 2.4x faster. */
-        if (!strcmp(dev->kind, "gpu")) { p->ts = 32; p->wpt = 8; p->vec = 4; }
+         * (bench/results/): on an H100 at the kernelbench preset, ts64 wpt8
+         * v4 ran problem 9 in 7.42 ms and problem 68 in 4.02 ms, where ts32
+         * wpt8 v4 took 7.64 and 4.91 ms and ts16 wpt4 v4 21.7 ms on 9; on
+         * PoCL's CPU device ts8 wpt8 v8 ran the cpu preset 2.4x faster. */
+        if (!strcmp(dev->kind, "gpu")) { p->ts = 64; p->wpt = 8; p->vec = 4; }
         else if (!strcmp(dev->kind, "cpu")) { p->ts = 8; p->wpt = 8; p->vec = 8; }
     }
     if (!is_cpu(backend) || !r) return;

@@ -4,7 +4,8 @@
 # time PyTorch for comparison.  Results under $OUT.  Carried: .carry/root (json-c,
 # ltdl, curl and OpenCL headers and libs unpacked from Debian's .debs) and
 # .carry/kforge-*.tar.gz.  STAGE selects what runs: "opencl" (default), "suite",
-# "tune", "final", "tiles" (the first candidate at each GEMM tiling point).
+# "tune", "final", "tiles" (the first candidate at each GEMM tiling point),
+# "final2" (the suite at the ts64 default point, then one failing point's diagnostics).
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 top=$PWD; C=$top/.carry/root; STAGE=${STAGE:-opencl}
@@ -112,4 +113,19 @@ except Exception as e:
 PY
         done
     done
+fi
+if [ "$STAGE" = final2 ]; then
+    log "kforge suite, builtin agent, default point ts64 wpt8 v4, opencl on NVIDIA, kernelbench (56 and 59 left out: 4 GiB weights, too slow for one call)"
+    list=$(ls problems/level2/*.json | grep -v -E '/(56|59)_')
+    timeout "${SUITE_TIME:-470}" kforge suite $list --backend opencl --device "$dev" --preset kernelbench \
+        --max-iterations "${ITER:-1}" --report /tmp/suite-nv4 >"$OUT/suite4.log" 2>&1
+    echo "suite exit $?"; tail -n 24 "$OUT/suite4.log"
+    kforge suite --report-only /tmp/suite-nv4 >/dev/null 2>&1
+    cp /tmp/suite-nv4/report.json "$OUT/report4.json"; cp /tmp/suite-nv4/report.md "$OUT/report4.md"
+    cp /tmp/suite-nv4/report.html "$OUT/report4.html"
+    log "why ts128 wpt8 v4 (512 work-items) fails on NVIDIA"
+    timeout 60 kforge run problems/level2/09_Matmul_Subtract_Multiply_ReLU.json --backend opencl --device "$dev" \
+        --agent 'builtin:{"ts":128,"wpt":8,"vec":4}' --max-iterations 1 --no-baseline --out /tmp/ts128 >/dev/null 2>&1
+    python3 -c 'import json,sys; e=json.load(open(sys.argv[1])); print(e.get("verdict"), e.get("summary")); print(str(e.get("diagnostics"))[:1500])' \
+        /tmp/ts128/steps/0001-0/eval.json 2>&1 | tee "$OUT/ts128-diag.txt"
 fi
