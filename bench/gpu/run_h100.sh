@@ -5,7 +5,7 @@
 # ltdl, curl and OpenCL headers and libs unpacked from Debian's .debs) and
 # .carry/kforge-*.tar.gz.  STAGE selects what runs: "opencl" (default), "suite",
 # "tune", "final", "tiles" (the first candidate at each GEMM tiling point),
-# "final2" (the suite at the ts64 default point, then one failing point's diagnostics).
+# "final2" (final, then diag: why the ts128 wpt8 v4 point fails on NVIDIA).
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 top=$PWD; C=$top/.carry/root; STAGE=${STAGE:-opencl}
@@ -78,14 +78,24 @@ if [ "$STAGE" = tune ]; then
     kforge suite --report-only /tmp/suite-nv2 >/dev/null 2>&1
     cp /tmp/suite-nv2/report.json "$OUT/report2.json"; cp /tmp/suite-nv2/report.md "$OUT/report2.md"
 fi
-if [ "$STAGE" = final ]; then
-    log "kforge suite, builtin agent with the device-aware default point, opencl on NVIDIA, kernelbench"
+if [ "$STAGE" = final ] || [ "$STAGE" = final2 ]; then
+    # report3 (2026-11-22) was this stage at the then default point ts32 wpt8 v4 with
+    # SUITE_TIME=330; report4 (2026-11-23) at ts64 wpt8 v4 with the default time.
+    nr=${REPORT_N:-4}
+    log "kforge suite, builtin agent with the device's default point, opencl on NVIDIA, kernelbench (56 and 59 left out: 4 GiB weights, too slow for one call)"
     list=$(ls problems/level2/*.json | grep -v -E '/(56|59)_')
-    timeout "${SUITE_TIME:-330}" kforge suite $list --backend opencl --device "$dev" --preset kernelbench \
-        --max-iterations "${ITER:-1}" --report /tmp/suite-nv3 >"$OUT/suite3.log" 2>&1
-    echo "suite exit $?"; tail -n 22 "$OUT/suite3.log"
-    kforge suite --report-only /tmp/suite-nv3 >/dev/null 2>&1
-    cp /tmp/suite-nv3/report.json "$OUT/report3.json"; cp /tmp/suite-nv3/report.md "$OUT/report3.md"
+    timeout "${SUITE_TIME:-470}" kforge suite $list --backend opencl --device "$dev" --preset kernelbench \
+        --max-iterations "${ITER:-1}" --report /tmp/suite-nv$nr >"$OUT/suite$nr.log" 2>&1
+    echo "suite exit $?"; tail -n 24 "$OUT/suite$nr.log"
+    kforge suite --report-only /tmp/suite-nv$nr >/dev/null 2>&1
+    for f in json md html; do cp /tmp/suite-nv$nr/report.$f "$OUT/report$nr.$f"; done
+fi
+if [ "$STAGE" = final2 ] || [ "$STAGE" = diag ]; then
+    log "why ts128 wpt8 v4 (512 work-items) fails on NVIDIA"
+    timeout 60 kforge run problems/level2/09_Matmul_Subtract_Multiply_ReLU.json --backend opencl --device "$dev" \
+        --agent 'builtin:{"ts":128,"wpt":8,"vec":4}' --max-iterations 1 --no-baseline --out /tmp/ts128 >/dev/null 2>&1
+    python3 -c 'import json,sys; e=json.load(open(sys.argv[1])); print(e.get("verdict"), e.get("summary")); print(str(e.get("diagnostics"))[:1500])' \
+        /tmp/ts128/steps/0001-0/eval.json 2>&1 | tee "$OUT/ts128-diag.txt"
 fi
 if [ "$STAGE" = tiles ]; then
     log "builtin OpenCL candidates on the GPU: the unit tests at the small preset (every tiling)"
@@ -113,19 +123,4 @@ except Exception as e:
 PY
         done
     done
-fi
-if [ "$STAGE" = final2 ]; then
-    log "kforge suite, builtin agent, default point ts64 wpt8 v4, opencl on NVIDIA, kernelbench (56 and 59 left out: 4 GiB weights, too slow for one call)"
-    list=$(ls problems/level2/*.json | grep -v -E '/(56|59)_')
-    timeout "${SUITE_TIME:-470}" kforge suite $list --backend opencl --device "$dev" --preset kernelbench \
-        --max-iterations "${ITER:-1}" --report /tmp/suite-nv4 >"$OUT/suite4.log" 2>&1
-    echo "suite exit $?"; tail -n 24 "$OUT/suite4.log"
-    kforge suite --report-only /tmp/suite-nv4 >/dev/null 2>&1
-    cp /tmp/suite-nv4/report.json "$OUT/report4.json"; cp /tmp/suite-nv4/report.md "$OUT/report4.md"
-    cp /tmp/suite-nv4/report.html "$OUT/report4.html"
-    log "why ts128 wpt8 v4 (512 work-items) fails on NVIDIA"
-    timeout 60 kforge run problems/level2/09_Matmul_Subtract_Multiply_ReLU.json --backend opencl --device "$dev" \
-        --agent 'builtin:{"ts":128,"wpt":8,"vec":4}' --max-iterations 1 --no-baseline --out /tmp/ts128 >/dev/null 2>&1
-    python3 -c 'import json,sys; e=json.load(open(sys.argv[1])); print(e.get("verdict"), e.get("summary")); print(str(e.get("diagnostics"))[:1500])' \
-        /tmp/ts128/steps/0001-0/eval.json 2>&1 | tee "$OUT/ts128-diag.txt"
 fi

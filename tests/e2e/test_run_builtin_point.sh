@@ -5,9 +5,7 @@
 set -u
 here="$KF_SRCDIR/tests/e2e/llm"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-n=0; fails=0
-ok() { n=$((n+1)); echo "ok $n - $1"; }
-no() { n=$((n+1)); fails=$((fails+1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
+. "$KF_SRCDIR/tests/e2e/tap.sh"
 echo "1..5"
 export XDG_CACHE_HOME="$tmp/cache"
 
@@ -33,4 +31,4 @@ rc=$?
 [ $rc -eq 2 ] && ok "an unknown field exits 2" || no "an unknown field exits 2" "exit $rc" "$(cat "$tmp/out3")"
 grep -q 'unknown field "tile"' "$tmp/out3" && grep -q "builtin:POINT" "$tmp/out3" && [ ! -e "$tmp/bad/journal.jsonl" ] \
     && ok "the message names the field and nothing ran" || no "the message names the field and nothing ran" "$(cat "$tmp/out3")"
-exit $([ $fails -eq 0 ] && echo 0 || echo 1)
+tap_exit

@@ -5,9 +5,7 @@
 set -u
 here="$KF_SRCDIR/tests/e2e/llm"
 tmp=$(mktemp -d); trap 'exec 4>&- 2>/dev/null; rm -rf "$tmp"' EXIT
-n=0; fails=0
-ok() { n=$((n+1)); echo "ok $n - $1"; }
-no() { n=$((n+1)); fails=$((fails+1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
+. "$KF_SRCDIR/tests/e2e/tap.sh"
 echo "1..9"
 
 "$PYTHON3" "$here/make_script.py" walk "$tmp/script.json"
@@ -56,4 +54,4 @@ tok=$("$PYTHON3" -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["t
 
 if grep -rq "sk-test-SECRET-e2e" "$tmp/run" "$tmp/cache" 2>/dev/null; then no "the API key is written nowhere" "$(grep -rl sk-test-SECRET-e2e "$tmp/run" "$tmp/cache")"
 else ok "the API key is written nowhere"; fi
-exit $([ $fails -eq 0 ] && echo 0 || echo 1)
+tap_exit

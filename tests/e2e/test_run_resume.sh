@@ -4,9 +4,7 @@
 set -u
 here="$KF_SRCDIR/tests/e2e/llm"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-n=0; fails=0
-ok() { n=$((n+1)); echo "ok $n - $1"; }
-no() { n=$((n+1)); fails=$((fails+1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
+. "$KF_SRCDIR/tests/e2e/tap.sh"
 echo "1..6"
 
 cat >"$tmp/agent.sh" <<AG
@@ -42,4 +40,4 @@ case "$ev" in "start gen resume eval:pass best analysis gen eval:pass"*"done") o
   *) no "journal: the pending step is evaluated on resume" "$ev";; esac
 [ -f "$tmp/run/result.json" ] && "$PYTHON3" -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["best"]["verified"] is True else 1)' "$tmp/run/result.json" && ok "result.json names a verified best" \
     || no "result.json names a verified best" "$(cat "$tmp/run/result.json" 2>&1)"
-exit $([ $fails -eq 0 ] && echo 0 || echo 1)
+tap_exit

@@ -6,10 +6,7 @@
 set -u
 here="$KF_SRCDIR/tests/e2e/suite"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-n=0; fails=0
-ok() { n=$((n+1)); echo "ok $n - $1"; }
-no() { n=$((n+1)); fails=$((fails+1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else no "$name" "command: $*"; fi; }
+. "$KF_SRCDIR/tests/e2e/tap.sh"
 echo "1..24"
 export XDG_CACHE_HOME="$tmp/cache"
 rep="$tmp/report"
@@ -113,4 +110,4 @@ bad "a malformed problem exits 2" "broken.json" "$tmp/broken.json" --backend cpu
 bad "a report directory of another agent exits 2" "holds a run with backend cpu-simd, preset small, agent cmd:" \
     "$here" --backend cpu-simd --preset small --report "$tmp/crash"
 bad "--report-only of a directory without runs exits 2" "runs" --report-only "$tmp/r2"
-exit $([ $fails -eq 0 ] && echo 0 || echo 1)
+tap_exit
