@@ -4,9 +4,11 @@
  *
  * generate(): FIRST -> the default point, or the start point of
  * `--agent builtin:POINT` laid over it; OPTIMIZE -> the point of the
- * chosen recommendation; FIX_* -> a more conservative point than the failed
- * one (the builtin candidates are correct by construction, so a failure
- * means a generator bug or a device limit); BASELINE -> op-by-op.
+ * chosen recommendation; FIX_* after a failed optimization variant -> the
+ * next untried recommendation (or the best point again); other FIX_* -> a
+ * more conservative point than the failed one (the builtin candidates are
+ * correct by construction, so a failure means a generator bug or a device
+ * limit); BASELINE -> op-by-op.
  * analyze(): kf_bt_analyze() over the history kept in the agent.
  * The point a candidate came from travels in its notes ("builtin point:
  * {json}") so the analyzer and the fixer can read it back. */
@@ -97,6 +99,39 @@ static int build(const kf_agent_ctx *ctx, const kf_bt_point *pt, kf_gen_result *
     return 0;
 }
 
+/* An optimization variant failed while a correct best exists.  The builtin
+ * candidates are correct by construction, so the cause is a limit of the
+ * device (a kernel's work-group or local-memory limit, a compiler's
+ * register budget): stepping the failed point towards "conservative" would
+ * throw the good tiling away.  The failed point stays in the history as
+ * failed (time 0, never recommended again); the next step takes the first
+ * recommendation of the last analysis not tried yet, else the best point
+ * again.  Returns 1 with *pt and *why set, 0 when this does not apply. */
+static int variant_failed(bt_impl *im, const kf_agent_ctx *ctx, const kf_gen_request *req, kf_bt_point *pt,
+                          const char **why)
+{
+    kf_bt_point best, failed;
+    if (!req->best || point_of(req->best, ctx, &best) != 0 || point_of(req->last, ctx, &failed) != 0 ||
+        kf_bt_point_equal(&best, &failed) || best.baseline)
+        return 0;
+    const kf_analysis *an = req->analysis;
+    for (int i = 0; an && i < an->n_recs; i++) {
+        kf_bt_point q;
+        if (!an->recs[i].params ||
+            kf_bt_point_from_json(an->recs[i].params, ctx->backend, ctx->r, ctx->device, &q, NULL) != 0)
+            continue;
+        if (kf_bt_history_has(&im->hist, &q)) continue;
+        *pt = q;
+        *why = "the last variant failed on this device (a device limit: builtin candidates are correct by "
+               "construction); next untried recommendation";
+        return 1;
+    }
+    *pt = best;
+    *why = "the last variant failed on this device (a device limit: builtin candidates are correct by "
+           "construction); back to the best point";
+    return 1;
+}
+
 static int bt_generate(kf_agent *a, const kf_agent_ctx *ctx, const kf_gen_request *req,
                        kf_gen_result *res, kf_error *err)
 {
@@ -131,6 +166,7 @@ static int bt_generate(kf_agent *a, const kf_agent_ctx *ctx, const kf_gen_reques
     }
     case KF_GEN_FIX_COMPILE:
     case KF_GEN_FIX_MISMATCH:
+        if (variant_failed(im, ctx, req, &pt, &why)) break;
         if (point_of(req->last, ctx, &pt) != 0) kf_bt_point_default(ctx->backend, ctx->r, ctx->device, &pt);
         if (kf_bt_point_conservative(&pt)) {
             why = "fallback after a failure: more conservative point";

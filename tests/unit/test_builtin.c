@@ -461,6 +461,54 @@ KF_TEST(opencl_neighbours_stay_launchable)
     unload(&l);
 }
 
+/* An optimization variant that fails (a device limit) is not "repaired" into
+ * a more conservative copy of itself: the next step takes the next untried
+ * recommendation, then the best point again. */
+KF_TEST(failed_variant_moves_on_to_the_next_recommendation)
+{
+    loaded l;
+    load(&l, "problems/level2/09_Matmul_Subtract_Multiply_ReLU.json", "small");
+    kf_error err = {0};
+    kf_agent *a = kf_builtin_agent_open(NULL, &err);
+    KF_CHECK(a != NULL);
+    kf_agent_ctx ctx = ctx_for(&l.r, "cpu-simd");
+    kf_candidate *best = generate(a, &l.r, KF_GEN_FIRST, NULL);
+    kf_bt_point p0, p1, p2;
+    kf_bt_point_default("cpu-simd", &l.r, NULL, &p0);
+    p1 = p0; p1.unroll = 2;
+    p2 = p0; p2.unroll = 4;
+    kf_recommendation recs[2] = {{.params = kf_bt_point_json(&p1)}, {.params = kf_bt_point_json(&p2)}};
+    kf_analysis an = {.n_recs = 2, .recs = recs};
+
+    /* step 2: the analysis' first recommendation (p1) */
+    kf_gen_request opt = {.kind = KF_GEN_OPTIMIZE, .last = best, .best = best, .analysis = &an, .rec_index = 0};
+    kf_gen_result g1 = {0};
+    KF_CHECK(a->ops->generate(a, &ctx, &opt, &g1, &err) == 0 && g1.cand);
+    KF_CHECK_CONTAINS(g1.cand->notes, "\"unroll\":2");
+    /* it failed: step 3 takes p2, not a conservative p1 */
+    kf_gen_request fix = {.kind = KF_GEN_FIX_MISMATCH, .last = g1.cand, .best = best, .analysis = &an};
+    kf_gen_result g2 = {0};
+    KF_CHECK(a->ops->generate(a, &ctx, &fix, &g2, &err) == 0 && g2.cand);
+    KF_CHECK_CONTAINS(g2.cand->notes, "\"unroll\":4");
+    KF_CHECK_CONTAINS(g2.label, "next untried recommendation");
+    KF_CHECK(strstr(g2.label, "conservative") == NULL);
+    /* p2 failed too: nothing untried is left, so the best point again */
+    fix.last = g2.cand;
+    kf_gen_result g3 = {0};
+    KF_CHECK(a->ops->generate(a, &ctx, &fix, &g3, &err) == 0 && g3.cand);
+    KF_CHECK_CONTAINS(g3.label, "back to the best point");
+    KF_CHECK_STR(g3.cand->sources[0].text, best->sources[0].text);
+
+    kf_gen_result_free(&g1);
+    kf_gen_result_free(&g2);
+    kf_gen_result_free(&g3);
+    free(recs[0].params);
+    free(recs[1].params);
+    kf_candidate_free(best);
+    kf_agent_close(a);
+    unload(&l);
+}
+
 /* --agent builtin:POINT: the first candidate comes from the start point laid
  * over the default; a bad point is refused when the agent opens, with the
  * field named; the spec round-trips (a resumed run reopens the same agent). */
