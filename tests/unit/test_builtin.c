@@ -132,8 +132,10 @@ static void all_pass(const char *dir)
     KF_CHECK_MSG(failed == 0, "%d of %d candidates failed in %s (see the log above)", failed, checked, dir);
 }
 
-KF_TEST_TIMEOUT(level1_fused_and_baseline_pass, 170.0) { all_pass("problems/level1"); }
-KF_TEST_TIMEOUT(level2_fused_and_baseline_pass, 170.0) { all_pass("problems/level2"); }
+/* 28 and 40 compile-verify cycles: under ASan on a 2-core machine busy with
+ * other work the Level-2 case has taken more than 170 s */
+KF_TEST_TIMEOUT(level1_fused_and_baseline_pass, 400.0) { all_pass("problems/level1"); }
+KF_TEST_TIMEOUT(level2_fused_and_baseline_pass, 400.0) { all_pass("problems/level2"); }
 
 /* Alternative points (row panels with the row op fused, epilogue-only
  * fusion in row-block order, plain loops, another tile, one thread) on
