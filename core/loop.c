@@ -579,14 +579,15 @@ static int open_everything(run_state *st, kf_error *err)
     st->o.eval.device = st->o.device;
 
     kf_agent_opts ao = {.record_path = st->o.record_path, .cache_dir = st->o.cache_dir};
-    const char *start = st->o.agent && !strncmp(st->o.agent, "builtin:", 8) ? st->o.agent + 8 : NULL;
-    st->builtin = kf_builtin_agent_open(start, err);
-    if (!st->builtin) return -1;
-    if (!st->o.agent || !strcmp(st->o.agent, "builtin") || start) {
-        st->agent = st->builtin;
+    /* the built-in agent also makes the baseline: the agent itself when the
+       spec names it ("builtin", "builtin:POINT"), else one of its own */
+    st->agent = kf_agent_open(st->o.agent, &ao, err);
+    if (!st->agent) return -1;
+    if (!strcmp(st->agent->ops->kind, "builtin")) {
+        st->builtin = st->agent;
     } else {
-        st->agent = kf_agent_open(st->o.agent, &ao, err);
-        if (!st->agent) return -1;
+        st->builtin = kf_builtin_agent_open(NULL, err);
+        if (!st->builtin) return -1;
     }
     st->ctx.r = &st->r;
     st->ctx.backend = st->o.backend;
