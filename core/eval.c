@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "reference.h"
+#include "sandbox.h"
 
 /* Timed runs rotate through enough buffer sets that together they exceed
  * this many bytes (so the last-level cache cannot hold them all), at most
@@ -26,7 +27,7 @@
 static const char *const verdict_names[] = {
     "pass", "compile-error", "bind-error", "mismatch", "not-written", "out-of-bounds",
     "input-modified", "crash", "timeout", "runtime-error", "too-fast", "stale",
-    "unavailable", "internal-error",
+    "unavailable", "internal-error", "timing-inconsistent",
 };
 
 const char *kf_verdict_name(kf_verdict v)
@@ -49,6 +50,8 @@ void kf_eval_opts_default(kf_eval_opts *o)
     o->device = 0;
     o->threads = 0;
     o->max_sets = 4;
+    o->mem_limit_bytes = kf_sandbox_default_mem();
+    o->sandbox = KF_SANDBOX_AUTO;
 }
 
 /* Configurable up, never down (DESIGN.md). */
@@ -120,7 +123,7 @@ static char *work_dir_make(const kf_eval_opts *o, int *own, kf_error *err)
 /* ------------------------------------------------------------------ */
 /* worker calls                                                        */
 
-static void add_stderr(kf_ev *e, const kf_worker *w)
+void kf_ev_add_stderr(kf_ev *e, const kf_worker *w)
 {
     if (!w->errlen) return;
     kf_sb_printf(&e->diag, "--- worker stderr (last %zu bytes) ---\n", w->errlen);
@@ -129,8 +132,8 @@ static void add_stderr(kf_ev *e, const kf_worker *w)
 }
 
 /* Turns a failed call into the verdict.  `what` says which command. */
-static void call_failed(kf_ev *e, kf_worker *w, kf_wcall wc, const char *what, double limit,
-                        const char *how_to_raise, const char *why)
+void kf_ev_call_failed(kf_ev *e, kf_worker *w, kf_wcall wc, const char *what, double limit,
+                       const char *how_to_raise, const char *why)
 {
     if (wc == KF_WCALL_TIMEOUT)
         kf_ev_fail(e, KF_FAIL_TIMEOUT,
@@ -148,11 +151,11 @@ static void call_failed(kf_ev *e, kf_worker *w, kf_wcall wc, const char *what, d
     else
         kf_ev_fail(e, KF_FAIL_INTERNAL, "the worker broke the protocol during %s: %s", what, why);
     kf_sb_printf(&e->diag, "%s\n", e->summary);
-    add_stderr(e, w);
+    kf_ev_add_stderr(e, w);
 }
 
 /* Status of a reply to run/profile. */
-static int reply_failed(kf_ev *e, const kf_wp_reply *r, const char *what)
+int kf_ev_reply_failed(kf_ev *e, const kf_wp_reply *r, const char *what)
 {
     if (r->status == KF_OK) return 0;
     kf_verdict v = r->status == KF_ERR_UNAVAILABLE ? KF_FAIL_UNAVAILABLE
@@ -164,6 +167,20 @@ static int reply_failed(kf_ev *e, const kf_wp_reply *r, const char *what)
     return -1;
 }
 
+/* The layers the worker put on itself (load reply), merged into the
+ * record with their reasons. */
+static void record_layers(kf_ev *e, const kf_wp_reply *r)
+{
+    kf_eval_result *res = e->res;
+    if (r->sandbox > 0) res->sandbox_layers |= (unsigned)r->sandbox;
+    if (!r->sandbox_why || !*r->sandbox_why) return;
+    kf_sb b = {0};
+    kf_sb_printf(&b, "%s%s%s", res->sandbox_why ? res->sandbox_why : "", res->sandbox_why ? "; " : "",
+                 r->sandbox_why);
+    free(res->sandbox_why);
+    res->sandbox_why = kf_sb_take(&b);
+}
+
 static char *load_command(kf_ev *e, kf_plugin *plugin, const char *build_dir)
 {
     json_object *o = json_object_new_object();
@@ -172,6 +189,7 @@ static char *load_command(kf_ev *e, kf_plugin *plugin, const char *build_dir)
     json_object_object_add(o, "backend", json_object_new_string(plugin->name));
     json_object_object_add(o, "device", json_object_new_int(e->o.device));
     json_object_object_add(o, "work_dir", json_object_new_string(build_dir));
+    json_object_object_add(o, "sandbox", json_object_new_string(kf_sandbox_mode_name((kf_sandbox_mode)e->o.sandbox)));
     const char *head = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
     char *pj = kf_wp_problem_json(&e->bound.pview);
     char *cj = kf_wp_candidate_json(&e->bound.view);
@@ -191,7 +209,7 @@ static char *load_command(kf_ev *e, kf_plugin *plugin, const char *build_dir)
 /* ------------------------------------------------------------------ */
 /* phases                                                              */
 
-static int draw_set(kf_ev *e, int set, uint64_t seed)
+int kf_ev_draw_set(kf_ev *e, int set, uint64_t seed)
 {
     const kf_problem_view *pv = &e->bound.pview;
     kf_buffer_set *bs = &e->mem.sets.sets[set];
@@ -204,7 +222,7 @@ static int draw_set(kf_ev *e, int set, uint64_t seed)
     return 0;
 }
 
-static void free_refs(double **ref, int n)
+void kf_ev_free_refs(double **ref, int n)
 {
     if (!ref) return;
     for (int i = 0; i < n; i++) free(ref[i]);
@@ -212,7 +230,7 @@ static void free_refs(double **ref, int n)
 }
 
 /* Reference outputs for the inputs now in e->priv; NULL with err set. */
-static double **reference(kf_ev *e, kf_error *err)
+double **kf_ev_reference(kf_ev *e, kf_error *err)
 {
     int n = e->r->problem->n_outputs;
     double **ref = calloc((size_t)n + 1, sizeof *ref);
@@ -221,7 +239,7 @@ static double **reference(kf_ev *e, kf_error *err)
         return NULL;
     }
     if (kf_reference_outputs(e->r, (const float *const *)e->priv, ref, e->o.threads, err) != 0) {
-        free_refs(ref, n);
+        kf_ev_free_refs(ref, n);
         return NULL;
     }
     return ref;
@@ -235,8 +253,8 @@ static int run_trials(kf_ev *e, kf_worker *w, kf_error *err)
         char when[64];
         snprintf(when, sizeof when, "trial %d of %d (seed %llu)", t, e->o.trials,
                  (unsigned long long)(e->o.seed + (uint64_t)t));
-        draw_set(e, 0, e->o.seed + (uint64_t)t);
-        double **ref = reference(e, err);
+        kf_ev_draw_set(e, 0, e->o.seed + (uint64_t)t);
+        double **ref = kf_ev_reference(e, err);
         if (!ref) return -1;
         res->trials_run = t + 1;
         kf_wp_reply r;
@@ -245,14 +263,15 @@ static int run_trials(kf_ev *e, kf_worker *w, kf_error *err)
         kf_wcall wc = kf_worker_call(w, "{\"cmd\":\"run\",\"set\":0}", e->o.run_timeout_s, &r, why, sizeof why);
         int failed = 0;
         if (wc != KF_WCALL_OK) {
-            call_failed(e, w, wc, what, e->o.run_timeout_s, "--timeout / kf_eval_opts.run_timeout_s", why);
+            kf_ev_call_failed(e, w, wc, what, e->o.run_timeout_s, "--timeout / kf_eval_opts.run_timeout_s", why);
             failed = 1;
         } else {
-            failed = reply_failed(e, &r, when) != 0 || kf_ev_check_memory(e, 0, when) != 0 ||
+            if (r.sandbox > 0) res->sandbox_layers |= (unsigned)r.sandbox & KF_SB_NOEXEC;
+            failed = kf_ev_reply_failed(e, &r, when) != 0 || kf_ev_check_memory(e, 0, when) != 0 ||
                      kf_ev_check_outputs(e, 0, ref, when, KF_FAIL_NOT_WRITTEN, KF_FAIL_MISMATCH, 1) != 0;
             kf_wp_reply_free(&r);
         }
-        free_refs(ref, e->r->problem->n_outputs);
+        kf_ev_free_refs(ref, e->r->problem->n_outputs);
         if (failed) {
             res->failed_trial = t;
             return 1;
@@ -261,90 +280,22 @@ static int run_trials(kf_ev *e, kf_worker *w, kf_error *err)
     return 0;
 }
 
-static int choose_sets(const kf_problem_view *pv, const kf_eval_opts *o)
+static double set_bytes_of(const kf_problem_view *pv)
 {
     double bytes = 0;
     for (int i = 0; i < pv->n_inputs; i++) bytes += 4.0 * (double)pv->input_elems[i];
     for (int i = 0; i < pv->n_outputs; i++) bytes += 4.0 * (double)pv->output_elems[i];
     for (int i = 0; i < pv->n_scratch; i++) bytes += (double)pv->scratch_bytes[i];
+    return bytes;
+}
+
+static int choose_sets(const kf_problem_view *pv, const kf_eval_opts *o)
+{
+    double bytes = set_bytes_of(pv);
     int n = bytes > 0 ? (int)ceil(KF_ROTATE_BYTES / bytes) : 1;
     if (n > o->max_sets) n = o->max_sets;
     if (n > o->reps) n = o->reps;
     return n < 1 ? 1 : n;
-}
-
-static int run_profile(kf_ev *e, kf_worker *w, const kf_device_info *dev, kf_error *err)
-{
-    kf_eval_result *res = e->res;
-    int n_sets = e->mem.layout.n_sets;
-    uint64_t seed0 = e->o.seed + (uint64_t)e->o.trials;
-    for (int s = 0; s < n_sets; s++) draw_set(e, s, seed0 + (uint64_t)s);
-    char cmd[160];
-    snprintf(cmd, sizeof cmd, "{\"cmd\":\"profile\",\"warmup\":%d,\"reps\":%d,\"n_sets\":%d}", e->o.warmup,
-             e->o.reps, n_sets);
-    kf_wp_reply r;
-    char why[256];
-    kf_wcall wc = kf_worker_call(w, cmd, e->o.profile_timeout_s, &r, why, sizeof why);
-    if (wc != KF_WCALL_OK) {
-        call_failed(e, w, wc, "profiling", e->o.profile_timeout_s, "kf_eval_opts.profile_timeout_s", why);
-        return 1;
-    }
-    res->profiled = 1;
-    if (reply_failed(e, &r, "profiling") != 0) {
-        kf_wp_reply_free(&r);
-        return 1;
-    }
-    kf_timing *t = &res->timing;
-    int valid = r.n_samples >= 1;
-    for (int i = 0; i < r.n_samples; i++)
-        if (!(isfinite(r.samples[i]) && r.samples[i] >= 0)) valid = 0;
-    if (!valid) {
-        kf_ev_fail(e, KF_FAIL_RUNTIME, "profiling: the backend returned %d timing samples, none usable", r.n_samples);
-        kf_sb_printf(&e->diag, "%s\n", e->summary);
-        kf_wp_reply_free(&r);
-        return 1;
-    }
-    t->n = r.n_samples;
-    t->samples_s = r.samples;
-    r.samples = NULL;
-    t->clock_is_device = r.clock_is_device;
-    t->n_sets = n_sets;
-    t->n_counters = r.n_counters;
-    memcpy(t->counters, r.counters, sizeof t->counters);
-    t->report = r.report;
-    r.report = NULL;
-    kf_wp_reply_free(&r);
-    if (kf_timing_stats(t->samples_s, t->n, t) != 0) return kf_fail(err, KF_ERR_NOMEM, "out of memory");
-
-    /* Every set's last write came from a timed run (reps >= n_sets): all
-     * must hold the right answer for their own inputs. */
-    for (int s = 0; s < n_sets; s++) {
-        char when[64];
-        snprintf(when, sizeof when, "timed runs, input set %d of %d", s, n_sets);
-        const kf_problem_view *pv = &e->bound.pview;
-        for (int i = 0; i < pv->n_inputs; i++) kf_draw_input(e->r, i, seed0 + (uint64_t)s, e->priv[i]);
-        if (kf_ev_check_memory(e, s, when) != 0) return 1;
-        double **ref = reference(e, err);
-        if (!ref) return -1;
-        int bad = kf_ev_check_outputs(e, s, ref, when, KF_FAIL_STALE, KF_FAIL_STALE, 0);
-        free_refs(ref, e->r->problem->n_outputs);
-        if (bad) return 1;
-    }
-
-    kf_roofline_compute(e->r, dev, &res->roofline);
-    kf_roofline_apply(&res->roofline, t->median_s);
-    if (kf_roofline_too_fast(&res->roofline, t->median_s)) {
-        kf_ev_fail(e, KF_FAIL_TOO_FAST,
-                   "measured %.3g us but no correct kernel can run under %.3g us on this device: a measurement "
-                   "error or an exploit",
-                   t->median_s * 1e6, res->roofline.hard_floor_s * 1e6);
-        kf_sb_printf(&e->diag, "%s\n  %.4g FLOP and at least %.4g bytes per run; device peaks: %.4g FLOP/s, "
-                               "%.4g B/s memory, %.4g B/s on-chip\n",
-                     e->summary, res->roofline.flops, res->roofline.min_bytes, res->roofline.peak_flops,
-                     res->roofline.peak_bytes_per_s, res->roofline.cache_bytes_per_s);
-        return 1;
-    }
-    return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -381,6 +332,14 @@ static void pass_summary(kf_ev *e)
 static void finish(kf_ev *e)
 {
     if (e->res->verdict == KF_PASS) pass_summary(e);
+    if (e->res->sandbox_mode != KF_SANDBOX_OFF && e->bound_ok) {
+        char have[128], miss[128];
+        kf_sandbox_layers_text(e->res->sandbox_layers, have, sizeof have);
+        kf_sandbox_missing_text(e->res->sandbox_layers, miss, sizeof miss);
+        kf_sb_printf(&e->diag, "sandbox (%s): %s%s%s%s%s\n", kf_sandbox_mode_name((kf_sandbox_mode)e->res->sandbox_mode),
+                     have, *miss ? "; missing: " : "", miss, e->res->sandbox_why ? " — " : "",
+                     e->res->sandbox_why ? e->res->sandbox_why : "");
+    }
     if (!e->summary[0]) snprintf(e->summary, sizeof e->summary, "%s", kf_verdict_name(e->res->verdict));
     if (e->kept_dir) kf_sb_printf(&e->diag, "(work directory kept: %s)\n", e->kept_dir);
     e->res->summary = strdup(e->summary);
@@ -412,8 +371,20 @@ static int evaluate(kf_ev *e, kf_plugin *plugin, int profile, const char *work, 
         if (!(e->priv[i] = malloc((size_t)(pv->input_elems[i] > 0 ? pv->input_elems[i] : 1) * sizeof(float))))
             return kf_fail(err, KF_ERR_NOMEM, "out of memory for input %s", pv->input_names[i]);
 
+    /* The parent allocates and fills what the plan declares: refuse what
+     * the worker could not hold anyway before touching it. */
+    int n_sets = profile ? choose_sets(pv, &e->o) : 1;
+    double set_bytes = set_bytes_of(pv);
+    if (e->o.mem_limit_bytes && set_bytes > (double)e->o.mem_limit_bytes) {
+        kf_ev_fail(e, KF_FAIL_BIND,
+                   "the problem and launch plan need %.4g GB of buffers, over the worker's %.4g GB memory limit "
+                   "(--mem-limit)", set_bytes * 1e-9, (double)e->o.mem_limit_bytes * 1e-9);
+        kf_sb_printf(&e->diag, "%s\n", e->summary);
+        return 0;
+    }
+    while (n_sets > 1 && e->o.mem_limit_bytes && set_bytes * n_sets > (double)e->o.mem_limit_bytes) n_sets--;
     kf_error merr = {0};
-    if (kf_eval_mem_create(&e->mem, profile ? choose_sets(pv, &e->o) : 1, pv, &merr) != 0) {
+    if (kf_eval_mem_create(&e->mem, n_sets, pv, &merr) != 0) {
         kf_ev_fail(e, KF_FAIL_INTERNAL, "%s", merr.msg);
         kf_sb_printf(&e->diag, "%s\n", e->summary);
         return 0;
@@ -430,14 +401,25 @@ static int evaluate(kf_ev *e, kf_plugin *plugin, int profile, const char *work, 
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     double cpu_limit = (e->o.compile_timeout_s + (e->o.trials + 1) * e->o.run_timeout_s +
                         (profile ? e->o.profile_timeout_s : 0)) * (double)(ncpu > 0 ? ncpu : 1) + 60;
-    uint64_t as_limit = e->o.mem_limit_bytes ? e->o.mem_limit_bytes + e->mem.layout.size : 0;
+    kf_worker_limits lim = {cpu_limit, e->o.mem_limit_bytes, e->o.sandbox, build_dir};
     kf_worker w;
     kf_error werr = {0};
-    int started = kf_worker_start(&w, exe, e->mem.fd, cpu_limit, as_limit, &werr);
+    int started = kf_worker_start(&w, exe, e->mem.fd, &lim, &werr);
     free(exe);
+    res->sandbox_mode = e->o.sandbox;
     if (started != 0) {
-        kf_ev_fail(e, KF_FAIL_INTERNAL, "%s", werr.msg);
+        kf_ev_fail(e, werr.code == KF_ERR_UNAVAILABLE ? KF_FAIL_UNAVAILABLE : KF_FAIL_INTERNAL, "%s", werr.msg);
         kf_sb_printf(&e->diag, "%s\n", e->summary);
+        return 0;
+    }
+    res->sandbox_layers = w.layers;
+    if (w.layers_why[0]) res->sandbox_why = strdup(w.layers_why);
+    if (e->o.sandbox == KF_SANDBOX_STRICT && (w.layers & (KF_SB_PIDNS | KF_SB_NETNS | KF_SB_CAPS)) !=
+                                                 (KF_SB_PIDNS | KF_SB_NETNS | KF_SB_CAPS)) {
+        kf_ev_fail(e, KF_FAIL_UNAVAILABLE, "--sandbox=strict: a sandbox layer is not available here: %s",
+                   w.layers_why);
+        kf_sb_printf(&e->diag, "%s\n", e->summary);
+        kf_worker_stop(&w);
         return 0;
     }
 
@@ -451,9 +433,10 @@ static int evaluate(kf_ev *e, kf_plugin *plugin, int profile, const char *work, 
     free(load);
     res->compile_s = now_s() - t0;
     if (wc != KF_WCALL_OK) {
-        call_failed(e, &w, wc, "compilation", e->o.compile_timeout_s, "kf_eval_opts.compile_timeout_s", why);
+        kf_ev_call_failed(e, &w, wc, "compilation", e->o.compile_timeout_s, "kf_eval_opts.compile_timeout_s", why);
         goto out;
     }
+    record_layers(e, &r);
     if (r.status != KF_OK) {
         kf_verdict v = (r.status == KF_ERR_COMPILE || r.status == KF_ERR_INVALID) ? KF_FAIL_COMPILE
                      : r.status == KF_ERR_UNAVAILABLE                             ? KF_FAIL_UNAVAILABLE
@@ -484,7 +467,7 @@ static int evaluate(kf_ev *e, kf_plugin *plugin, int profile, const char *work, 
     t0 = now_s();
     const kf_device_info *dev =
         (plugin->devices && e->o.device < plugin->n_devices) ? &plugin->devices[e->o.device] : NULL;
-    rc = run_profile(e, &w, dev, err);
+    rc = kf_ev_profile(e, &w, dev, err);
     res->profile_s = now_s() - t0;
 out:
     kf_worker_stop(&w);
@@ -554,6 +537,7 @@ int kf_evaluate(kf_plugin *plugin, const kf_resolved *r, const kf_candidate *c,
 void kf_eval_result_free(kf_eval_result *res)
 {
     if (!res) return;
+    free(res->sandbox_why);
     free(res->summary);
     free(res->diagnostics);
     free(res->stats);

@@ -13,10 +13,17 @@
  *    with NaN before every run, guard bands checked, inputs checked
  *    unchanged, allclose(atol, rtol) AND relative L2 per output;
  *  - the first mismatches and error statistics go into the result.
- * Timing: warm-up discarded, reps >= 20 timed runs, median/min/spread,
- * rotated input sets; the outputs of the last timed run are checked against
- * the reference too (a candidate that caches results fails); a median below
- * the roofline floor fails as "faster than physically possible".
+ * Timing, judged by the parent: warm-up discarded, then reps >= 20 timed
+ * runs, each its own command whose round trip the parent times, on input
+ * sets rotated for the cache and refilled with fresh random content after
+ * every run (a memo keyed on inputs misses), outputs re-poisoned before
+ * every run; the worker is stopped (SIGSTOP) as soon as a run replies, and
+ * the outputs of a random majority of the runs (reps/2 + 1, unknown to the
+ * candidate) are checked against the reference (KF_FAIL_STALE), so no
+ * median can come from skipped work.  A reported sample longer than the
+ * parent's round trip, a host-clock median far below the parent's, or an
+ * unsolicited reply fails as KF_FAIL_TIMING; a median below the enforced
+ * roofline floor fails as KF_FAIL_TOO_FAST.
  */
 #ifndef KF_EVAL_H
 #define KF_EVAL_H
@@ -41,7 +48,8 @@ typedef enum kf_verdict {
     KF_FAIL_TOO_FAST,        /* profiled median under the roofline floor */
     KF_FAIL_STALE,           /* outputs of timed runs wrong (cached results) */
     KF_FAIL_UNAVAILABLE,     /* backend/device not usable here */
-    KF_FAIL_INTERNAL         /* worker protocol broke, out of memory ... */
+    KF_FAIL_INTERNAL,        /* worker protocol broke, out of memory ... */
+    KF_FAIL_TIMING           /* timing reply inconsistent with the parent's clock */
 } kf_verdict;
 
 const char *kf_verdict_name(kf_verdict v);   /* "mismatch", "out-of-bounds" ... */
@@ -53,9 +61,12 @@ typedef struct kf_eval_opts {
     double run_timeout_s;     /* per run/trial command, default 10 */
     double compile_timeout_s; /* default 120 */
     double profile_timeout_s; /* default 120 */
-    uint64_t mem_limit_bytes; /* RLIMIT_AS for the worker, 0 = none; the shared
-                                 buffers are added on top.  Not applied in
+    uint64_t mem_limit_bytes; /* RLIMIT_DATA of the worker (and of the compiler
+                                 it runs), default kf_sandbox_default_mem(),
+                                 0 = none; the shared buffers come on top and
+                                 must fit under it themselves.  Not applied in
                                  ASan builds (ASan reserves terabytes). */
+    int sandbox;              /* kf_sandbox_mode, default KF_SANDBOX_AUTO */
     uint64_t seed;            /* base seed; trial t uses seed + t */
     int device;               /* index into the plugin's devices */
     int threads;              /* reference threads, 0 = all CPUs */
@@ -92,13 +103,21 @@ typedef struct kf_timing {
     kf_counter counters[KF_MAX_COUNTERS];
     int n_counters;
     char *report;             /* the plugin's text, malloc'ed or NULL */
+    /* The parent's own measurements: every timed run is one command whose
+     * round trip the parent times; the samples above must fit inside. */
+    double parent_median_s;   /* median round trip less the channel's cost */
+    double channel_s;         /* median round trip of an empty command */
+    int n_checked;            /* timed runs whose outputs were checked */
 } kf_timing;
 
 typedef struct kf_roofline {
     double flops, min_bytes;
     double peak_flops, peak_bytes_per_s, cache_bytes_per_s;
     double floor_s;           /* max(flops/peak_flops, bytes/peak_bw) */
-    double hard_floor_s;      /* conservative floor (cache bandwidth): below = exploit */
+    double hard_floor_s;      /* the enforced floor: a median below it fails as
+                                 too fast (roofline.c says how it is derived) */
+    int cache_resident;       /* the timed working set may stay in cache */
+    int flop_term;            /* the FLOP term is part of hard_floor_s */
     double fraction;          /* floor_s / median_s, 0 if unknown */
     double achieved_flops, achieved_bytes_per_s;
 } kf_roofline;
@@ -117,6 +136,9 @@ typedef struct kf_eval_result {
     kf_timing timing;
     kf_roofline roofline;
     double compile_s, verify_s, profile_s;   /* wall time of each phase */
+    int sandbox_mode;         /* kf_sandbox_mode the worker ran under */
+    unsigned sandbox_layers;  /* KF_SB_* bits that held (sandbox.h) */
+    char *sandbox_why;        /* why the others did not, or NULL */
 } kf_eval_result;
 
 /* Compiles and verifies, then profiles when `profile` is set (and the

@@ -3,9 +3,11 @@
 noinst_LTLIBRARIES += core/libkf_eval.la
 core_libkf_eval_la_SOURCES = core/eval.h core/eval_internal.h core/worker_proto.h \
 	core/eval.c core/eval_checks.c core/eval_json.c core/eval_mem.c core/eval_text.c \
-	core/compare.c core/stats.c core/roofline.c \
-	core/worker_client.c core/worker_proto.c
-core_libkf_eval_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
+	core/eval_profile.c core/compare.c core/stats.c core/roofline.c \
+	core/worker_client.c core/worker_proto.c \
+	core/sandbox.h core/sandbox.c core/sandbox_env.c core/sandbox_confine.c
+core_libkf_eval_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS) $(SECCOMP_CFLAGS)
+core_libkf_eval_la_LIBADD = $(SECCOMP_LIBS)
 core_libkforge_la_LIBADD += core/libkf_eval.la
 
 # The process candidates run in (started by kf_evaluate, never by hand).

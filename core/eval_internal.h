@@ -71,6 +71,10 @@ int kf_timing_stats(const double *samples, int n, kf_timing *t);
  * unknown). */
 void kf_roofline_apply(kf_roofline *rf, double median_s);
 
+/* Sets hard_floor_s to the enforced floor (roofline.c says how), given
+ * the bytes of all the buffer sets the timed runs rotate through. */
+void kf_roofline_enforce(kf_roofline *rf, const kf_resolved *r, const kf_device_info *dev, double timed_bytes);
+
 /* 1 when median_s is under the hard floor: no correct kernel can be that
  * fast on the device, so the time is a measurement error or an exploit. */
 int kf_roofline_too_fast(const kf_roofline *rf, double median_s);
@@ -142,7 +146,18 @@ typedef struct kf_worker {
     size_t inlen, incap;
     int term_signal;          /* signal that ended it, 0 if none */
     int exit_status;          /* exit status when it exited, -1 otherwise */
+    int pidns;                /* it is the init of its own PID namespace */
+    unsigned layers;          /* sandbox layers set up before exec (KF_SB_*) */
+    char layers_why[256];     /* why some of them are missing */
 } kf_worker;
+
+/* What a worker is started with. */
+typedef struct kf_worker_limits {
+    double cpu_s;             /* RLIMIT_CPU, 0 = none */
+    uint64_t mem_bytes;       /* RLIMIT_DATA, 0 = none (not applied under ASan) */
+    int sandbox;              /* kf_sandbox_mode */
+    const char *work_dir;     /* its HOME and TMPDIR when sandboxed */
+} kf_worker_limits;
 
 #define KF_WORKER_STDERR_MAX (64 * 1024)
 
@@ -150,12 +165,24 @@ typedef struct kf_worker {
  * /proc/self/exe, else KF_PKGLIBEXECDIR/kforge-worker.  malloc'ed. */
 char *kf_worker_path(void);
 
-/* Forks and execs `exe` with the memfd inherited as fd KF_WORKER_MEMFD, in
- * its own process group, with RLIMIT_CORE 0, RLIMIT_CPU `cpu_limit_s`,
- * RLIMIT_FSIZE and (unless built with ASan) RLIMIT_AS `as_limit` when
- * non-zero.  Returns 0 or -1 with err set. */
-int kf_worker_start(kf_worker *w, const char *exe, int memfd, double cpu_limit_s,
-                    uint64_t as_limit, kf_error *err);
+/* Starts `exe` with the memfd inherited as fd KF_WORKER_MEMFD, in its own
+ * process group, with RLIMIT_CORE 0, RLIMIT_CPU, RLIMIT_FSIZE,
+ * RLIMIT_NOFILE and (unless built with ASan) RLIMIT_DATA from `lim`; unless
+ * the sandbox is off, in new PID/network/IPC namespaces where the kernel
+ * allows, with the allow-listed environment and without capabilities
+ * (sandbox.h).  w->layers says which layers hold.  Returns 0 or -1 with
+ * err set. */
+int kf_worker_start(kf_worker *w, const char *exe, int memfd, const kf_worker_limits *lim, kf_error *err);
+
+/* Stops the worker (SIGSTOP to its process group) and waits until it has
+ * stopped, so that nothing of it runs while the parent reads the buffers;
+ * kf_worker_resume continues it.  0, or -1 when it died (reaped; see
+ * term_signal / exit_status). */
+int kf_worker_freeze(kf_worker *w);
+void kf_worker_resume(kf_worker *w);
+/* Bytes waiting on the channel that no command asked for (a forged or
+ * early reply); 0 when none. */
+size_t kf_worker_unsolicited(kf_worker *w);
 
 /* Sends one command line and waits up to timeout_s for its reply line,
  * draining the worker's stderr meanwhile.  On KF_WCALL_OK *reply is filled
@@ -219,6 +246,24 @@ int kf_ev_check_memory(kf_ev *e, int set, const char *when);
  * values -> value_verdict.  Merges stats when merge_stats.  0 or -1. */
 int kf_ev_check_outputs(kf_ev *e, int set, double *const *ref, const char *when,
                         kf_verdict poison_verdict, kf_verdict value_verdict, int merge_stats);
+
+/* Pieces of eval.c used by eval_profile.c. */
+void kf_ev_add_stderr(kf_ev *e, const kf_worker *w);
+/* A failed worker call -> the verdict and diagnostics. */
+void kf_ev_call_failed(kf_ev *e, kf_worker *w, kf_wcall wc, const char *what, double limit,
+                       const char *how_to_raise, const char *why);
+/* A reply with an error status -> the verdict; 0 when it was KF_OK. */
+int kf_ev_reply_failed(kf_ev *e, const kf_wp_reply *r, const char *what);
+/* Fresh inputs from `seed` into e->priv and set `set`; outputs and
+ * scratch of the set poisoned. */
+int kf_ev_draw_set(kf_ev *e, int set, uint64_t seed);
+/* Reference outputs for the inputs now in e->priv; NULL with err set. */
+double **kf_ev_reference(kf_ev *e, kf_error *err);
+void kf_ev_free_refs(double **ref, int n);
+
+/* eval_profile.c: the timed runs (see eval.h).  0 to go on, 1 when the
+ * verdict is decided, -1 on a request error. */
+int kf_ev_profile(kf_ev *e, kf_worker *w, const kf_device_info *dev, kf_error *err);
 
 /* Name of buffer k of a set (input / output / scratch, in layout order),
  * e.g. "output y". */

@@ -2,6 +2,7 @@
  * records and by `kforge verify --json`.  Non-finite numbers become null
  * (JSON has no NaN or infinity). */
 #include "eval_internal.h"
+#include "sandbox.h"
 
 #include <json-c/json.h>
 #include <math.h>
@@ -38,6 +39,22 @@ static json_object *timing_json(const kf_timing *t)
         json_object_object_add(c, t->counters[i].name, num(t->counters[i].value));
     json_object_object_add(o, "counters", c);
     json_object_object_add(o, "report", str(t->report));
+    json_object_object_add(o, "parent_median_s", num(t->parent_median_s));
+    json_object_object_add(o, "channel_s", num(t->channel_s));
+    json_object_object_add(o, "n_checked", json_object_new_int(t->n_checked));
+    return o;
+}
+
+static json_object *sandbox_json(const kf_eval_result *res)
+{
+    json_object *o = json_object_new_object();
+    char have[128], miss[128];
+    kf_sandbox_layers_text(res->sandbox_layers, have, sizeof have);
+    kf_sandbox_missing_text(res->sandbox_layers, miss, sizeof miss);
+    json_object_object_add(o, "mode", json_object_new_string(kf_sandbox_mode_name((kf_sandbox_mode)res->sandbox_mode)));
+    json_object_object_add(o, "layers", json_object_new_string(have));
+    json_object_object_add(o, "missing", json_object_new_string(miss));
+    json_object_object_add(o, "why", str(res->sandbox_why));
     return o;
 }
 
@@ -51,6 +68,8 @@ static json_object *roofline_json(const kf_roofline *r)
     json_object_object_add(o, "cache_bytes_per_s", num(r->cache_bytes_per_s));
     json_object_object_add(o, "floor_s", num(r->floor_s));
     json_object_object_add(o, "hard_floor_s", num(r->hard_floor_s));
+    json_object_object_add(o, "cache_resident", json_object_new_boolean(r->cache_resident));
+    json_object_object_add(o, "flop_term", json_object_new_boolean(r->flop_term));
     json_object_object_add(o, "fraction", num(r->fraction));
     json_object_object_add(o, "achieved_flops", num(r->achieved_flops));
     json_object_object_add(o, "achieved_bytes_per_s", num(r->achieved_bytes_per_s));
@@ -66,6 +85,7 @@ char *kf_eval_result_json(const kf_eval_result *res)
     json_object_object_add(o, "trials_run", json_object_new_int(res->trials_run));
     json_object_object_add(o, "summary", str(res->summary));
     json_object_object_add(o, "diagnostics", str(res->diagnostics));
+    json_object_object_add(o, "sandbox", sandbox_json(res));
     json_object *st = json_object_new_array();
     for (int i = 0; i < res->n_outputs && res->stats; i++) {
         const kf_output_stats *s = &res->stats[i];

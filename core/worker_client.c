@@ -17,6 +17,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <sched.h>
+
+#include "sandbox.h"
 
 #ifndef KF_PKGLIBEXECDIR
 #define KF_PKGLIBEXECDIR "/usr/local/libexec/kforge"
@@ -32,6 +35,11 @@
 
 /* Bytes the worker may write to any file (its compiled artifacts). */
 #define KF_WORKER_FSIZE ((rlim_t)1 << 30)
+/* Open files and processes (threads count as processes for RLIMIT_NPROC;
+ * the kernel does not apply it to uid 0, for which the PID namespace and
+ * the no-fork seccomp stage hold instead). */
+#define KF_WORKER_NOFILE ((rlim_t)4096)
+#define KF_WORKER_NPROC ((rlim_t)4096)
 
 static const struct { int sig; const char *name, *cause; } signals[] = {
     {SIGSEGV, "SIGSEGV", "invalid memory access"},
@@ -144,8 +152,22 @@ static int high_dup(int fd)
     return fcntl(fd, F_DUPFD_CLOEXEC, 10);
 }
 
-int kf_worker_start(kf_worker *w, const char *exe, int memfd, double cpu_limit_s,
-                    uint64_t as_limit, kf_error *err)
+/* fork(), or a clone into new PID, network and IPC namespaces; *ns says
+ * which one happened. */
+static pid_t spawn(int want_ns, unsigned *ns)
+{
+    *ns = 0;
+    if (want_ns) {
+        long pid = syscall(SYS_clone, (unsigned long)(CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | SIGCHLD), 0, 0, 0, 0);
+        if (pid >= 0) {
+            *ns = KF_SB_PIDNS | KF_SB_NETNS;
+            return (pid_t)pid;
+        }
+    }
+    return fork();
+}
+
+int kf_worker_start(kf_worker *w, const char *exe, int memfd, const kf_worker_limits *lim, kf_error *err)
 {
     memset(w, 0, sizeof *w);
     w->pid = -1;
@@ -153,8 +175,14 @@ int kf_worker_start(kf_worker *w, const char *exe, int memfd, double cpu_limit_s
     w->exit_status = -1;
     int sv[2] = {-1, -1}, ep[2] = {-1, -1}, xp[2] = {-1, -1};
     int c_sock = -1, c_err = -1, c_mem = -1;
+    int sandboxed = lim->sandbox != KF_SANDBOX_OFF;
+    char **env = NULL;
     w->errtail = malloc(KF_WORKER_STDERR_MAX);
     if (!w->errtail) return kf_fail(err, KF_ERR_NOMEM, "out of memory starting the worker");
+    if (sandboxed && !(env = kf_sandbox_env(start_env ? start_env : environ, lim->work_dir))) {
+        kf_fail(err, KF_ERR_NOMEM, "out of memory starting the worker");
+        goto fail;
+    }
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 || pipe2(ep, O_CLOEXEC) != 0 ||
         pipe2(xp, O_CLOEXEC) != 0) {
         kf_fail(err, KF_ERR_INTERNAL, "cannot create the worker's channels: %s", strerror(errno));
@@ -170,10 +198,12 @@ int kf_worker_start(kf_worker *w, const char *exe, int memfd, double cpu_limit_s
     char fdarg[16];
     snprintf(fdarg, sizeof fdarg, "%d", KF_WORKER_MEMFD);
     char *argv[] = {(char *)exe, (char *)"--memfd", fdarg, NULL};
-    rlim_t cpu = cpu_limit_s > 0 ? (rlim_t)cpu_limit_s + 1 : RLIM_INFINITY;
+    rlim_t cpu = lim->cpu_s > 0 ? (rlim_t)lim->cpu_s + 1 : RLIM_INFINITY;
     pid_t parent = getpid();
+    if (sandboxed) kf_sandbox_protect_parent();
 
-    pid_t pid = fork();
+    unsigned ns = 0;
+    pid_t pid = spawn(sandboxed, &ns);
     if (pid < 0) {
         kf_fail(err, KF_ERR_INTERNAL, "cannot fork the worker: %s", strerror(errno));
         goto fail;
@@ -182,14 +212,14 @@ int kf_worker_start(kf_worker *w, const char *exe, int memfd, double cpu_limit_s
         /* child: async-signal-safe calls only */
         setpgid(0, 0);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != parent) _exit(127);
+        if (!ns && getppid() != parent) _exit(127);
         set_limit(RLIMIT_CORE, 0);
         if (cpu != RLIM_INFINITY) set_limit(RLIMIT_CPU, cpu);
         set_limit(RLIMIT_FSIZE, KF_WORKER_FSIZE);
+        set_limit(RLIMIT_NOFILE, KF_WORKER_NOFILE);
+        if (sandboxed) set_limit(RLIMIT_NPROC, KF_WORKER_NPROC);
 #ifndef KF_ASAN
-        if (as_limit) set_limit(RLIMIT_AS, (rlim_t)as_limit);
-#else
-        (void)as_limit;
+        if (lim->mem_bytes) set_limit(RLIMIT_DATA, (rlim_t)lim->mem_bytes);
 #endif
         sigset_t all;
         sigemptyset(&all);
@@ -202,7 +232,14 @@ int kf_worker_start(kf_worker *w, const char *exe, int memfd, double cpu_limit_s
         int keep = fcntl(xfd, F_DUPFD_CLOEXEC, KF_WORKER_MEMFD + 1);
         close_from(keep < 0 ? KF_WORKER_MEMFD + 1 : keep + 1);
         for (int fd = KF_WORKER_MEMFD + 1; fd < keep; fd++) close(fd);
-        execve(exe, argv, start_env ? start_env : environ);
+        int caps_errno = 0;
+        if (sandboxed && kf_sandbox_drop_caps() != 0) caps_errno = errno ? errno : EPERM;
+        if (keep >= 0) {
+            ssize_t wr = write(keep, &caps_errno, sizeof caps_errno);
+            (void)wr;
+        }
+        if (caps_errno && lim->sandbox == KF_SANDBOX_STRICT) _exit(127);
+        execve(exe, argv, sandboxed ? env : start_env ? start_env : environ);
         int e = errno;
         if (keep >= 0) {
             ssize_t wr = write(keep, &e, sizeof e);
@@ -212,10 +249,13 @@ int kf_worker_start(kf_worker *w, const char *exe, int memfd, double cpu_limit_s
     }
     setpgid(pid, pid);
     w->pid = pid;
+    w->pidns = (ns & KF_SB_PIDNS) != 0;
     close(xp[1]);
     xp[1] = -1;
-    int exec_errno = 0;
-    ssize_t r;
+    int caps_errno = -1, exec_errno = 0;
+    ssize_t r0, r;
+    do r0 = read(xp[0], &caps_errno, sizeof caps_errno);
+    while (r0 < 0 && errno == EINTR);
     do r = read(xp[0], &exec_errno, sizeof exec_errno);
     while (r < 0 && errno == EINTR);
     close(xp[0]);
@@ -225,10 +265,24 @@ int kf_worker_start(kf_worker *w, const char *exe, int memfd, double cpu_limit_s
     close(c_sock);
     close(c_err);
     close(c_mem);
+    kf_sandbox_env_free(env);
+    env = NULL;
     w->ctl = sv[0];
     w->err_fd = ep[0];
     fcntl(w->ctl, F_SETFL, O_NONBLOCK);
     fcntl(w->err_fd, F_SETFL, O_NONBLOCK);
+    w->layers = KF_SB_RLIMITS | ns;
+    if (sandboxed) w->layers |= KF_SB_ENV;
+    if (sandboxed && r0 == (ssize_t)sizeof caps_errno && caps_errno == 0) w->layers |= KF_SB_CAPS;
+    else if (sandboxed)
+        snprintf(w->layers_why, sizeof w->layers_why, "caps: cannot drop capabilities: %s",
+                 r0 == (ssize_t)sizeof caps_errno ? strerror(caps_errno) : "the worker did not start");
+    if (sandboxed && !ns) {
+        size_t used = strlen(w->layers_why);
+        snprintf(w->layers_why + used, sizeof w->layers_why - used,
+                 "%spidns, netns: the kernel refused new namespaces (needs root or user namespaces)",
+                 used ? "; " : "");
+    }
     if (r == (ssize_t)sizeof exec_errno) {
         kf_worker_kill(w);
         kf_fail(err, KF_ERR_INTERNAL,
@@ -237,8 +291,16 @@ int kf_worker_start(kf_worker *w, const char *exe, int memfd, double cpu_limit_s
         kf_worker_stop(w);
         return -1;
     }
+    if (r0 != (ssize_t)sizeof caps_errno || (caps_errno && lim->sandbox == KF_SANDBOX_STRICT)) {
+        kf_worker_kill(w);
+        kf_fail(err, KF_ERR_UNAVAILABLE, "cannot start the worker '%s' %s: %s", exe,
+                lim->sandbox == KF_SANDBOX_STRICT ? "under --sandbox=strict" : "", w->layers_why);
+        kf_worker_stop(w);
+        return -1;
+    }
     return 0;
 fail:
+    kf_sandbox_env_free(env);
     for (int i = 0; i < 2; i++) {
         if (sv[i] >= 0) close(sv[i]);
         if (ep[i] >= 0) close(ep[i]);
@@ -283,6 +345,14 @@ static int drain_stderr(kf_worker *w)
     }
 }
 
+static void record_status(kf_worker *w, int st)
+{
+    if (WIFSIGNALED(st)) w->term_signal = WTERMSIG(st);
+    else if (WIFEXITED(st) && w->pidns && WEXITSTATUS(st) > KF_WORKER_SIGEXIT)
+        w->term_signal = WEXITSTATUS(st) - KF_WORKER_SIGEXIT;
+    else if (WIFEXITED(st)) w->exit_status = WEXITSTATUS(st);
+}
+
 static void reap(kf_worker *w, int kill_first)
 {
     if (w->pid <= 0) return;
@@ -293,10 +363,7 @@ static void reap(kf_worker *w, int kill_first)
     while (r < 0 && errno == EINTR);
     /* whatever it left behind in its group (a compiler, forked children) */
     kill(-w->pid, SIGKILL);
-    if (r == w->pid) {
-        if (WIFSIGNALED(st)) w->term_signal = WTERMSIG(st);
-        else if (WIFEXITED(st)) w->exit_status = WEXITSTATUS(st);
-    }
+    if (r == w->pid) record_status(w, st);
     w->pid = -1;
     if (w->err_fd >= 0) drain_stderr(w);
 }
@@ -309,8 +376,7 @@ static void reap_after_eof(kf_worker *w)
         int st = 0;
         pid_t r = waitpid(w->pid, &st, WNOHANG);
         if (r == w->pid) {
-            if (WIFSIGNALED(st)) w->term_signal = WTERMSIG(st);
-            else if (WIFEXITED(st)) w->exit_status = WEXITSTATUS(st);
+            record_status(w, st);
             kill(-w->pid, SIGKILL);
             w->pid = -1;
             drain_stderr(w);
@@ -446,4 +512,37 @@ void kf_worker_stop(kf_worker *w)
     free(w->errtail);
     w->errtail = NULL;
     w->errlen = 0;
+}
+
+int kf_worker_freeze(kf_worker *w)
+{
+    if (w->pid <= 0) return -1;
+    kill(-w->pid, SIGSTOP);
+    for (;;) {
+        int st = 0;
+        pid_t r = waitpid(w->pid, &st, WUNTRACED);
+        if (r < 0 && errno == EINTR) continue;
+        if (r == w->pid && WIFSTOPPED(st)) return 0;
+        if (r == w->pid) {
+            record_status(w, st);
+            kill(-w->pid, SIGKILL);
+            w->pid = -1;
+            if (w->err_fd >= 0) drain_stderr(w);
+        }
+        return -1;
+    }
+}
+
+void kf_worker_resume(kf_worker *w)
+{
+    if (w->pid > 0) kill(-w->pid, SIGCONT);
+}
+
+size_t kf_worker_unsolicited(kf_worker *w)
+{
+    size_t n = w->inlen;
+    char buf[256];
+    ssize_t k = recv(w->ctl, buf, sizeof buf, MSG_PEEK | MSG_DONTWAIT);
+    if (k > 0) n += (size_t)k;
+    return n;
 }

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "registry.h"
+#include "sandbox.h"
 #include "worker_proto.h"
 
 typedef struct worker {
@@ -32,7 +33,15 @@ typedef struct worker {
     kf_wp_layout layout;
     unsigned char *map;
     kf_wp_sets sets;
+    kf_sandbox_mode sandbox;
+    int noexec_done;          /* seccomp's second stage is on */
 } worker;
+
+static void reply_init(kf_wp_reply *r)
+{
+    memset(r, 0, sizeof *r);
+    r->sandbox = -1;
+}
 
 static int send_reply(worker *w, const kf_wp_reply *r)
 {
@@ -58,10 +67,51 @@ static int send_reply(worker *w, const kf_wp_reply *r)
 
 static int reply_status(worker *w, int status, const char *error)
 {
-    kf_wp_reply r = {0};
+    kf_wp_reply r;
+    reply_init(&r);
     r.status = status;
     r.error = (char *)error;
     return send_reply(w, &r);
+}
+
+/* Landlock and the first seccomp stage.  Fills r->sandbox and
+ * r->sandbox_why; in strict mode a missing layer fails the load. */
+static int confine(worker *w, const char *work_dir, kf_wp_reply *r)
+{
+    r->sandbox = 0;
+    if (w->sandbox == KF_SANDBOX_OFF) return 0;
+    char why[512] = "", one[256];
+    if (kf_sandbox_landlock(work_dir, getenv("KFORGE_SANDBOX_READ"), one, sizeof one) == 0)
+        r->sandbox |= KF_SB_LANDLOCK;
+    else
+        snprintf(why, sizeof why, "%s", one);
+    if (kf_sandbox_seccomp_base(one, sizeof one) == 0)
+        r->sandbox |= KF_SB_SECCOMP;
+    else
+        snprintf(why + strlen(why), sizeof why - strlen(why), "%s%s", *why ? "; " : "", one);
+    if (*why) r->sandbox_why = strdup(why);
+    if (w->sandbox == KF_SANDBOX_STRICT && (r->sandbox & (KF_SB_LANDLOCK | KF_SB_SECCOMP)) != (KF_SB_LANDLOCK | KF_SB_SECCOMP)) {
+        r->status = KF_ERR_UNAVAILABLE;
+        char msg[700];
+        snprintf(msg, sizeof msg, "--sandbox=strict: a sandbox layer is not available here: %s", why);
+        r->error = strdup(msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* Before the first call into the candidate's code: no exec, no fork. */
+static int close_exec(worker *w)
+{
+    if (w->sandbox == KF_SANDBOX_OFF || w->noexec_done) return 0;
+    char why[256];
+    if (kf_sandbox_seccomp_noexec(why, sizeof why) == 0) {
+        w->noexec_done = 1;
+        return 0;
+    }
+    if (w->sandbox == KF_SANDBOX_STRICT) return reply_status(w, KF_ERR_UNAVAILABLE, why) == 0 ? 1 : -1;
+    w->noexec_done = -1;
+    return 0;
 }
 
 static int do_load(worker *w, json_object *cmd)
@@ -73,6 +123,10 @@ static int do_load(worker *w, json_object *cmd)
     const char *backend = json_object_object_get_ex(cmd, "backend", &v) ? json_object_get_string(v) : NULL;
     const char *work_dir = json_object_object_get_ex(cmd, "work_dir", &v) ? json_object_get_string(v) : NULL;
     int device = json_object_object_get_ex(cmd, "device", &v) ? json_object_get_int(v) : 0;
+    const char *mode = json_object_object_get_ex(cmd, "sandbox", &v) ? json_object_get_string(v) : "auto";
+    int m = kf_sandbox_mode_parse(mode);
+    if (m < 0) return reply_status(w, KF_ERR_INVALID, "load: bad sandbox mode");
+    w->sandbox = (kf_sandbox_mode)m;
     if (!plugin || !backend || !work_dir) return reply_status(w, KF_ERR_INVALID, "load: missing plugin, backend or work_dir");
     if (kf_wp_decode_load(cmd, &w->views, &w->layout, &err) != 0) return reply_status(w, KF_ERR_INVALID, err.msg);
 
@@ -106,8 +160,16 @@ static int do_load(worker *w, json_object *cmd)
     }
     if (!w->plugin.be->compile) return reply_status(w, KF_ERR_INVALID, "the backend has no compile hook");
 
+    /* From here on the file system and the system calls are confined; the
+     * plugin and its driver are loaded and probed already. */
+    kf_wp_reply r;
+    reply_init(&r);
+    if (confine(w, work_dir, &r) != 0) {
+        int rc = send_reply(w, &r);
+        kf_wp_reply_free(&r);
+        return rc;
+    }
     kf_compile_request req = {&w->views.candidate, &w->views.problem, device, work_dir};
-    kf_wp_reply r = {0};
     r.status = w->plugin.be->compile(&req, &w->art, &r.diagnostics);
     if (r.status == KF_OK && !w->art) {
         r.status = KF_ERR_INTERNAL;
@@ -125,7 +187,11 @@ static int do_run(worker *w, json_object *cmd)
     json_object *v;
     int set = json_object_object_get_ex(cmd, "set", &v) ? json_object_get_int(v) : 0;
     if (set < 0 || set >= w->sets.n_sets) return reply_status(w, KF_ERR_INVALID, "run: no such buffer set");
-    kf_wp_reply r = {0};
+    int ce = close_exec(w);
+    if (ce) return ce > 0 ? 0 : -1;
+    kf_wp_reply r;
+    reply_init(&r);
+    if (w->noexec_done == 1) r.sandbox = KF_SB_NOEXEC;
     r.status = w->plugin.be->verify(w->art, &w->sets.sets[set], &r.error);
     int rc = send_reply(w, &r);
     kf_wp_reply_free(&r);
@@ -140,14 +206,20 @@ static int do_profile(worker *w, json_object *cmd)
     int warmup = json_object_object_get_ex(cmd, "warmup", &v) ? json_object_get_int(v) : 1;
     int reps = json_object_object_get_ex(cmd, "reps", &v) ? json_object_get_int(v) : 0;
     int n_sets = json_object_object_get_ex(cmd, "n_sets", &v) ? json_object_get_int(v) : 1;
-    if (reps < 1 || reps > 1000000 || warmup < 0 || n_sets < 1 || n_sets > w->sets.n_sets)
-        return reply_status(w, KF_ERR_INVALID, "profile: bad warmup, reps or n_sets");
-    kf_profile_request req = {warmup, reps, n_sets, w->sets.sets};
+    int first = json_object_object_get_ex(cmd, "set", &v) ? json_object_get_int(v) : 0;
+    if (reps < 1 || reps > 1000000 || warmup < 0 || n_sets < 1 || first < 0 || first >= w->sets.n_sets ||
+        n_sets > w->sets.n_sets - first)
+        return reply_status(w, KF_ERR_INVALID, "profile: bad warmup, reps, set or n_sets");
+    int ce = close_exec(w);
+    if (ce) return ce > 0 ? 0 : -1;
+    kf_profile_request req = {warmup, reps, n_sets, w->sets.sets + first};
     kf_profile_result res;
     memset(&res, 0, sizeof res);
     res.samples_s = calloc((size_t)reps, sizeof *res.samples_s);
     if (!res.samples_s) return reply_status(w, KF_ERR_NOMEM, "out of memory");
-    kf_wp_reply r = {0};
+    kf_wp_reply r;
+    reply_init(&r);
+    if (w->noexec_done == 1) r.sandbox = KF_SB_NOEXEC;
     r.status = w->plugin.be->profile(w->art, &req, &res, &r.error);
     int n = res.n_samples < 0 ? 0 : res.n_samples > reps ? reps : res.n_samples;
     r.samples = res.samples_s;
@@ -175,6 +247,11 @@ static void worker_free(worker *w)
     kf_wp_views_free(&w->views);
 }
 
+static void exit_as_signal(int sig)
+{
+    _exit(KF_WORKER_SIGEXIT + sig);
+}
+
 int main(int argc, char **argv)
 {
     worker w;
@@ -190,6 +267,13 @@ int main(int argc, char **argv)
      * code: restore the default actions a runtime may have installed. */
     int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP};
     for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++) signal(fatal[i], SIG_DFL);
+    /* As the init of its PID namespace the worker ignores the signals it
+     * sends itself (abort's SIGABRT): turn those into the exit status the
+     * parent reads as that signal (KF_WORKER_SIGEXIT). */
+    if (getpid() == 1) {
+        signal(SIGABRT, exit_as_signal);
+        signal(SIGTERM, exit_as_signal);
+    }
 
     /* Keep the channel private; candidate output goes to stderr. */
     w.ctl = fcntl(0, F_DUPFD_CLOEXEC, 10);
@@ -215,6 +299,7 @@ int main(int argc, char **argv)
         if (!strcmp(name, "load")) rc = do_load(&w, cmd);
         else if (!strcmp(name, "run")) rc = do_run(&w, cmd);
         else if (!strcmp(name, "profile")) rc = do_profile(&w, cmd);
+        else if (!strcmp(name, "ping")) rc = reply_status(&w, KF_OK, NULL);
         else if (!strcmp(name, "quit")) {
             worker_free(&w);
             rc = reply_status(&w, KF_OK, NULL);
@@ -228,5 +313,8 @@ int main(int argc, char **argv)
     fclose(in);
     worker_free(&w);
     close(w.ctl);
+    /* With exec and fork closed, a leak checker's tracer (a forked,
+     * ptrace-ing process) cannot run: leave without the exit handlers. */
+    if (w.noexec_done) _exit(rc ? 1 : 0);
     return rc ? 1 : 0;
 }

@@ -390,6 +390,8 @@ char *kf_wp_reply_json(const kf_wp_reply *r)
         json_object_array_add(c, e);
     }
     json_object_object_add(o, "counters", c);
+    if (r->sandbox >= 0) json_object_object_add(o, "sandbox", json_object_new_int(r->sandbox));
+    json_object_object_add(o, "sandbox_why", str_or_null(r->sandbox_why));
     char *txt = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
     json_object_put(o);
     return txt;
@@ -415,6 +417,9 @@ int kf_wp_reply_parse(const char *line, kf_wp_reply *r, char *why, size_t why_le
     r->diagnostics = dup_opt(o, "diagnostics");
     r->error = dup_opt(o, "error");
     r->report = dup_opt(o, "report");
+    r->sandbox_why = dup_opt(o, "sandbox_why");
+    json_object *sb = get(o, "sandbox", json_type_int);
+    r->sandbox = sb ? json_object_get_int(sb) : -1;
     json_object *cd = get(o, "clock_is_device", json_type_int);
     r->clock_is_device = cd ? json_object_get_int(cd) != 0 : 0;
     json_object *s = get(o, "samples", json_type_array);
@@ -451,5 +456,6 @@ void kf_wp_reply_free(kf_wp_reply *r)
     free(r->error);
     free(r->report);
     free(r->samples);
+    free(r->sandbox_why);
     memset(r, 0, sizeof *r);
 }

@@ -12,20 +12,29 @@
  * One JSON object per line each way; every command gets exactly one reply.
  *
  *   {"cmd":"load", "plugin":PATH, "backend":NAME, "device":N, "work_dir":DIR,
+ *    "sandbox":"auto"|"strict"|"off",
  *    "problem":{...kf_problem_view...}, "candidate":{...kf_candidate_view...},
  *    "layout":{"size":BYTES, "n_sets":S, "n_inputs":I, "n_outputs":O,
  *              "n_scratch":K, "regions":[[offset,bytes,guard], ...]}}
- *        opens the plugin (kf_plugin_open), probes it, maps the memfd and
- *        compiles.  The candidate arrives bound (every size evaluated by
+ *        opens the plugin (kf_plugin_open), probes it, maps the memfd,
+ *        confines itself (Landlock, seccomp: sandbox.h) and compiles; the
+ *        reply says which layers hold ("sandbox", "sandbox_why").  The candidate arrives bound (every size evaluated by
  *        the parent), so the worker needs neither the problem file nor
  *        the expression evaluator.
  *   {"cmd":"run", "set":S}                 one verify run on set S
- *   {"cmd":"profile", "warmup":W, "reps":R, "n_sets":S}
+ *   {"cmd":"profile", "warmup":W, "reps":R, "n_sets":S, "set":F}
+ *        the backend's profile hook over sets F .. F+S-1; the parent sends
+ *        one timed run per command (reps 1) and times the round trip
+ *        itself.  Before the first run or profile the worker closes exec
+ *        and fork behind it (the candidate's code may run from then on).
+ *   {"cmd":"ping"}                         replies at once (the parent's
+ *                                          measure of the channel's cost)
  *   {"cmd":"quit"}
  *
  * Reply: {"status":kf_status, "diagnostics":STR|null, "error":STR|null,
  *         "samples":[seconds...], "clock_is_device":0|1,
- *         "counters":[[NAME,VALUE]...], "report":STR|null}
+ *         "counters":[[NAME,VALUE]...], "report":STR|null,
+ *         "sandbox":BITS, "sandbox_why":STR|null}
  *
  * Regions are ordered set by set, and within a set inputs, outputs,
  * scratch.  The parent never trusts a reply's numbers for correctness: it
@@ -41,6 +50,9 @@
 #include "kforge-plugin.h"
 
 #define KF_WORKER_MEMFD 3
+/* A worker that is the init of its PID namespace cannot die of a signal it
+ * raises itself; it exits with KF_WORKER_SIGEXIT + signal instead. */
+#define KF_WORKER_SIGEXIT 192
 /* Longest line either side accepts (compiler logs, reports, sources). */
 #define KF_WP_MAX_LINE (32u << 20)
 
@@ -94,6 +106,9 @@ typedef struct kf_wp_reply {
     int clock_is_device;
     int n_counters;
     kf_counter counters[KF_MAX_COUNTERS];
+    int sandbox;              /* load: the worker-side layers it put on itself
+                                 (KF_SB_* bits); -1 when not reported */
+    char *sandbox_why;        /* load: why a layer is missing, or NULL */
 } kf_wp_reply;
 
 char *kf_wp_reply_json(const kf_wp_reply *r);             /* one line, malloc'ed */

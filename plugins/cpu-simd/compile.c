@@ -6,9 +6,10 @@
  *     CC -std=gnu11 -O3 -march=native -fopenmp -fPIC -shared -o cand-N.so
  *        <.c sources> <build_options split on blanks>
  * Its stdout+stderr come back verbatim as diagnostics (also on success when
- * it printed warnings).  The object is dlopen'ed RTLD_NOW|RTLD_LOCAL and the
- * entry looked up; each compile gets a fresh file name because dlopen
- * returns an already-loaded object for a name it has seen.
+ * it printed warnings).  nm checks that the entry exists; the object is
+ * dlopen'ed RTLD_NOW|RTLD_LOCAL at the first run (kf_cpu_load), not here;
+ * each compile gets a fresh file name because dlopen returns an
+ * already-loaded object for a name it has seen.
  */
 #include "cpu_simd.h"
 
@@ -175,27 +176,65 @@ static void diag_append(char **diag, char *more)
     free(more);
 }
 
-static kf_status load_object(kf_artifact *art, const char *entry, char **diag)
+/* 1 when the object defines the global function `entry`, 0 when not, -1
+ * when nm could not tell. */
+static int defines_function(const char *so_path, const char *entry)
+{
+    char *argv[] = {"nm", "-D", "--defined-only", (char *)so_path, NULL};
+    char *text = NULL, *save = NULL;
+    int found = 0;
+    if (kf_cpu_run_capture(argv, NULL, &text) != 0 || !text) {
+        free(text);
+        return -1;
+    }
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char addr[64], type[8], name[256];
+        if (sscanf(line, "%63s %7s %255s", addr, type, name) == 3 && !strcmp(type, "T") &&
+            !strcmp(name, entry))
+            found = 1;
+    }
+    free(text);
+    return found;
+}
+
+/* Compile time: the entry must exist.  The object itself is not loaded
+ * here: its constructors are the candidate's code, and they run only at
+ * the first call (kf_cpu_load), once the worker has closed exec and fork
+ * behind it. */
+static kf_status check_entry(kf_artifact *art, const char *entry, char **diag)
+{
+    art->entry_name = strdup(entry);
+    if (!art->entry_name)
+        return KF_ERR_NOMEM;
+    if (defines_function(art->so_path, entry) != 0)
+        return KF_OK;
+    char *fns = exported_functions(art->so_path);
+    diag_append(diag, xprintf(
+        "cpu-simd: the candidate defines no function '%s': define "
+        "`void %s(const kf_cpu_args *a)` (not static) from kforge-cpu.h, or name the "
+        "entry in candidate.json \"entry\" (functions it exports: %s)",
+        entry, entry, fns ? fns : "none"));
+    free(fns);
+    return KF_ERR_COMPILE;
+}
+
+kf_status kf_cpu_load(kf_artifact *art, char **error)
 {
     void *gomp;
+    if (art->entry)
+        return KF_OK;
     art->handle = dlopen(art->so_path, RTLD_NOW | RTLD_LOCAL);
     if (!art->handle) {
-        diag_append(diag, xprintf("cpu-simd: the compiled object does not load: %s", dlerror()));
-        return KF_ERR_COMPILE;
+        *error = xprintf("cpu-simd: the compiled object does not load: %s", dlerror());
+        return KF_ERR_RUNTIME;
     }
     /* libgomp cannot be unloaded while its thread pool idles: pin it. */
     if ((gomp = dlopen("libgomp.so.1", RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE)))
         dlclose(gomp);
-    *(void **)&art->entry = dlsym(art->handle, entry);
+    *(void **)&art->entry = dlsym(art->handle, art->entry_name);
     if (!art->entry) {
-        char *fns = exported_functions(art->so_path);
-        diag_append(diag, xprintf(
-            "cpu-simd: the candidate defines no function '%s': define "
-            "`void %s(const kf_cpu_args *a)` (not static) from kforge-cpu.h, or name the "
-            "entry in candidate.json \"entry\" (functions it exports: %s)",
-            entry, entry, fns ? fns : "none"));
-        free(fns);
-        return KF_ERR_COMPILE;
+        *error = xprintf("cpu-simd: the compiled object has no function '%s'", art->entry_name);
+        return KF_ERR_RUNTIME;
     }
     return KF_OK;
 }
@@ -301,7 +340,7 @@ kf_status kf_cpu_compile(const kf_compile_request *req, kf_artifact **out, char 
                                    argv[0], rc);
         st = KF_ERR_COMPILE;
     } else {
-        st = load_object(art, c->entry && *c->entry ? c->entry : "kf_kernel", diagnostics);
+        st = check_entry(art, c->entry && *c->entry ? c->entry : "kf_kernel", diagnostics);
     }
 done:
     free(cc_words);

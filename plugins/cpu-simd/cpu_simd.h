@@ -19,7 +19,8 @@ extern const char kf_cpu_header_text[];
  * facts a run needs (copied: the compile request does not outlive it). */
 struct kf_artifact {
     void *handle;
-    kf_cpu_entry entry;
+    kf_cpu_entry entry;       /* NULL until kf_cpu_load */
+    char *entry_name;
     char *so_path;
     int n_in, n_out, n_scratch, n_dims;
     int64_t *dims;
@@ -46,6 +47,9 @@ kf_status kf_cpu_compile(const kf_compile_request *req, kf_artifact **out, char 
  * executed (then *output says why), or -1 when no process could be made. */
 #define KF_CPU_NOEXEC 127
 int kf_cpu_run_capture(char *const argv[], const char *cwd, char **output);
+
+/* Loads the object and looks up the entry, once; KF_OK or an error text. */
+kf_status kf_cpu_load(kf_artifact *art, char **error);
 
 /* run.c */
 kf_status kf_cpu_verify(kf_artifact *art, kf_buffer_set *set, char **error);

@@ -57,10 +57,13 @@ static char *msg(const char *text)
 kf_status kf_cpu_verify(kf_artifact *art, kf_buffer_set *set, char **error)
 {
     call_args ca;
-    if (!art || !art->entry || !set) {
+    kf_status st;
+    if (!art || !set) {
         *error = msg("cpu-simd: verify needs a compiled artifact and a buffer set");
         return KF_ERR_INVALID;
     }
+    if ((st = kf_cpu_load(art, error)) != KF_OK)
+        return st;
     if (args_init(&ca, art)) {
         args_free(&ca);
         return KF_ERR_NOMEM;
@@ -122,12 +125,15 @@ kf_status kf_cpu_profile(kf_artifact *art, const kf_profile_request *req,
                          kf_profile_result *res, char **error)
 {
     call_args ca;
-    if (!art || !art->entry || !req || !res || !res->samples_s || req->reps < 1 ||
+    kf_status st;
+    if (!art || !req || !res || !res->samples_s || req->reps < 1 ||
         req->n_sets < 1 || !req->sets || req->warmup < 0) {
         *error = msg("cpu-simd: profile needs an artifact, reps >= 1, n_sets >= 1, buffer sets "
                      "and a samples array");
         return KF_ERR_INVALID;
     }
+    if ((st = kf_cpu_load(art, error)) != KF_OK)
+        return st;
     if (args_init(&ca, art)) {
         args_free(&ca);
         return KF_ERR_NOMEM;
@@ -160,6 +166,7 @@ void kf_cpu_release(kf_artifact *art)
     if (art->handle)
         dlclose(art->handle);
     free(art->so_path);
+    free(art->entry_name);
     free(art->dims);
     free(art);
 }
