@@ -120,4 +120,8 @@ typedef struct kf_bound {
 int kf_candidate_bind(const kf_candidate *c, const kf_resolved *r, kf_bound *out, kf_error *err);
 void kf_bound_free(kf_bound *b);
 
+/* 0 when every word of `opts` is an allowed compiler option
+ * (build_options.c); -1 with the first offending word in `why`. */
+int kf_build_options_check(const char *opts, char *why, size_t why_len);
+
 #endif

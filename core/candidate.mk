@@ -2,6 +2,6 @@
 # expressions over dims, binding a launch plan to a resolved problem.
 noinst_LTLIBRARIES += core/libkf_candidate.la
 core_libkf_candidate_la_SOURCES = core/candidate.h core/candidate.c \
-	core/candidate_bind.c core/expr.c
+	core/candidate_bind.c core/build_options.c core/expr.c
 core_libkf_candidate_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
 core_libkforge_la_LIBADD += core/libkf_candidate.la

@@ -295,6 +295,11 @@ int kf_candidate_bind(const kf_candidate *c, const kf_resolved *r, kf_bound *out
         return kf_fail(err, 5, "candidate bind: no candidate or no resolved problem");
     if (bind_problem(&bc))
         goto fail;
+    char why[300];
+    if (kf_build_options_check(c->build_options, why, sizeof why) != 0) {
+        kf_fail(err, 5, "%s: %s", bc.origin, why);
+        goto fail;
+    }
 
     out->sources = calloc((size_t)c->n_sources + 1, sizeof *out->sources);
     for (int i = 0; i < c->n_launches; i++)

@@ -261,6 +261,15 @@ int kf_ev_draw_set(kf_ev *e, int set, uint64_t seed);
 double **kf_ev_reference(kf_ev *e, kf_error *err);
 void kf_ev_free_refs(double **ref, int n);
 
+/* Judges the worker's timing samples against the parent's round trips
+ * wall[i] (seconds) of the same runs: every sample must be finite, >= 0
+ * and fit inside its round trip; for a host clock the median gap must be
+ * within what the channel (`channel`, an empty command's round trip) and
+ * the backend account for.  0 consistent, 1 a sample is unusable, 2
+ * inconsistent; `why` says which. */
+int kf_timing_check(const double *sample, const double *wall, int n, double channel, int host_clock, char *why,
+                    size_t why_len);
+
 /* eval_profile.c: the timed runs (see eval.h).  0 to go on, 1 when the
  * verdict is decided, -1 on a request error. */
 int kf_ev_profile(kf_ev *e, kf_worker *w, const kf_device_info *dev, kf_error *err);

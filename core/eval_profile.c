@@ -128,8 +128,10 @@ static int channel_cost(kf_ev *e, kf_worker *w, double *out)
 static int timed_call(kf_ev *e, kf_worker *w, int warmup, int set, double *sample, double *wall,
                       kf_wp_reply *keep)
 {
-    char cmd[160], why[256];
-    snprintf(cmd, sizeof cmd, "{\"cmd\":\"profile\",\"warmup\":%d,\"reps\":1,\"n_sets\":1,\"set\":%d}", warmup, set);
+    char cmd[200], why[256];
+    int64_t seq = (int64_t)(fresh_seed() >> 12) + 1;
+    snprintf(cmd, sizeof cmd, "{\"cmd\":\"profile\",\"warmup\":%d,\"reps\":1,\"n_sets\":1,\"set\":%d,\"seq\":%lld}",
+             warmup, set, (long long)seq);
     kf_wp_reply r;
     double t0 = now_s();
     kf_wcall wc = kf_worker_call(w, cmd, e->o.profile_timeout_s, &r, why, sizeof why);
@@ -137,6 +139,14 @@ static int timed_call(kf_ev *e, kf_worker *w, int warmup, int set, double *sampl
     if (wc != KF_WCALL_OK) {
         kf_ev_call_failed(e, w, wc, warmup ? "the warm-up runs" : "a timed run", e->o.profile_timeout_s,
                           "kf_eval_opts.profile_timeout_s", why);
+        return 1;
+    }
+    if (r.seq != seq) {
+        kf_ev_fail(e, KF_FAIL_TIMING,
+                   "timing reply inconsistent: the reply to a timed run does not answer it (sequence number %lld, "
+                   "expected %lld): a line forged on the control channel?", (long long)r.seq, (long long)seq);
+        kf_sb_printf(&e->diag, "%s\n", e->summary);
+        kf_wp_reply_free(&r);
         return 1;
     }
     if (kf_ev_reply_failed(e, &r, "profiling") != 0) {
@@ -188,23 +198,22 @@ static int check_run(kf_ev *e, int i, int s, uint64_t seed, kf_error *err)
     return bad ? 1 : 0;
 }
 
-static int check_samples(kf_ev *e, const double *sample, const double *wall, int n, double channel,
-                         int host_clock)
+int kf_timing_check(const double *sample, const double *wall, int n, double channel, int host_clock, char *why,
+                    size_t why_len)
 {
     for (int i = 0; i < n; i++) {
         if (!(isfinite(sample[i]) && sample[i] >= 0)) {
-            kf_ev_fail(e, KF_FAIL_RUNTIME, "profiling: the backend returned no usable timing sample for run %d", i);
-            kf_sb_printf(&e->diag, "%s\n", e->summary);
+            snprintf(why, why_len, "the backend returned no usable timing sample for run %d", i);
             return 1;
         }
         /* the worker's interval lies inside the parent's round trip */
         if (sample[i] > wall[i] * 1.001 + 1e-6) {
-            timing_failed(e, "the worker reported %.4g us for a run the parent timed at %.4g us round trip",
-                          sample[i] * 1e6, wall[i] * 1e6);
-            return 1;
+            snprintf(why, why_len, "the worker reported %.4g us for a run the parent timed at %.4g us round trip",
+                     sample[i] * 1e6, wall[i] * 1e6);
+            return 2;
         }
     }
-    if (!host_clock) return 0;
+    if (!host_clock || n < 1) return 0;
     double *gap = malloc((size_t)n * sizeof *gap);
     if (!gap) return 0;
     for (int i = 0; i < n; i++) gap[i] = wall[i] - sample[i];
@@ -213,10 +222,11 @@ static int check_samples(kf_ev *e, const double *sample, const double *wall, int
     /* the channel, the backend's own bookkeeping, and scheduling noise */
     double allowance = 4 * channel + 200e-6 + 0.1 * m;
     if (g > allowance) {
-        timing_failed(e, "the worker's median sample is %.4g us shorter than the parent's round trip, beyond "
-                         "the %.4g us the channel and the backend account for (samples forged small?)",
-                      g * 1e6, allowance * 1e6);
-        return 1;
+        snprintf(why, why_len,
+                 "the worker's median sample is %.4g us shorter than the parent's round trip, beyond the %.4g us "
+                 "the channel and the backend account for (samples forged small?)",
+                 g * 1e6, allowance * 1e6);
+        return 2;
     }
     return 0;
 }
@@ -271,7 +281,17 @@ int kf_ev_profile(kf_ev *e, kf_worker *w, const kf_device_info *dev, kf_error *e
     /* a device clock comes from the backend's host code and its events, and
      * the backend's bookkeeping per call (buffer uploads) may be long: only
      * the upper bound applies to it */
-    if (check_samples(e, sample, wall, reps, t->channel_s, !t->clock_is_device) != 0) goto out;
+    char why[400];
+    int bad = kf_timing_check(sample, wall, reps, t->channel_s, !t->clock_is_device, why, sizeof why);
+    if (bad == 1) {
+        kf_ev_fail(e, KF_FAIL_RUNTIME, "profiling: %s", why);
+        kf_sb_printf(&e->diag, "%s\n", e->summary);
+        goto out;
+    }
+    if (bad) {
+        timing_failed(e, "%s", why);
+        goto out;
+    }
 
     t->n = reps;
     t->samples_s = sample;

@@ -84,6 +84,9 @@ void kf_sandbox_protect_parent(void);
  * with kf_sandbox_env_free).  NULL when out of memory. */
 char **kf_sandbox_env(char *const *env, const char *work_dir);
 void kf_sandbox_env_free(char **env);
+/* Sets NAME=value in *env (grown as needed), or with `append` adds
+ * ":value" to an existing value.  0 or -1 (out of memory). */
+int kf_sandbox_env_set(char ***env, const char *name, const char *value, int append);
 /* 1 when the variable name may reach a worker. */
 int kf_sandbox_env_allowed(const char *name, size_t len);
 

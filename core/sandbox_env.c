@@ -94,6 +94,33 @@ oom:
     return NULL;
 }
 
+int kf_sandbox_env_set(char ***env, const char *name, const char *value, int append)
+{
+    size_t n = 0, len = strlen(name);
+    char **e = *env;
+    while (e[n]) n++;
+    for (size_t i = 0; i < n; i++)
+        if (!strncmp(e[i], name, len) && e[i][len] == '=') {
+            char *v;
+            if (append && e[i][len + 1]) {
+                size_t k = strlen(e[i]) + strlen(value) + 2;
+                if (!(v = malloc(k))) return -1;
+                snprintf(v, k, "%s:%s", e[i], value);
+            } else if (!(v = var(name, value))) {
+                return -1;
+            }
+            free(e[i]);
+            e[i] = v;
+            return 0;
+        }
+    char **grown = realloc(e, (n + 2) * sizeof *grown);
+    if (!grown) return -1;
+    *env = grown;
+    if (!(grown[n] = var(name, value))) return -1;
+    grown[n + 1] = NULL;
+    return 0;
+}
+
 void kf_sandbox_env_free(char **env)
 {
     if (!env) return;

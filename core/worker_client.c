@@ -152,6 +152,24 @@ static int high_dup(int fd)
     return fcntl(fd, F_DUPFD_CLOEXEC, 10);
 }
 
+/* The memory limit as the worker's tools see it: KFORGE_SANDBOX_MEM (the
+ * cpu-simd plugin puts it on its compiler), and in an ASan build, where
+ * RLIMIT_DATA cannot apply (ASan reserves terabytes of shadow), ASan's own
+ * allocation and RSS limits. */
+static int limit_env(char ***env, uint64_t mem)
+{
+    if (!mem) return 0;
+    char v[160];
+    snprintf(v, sizeof v, "%llu", (unsigned long long)mem);
+    if (kf_sandbox_env_set(env, "KFORGE_SANDBOX_MEM", v, 0) != 0) return -1;
+#ifdef KF_ASAN
+    unsigned long long mb = (unsigned long long)(mem >> 20);
+    snprintf(v, sizeof v, "hard_rss_limit_mb=%llu:max_allocation_size_mb=%llu:allocator_may_return_null=1", mb, mb);
+    if (kf_sandbox_env_set(env, "ASAN_OPTIONS", v, 1) != 0) return -1;
+#endif
+    return 0;
+}
+
 /* fork(), or a clone into new PID, network and IPC namespaces; *ns says
  * which one happened. */
 static pid_t spawn(int want_ns, unsigned *ns)
@@ -179,7 +197,8 @@ int kf_worker_start(kf_worker *w, const char *exe, int memfd, const kf_worker_li
     char **env = NULL;
     w->errtail = malloc(KF_WORKER_STDERR_MAX);
     if (!w->errtail) return kf_fail(err, KF_ERR_NOMEM, "out of memory starting the worker");
-    if (sandboxed && !(env = kf_sandbox_env(start_env ? start_env : environ, lim->work_dir))) {
+    if (sandboxed && (!(env = kf_sandbox_env(start_env ? start_env : environ, lim->work_dir)) ||
+                      limit_env(&env, lim->mem_bytes) != 0)) {
         kf_fail(err, KF_ERR_NOMEM, "out of memory starting the worker");
         goto fail;
     }
@@ -233,6 +252,7 @@ int kf_worker_start(kf_worker *w, const char *exe, int memfd, const kf_worker_li
         close_from(keep < 0 ? KF_WORKER_MEMFD + 1 : keep + 1);
         for (int fd = KF_WORKER_MEMFD + 1; fd < keep; fd++) close(fd);
         int caps_errno = 0;
+        if (sandboxed && lim->work_dir && chdir(lim->work_dir) != 0) _exit(127);
         if (sandboxed && kf_sandbox_drop_caps() != 0) caps_errno = errno ? errno : EPERM;
         if (keep >= 0) {
             ssize_t wr = write(keep, &caps_errno, sizeof caps_errno);

@@ -220,6 +220,7 @@ static int do_profile(worker *w, json_object *cmd)
     kf_wp_reply r;
     reply_init(&r);
     if (w->noexec_done == 1) r.sandbox = KF_SB_NOEXEC;
+    r.seq = json_object_object_get_ex(cmd, "seq", &v) ? json_object_get_int64(v) : 0;
     r.status = w->plugin.be->profile(w->art, &req, &res, &r.error);
     int n = res.n_samples < 0 ? 0 : res.n_samples > reps ? reps : res.n_samples;
     r.samples = res.samples_s;

@@ -391,6 +391,7 @@ char *kf_wp_reply_json(const kf_wp_reply *r)
     }
     json_object_object_add(o, "counters", c);
     if (r->sandbox >= 0) json_object_object_add(o, "sandbox", json_object_new_int(r->sandbox));
+    if (r->seq) json_object_object_add(o, "seq", json_object_new_int64(r->seq));
     json_object_object_add(o, "sandbox_why", str_or_null(r->sandbox_why));
     char *txt = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
     json_object_put(o);
@@ -420,6 +421,8 @@ int kf_wp_reply_parse(const char *line, kf_wp_reply *r, char *why, size_t why_le
     r->sandbox_why = dup_opt(o, "sandbox_why");
     json_object *sb = get(o, "sandbox", json_type_int);
     r->sandbox = sb ? json_object_get_int(sb) : -1;
+    json_object *sq = get(o, "seq", json_type_int);
+    r->seq = sq ? json_object_get_int64(sq) : 0;
     json_object *cd = get(o, "clock_is_device", json_type_int);
     r->clock_is_device = cd ? json_object_get_int(cd) != 0 : 0;
     json_object *s = get(o, "samples", json_type_array);

@@ -22,7 +22,7 @@
  *        the parent), so the worker needs neither the problem file nor
  *        the expression evaluator.
  *   {"cmd":"run", "set":S}                 one verify run on set S
- *   {"cmd":"profile", "warmup":W, "reps":R, "n_sets":S, "set":F}
+ *   {"cmd":"profile", "warmup":W, "reps":R, "n_sets":S, "set":F, "seq":N}
  *        the backend's profile hook over sets F .. F+S-1; the parent sends
  *        one timed run per command (reps 1) and times the round trip
  *        itself.  Before the first run or profile the worker closes exec
@@ -34,7 +34,9 @@
  * Reply: {"status":kf_status, "diagnostics":STR|null, "error":STR|null,
  *         "samples":[seconds...], "clock_is_device":0|1,
  *         "counters":[[NAME,VALUE]...], "report":STR|null,
- *         "sandbox":BITS, "sandbox_why":STR|null}
+ *         "sandbox":BITS, "sandbox_why":STR|null, "seq":N}
+ * A reply echoes the command's "seq" (a per-evaluation random number), so a
+ * line the candidate forges on the channel does not pass for a reply.
  *
  * Regions are ordered set by set, and within a set inputs, outputs,
  * scratch.  The parent never trusts a reply's numbers for correctness: it
@@ -106,6 +108,7 @@ typedef struct kf_wp_reply {
     int clock_is_device;
     int n_counters;
     kf_counter counters[KF_MAX_COUNTERS];
+    int64_t seq;              /* the command's "seq", echoed (0: none) */
     int sandbox;              /* load: the worker-side layers it put on itself
                                  (KF_SB_* bits); -1 when not reported */
     char *sandbox_why;        /* load: why a layer is missing, or NULL */

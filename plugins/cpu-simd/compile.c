@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -57,6 +58,14 @@ int kf_cpu_run_capture(char *const argv[], const char *cwd, char **output)
         return -1;
     }
     if (pid == 0) {
+        /* the worker's memory limit also holds for the compiler (a macro
+         * explosion takes cc1 to gigabytes) */
+        const char *mem = getenv("KFORGE_SANDBOX_MEM");
+        unsigned long long lim = mem ? strtoull(mem, NULL, 10) : 0;
+        if (lim) {
+            struct rlimit rl = {(rlim_t)lim, (rlim_t)lim};
+            setrlimit(RLIMIT_DATA, &rl);
+        }
         dup2(fds[1], STDOUT_FILENO);
         dup2(fds[1], STDERR_FILENO);
         if (cwd && chdir(cwd) != 0) {

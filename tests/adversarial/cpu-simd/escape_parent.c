@@ -1,0 +1,65 @@
+/* Isolation: looks for the process that started it (its parent, or any
+ * process named like the test or kforge) and tries to read its memory and
+ * environment, list its descriptors, trace it and kill it; reports and
+ * aborts. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <unistd.h>
+#include "kforge-cpu.h"
+
+static int is_target(int pid)
+{
+    char path[64], comm[64] = "";
+    snprintf(path, sizeof path, "/proc/%d/comm", pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    if (!fgets(comm, sizeof comm, f)) comm[0] = '\0';
+    fclose(f);
+    return !strncmp(comm, "test_adversaria", 15) || !strncmp(comm, "kforge\n", 7) || !strncmp(comm, "lt-kforge", 9);
+}
+
+void kf_kernel(const kf_cpu_args *a)
+{
+    (void)a;
+    fprintf(stderr, "adversary getppid: %d\n", (int)getppid());
+    if (kill(getppid(), SIGKILL) == 0) fprintf(stderr, "adversary ESCAPED kill-ppid: sent\n");
+    else fprintf(stderr, "adversary kill-ppid: blocked (%s)\n", strerror(errno));
+    int found = 0;
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        int pid = atoi(e->d_name);
+        if (pid <= 1 || pid == getpid() || !is_target(pid)) continue;
+        found++;
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/mem", pid);
+        int fd = open(path, O_RDONLY);
+        fprintf(stderr, "adversary proc-mem: %s\n", fd >= 0 ? "ESCAPED: opened" : strerror(errno));
+        if (fd >= 0) close(fd);
+        snprintf(path, sizeof path, "/proc/%d/environ", pid);
+        fd = open(path, O_RDONLY);
+        fprintf(stderr, "adversary proc-environ: %s\n", fd >= 0 ? "ESCAPED: opened" : strerror(errno));
+        if (fd >= 0) close(fd);
+        snprintf(path, sizeof path, "/proc/%d/fd", pid);
+        DIR *fds = opendir(path);
+        fprintf(stderr, "adversary proc-fd: %s\n", fds ? "ESCAPED: listed" : strerror(errno));
+        if (fds) closedir(fds);
+        snprintf(path, sizeof path, "/proc/%d/cwd/", pid);
+        DIR *cwd = opendir(path);
+        fprintf(stderr, "adversary proc-cwd: %s\n", cwd ? "ESCAPED: listed" : strerror(errno));
+        if (cwd) closedir(cwd);
+        long pt = ptrace(PTRACE_ATTACH, pid, 0, 0);
+        fprintf(stderr, "adversary ptrace: %s\n", pt == 0 ? "ESCAPED: attached" : strerror(errno));
+        if (kill(pid, SIGKILL) == 0) fprintf(stderr, "adversary ESCAPED kill: sent to %d\n", pid);
+        else fprintf(stderr, "adversary kill: blocked (%s)\n", strerror(errno));
+    }
+    if (d) closedir(d);
+    fprintf(stderr, "adversary targets found: %d\n", found);
+    abort();
+}
