@@ -85,8 +85,10 @@ static int confine(worker *w, const char *work_dir, kf_wp_reply *r)
         r->sandbox |= KF_SB_LANDLOCK;
     else
         snprintf(why, sizeof why, "%s", one);
+    /* the second stage goes on before the first run (close_exec); it is the
+     * same mechanism, and in strict mode the worker refuses to run without it */
     if (kf_sandbox_seccomp_base(one, sizeof one) == 0)
-        r->sandbox |= KF_SB_SECCOMP;
+        r->sandbox |= KF_SB_SECCOMP | KF_SB_NOEXEC;
     else
         snprintf(why + strlen(why), sizeof why - strlen(why), "%s%s", *why ? "; " : "", one);
     if (*why) r->sandbox_why = strdup(why);

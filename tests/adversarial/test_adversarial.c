@@ -4,16 +4,21 @@
  * and the real worker ($KFORGE_WORKER): the exact verdict and the message
  * an agent would get.
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "candidate.h"
 #include "eval.h"
 #include "kf_test.h"
 #include "problem.h"
 #include "registry.h"
+#include "sandbox.h"
 
 typedef struct fixture {
     kf_registry *reg;
@@ -265,18 +270,6 @@ KF_TEST_TIMEOUT(impossible_speed_passes_verify_but_fails_profile, 180)
     teardown(&f);
 }
 
-KF_TEST_TIMEOUT(memoised_results_are_too_fast, 180)
-{
-    fixture f;
-    run(&f, "memo.c", 1);
-    CHECK_VERDICT(&f, KF_FAIL_TOO_FAST);
-    KF_CHECK(f.res.profiled);
-    KF_CHECK(f.res.timing.median_s < f.res.roofline.hard_floor_s);
-    KF_CHECK_CONTAINS(f.res.summary, "but no correct kernel can run under");
-    KF_CHECK_CONTAINS(f.res.summary, "a measurement error or an exploit");
-    teardown(&f);
-}
-
 KF_TEST_TIMEOUT(compile_error_returns_the_compiler_log, 120)
 {
     fixture f;
@@ -303,7 +296,295 @@ KF_TEST_TIMEOUT(candidate_for_another_backend_is_a_bind_error, 60)
     teardown(&f);
 }
 
-int main(void)
+/* ------------------------------------------------------------------ */
+/* isolation: each escape candidate reports every attempt on stderr and
+ * aborts, so the diagnostics carry its findings                        */
+
+#define CHECK_NO_ESCAPE(f) \
+    KF_CHECK_MSG(!strstr((f)->res.diagnostics, "ESCAPED"), "an escape succeeded:\n%s", (f)->res.diagnostics)
+
+static void check_all_layers(const fixture *f)
 {
+    KF_CHECK_MSG(f->res.sandbox_layers == KF_SB_ALL, "layers 0x%x: %s", f->res.sandbox_layers,
+                 f->res.sandbox_why ? f->res.sandbox_why : "");
+}
+
+KF_TEST_TIMEOUT(escape_env_sees_no_secrets, 120)
+{
+    fixture f;
+    run(&f, "escape_env.c", 0);
+    CHECK_VERDICT(&f, KF_FAIL_CRASH);
+    KF_CHECK_CONTAINS(f.res.summary, "SIGABRT");
+    KF_CHECK_CONTAINS(f.res.diagnostics, "adversary env OPENAI_API_KEY: absent");
+    KF_CHECK_CONTAINS(f.res.diagnostics, "adversary env KFORGE_TEST_SECRET_TOKEN: absent");
+    KF_CHECK_CONTAINS(f.res.diagnostics, "adversary env KF_ADV_CANARY: absent");
+    KF_CHECK_MSG(!strstr(f.res.diagnostics, "sk-kforge-canary"), "a key reached the worker:\n%s", f.res.diagnostics);
+    /* HOME and TMPDIR are its private work directory */
+    KF_CHECK_CONTAINS(f.res.diagnostics, "adversary environ: HOME=");
+    KF_CHECK_CONTAINS(f.res.diagnostics, "/build\n");
+    check_all_layers(&f);
+    teardown(&f);
+}
+
+KF_TEST_TIMEOUT(escape_files_writes_only_its_work_dir, 120)
+{
+    fixture f;
+    setup(&f, "escape_files.c");
+    /* the run directory of this test: the parent's, never the worker's */
+    char dir[4096], *text = NULL;
+    snprintf(dir, sizeof dir, "%s/tests/adversarial", kf_test_builddir());
+    KF_CHECK(asprintf(&text, "#define KF_ADV_RUN_DIR \"%s\"\n%s", dir, f.c->sources[0].text) > 0);
+    free(f.c->sources[0].text);
+    f.c->sources[0].text = text;
+    kf_eval_opts o;
+    kf_eval_opts_default(&o);
+    evaluate(&f, &o, 0);
+    CHECK_VERDICT(&f, KF_FAIL_CRASH);
+    KF_CHECK_CONTAINS(f.res.diagnostics, "adversary write-own-work-dir: allowed");
+    KF_CHECK_CONTAINS(f.res.diagnostics, "adversary write-tmp: blocked (Permission denied)");
+    KF_CHECK_CONTAINS(f.res.diagnostics, "adversary write-etc: blocked (Permission denied)");
+    KF_CHECK_CONTAINS(f.res.diagnostics, "adversary read-shadow: blocked (Permission denied)");
+    KF_CHECK_CONTAINS(f.res.diagnostics, "adversary read-root-home: blocked (Permission denied)");
+    KF_CHECK_CONTAINS(f.res.diagnostics, "adversary read-run-dir: blocked (Permission denied)");
+    KF_CHECK_CONTAINS(f.res.diagnostics, "adversary write-run-dir: blocked (Permission denied)");
+    KF_CHECK(access("/tmp/kforge-adversary-escape", F_OK) != 0);
+    char forged[4200];
+    snprintf(forged, sizeof forged, "%s/forged-result.json", dir);
+    KF_CHECK(access(forged, F_OK) != 0);
+    teardown(&f);
+}
+
+KF_TEST_TIMEOUT(escape_network_has_no_sockets, 120)
+{
+    /* a real listener on loopback: only the sandbox stands between */
+    int ls = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t sl = sizeof sa;
+    KF_CHECK(ls >= 0 && bind(ls, (struct sockaddr *)&sa, sizeof sa) == 0 && listen(ls, 4) == 0 &&
+             getsockname(ls, (struct sockaddr *)&sa, &sl) == 0);
+    fixture f;
+    setup(&f, "escape_network.c");
+    char opt[64];
+    snprintf(opt, sizeof opt, "-DKF_ADV_PORT=%d", ntohs(sa.sin_port));
+    free(f.c->build_options);
+    f.c->build_options = strdup(opt);
+    kf_eval_opts o;
+    kf_eval_opts_default(&o);
+    evaluate(&f, &o, 0);
+    CHECK_VERDICT(&f, KF_FAIL_CRASH);
+    CHECK_NO_ESCAPE(&f);
+    KF_CHECK_CONTAINS(f.res.diagnostics, "adversary tcp-socket: blocked (Address family not supported by protocol)");
+    KF_CHECK_CONTAINS(f.res.diagnostics, "adversary udp6-socket: Address family not supported by protocol");
+    close(ls);
+    teardown(&f);
+}
+
+KF_TEST_TIMEOUT(escape_exec_runs_no_program_and_forks_nothing, 120)
+{
+    fixture f;
+    run(&f, "escape_exec.c", 0);
+    CHECK_VERDICT(&f, KF_FAIL_CRASH);
+    CHECK_NO_ESCAPE(&f);
+    KF_CHECK_CONTAINS(f.res.diagnostics, "adversary fork: blocked (Operation not permitted)");
+    KF_CHECK_CONTAINS(f.res.diagnostics, "adversary exec: blocked (Operation not permitted)");
+    KF_CHECK_CONTAINS(f.res.diagnostics, "adversary system: status 32512");   /* exit 127: no shell */
+    teardown(&f);
+}
+
+KF_TEST_TIMEOUT(escape_parent_cannot_read_trace_or_kill_it, 120)
+{
+    fixture f;
+    run(&f, "escape_parent.c", 0);
+    CHECK_VERDICT(&f, KF_FAIL_CRASH);
+    CHECK_NO_ESCAPE(&f);
+    KF_CHECK_CONTAINS(f.res.diagnostics, "adversary getppid: 0");   /* its own PID namespace */
+    KF_CHECK_CONTAINS(f.res.diagnostics, "adversary kill-ppid: blocked (Operation not permitted)");
+    /* it did find this test process through /proc, and got nothing out of it */
+    KF_CHECK_MSG(!strstr(f.res.diagnostics, "adversary targets found: 0"), "%s", f.res.diagnostics);
+    KF_CHECK_CONTAINS(f.res.diagnostics, "adversary proc-mem: Permission denied");
+    KF_CHECK_CONTAINS(f.res.diagnostics, "adversary proc-environ: Permission denied");
+    KF_CHECK_CONTAINS(f.res.diagnostics, "adversary proc-fd-links: blocked");
+    KF_CHECK_CONTAINS(f.res.diagnostics, "adversary ptrace: Operation not permitted");
+    KF_CHECK_CONTAINS(f.res.diagnostics, "adversary kill: blocked (Operation not permitted)");
+    teardown(&f);
+}
+
+KF_TEST_TIMEOUT(sandbox_off_and_strict, 180)
+{
+    fixture f;
+    setup(&f, "correct.c");
+    kf_eval_opts o;
+    kf_eval_opts_default(&o);
+    o.sandbox = KF_SANDBOX_STRICT;
+    evaluate(&f, &o, 0);
+    CHECK_VERDICT(&f, KF_PASS);   /* every layer holds on this machine */
+    check_all_layers(&f);
+    char *json = kf_eval_result_json(&f.res);
+    KF_CHECK_CONTAINS(json, "\"mode\": \"strict\"");
+    KF_CHECK_CONTAINS(json, "\"layers\": \"rlimits env caps pidns netns landlock seccomp noexec\"");
+    free(json);
+    kf_eval_result_free(&f.res);
+    o.sandbox = KF_SANDBOX_OFF;
+    evaluate(&f, &o, 0);
+    CHECK_VERDICT(&f, KF_PASS);
+    KF_CHECK_INT((int)f.res.sandbox_layers, (int)KF_SB_RLIMITS);
+    teardown(&f);
+}
+
+/* ------------------------------------------------------------------ */
+/* resources                                                            */
+
+KF_TEST_TIMEOUT(memory_over_the_limit_is_refused, 120)
+{
+    fixture f;
+    setup(&f, "memory_hog.c");
+    kf_eval_opts o;
+    kf_eval_opts_default(&o);
+    o.mem_limit_bytes = (uint64_t)1 << 30;
+    evaluate(&f, &o, 0);
+    CHECK_VERDICT(&f, KF_FAIL_CRASH);
+    CHECK_NO_ESCAPE(&f);
+    KF_CHECK_CONTAINS(f.res.diagnostics, "adversary memory: allocation of 2048 MiB refused");
+    teardown(&f);
+}
+
+KF_TEST_TIMEOUT(compiler_memory_is_limited, 300)
+{
+    fixture f;
+    setup(&f, "compile_bomb.c");
+    kf_eval_opts o;
+    kf_eval_opts_default(&o);
+    o.mem_limit_bytes = (uint64_t)512 << 20;
+    evaluate(&f, &o, 0);
+    CHECK_VERDICT(&f, KF_FAIL_COMPILE);
+    KF_CHECK_CONTAINS(f.res.diagnostics, "out of memory");
+    teardown(&f);
+}
+
+KF_TEST_TIMEOUT(buffers_over_the_memory_limit_are_a_bind_error, 60)
+{
+    fixture f;
+    setup(&f, "correct.c");
+    kf_eval_opts o;
+    kf_eval_opts_default(&o);
+    o.mem_limit_bytes = 1 << 20;   /* the problem needs 4.2 MB */
+    evaluate(&f, &o, 0);
+    CHECK_VERDICT(&f, KF_FAIL_BIND);
+    KF_CHECK_CONTAINS(f.res.summary, "over the worker's");
+    KF_CHECK_CONTAINS(f.res.summary, "--mem-limit");
+    teardown(&f);
+}
+
+KF_TEST_TIMEOUT(dangerous_build_options_are_refused, 60)
+{
+    const char *bad[] = {"-wrapper /bin/sh,-c,id", "@/etc/passwd", "-fplugin=/tmp/x.so", "-B/tmp",
+                         "-Wl,--script=/etc/passwd", "-include /etc/shadow", "-I/root", "-specs=/tmp/s"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        fixture f;
+        setup(&f, "correct.c");
+        free(f.c->build_options);
+        f.c->build_options = strdup(bad[i]);
+        kf_eval_opts o;
+        kf_eval_opts_default(&o);
+        evaluate(&f, &o, 0);
+        CHECK_VERDICT(&f, KF_FAIL_BIND);
+        KF_CHECK_CONTAINS(f.res.summary, "is not allowed");
+        teardown(&f);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* timing                                                               */
+
+/* Median of correct.c, profiled in the same process, for the cheats that
+ * must end up doing honest work. */
+static double honest_median(void)
+{
+    fixture f;
+    run(&f, "correct.c", 1);
+    CHECK_VERDICT(&f, KF_PASS);
+    double m = f.res.timing.median_s;
+    teardown(&f);
+    return m;
+}
+
+KF_TEST_TIMEOUT(memo_keyed_on_inputs_always_misses, 240)
+{
+    double honest = honest_median();
+    fixture f;
+    run(&f, "memo.c", 1);
+    CHECK_VERDICT(&f, KF_PASS);
+    /* fresh inputs every run: it recomputes every time (a hit would return
+     * in microseconds, 100x under the honest time) */
+    KF_CHECK_MSG(f.res.timing.median_s > honest / 5, "memo %g s vs honest %g s", f.res.timing.median_s, honest);
+    KF_CHECK(f.res.timing.median_s >= f.res.roofline.hard_floor_s);
+    KF_CHECK_INT(f.res.timing.n_checked, f.res.timing.n / 2 + 1);
+    teardown(&f);
+}
+
+KF_TEST_TIMEOUT(skipping_unpoisoned_outputs_never_skips, 240)
+{
+    double honest = honest_median();
+    fixture f;
+    run(&f, "skip_unpoisoned.c", 1);
+    CHECK_VERDICT(&f, KF_PASS);
+    KF_CHECK_MSG(f.res.timing.median_s > honest / 5, "skipper %g s vs honest %g s", f.res.timing.median_s, honest);
+    teardown(&f);
+}
+
+KF_TEST_TIMEOUT(memo_keyed_on_addresses_is_stale, 180)
+{
+    fixture f;
+    run(&f, "memo_by_address.c", 1);
+    CHECK_VERDICT(&f, KF_FAIL_STALE);
+    KF_CHECK_CONTAINS(f.res.summary, "timed run");
+    KF_CHECK_CONTAINS(f.res.summary, "were not written");
+    teardown(&f);
+}
+
+KF_TEST_TIMEOUT(partial_work_when_timed_is_stale, 180)
+{
+    fixture f;
+    run(&f, "partial_rows.c", 1);
+    CHECK_VERDICT(&f, KF_FAIL_STALE);
+    KF_CHECK_CONTAINS(f.res.summary, "917504 of 1048576 elements were not written");
+    teardown(&f);
+}
+
+KF_TEST_TIMEOUT(work_after_returning_is_stale, 180)
+{
+    fixture f;
+    run(&f, "work_after_return.c", 1);
+    CHECK_VERDICT(&f, KF_FAIL_STALE);
+    KF_CHECK_CONTAINS(f.res.summary, "were not written");
+    teardown(&f);
+}
+
+KF_TEST_TIMEOUT(forged_reply_is_timing_inconsistent, 180)
+{
+    fixture f;
+    run(&f, "forged_reply.c", 1);
+    CHECK_VERDICT(&f, KF_FAIL_TIMING);
+    KF_CHECK_CONTAINS(f.res.summary, "timing reply inconsistent");
+    KF_CHECK_CONTAINS(f.res.summary, "forged on the control channel");
+    teardown(&f);
+}
+
+int main(int argc, char **argv)
+{
+    /* Secrets in the environment the worker must never see: set before
+     * the process starts (workers get the start-up environment). */
+    if (!getenv("KF_ADV_CANARY")) {
+        setenv("KF_ADV_CANARY", "canary", 1);
+        setenv("OPENAI_API_KEY", "sk-kforge-canary-1", 1);
+        setenv("KFORGE_TEST_SECRET_TOKEN", "sk-kforge-canary-2", 1);
+        execv("/proc/self/exe", argv);
+        perror("re-exec with the canary environment");
+        return 1;
+    }
+    (void)argc;
     return kf_test_main();
 }

@@ -12,7 +12,7 @@ void kf_kernel(const kf_cpu_args *a)
 {
     (void)a;
     int rc = system("echo adversary ESCAPED shell: ran /bin/sh >&2");
-    fprintf(stderr, "adversary system: returned %d (%s)\n", rc, rc == -1 ? strerror(errno) : "ran?");
+    fprintf(stderr, "adversary system: status %d\n", rc);
     pid_t p = fork();
     if (p == 0) {
         setsid();

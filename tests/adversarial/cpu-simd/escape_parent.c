@@ -47,9 +47,20 @@ void kf_kernel(const kf_cpu_args *a)
         fprintf(stderr, "adversary proc-environ: %s\n", fd >= 0 ? "ESCAPED: opened" : strerror(errno));
         if (fd >= 0) close(fd);
         snprintf(path, sizeof path, "/proc/%d/fd", pid);
+        /* the numbers may be listable; where they point must not be */
         DIR *fds = opendir(path);
-        fprintf(stderr, "adversary proc-fd: %s\n", fds ? "ESCAPED: listed" : strerror(errno));
+        struct dirent *fe;
+        int links = 0, tried = 0;
+        while (fds && (fe = readdir(fds))) {
+            if (fe->d_name[0] == '.') continue;
+            char lp[128], to[512];
+            snprintf(lp, sizeof lp, "%s/%s", path, fe->d_name);
+            tried++;
+            if (readlink(lp, to, sizeof to) > 0) links++;
+        }
         if (fds) closedir(fds);
+        if (links) fprintf(stderr, "adversary ESCAPED proc-fd-links: read %d of %d\n", links, tried);
+        else fprintf(stderr, "adversary proc-fd-links: blocked (%s)\n", tried ? strerror(errno) : "none listed");
         snprintf(path, sizeof path, "/proc/%d/cwd/", pid);
         DIR *cwd = opendir(path);
         fprintf(stderr, "adversary proc-cwd: %s\n", cwd ? "ESCAPED: listed" : strerror(errno));
