@@ -111,6 +111,74 @@ KF_TEST(unknown_peaks_bound_nothing)
     KF_CHECK_NEAR(rf.floor_s, 0, 0);
 }
 
+/* The enforced floor: the documented roofline with its stated allowances. */
+KF_TEST(enforced_floor_counts_flops_and_memory_bytes)
+{
+    kf_problem p;
+    memset(&p, 0, sizeof p);
+    kf_node nodes[2];
+    memset(nodes, 0, sizeof nodes);
+    nodes[0].op = KF_OP_LINEAR;
+    nodes[1].op = KF_OP_LEAKY_RELU;
+    p.n_nodes = 2;
+    p.nodes = nodes;
+    kf_resolved r;
+    memset(&r, 0, sizeof r);
+    r.problem = &p;
+    r.flops = 2e9;
+    r.min_bytes = 4e8;
+    kf_device_info dev;
+    memset(&dev, 0, sizeof dev);
+    strcpy(dev.kind, "cpu");
+    dev.peak_flops = 1e12;          /* 2 ms, 1.6 ms at 1.25x */
+    dev.peak_bytes_per_s = 1e11;    /* 4 ms, 2.67 ms at 1.5x */
+    dev.cache_bytes_per_s = 1e12;
+    kf_roofline rf;
+    kf_roofline_compute(&r, &dev, &rf);
+    kf_roofline_enforce(&rf, &r, &dev, 4 * 4e8);   /* 1.6 GB rotate: not cache-resident */
+    KF_CHECK(!rf.cache_resident);
+    KF_CHECK(rf.flop_term);
+    KF_CHECK_NEAR(rf.hard_floor_s, 4e8 / 1.5e11, 1e-12);
+    KF_CHECK(kf_roofline_too_fast(&rf, 2.5e-3));    /* 8x ... 1.6x under the printed floor: caught */
+    KF_CHECK(!kf_roofline_too_fast(&rf, 3e-3));
+    /* cache-resident: bytes at on-chip rate, the FLOP term still holds */
+    kf_roofline_enforce(&rf, &r, &dev, 1e6);
+    KF_CHECK(rf.cache_resident);
+    KF_CHECK_NEAR(rf.hard_floor_s, 2e9 / 1.25e12, 1e-12);
+    /* on an accelerator the FLOP term allows tensor-core rates (16x) */
+    strcpy(dev.kind, "gpu");
+    kf_roofline_enforce(&rf, &r, &dev, 1e6);
+    KF_CHECK_NEAR(rf.hard_floor_s, 4e8 / 1e12, 1e-12);
+    /* a linear reduction (sum) drops the FLOP term: algebra may shrink it */
+    nodes[1].op = KF_OP_SUM;
+    strcpy(dev.kind, "cpu");
+    kf_roofline_enforce(&rf, &r, &dev, 1e6);
+    KF_CHECK(!rf.flop_term);
+    KF_CHECK_NEAR(rf.hard_floor_s, 4e8 / 1e12, 1e-12);
+}
+
+KF_TEST(timing_samples_must_fit_the_parents_clock)
+{
+    double wall[5] = {1e-3, 1.1e-3, 1e-3, 1.2e-3, 1e-3};
+    double honest[5] = {0.95e-3, 1.04e-3, 0.96e-3, 1.1e-3, 0.95e-3};
+    char why[400];
+    KF_CHECK_INT(kf_timing_check(honest, wall, 5, 20e-6, 1, why, sizeof why), 0);
+    /* a sample longer than the round trip that contained it */
+    double too_long[5] = {0.95e-3, 2e-3, 0.96e-3, 1.1e-3, 0.95e-3};
+    KF_CHECK_INT(kf_timing_check(too_long, wall, 5, 20e-6, 0, why, sizeof why), 2);
+    KF_CHECK_CONTAINS(why, "reported 2000 us for a run the parent timed at 1100 us");
+    /* forged small on a host clock: the median gap is far beyond the channel */
+    double forged[5] = {1e-9, 1e-9, 1e-9, 1.1e-3, 1e-9};
+    KF_CHECK_INT(kf_timing_check(forged, wall, 5, 20e-6, 1, why, sizeof why), 2);
+    KF_CHECK_CONTAINS(why, "samples forged small?");
+    /* ... but a device clock may sit far inside the round trip (uploads) */
+    KF_CHECK_INT(kf_timing_check(forged, wall, 5, 20e-6, 0, why, sizeof why), 0);
+    double nan_sample[5] = {0.95e-3, NAN, 0.96e-3, 1.1e-3, 0.95e-3};
+    KF_CHECK_INT(kf_timing_check(nan_sample, wall, 5, 20e-6, 1, why, sizeof why), 1);
+    double negative[5] = {0.95e-3, -1, 0.96e-3, 1.1e-3, 0.95e-3};
+    KF_CHECK_INT(kf_timing_check(negative, wall, 5, 20e-6, 1, why, sizeof why), 1);
+}
+
 int main(void)
 {
     return kf_test_main();
