@@ -133,12 +133,15 @@ static int timed_call(kf_ev *e, kf_worker *w, int warmup, int set, double *sampl
     snprintf(cmd, sizeof cmd, "{\"cmd\":\"profile\",\"warmup\":%d,\"reps\":1,\"n_sets\":1,\"set\":%d,\"seq\":%lld}",
              warmup, set, (long long)seq);
     kf_wp_reply r;
+    /* one run, or the warm-up runs and one: a run limit each */
+    double limit = e->o.run_timeout_s * (warmup + 1);
+    if (limit > e->o.profile_timeout_s) limit = e->o.profile_timeout_s;
     double t0 = now_s();
-    kf_wcall wc = kf_worker_call(w, cmd, e->o.profile_timeout_s, &r, why, sizeof why);
+    kf_wcall wc = kf_worker_call(w, cmd, limit, &r, why, sizeof why);
     *wall = now_s() - t0;
     if (wc != KF_WCALL_OK) {
-        kf_ev_call_failed(e, w, wc, warmup ? "the warm-up runs" : "a timed run", e->o.profile_timeout_s,
-                          "kf_eval_opts.profile_timeout_s", why);
+        kf_ev_call_failed(e, w, wc, warmup ? "the warm-up runs" : "a timed run", limit,
+                          "--timeout / kf_eval_opts.run_timeout_s", why);
         return 1;
     }
     if (r.seq != seq) {

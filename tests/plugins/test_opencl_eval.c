@@ -180,4 +180,37 @@ KF_TEST_TIMEOUT(build_error_returns_the_log, 300)
     done(&x);
 }
 
+KF_TEST_TIMEOUT(huge_declared_scratch_is_refused_before_allocation, 120)
+{
+    evalctx x;
+    evaluate(&x, P12, ADV "huge_scratch", 0, 0);
+    CHECK_VERDICT(&x, KF_FAIL_BIND);
+    KF_CHECK_CONTAINS(x.res.summary, "1100 GB of buffers, over the worker's");
+    done(&x);
+}
+
+KF_TEST_TIMEOUT(build_options_that_read_files_are_refused, 120)
+{
+    evalctx x;
+    evaluate(&x, P12, ADV "include_secret", 0, 0);
+    CHECK_VERDICT(&x, KF_FAIL_BIND);
+    KF_CHECK_CONTAINS(x.res.summary, "build option '-I/root' is not allowed");
+    done(&x);
+}
+
+/* The OpenCL runtime (PoCL: in-process LLVM) builds and runs under every
+ * layer, exec and fork closed included. */
+KF_TEST_TIMEOUT(opencl_runs_under_the_whole_sandbox, 300)
+{
+    evalctx x;
+    evaluate(&x, "09_Matmul_Subtract_Multiply_ReLU", "tests/candidates/opencl/gemm_sub_mul_relu", 1, 0);
+    CHECK_VERDICT(&x, KF_PASS);
+    KF_CHECK_MSG(x.res.sandbox_layers == 0xffu, "layers 0x%x: %s", x.res.sandbox_layers,
+                 x.res.sandbox_why ? x.res.sandbox_why : "");
+    KF_CHECK_INT(x.res.timing.clock_is_device, 1);
+    KF_CHECK_INT(x.res.timing.n_checked, x.res.timing.n / 2 + 1);
+    KF_CHECK(x.res.timing.median_s <= x.res.timing.parent_median_s + x.res.timing.channel_s);
+    done(&x);
+}
+
 int main(void) { return kf_test_main(); }
