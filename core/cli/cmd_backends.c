@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "sandbox.h"
 #include "commands.h"
 #include "common.h"
 #include "error.h"
@@ -126,7 +127,13 @@ static void print_text(kf_registry *reg)
         for (int i = 0; i < reg->n_skipped; i++)
             printf("  %s: %s\n", reg->skipped[i].path, reg->skipped[i].reason);
     }
-    printf("%ssearch path:\n", reg->n_plugins || reg->n_skipped ? "\n" : "");
+    char have[128], miss[128], why[512];
+    unsigned layers = kf_sandbox_probe(why, sizeof why);
+    kf_sandbox_layers_text(layers, have, sizeof have);
+    kf_sandbox_missing_text(layers, miss, sizeof miss);
+    printf("%ssandbox for candidate code (doc/sandbox.md): %s\n", reg->n_plugins || reg->n_skipped ? "\n" : "", have);
+    if (*miss) printf("  missing: %s (%s); --sandbox=strict refuses to evaluate here\n", miss, why);
+    printf("\nsearch path:\n");
     char *dirs = strdup(reg->search_path ? reg->search_path : "");
     char *save = NULL;
     for (char *d = dirs ? strtok_r(dirs, ":", &save) : NULL; d; d = strtok_r(NULL, ":", &save))
@@ -198,6 +205,15 @@ static void print_json(kf_registry *reg)
         json_object_array_add(path, json_object_new_string(d));
     free(dirs);
     json_object_object_add(root, "search_path", path);
+    char have[128], miss[128], why[512];
+    unsigned layers = kf_sandbox_probe(why, sizeof why);
+    kf_sandbox_layers_text(layers, have, sizeof have);
+    kf_sandbox_missing_text(layers, miss, sizeof miss);
+    json_object *sb = json_object_new_object();
+    json_object_object_add(sb, "layers", json_object_new_string(have));
+    json_object_object_add(sb, "missing", json_object_new_string(miss));
+    json_object_object_add(sb, "why", *why ? json_object_new_string(why) : NULL);
+    json_object_object_add(root, "sandbox", sb);
     puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
     json_object_put(root);
 }

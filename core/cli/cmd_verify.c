@@ -16,6 +16,7 @@
 #include "eval.h"
 #include "problem.h"
 #include "registry.h"
+#include "sandbox_opts.h"
 
 static void usage(FILE *f, const char *cmd)
 {
@@ -37,6 +38,7 @@ static void usage(FILE *f, const char *cmd)
         "                       gets that times its number of runs (at least 120 s)\n"
         "      --json           print the result as JSON\n"
         "      --keep-work DIR  keep the worker's files (candidate, build) in DIR\n"
+        KF_CLI_SANDBOX_USAGE
         "  -h, --help           this text\n"
         "\n"
         "Exit status: 0 pass, 1 the candidate failed, 2 bad input.\n",
@@ -142,6 +144,7 @@ int kf_cmd_verify(int argc, char **argv)
         {"trials", required_argument, NULL, 't'},  {"reps", required_argument, NULL, 'r'},
         {"seed", required_argument, NULL, 's'},    {"timeout", required_argument, NULL, 'T'},
         {"json", no_argument, NULL, 'j'},          {"keep-work", required_argument, NULL, 'k'},
+        {"sandbox", required_argument, NULL, 'S'}, {"mem-limit", required_argument, NULL, 'M'},
         {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
     };
     optind = 1;
@@ -156,6 +159,8 @@ int kf_cmd_verify(int argc, char **argv)
         case 'd': device = optarg; break;
         case 'j': json = 1; break;
         case 'k': keep = optarg; break;
+        case 'S': if (kf_cli_sandbox_mode(optarg, &o)) return KF_EXIT_BAD_INPUT; break;
+        case 'M': if (kf_cli_mem_limit(optarg, &o)) return KF_EXIT_BAD_INPUT; break;
         case 't':
             if (parse_int(optarg, "--trials", 1, &v)) return KF_EXIT_BAD_INPUT;
             o.trials = v > 1000000 ? 1000000 : (int)v;
