@@ -5,20 +5,24 @@
 # ltdl, curl and OpenCL headers and libs unpacked from Debian's .debs) and
 # .carry/kforge-*.tar.gz.  STAGE selects what runs: "opencl" (default), "suite",
 # "tune", "final", "tiles" (the first candidate at each GEMM tiling point),
-# "final2" (final, then diag: why the ts128 wpt8 v4 point fails on NVIDIA).
+# "final2" (final, then diag: why the ts128 wpt8 v4 point fails on NVIDIA),
+# "sandbox" (the worker sandbox with NVIDIA's driver: layers, OpenCL verdicts
+# and times with the sandbox off / auto / strict, the adversarial and sandbox
+# tests on the Xeon, and bench/sandbox/overhead.sh).
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 top=$PWD; C=$top/.carry/root; STAGE=${STAGE:-opencl}
 log() { echo "== $*"; }
 # link flags: the system's runtime libraries where it has them, the carried ones otherwise
 mkdir -p /tmp/kl
-for lib in json-c ltdl curl OpenCL; do
+for lib in json-c ltdl curl OpenCL seccomp; do
     sys=$(ldconfig -p | awk -v n="lib$lib.so." 'index($1, n) == 1 {print $NF; exit}')
     if [ -n "$sys" ]; then ln -sf "$sys" /tmp/kl/lib$lib.so; else cp -a "$C"/usr/lib/x86_64-linux-gnu/lib$lib.so* /tmp/kl/; fi
 done
 export LIBRARY_PATH=/tmp/kl LD_LIBRARY_PATH=/tmp/kl${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export CPATH=$C/usr/include:$C/usr/include/x86_64-linux-gnu
 export JSONC_CFLAGS="-I$C/usr/include/json-c" JSONC_LIBS="-ljson-c" CURL_CFLAGS=" " CURL_LIBS="-lcurl"
+export SECCOMP_CFLAGS="-I$C/usr/include" SECCOMP_LIBS="-lseccomp"
 cd /tmp && tar xzf "$top"/.carry/kforge-*.tar.gz && cd kforge-*/ || exit 1
 src=$PWD
 log "build"
@@ -96,6 +100,38 @@ if [ "$STAGE" = final2 ] || [ "$STAGE" = diag ]; then
         --agent 'builtin:{"ts":128,"wpt":8,"vec":4}' --max-iterations 1 --no-baseline --out /tmp/ts128 >/dev/null 2>&1
     python3 -c 'import json,sys; e=json.load(open(sys.argv[1])); print(e.get("verdict"), e.get("summary")); print(str(e.get("diagnostics"))[:1500])' \
         /tmp/ts128/steps/0001-0/eval.json 2>&1 | tee "$OUT/ts128-diag.txt"
+fi
+if [ "$STAGE" = sandbox ]; then
+    log "sandbox: OpenCL on NVIDIA with the sandbox off, auto and strict (kernelbench)"
+    for p in "09_Matmul_Subtract_Multiply_ReLU gemm_sub_mul_relu" "45_Gemm_Sigmoid_LogSumExp two_gemms"; do
+        set -- $p
+        for mode in off auto strict; do
+            timeout 120 kforge profile --json --sandbox $mode --backend opencl --device "$dev" \
+                --problem problems/level2/$1.json --preset kernelbench --timeout 30 tests/candidates/opencl/$2 \
+                >"$OUT/sb-$1-$mode.json" 2>"$OUT/sb-$1-$mode.err"
+            python3 - "$OUT/sb-$1-$mode.json" "$1" "$mode" <<'PY'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1])); t = d.get("timing") or {}
+    print("%-34s %-6s %-12s median %s us, parent %s us, checked %s; layers: %s; missing: %s %s" % (
+        sys.argv[2], sys.argv[3], d["verdict"], round(t.get("median_s", 0) * 1e6, 1),
+        round(t.get("parent_median_s", 0) * 1e6, 1), t.get("n_checked"), d["sandbox"]["layers"],
+        d["sandbox"]["missing"], d["sandbox"]["why"] or ""))
+    if d["verdict"] != "pass": print(d["summary"]); print(str(d.get("diagnostics"))[-1500:])
+except Exception as e:
+    print(sys.argv[2], sys.argv[3], "no result:", e)
+PY
+        done
+    done
+    log "tests on the GPU machine: sandbox, adversarial (cpu-simd on the Xeon), OpenCL eval (NVIDIA)"
+    timeout 400 make -j16 check TESTS="tests/unit/test_sandbox tests/adversarial/test_adversarial tests/plugins/test_opencl_eval" >/dev/null 2>&1
+    for t in tests/unit/test_sandbox tests/adversarial/test_adversarial tests/plugins/test_opencl_eval; do
+        echo "$t: $(grep -c '^ok' $t.log) ok, $(grep -c '^not ok' $t.log) not ok"
+        grep -A12 '^not ok' $t.log | head -40
+    done
+    log "sandbox overhead per evaluation, cpu-simd on the Xeon, cpu preset"
+    ROUNDS=${ROUNDS:-3} timeout 300 "$top/bench/sandbox/overhead.sh" . /tmp/sbo >/dev/null 2>&1
+    cat /tmp/sbo/summary.txt; cp /tmp/sbo/summary.txt "$OUT/sandbox-overhead.txt"; cp /tmp/sbo/raw.txt "$OUT/sandbox-overhead-raw.txt"
 fi
 if [ "$STAGE" = tiles ]; then
     log "builtin OpenCL candidates on the GPU: the unit tests at the small preset (every tiling)"
