@@ -127,7 +127,7 @@ PY
     timeout 400 make -j16 check TESTS="tests/unit/test_sandbox tests/adversarial/test_adversarial tests/plugins/test_opencl_eval" >/dev/null 2>&1
     for t in tests/unit/test_sandbox tests/adversarial/test_adversarial tests/plugins/test_opencl_eval; do
         echo "$t: $(grep -c '^ok' $t.log) ok, $(grep -c '^not ok' $t.log) not ok"
-        grep -A12 '^not ok' $t.log | head -40
+        grep -B40 '^not ok' $t.log | grep -v '^PASS\|^ok' | head -60
     done
     log "sandbox overhead per evaluation, cpu-simd on the Xeon, cpu preset"
     ROUNDS=${ROUNDS:-3} timeout 300 "$top/bench/sandbox/overhead.sh" . /tmp/sbo >/dev/null 2>&1
