@@ -67,7 +67,8 @@ res=$(printf '%s' "$json" | "$PY" -c '
 import json, sys
 P = sys.argv[1]
 d = json.load(sys.stdin)
-assert set(d) == {"plugins", "skipped", "search_path"}, sorted(d)
+assert set(d) == {"plugins", "skipped", "search_path", "sandbox"}, sorted(d)
+assert "seccomp" in d["sandbox"]["layers"] or d["sandbox"]["why"], d["sandbox"]
 mine = {p["name"]: p for p in d["plugins"] if p["file"].startswith(P + "/")}
 assert sorted(mine) == ["fixture-good", "fixture-unavail"], sorted(mine)
 g = mine["fixture-good"]
@@ -90,8 +91,8 @@ assert "README" not in sk
 assert d["search_path"][0] == P, d["search_path"]
 print("fine")
 ' "$P" 2>&1)
-if [ "$res" = fine ]; then ok "--json is one object {plugins, skipped, search_path} with the same facts"
-else not_ok "--json is one object {plugins, skipped, search_path} with the same facts" "$res" "$json"; fi
+if [ "$res" = fine ]; then ok "--json is one object {plugins, skipped, search_path, sandbox} with the same facts"
+else not_ok "--json is one object {plugins, skipped, search_path, sandbox} with the same facts" "$res" "$json"; fi
 
 # 9-10: no plugin at all
 out=$(KFORGE_PLUGIN_PATH="$tmp/empty" "$KFORGE" backends 2>&1); rc=$?
