@@ -1,4 +1,12 @@
-/* loop.c — the refinement loop behind `kforge run` (see loop.h). */
+/* loop.c — the refinement loop behind `kforge run` (see loop.h).
+ *
+ * The run directory is kforge's record of the run, never the worker's.  The
+ * worker that compiles and runs a candidate gets its own copy of it in a
+ * temporary work directory (kf_evaluate(), work_dir NULL), and the worker
+ * sandbox (core/worker*.c, core/eval.c) keeps the run directory out of its
+ * reach.  Everything here is created owner-only (directories 0700, files
+ * 0600), so no other user can alter the records either; that alone does
+ * not stop a process of the same user: the sandbox does. */
 #include "loop.h"
 
 #include <errno.h>
@@ -210,7 +218,7 @@ static int measure_baseline(run_state *st, kf_error *err)
     }
     char cdir[4200];
     snprintf(cdir, sizeof cdir, "%s/candidate", dir);
-    if (kf_candidate_save(g.cand, cdir, err) != 0) {
+    if (kf_candidate_save_private(g.cand, cdir, err) != 0) {
         kf_gen_result_free(&g);
         return -1;
     }
@@ -358,7 +366,7 @@ static int run_step(run_state *st, kf_error *err)
     for (int s = 0; s < K; s++) {
         char sdir[4096];
         snprintf(sdir, sizeof sdir, "%s/steps/%04d-%d", st->dir, st->step, s);
-        if (kf_mkdir_p(sdir, err) != 0) return -1;
+        if (kf_mkdir_p_mode(sdir, 0700, err) != 0) return -1;
         dirs[s] = strdup(sdir);
         kf_gen_request req = {
             .kind = kind, .step = st->step, .sample = s, .seed = step_seed(st, st->step, s),
@@ -386,7 +394,7 @@ static int run_step(run_state *st, kf_error *err)
         if (g.cand) {
             char cdir[4200];
             snprintf(cdir, sizeof cdir, "%s/candidate", sdir);
-            if (kf_candidate_save(g.cand, cdir, err) != 0) {
+            if (kf_candidate_save_private(g.cand, cdir, err) != 0) {
                 kf_gen_result_free(&g);
                 return -1;
             }
@@ -498,7 +506,7 @@ static int run_analysis(run_state *st, kf_error *err)
 {
     char sdir[4096];
     snprintf(sdir, sizeof sdir, "%s/steps/%04d-analysis", st->dir, st->step);
-    if (kf_mkdir_p(sdir, err) != 0) return -1;
+    if (kf_mkdir_p_mode(sdir, 0700, err) != 0) return -1;
     kf_analyze_request req = {
         .step = st->step, .cand = st->best, .eval = st->best_eval,
         .previous = st->analysis, .previous_time_s = st->analysis_base_s,
@@ -739,7 +747,7 @@ static int write_run_json(run_state *st, kf_error *err)
     json_object_object_add(o, "reps", json_object_new_int(st->o.eval.reps));
     char path[4096];
     snprintf(path, sizeof path, "%s/run.json", st->dir);
-    int rc = kf_write_file_atomic(path, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY), err);
+    int rc = kf_write_file_atomic_mode(path, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY), 0600, err);
     json_object_put(o);
     return rc;
 }
@@ -828,7 +836,7 @@ static int write_result(run_state *st, const char *reason, kf_run_summary *out, 
     }
     char path[4096];
     snprintf(path, sizeof path, "%s/result.json", st->dir);
-    int rc = kf_write_file_atomic(path, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY), err);
+    int rc = kf_write_file_atomic_mode(path, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY), 0600, err);
     json_object_put(o);
     json_object *ev = json_object_new_object();
     json_object_object_add(ev, "reason", json_object_new_string(reason));
@@ -923,12 +931,12 @@ int kf_run(const kf_run_opts *cli, kf_run_summary *out, kf_error *err)
     }
     if (open_everything(&st, err) != 0) { json_object_put(events); cleanup(&st); return -1; }
     if (!resuming) {
-        if (kf_mkdir_p(st.dir, err) != 0) { cleanup(&st); return -1; }
+        if (kf_mkdir_p_mode(st.dir, 0700, err) != 0) { cleanup(&st); return -1; }
         char *ptext = kf_read_file(cli->problem_path, err);
         if (!ptext) { cleanup(&st); return -1; }
         char pp[4200];
         snprintf(pp, sizeof pp, "%s/problem.json", st.dir);
-        int rc = kf_write_file_atomic(pp, ptext, err);
+        int rc = kf_write_file_atomic_mode(pp, ptext, 0600, err);
         free(ptext);
         if (rc != 0 || write_run_json(&st, err) != 0) { cleanup(&st); return -1; }
     }

@@ -15,6 +15,9 @@
  *   DIR/result.json           the best candidate, its verified status, time,
  *                             speedup over the baseline, roofline fraction
  *
+ * Everything in it is created owner-only (directories 0700, files 0600);
+ * the worker that runs candidates never gets the run directory (loop.c).
+ *
  * Resume: the journal is replayed; a step whose candidate was generated but
  * not evaluated is evaluated from its saved candidate (never generated
  * again); LLM answers also go through the response cache.

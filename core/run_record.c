@@ -27,7 +27,7 @@ int kf_run_save_text(const char *dir, const char *name, const char *text, kf_err
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    return kf_write_file_atomic(path, text ? text : "", err);
+    return kf_write_file_atomic_mode(path, text ? text : "", 0600, err);
 }
 
 int kf_run_save_eval(const char *dir, const kf_eval_result *res, kf_error *err)

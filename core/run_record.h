@@ -1,6 +1,7 @@
 /*
  * run_record.h — files of a run directory: evaluation results, prompts and
- * answers.  Each writer is atomic (write to a temp file, fsync, rename).
+ * answers.  Each writer is atomic (write to a temp file, fsync, rename) and
+ * creates its file owner-only (0600).
  */
 #ifndef KF_RUN_RECORD_H
 #define KF_RUN_RECORD_H
