@@ -14,7 +14,9 @@
  * does.  The journal carries no per-line MAC: a key held only in kforge's
  * memory dies with the process, so the `--resume` that reads the journal
  * (a new process) could not check it; a key kept on disk for resume would
- * need the same protection from the worker as the journal itself.
+ * need the same protection from the worker as the journal itself.  What
+ * resume must not take on trust it checks instead: the recorded best
+ * candidate is evaluated again before it is adopted (core/loop_resume.c).
  */
 #ifndef KF_JOURNAL_H
 #define KF_JOURNAL_H
