@@ -17,6 +17,13 @@ const char *kf_gen_kind_name(kf_gen_kind k)
     return "?";
 }
 
+int kf_gen_kind_from_name(const char *name)
+{
+    for (int k = KF_GEN_FIRST; k <= KF_GEN_BASELINE; k++)
+        if (name && !strcmp(name, kf_gen_kind_name((kf_gen_kind)k))) return k;
+    return -1;
+}
+
 void kf_analysis_free(kf_analysis *a)
 {
     if (!a) return;
@@ -55,6 +62,60 @@ char *kf_analysis_json(const kf_analysis *a)
     char *s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
     json_object_put(o);
     return s;
+}
+
+static char *dup_key(json_object *o, const char *k)
+{
+    json_object *v;
+    if (!json_object_object_get_ex(o, k, &v) || !v) return NULL;
+    return strdup(json_object_get_string(v));
+}
+
+/* params: kf_analysis_json() embeds the point as an object (or as a string
+ * when it was not JSON); either way the text comes back */
+static char *dup_params(json_object *r)
+{
+    json_object *v;
+    if (!json_object_object_get_ex(r, "params", &v) || !v) return NULL;
+    if (json_object_is_type(v, json_type_string)) return strdup(json_object_get_string(v));
+    return strdup(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+}
+
+static int parse_rec(json_object *r, kf_recommendation *rec)
+{
+    json_object *g;
+    rec->what = dup_key(r, "what");
+    rec->why = dup_key(r, "why");
+    rec->params = dup_params(r);
+    rec->expected_gain = json_object_object_get_ex(r, "expected_gain", &g) && g ? json_object_get_double(g) : 1.0;
+    return rec->what ? 0 : -1;
+}
+
+int kf_analysis_parse(const char *json, kf_analysis *out, kf_error *err)
+{
+    memset(out, 0, sizeof *out);
+    json_object *o = json ? json_tokener_parse(json) : NULL, *v, *recs;
+    if (!o || !json_object_is_type(o, json_type_object)) {
+        json_object_put(o);
+        return kf_fail(err, 2, "analysis: not a JSON object");
+    }
+    out->bottleneck = dup_key(o, "bottleneck");
+    out->text = dup_key(o, "text");
+    out->missed = dup_key(o, "missed");
+    out->stop = json_object_object_get_ex(o, "stop", &v) && json_object_get_boolean(v);
+    int rc = 0;
+    if (json_object_object_get_ex(o, "recommendations", &recs) && json_object_is_type(recs, json_type_array)) {
+        size_t n = json_object_array_length(recs);
+        out->recs = calloc(n ? n : 1, sizeof *out->recs);
+        if (!out->recs) rc = kf_fail(err, 6, "analysis: out of memory");
+        for (size_t i = 0; i < n && rc == 0; i++) {
+            if (parse_rec(json_object_array_get_idx(recs, i), &out->recs[out->n_recs++]) != 0)
+                rc = kf_fail(err, 2, "analysis: recommendations[%zu] has no \"what\"", i);
+        }
+    }
+    json_object_put(o);
+    if (rc != 0) kf_analysis_free(out);
+    return rc;
 }
 
 void kf_gen_result_free(kf_gen_result *g)

@@ -37,6 +37,7 @@ typedef enum kf_gen_kind {
 } kf_gen_kind;
 
 const char *kf_gen_kind_name(kf_gen_kind k);   /* "generate", "fix-compile", ... */
+int kf_gen_kind_from_name(const char *name);   /* back; -1 if unknown */
 
 /* One recommendation of the analysis agent. */
 typedef struct kf_recommendation {
@@ -58,6 +59,9 @@ typedef struct kf_analysis {
 
 void kf_analysis_free(kf_analysis *a);
 char *kf_analysis_json(const kf_analysis *a);   /* malloc'ed */
+/* Reads kf_analysis_json()'s text back into *out (other keys are ignored),
+ * e.g. from the journal of a resumed run.  Returns 0, or -1 with err set. */
+int kf_analysis_parse(const char *json, kf_analysis *out, kf_error *err);
 
 typedef struct kf_agent_ctx {
     const kf_resolved *r;            /* problem at the run's preset */
@@ -116,6 +120,13 @@ typedef struct kf_agent_ops {
     int (*analyze)(kf_agent *a, const kf_agent_ctx *ctx, const kf_analyze_request *req,
                    kf_analysis *out, kf_agent_io *io, kf_error *err);
     void (*close)(kf_agent *a);
+    /* Optional: the agent's own memory (the built-in agent's search
+     * history) as JSON text, malloc'ed, and back.  The loop journals it
+     * after every generation and analysis and restores the last one on
+     * --resume, so that a resumed run decides as the uninterrupted one
+     * would.  NULL members: a stateless agent. */
+    char *(*save_state)(kf_agent *a);
+    int (*load_state)(kf_agent *a, const kf_agent_ctx *ctx, const char *state, kf_error *err);
 } kf_agent_ops;
 
 struct kf_agent {

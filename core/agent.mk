@@ -1,7 +1,7 @@
 # core/agent.mk — agents, the refinement loop, the run journal and records.
 noinst_LTLIBRARIES += core/libkf_agent.la
 core_libkf_agent_la_SOURCES = core/agent.h core/agent.c core/agent_llm.c core/prompt.h core/prompt.c \
-	core/loop.h core/loop.c core/journal.h core/journal.c core/run_record.h core/run_record.c
+	core/loop.h core/loop.c core/loop_internal.h core/loop_resume.c core/journal.h core/journal.c core/run_record.h core/run_record.c
 core_libkf_agent_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
 core_libkforge_la_LIBADD += core/libkf_agent.la
 # --- builtin begin

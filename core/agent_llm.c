@@ -473,7 +473,9 @@ static void llm_close(kf_agent *a)
     free(a);
 }
 
-static const kf_agent_ops llm_ops = {"llm", llm_generate, llm_analyze, llm_close};
+static const kf_agent_ops llm_ops = {
+    .kind = "llm", .generate = llm_generate, .analyze = llm_analyze, .close = llm_close,
+};
 
 kf_agent *kf_llm_agent_open(const char *spec, const kf_agent_opts *opts, kf_error *err)
 {

@@ -282,6 +282,14 @@ void kf_bt_history_free(kf_bt_history *h);
 /* Records (or updates) a tried point. */
 int kf_bt_history_add(kf_bt_history *h, const kf_bt_point *pt, double time_s);
 int kf_bt_history_has(const kf_bt_history *h, const kf_bt_point *pt);
+/* The history as JSON text (malloc'ed): {"tried": [{"point": {...},
+ * "time_s": T}, ...], "last_rec": {...} or null, "last_rec_gain": G}; and
+ * back, each point read as kf_bt_point_from_json() reads it (the run's
+ * backend, r, dev).  On success *out replaces nothing: the caller frees the
+ * old history first.  Returns 0, or -1 with a one-line error. */
+char *kf_bt_history_json(const kf_bt_history *h);
+int kf_bt_history_from_json(const char *json, const char *backend, const kf_resolved *r,
+                            const kf_device_info *dev, kf_bt_history *out, kf_error *err);
 
 /* The analyzer: reads the evaluation of the candidate generated from `cur`,
  * names the bottleneck, and fills `out` with up to 4 untried neighbours

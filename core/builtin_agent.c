@@ -10,6 +10,7 @@
  * correct by construction, so a failure means a generator bug or a device
  * limit); BASELINE -> op-by-op.
  * analyze(): kf_bt_analyze() over the history kept in the agent.
+ * save_state()/load_state(): that history as JSON, for --resume.
  * The point a candidate came from travels in its notes ("builtin point:
  * {json}") so the analyzer and the fixer can read it back. */
 #include "builtin.h"
@@ -211,6 +212,24 @@ static int bt_analyze(kf_agent *a, const kf_agent_ctx *ctx, const kf_analyze_req
                          out, err);
 }
 
+static char *bt_save_state(kf_agent *a)
+{
+    bt_impl *im = a->impl;
+    return kf_bt_history_json(&im->hist);
+}
+
+/* The history of an interrupted run, so the resumed one neither retries
+ * the points it tried nor forgets what its last recommendation expected. */
+static int bt_load_state(kf_agent *a, const kf_agent_ctx *ctx, const char *state, kf_error *err)
+{
+    bt_impl *im = a->impl;
+    kf_bt_history h;
+    if (kf_bt_history_from_json(state, ctx->backend, ctx->r, ctx->device, &h, err) != 0) return -1;
+    kf_bt_history_free(&im->hist);
+    im->hist = h;
+    return 0;
+}
+
 static void bt_close(kf_agent *a)
 {
     if (!a) return;
@@ -229,6 +248,8 @@ static const kf_agent_ops BT_OPS = {
     .generate = bt_generate,
     .analyze = bt_analyze,
     .close = bt_close,
+    .save_state = bt_save_state,
+    .load_state = bt_load_state,
 };
 
 kf_agent *kf_builtin_agent_open(const char *start, kf_error *err)

@@ -356,6 +356,78 @@ int kf_bt_history_add(kf_bt_history *h, const kf_bt_point *pt, double time_s)
     return 0;
 }
 
+static json_object *point_obj(const kf_bt_point *p)
+{
+    char *js = kf_bt_point_json(p);
+    json_object *o = js ? json_tokener_parse(js) : NULL;
+    free(js);
+    return o;
+}
+
+char *kf_bt_history_json(const kf_bt_history *h)
+{
+    json_object *o = json_object_new_object(), *tried = json_object_new_array();
+    for (int i = 0; i < h->n; i++) {
+        json_object *t = json_object_new_object();
+        json_object_object_add(t, "point", point_obj(&h->v[i].pt));
+        json_object_object_add(t, "time_s", json_object_new_double(h->v[i].time_s));
+        json_object_array_add(tried, t);
+    }
+    json_object_object_add(o, "tried", tried);
+    json_object_object_add(o, "last_rec", h->have_last_rec ? point_obj(&h->last_rec) : NULL);
+    json_object_object_add(o, "last_rec_gain", json_object_new_double(h->last_rec_gain));
+    char *s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+    json_object_put(o);
+    return s;
+}
+
+static int point_of_obj(json_object *o, const char *backend, const kf_resolved *r, const kf_device_info *dev,
+                        kf_bt_point *pt, kf_error *err)
+{
+    if (!o || !json_object_is_type(o, json_type_object))
+        return kf_fail(err, 2, "builtin history: a point is not a JSON object");
+    return kf_bt_point_from_json(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), backend, r, dev,
+                                 pt, err);
+}
+
+static int history_fill(json_object *o, const char *backend, const kf_resolved *r, const kf_device_info *dev,
+                        kf_bt_history *h, kf_error *err)
+{
+    json_object *tried, *v;
+    if (!json_object_object_get_ex(o, "tried", &tried) || !json_object_is_type(tried, json_type_array))
+        return kf_fail(err, 2, "builtin history: no \"tried\" array");
+    for (size_t i = 0; i < json_object_array_length(tried); i++) {
+        json_object *t = json_object_array_get_idx(tried, i), *p = NULL, *ts = NULL;
+        kf_bt_point pt;
+        if (!json_object_object_get_ex(t, "point", &p) || point_of_obj(p, backend, r, dev, &pt, err) != 0)
+            return kf_fail(err, 2, "builtin history: tried[%zu]: %s", i, err && err->msg[0] ? err->msg : "no point");
+        json_object_object_get_ex(t, "time_s", &ts);
+        if (kf_bt_history_add(h, &pt, ts ? json_object_get_double(ts) : 0) != 0)
+            return kf_fail(err, 6, "builtin history: out of memory");
+    }
+    if (json_object_object_get_ex(o, "last_rec", &v) && v) {
+        if (point_of_obj(v, backend, r, dev, &h->last_rec, err) != 0) return -1;
+        h->have_last_rec = 1;
+        if (json_object_object_get_ex(o, "last_rec_gain", &v) && v) h->last_rec_gain = json_object_get_double(v);
+    }
+    return 0;
+}
+
+int kf_bt_history_from_json(const char *json, const char *backend, const kf_resolved *r,
+                            const kf_device_info *dev, kf_bt_history *out, kf_error *err)
+{
+    memset(out, 0, sizeof *out);
+    json_object *o = json ? json_tokener_parse(json) : NULL;
+    if (!o || !json_object_is_type(o, json_type_object)) {
+        json_object_put(o);
+        return kf_fail(err, 2, "builtin history: not a JSON object");
+    }
+    int rc = history_fill(o, backend, r, dev, out, err);
+    json_object_put(o);
+    if (rc != 0) kf_bt_history_free(out);
+    return rc;
+}
+
 /* ------------------------------------------------------------------ */
 /* the cost model                                                      */
 

@@ -7,10 +7,12 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -627,7 +629,7 @@ char *kf_candidate_manifest_json(const kf_candidate *c)
     return out;
 }
 
-static int mkdir_p(const char *dir, kf_error *err)
+static int mkdir_p(const char *dir, mode_t mode, kf_error *err)
 {
     char buf[4096];
     size_t len = strlen(dir);
@@ -638,7 +640,7 @@ static int mkdir_p(const char *dir, kf_error *err)
         if (buf[i] == '/' || buf[i] == '\0') {
             char saved = buf[i];
             buf[i] = '\0';
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            if (mkdir(buf, mode) != 0 && errno != EEXIST)
                 return kf_fail(err, errno, "%s: cannot create directory: %s", buf,
                                strerror(errno));
             buf[i] = saved;
@@ -647,12 +649,21 @@ static int mkdir_p(const char *dir, kf_error *err)
     return 0;
 }
 
-static int write_text(const char *path, const char *text, kf_error *err)
+static int write_text(const char *path, const char *text, mode_t mode, kf_error *err)
 {
-    FILE *f = fopen(path, "wb");
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    /* a file written before keeps its mode through O_CREAT: set it */
+    if (fd >= 0 && (mode & 0077) == 0 && fchmod(fd, mode) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
     size_t n = strlen(text);
-    if (!f)
-        return kf_fail(err, errno, "%s: cannot write: %s", path, strerror(errno));
+    if (!f) {
+        int e = errno;
+        if (fd >= 0) close(fd);
+        return kf_fail(err, e, "%s: cannot write: %s", path, strerror(e));
+    }
     int bad = fwrite(text, 1, n, f) != n;
     bad |= fclose(f) != 0;
     if (bad)
@@ -660,25 +671,35 @@ static int write_text(const char *path, const char *text, kf_error *err)
     return 0;
 }
 
-int kf_candidate_save(const kf_candidate *c, const char *dir, kf_error *err)
+static int save(const kf_candidate *c, const char *dir, mode_t dmode, mode_t fmode, kf_error *err)
 {
     char path[4400];
     char *manifest;
     int rc;
-    if (mkdir_p(dir, err))
+    if (mkdir_p(dir, dmode, err))
         return -1;
     for (int i = 0; i < c->n_sources; i++) {
         if (!safe_file_name(c->sources[i].name))
             return kf_fail(err, 5, "%s: source '%s' is not a plain file name", dir,
                            c->sources[i].name);
         snprintf(path, sizeof path, "%s/%s", dir, c->sources[i].name);
-        if (write_text(path, c->sources[i].text, err))
+        if (write_text(path, c->sources[i].text, fmode, err))
             return -1;
     }
     if (!(manifest = kf_candidate_manifest_json(c)))
         return kf_fail(err, 6, "%s: out of memory writing candidate.json", dir);
     snprintf(path, sizeof path, "%s/candidate.json", dir);
-    rc = write_text(path, manifest, err);
+    rc = write_text(path, manifest, fmode, err);
     free(manifest);
     return rc;
+}
+
+int kf_candidate_save(const kf_candidate *c, const char *dir, kf_error *err)
+{
+    return save(c, dir, 0777, 0666, err);
+}
+
+int kf_candidate_save_private(const kf_candidate *c, const char *dir, kf_error *err)
+{
+    return save(c, dir, 0700, 0600, err);
 }

@@ -95,6 +95,9 @@ kf_candidate *kf_candidate_parse_manifest(const char *json_text, const char *dir
                                           const char *label, kf_error *err);
 /* Writes dir/candidate.json and every source; creates dir. */
 int kf_candidate_save(const kf_candidate *c, const char *dir, kf_error *err);
+/* The same with owner-only modes (directories 0700, files 0600), for the
+ * records of a run that no other user may read or change. */
+int kf_candidate_save_private(const kf_candidate *c, const char *dir, kf_error *err);
 int kf_candidate_add_source(kf_candidate *c, const char *name, const char *text);
 void kf_candidate_free(kf_candidate *c);
 /* JSON text of the manifest (sources by name); malloc'ed. */

@@ -9,7 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int kf_mkdir_p(const char *path, kf_error *err)
+int kf_mkdir_p(const char *path, kf_error *err) { return kf_mkdir_p_mode(path, 0777, err); }
+
+int kf_mkdir_p_mode(const char *path, int mode, kf_error *err)
 {
     char buf[4096];
     if (strlen(path) >= sizeof buf)
@@ -18,20 +20,25 @@ int kf_mkdir_p(const char *path, kf_error *err)
     for (char *p = buf + 1; *p; p++) {
         if (*p != '/') continue;
         *p = '\0';
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+        if (mkdir(buf, (mode_t)mode) != 0 && errno != EEXIST)
             return kf_fail(err, errno, "cannot create directory %s: %s", buf, strerror(errno));
         *p = '/';
     }
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+    if (mkdir(buf, (mode_t)mode) != 0 && errno != EEXIST)
         return kf_fail(err, errno, "cannot create directory %s: %s", buf, strerror(errno));
     return 0;
 }
 
 int kf_write_file_atomic(const char *path, const char *text, kf_error *err)
 {
+    return kf_write_file_atomic_mode(path, text, 0666, err);
+}
+
+int kf_write_file_atomic_mode(const char *path, const char *text, int mode, kf_error *err)
+{
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, (mode_t)mode);
     if (fd < 0)
         return kf_fail(err, errno, "cannot write %s: %s", path, strerror(errno));
     size_t len = strlen(text), off = 0;

@@ -12,7 +12,12 @@
 char *kf_read_file(const char *path, kf_error *err);
 /* Writes text to path through a temp file, fsync and rename. */
 int kf_write_file_atomic(const char *path, const char *text, kf_error *err);
+/* The same, the file created with `mode` (& umask), e.g. 0600 for records
+ * only their owner may read or change. */
+int kf_write_file_atomic_mode(const char *path, const char *text, int mode, kf_error *err);
 /* Creates path and its parents (mode 0777 & umask). */
 int kf_mkdir_p(const char *path, kf_error *err);
+/* The same, the directories it creates made with `mode` (& umask), e.g. 0700. */
+int kf_mkdir_p_mode(const char *path, int mode, kf_error *err);
 
 #endif

@@ -22,7 +22,14 @@ kf_journal *kf_journal_open(const char *dir, kf_error *err)
         kf_fail(err, ENOMEM, "out of memory");
         return NULL;
     }
-    j->fd = open(j->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+    /* owner-only, also when an older kforge created it with a wider mode */
+    j->fd = open(j->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (j->fd >= 0 && fchmod(j->fd, 0600) != 0) {
+        int e = errno;
+        close(j->fd);
+        j->fd = -1;
+        errno = e;
+    }
     if (j->fd < 0) {
         kf_fail(err, errno, "cannot open journal %s: %s", j->path, strerror(errno));
         free(j->path);

@@ -5,6 +5,18 @@
  *
  * Every line is one JSON object with at least {"ev": NAME, "t": unix time}.
  * A torn last line (the process died mid-write) is ignored on read.
+ *
+ * The journal is created owner-only (0600).  Who may write it: only kforge.
+ * Generated code never runs in kforge's process; the worker that runs it
+ * works in its own temporary directory, and the worker sandbox
+ * (core/worker*.c, core/eval.c) keeps the run directory out of its reach.
+ * File modes alone do not stop a process of the same user: the sandbox
+ * does.  The journal carries no per-line MAC: a key held only in kforge's
+ * memory dies with the process, so the `--resume` that reads the journal
+ * (a new process) could not check it; a key kept on disk for resume would
+ * need the same protection from the worker as the journal itself.  What
+ * resume must not take on trust it checks instead: the recorded best
+ * candidate is evaluated again before it is adopted (core/loop_resume.c).
  */
 #ifndef KF_JOURNAL_H
 #define KF_JOURNAL_H

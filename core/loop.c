@@ -1,21 +1,32 @@
-/* loop.c — the refinement loop behind `kforge run` (see loop.h). */
-#include "loop.h"
+/* loop.c — the refinement loop behind `kforge run` (see loop.h); --resume
+ * is in loop_resume.c.
+ *
+ * The run directory is kforge's record of the run, never the worker's.  The
+ * worker that compiles and runs a candidate gets its own copy of it in a
+ * temporary work directory (kf_evaluate(), work_dir NULL), and the worker
+ * sandbox (core/worker*.c, core/eval.c) keeps the run directory out of its
+ * reach.  Everything here is created owner-only (directories 0700, files
+ * 0600), so no other user can alter the records either; that alone does
+ * not stop a process of the same user: the sandbox does.  Generated code
+ * may still kill or crash kforge itself: every evaluation is announced by
+ * an "eval-start" event on disk first, and a resumed run records a
+ * candidate whose evaluation kforge did not survive as a crash instead of
+ * running it again. */
+#include "loop_internal.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
 #include "candidate.h"
-#include "journal.h"
 #include "problem.h"
-#include "registry.h"
 #include "run_record.h"
 
 void kf_run_opts_default(kf_run_opts *o)
@@ -41,42 +52,6 @@ void kf_run_summary_free(kf_run_summary *s)
     memset(s, 0, sizeof *s);
 }
 
-typedef enum { PHASE_FUNCTIONAL = 0, PHASE_OPTIMIZE = 1 } phase_t;
-
-typedef struct run_state {
-    kf_run_opts o;                /* effective options (resume: from run.json) */
-    char *dir;
-    char *problem_copy;
-    char *recorded[3];            /* backend, agent, preset read from run.json (resume) */
-    kf_problem *p;
-    kf_resolved r;
-    int have_r;
-    kf_registry *reg;
-    kf_plugin *plugin;
-    const kf_device_info *dev;
-    kf_agent *agent;
-    kf_agent *builtin;
-    kf_agent_ctx ctx;
-    kf_journal *j;
-
-    int step;
-    phase_t phase;
-    int fixes;                    /* repairs of the current optimization variant */
-    kf_candidate *last;
-    kf_eval_result *last_eval;
-    kf_candidate *best;
-    kf_eval_result *best_eval;
-    char *best_dir;
-    kf_analysis *analysis;
-    double analysis_base_s;
-    double baseline_s;
-    char *baseline_how;
-    long tok_in, tok_out;
-    double cost;
-    double elapsed_before;        /* seconds spent before a resume */
-    double t0;
-} run_state;
-
 static double now_s(void)
 {
     struct timespec ts;
@@ -86,17 +61,17 @@ static double now_s(void)
 
 static double elapsed(const run_state *st) { return st->elapsed_before + (now_s() - st->t0); }
 
-static void eval_free(kf_eval_result *e)
+void kf_loop_eval_free(kf_eval_result *e)
 {
     if (!e) return;
     kf_eval_result_free(e);
     free(e);
 }
 
-static void set_last(run_state *st, kf_candidate *c, kf_eval_result *e)
+void kf_loop_set_last(run_state *st, kf_candidate *c, kf_eval_result *e)
 {
     if (st->last != st->best) kf_candidate_free(st->last);
-    if (st->last_eval != st->best_eval) eval_free(st->last_eval);
+    if (st->last_eval != st->best_eval) kf_loop_eval_free(st->last_eval);
     st->last = c;
     st->last_eval = e;
 }
@@ -108,16 +83,56 @@ static void set_best(run_state *st, kf_candidate *c, kf_eval_result *e, const ch
     st->best = c;
     st->best_eval = e;
     if (old_c && old_c != st->last) kf_candidate_free(old_c);
-    if (old_e && old_e != st->last_eval) eval_free(old_e);
+    if (old_e && old_e != st->last_eval) kf_loop_eval_free(old_e);
     free(st->best_dir);
     st->best_dir = strdup(dir);
+}
+
+const char *kf_loop_rel(const run_state *st, const char *path)
+{
+    size_t n = strlen(st->dir);
+    return !strncmp(path, st->dir, n) && path[n] == '/' ? path + n + 1 : path;
+}
+
+/* ------------------------------------------------------------------ */
+/* the journal                                                         */
+
+/* KFORGE_TEST_DIE_AFTER=EV[:N] (tests only; see loop_internal.h) */
+static void read_test_hook(run_state *st)
+{
+    const char *v = getenv("KFORGE_TEST_DIE_AFTER");
+    if (!v || !*v) return;
+    const char *colon = strchr(v, ':');
+    size_t n = colon ? (size_t)(colon - v) : strlen(v);
+    if (n >= sizeof st->die_ev) return;
+    memcpy(st->die_ev, v, n);
+    st->die_ev[n] = '\0';
+    st->die_n = colon ? atoi(colon + 1) : 1;
+}
+
+int kf_loop_journal(run_state *st, const char *ev_name, json_object *ev, kf_error *err)
+{
+    int rc = kf_journal_append(st->j, ev_name, ev, err);
+    if (rc == 0 && st->die_ev[0] && !strcmp(st->die_ev, ev_name) && ++st->die_seen == st->die_n)
+        kill(getpid(), SIGKILL);
+    return rc;
+}
+
+/* The agent's memory (see kf_agent_ops.save_state) into a journal event. */
+static void add_agent_state(run_state *st, json_object *ev)
+{
+    if (!st->agent->ops->save_state) return;
+    char *s = st->agent->ops->save_state(st->agent);
+    json_object *o = s ? json_tokener_parse(s) : NULL;
+    free(s);
+    if (o) json_object_object_add(ev, "agent_state", o);
 }
 
 /* ------------------------------------------------------------------ */
 /* progress                                                            */
 
-static void progress(run_state *st, const char *pass, const char *status, const char *label,
-                     const kf_eval_result *e)
+void kf_loop_progress(run_state *st, const char *pass, const char *status, const char *label,
+                      const kf_eval_result *e)
 {
     FILE *f = st->o.progress;
     if (!f) return;
@@ -179,11 +194,68 @@ static void *sample_thread(void *arg)
     return NULL;
 }
 
-static uint64_t step_seed(const run_state *st, int step, int sample)
+uint64_t kf_loop_seed(const run_state *st, int step, int sample)
 {
     uint64_t x = st->o.seed ^ ((uint64_t)step * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)(sample + 1) * 0xBF58476D1CE4E5B9ull);
     x ^= x >> 31;
     return x & 0x7fffffffffffull;
+}
+
+static int record_eval_start(run_state *st, int step, int sample, const char *sdir, kf_error *err)
+{
+    json_object *ev = json_object_new_object();
+    json_object_object_add(ev, "step", json_object_new_int(step));
+    json_object_object_add(ev, "sample", json_object_new_int(sample));
+    json_object_object_add(ev, "dir", json_object_new_string(kf_loop_rel(st, sdir)));
+    int rc = kf_loop_journal(st, "eval-start", ev, err);
+    json_object_put(ev);
+    return rc;
+}
+
+static int to_evaluate(const step_sample *x) { return x->cand && !x->res; }
+
+/* A request kf_evaluate() refused: an internal failure of that sample. */
+static kf_eval_result *refused(sample_job *job)
+{
+    kf_eval_result *r = job->res ? job->res : calloc(1, sizeof *r);
+    if (!r) return NULL;
+    r->verdict = KF_FAIL_INTERNAL;
+    r->failed_trial = -1;
+    free(r->summary);
+    r->summary = strdup(job->err.msg);
+    job->res = NULL;
+    return r;
+}
+
+int kf_loop_evaluate(run_state *st, step_t *sp, kf_error *err)
+{
+    /* every "eval-start" is on disk before any candidate runs: if one of
+       them takes kforge down, a resumed run knows who was running */
+    for (int s = 0; s < sp->n; s++) {
+        if (!to_evaluate(&sp->s[s])) continue;
+        if (record_eval_start(st, sp->step, s, sp->s[s].dir, err) != 0) return -1;
+        sp->s[s].started = 1;
+    }
+    sample_job jobs[KF_LOOP_MAX_SAMPLES];
+    pthread_t th[KF_LOOP_MAX_SAMPLES];
+    int started[KF_LOOP_MAX_SAMPLES] = {0};
+    memset(jobs, 0, sizeof jobs);
+    for (int s = 0; s < sp->n; s++) {
+        if (!to_evaluate(&sp->s[s])) continue;
+        jobs[s].st = st;
+        jobs[s].cand = sp->s[s].cand;
+        jobs[s].opts = st->o.eval;
+        jobs[s].opts.seed = kf_loop_seed(st, sp->step, s);
+        if (pthread_create(&th[s], NULL, sample_thread, &jobs[s]) == 0) started[s] = 1;
+        else sample_thread(&jobs[s]);
+    }
+    for (int s = 0; s < sp->n; s++) {
+        if (!to_evaluate(&sp->s[s])) continue;
+        if (started[s]) pthread_join(th[s], NULL);
+        sp->s[s].res = jobs[s].rc == 0 ? jobs[s].res : refused(&jobs[s]);
+        if (!sp->s[s].res) return kf_fail(err, ENOMEM, "out of memory");
+    }
+    return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -201,7 +273,7 @@ static int measure_baseline(run_state *st, kf_error *err)
         json_object *ev = json_object_new_object();
         json_object_object_add(ev, "available", json_object_new_boolean(0));
         json_object_object_add(ev, "why", json_object_new_string(why));
-        kf_journal_append(st->j, "baseline", ev, err);
+        kf_loop_journal(st, "baseline", ev, err);
         json_object_put(ev);
         if (st->o.progress)
             fprintf(st->o.progress, "baseline: not available (%s); speedups will not be reported\n", why);
@@ -210,13 +282,13 @@ static int measure_baseline(run_state *st, kf_error *err)
     }
     char cdir[4200];
     snprintf(cdir, sizeof cdir, "%s/candidate", dir);
-    if (kf_candidate_save(g.cand, cdir, err) != 0) {
+    if (kf_candidate_save_private(g.cand, cdir, err) != 0) {
         kf_gen_result_free(&g);
         return -1;
     }
     kf_eval_result res = {0};
     kf_eval_opts eo = st->o.eval;
-    eo.seed = step_seed(st, 0, 0);
+    eo.seed = kf_loop_seed(st, 0, 0);
     int rc = kf_evaluate(st->plugin, &st->r, g.cand, &eo, 1, &res, &e);
     json_object *ev = json_object_new_object();
     json_object_object_add(ev, "dir", json_object_new_string("baseline/candidate"));
@@ -236,7 +308,7 @@ static int measure_baseline(run_state *st, kf_error *err)
     }
     free(st->baseline_how);
     st->baseline_how = strdup(g.label ? g.label : "op-by-op");
-    int jrc = kf_journal_append(st->j, "baseline", ev, err);
+    int jrc = kf_loop_journal(st, "baseline", ev, err);
     json_object_put(ev);
     if (st->o.progress) {
         char t[32];
@@ -283,7 +355,7 @@ static int record_gen(run_state *st, int sample, kf_gen_kind kind, const char *s
     json_object_object_add(ev, "step", json_object_new_int(st->step));
     json_object_object_add(ev, "sample", json_object_new_int(sample));
     json_object_object_add(ev, "kind", json_object_new_string(kf_gen_kind_name(kind)));
-    json_object_object_add(ev, "dir", json_object_new_string(sdir + strlen(st->dir) + 1));
+    json_object_object_add(ev, "dir", json_object_new_string(kf_loop_rel(st, sdir)));
     json_object_object_add(ev, "ok", json_object_new_boolean(g->cand != NULL));
     if (g->error) json_object_object_add(ev, "error", json_object_new_string(g->error));
     if (g->label) json_object_object_add(ev, "label", json_object_new_string(g->label));
@@ -291,7 +363,8 @@ static int record_gen(run_state *st, int sample, kf_gen_kind kind, const char *s
     json_object_object_add(ev, "tokens_out", json_object_new_int64(g->io.tokens_out));
     json_object_object_add(ev, "cost_usd", json_object_new_double(g->io.cost_usd));
     json_object_object_add(ev, "from_cache", json_object_new_boolean(g->io.from_cache));
-    int rc = kf_journal_append(st->j, "gen", ev, err);
+    add_agent_state(st, ev);
+    int rc = kf_loop_journal(st, "gen", ev, err);
     json_object_put(ev);
     return rc;
 }
@@ -302,14 +375,14 @@ static int record_eval(run_state *st, int sample, const char *sdir, const kf_eva
     json_object *ev = json_object_new_object();
     json_object_object_add(ev, "step", json_object_new_int(st->step));
     json_object_object_add(ev, "sample", json_object_new_int(sample));
-    json_object_object_add(ev, "dir", json_object_new_string(sdir + strlen(st->dir) + 1));
+    json_object_object_add(ev, "dir", json_object_new_string(kf_loop_rel(st, sdir)));
     json_object_object_add(ev, "verdict", json_object_new_string(kf_verdict_name(res->verdict)));
     if (res->summary) json_object_object_add(ev, "summary", json_object_new_string(res->summary));
     if (res->profiled) {
         json_object_object_add(ev, "median_s", json_object_new_double(res->timing.median_s));
         json_object_object_add(ev, "roofline_fraction", json_object_new_double(res->roofline.fraction));
     }
-    int rc = kf_journal_append(st->j, "eval", ev, err);
+    int rc = kf_loop_journal(st, "eval", ev, err);
     json_object_put(ev);
     return rc;
 }
@@ -319,186 +392,260 @@ static int record_best(run_state *st, int sample, const char *sdir, kf_error *er
     json_object *ev = json_object_new_object();
     json_object_object_add(ev, "step", json_object_new_int(st->step));
     json_object_object_add(ev, "sample", json_object_new_int(sample));
-    json_object_object_add(ev, "dir", json_object_new_string(sdir + strlen(st->dir) + 1));
+    json_object_object_add(ev, "dir", json_object_new_string(kf_loop_rel(st, sdir)));
     json_object_object_add(ev, "median_s", json_object_new_double(st->best_eval->timing.median_s));
-    int rc = kf_journal_append(st->j, "best", ev, err);
+    int rc = kf_loop_journal(st, "best", ev, err);
     json_object_put(ev);
     return rc;
 }
 
-/* Considers an evaluated sample: updates last/best and the phase. */
-static int absorb(run_state *st, int sample, const char *sdir, kf_gen_kind kind,
-                  kf_candidate *cand, kf_eval_result *res, int *improved, kf_error *err)
+static void note_pass(run_state *st, const step_sample *x, int fresh)
 {
-    (void)kind;
-    if (res->verdict == KF_PASS && res->profiled) {
-        if (!st->best_eval || res->timing.median_s < st->best_eval->timing.median_s) {
-            char cdir[4200];
-            snprintf(cdir, sizeof cdir, "%s/candidate", sdir);
-            set_best(st, cand, res, cdir);
-            *improved = 1;
-            return record_best(st, sample, sdir, err);
-        }
-    }
-    return 1; /* not kept as best */
+    if (x->res->verdict != KF_PASS || !x->res->profiled) return;
+    loop_pass *v = realloc(st->passes, (size_t)(st->n_passes + 1) * sizeof *v);
+    if (!v) return;                     /* only a fallback of --resume is lost */
+    st->passes = v;
+    loop_pass *p = &v[st->n_passes];
+    if (!(p->dir = strdup(x->dir))) return;
+    p->median_s = x->res->timing.median_s;
+    p->fresh = fresh;
+    p->rejected = 0;
+    st->n_passes++;
 }
 
-static int run_step(run_state *st, kf_error *err)
+int kf_loop_adopt_best(run_state *st, const char *sdir, int fresh, kf_error *err)
 {
-    kf_gen_kind kind = next_kind(st);
-    int K = st->o.samples < 1 ? 1 : st->o.samples;
-    if (kind == KF_GEN_OPTIMIZE && st->analysis && st->analysis->n_recs > 0 && K > st->analysis->n_recs)
-        K = st->analysis->n_recs;
+    char cdir[4200];
+    snprintf(cdir, sizeof cdir, "%s/candidate", sdir);
+    kf_eval_result *res = calloc(1, sizeof *res);
+    if (!res) return kf_fail(err, ENOMEM, "out of memory");
+    kf_candidate *c = NULL;
+    if (kf_run_load_eval(sdir, res, err) != 0 || !(c = kf_candidate_load(cdir, err))) {
+        kf_loop_eval_free(res);
+        return -1;
+    }
+    set_best(st, c, res, cdir);
+    st->best_recorded = !fresh;
+    return 0;
+}
 
-    kf_candidate *cands[64] = {0};
-    char *dirs[64] = {0};
-    char *labels[64] = {0};
-    if (K > 64) K = 64;
+/* Considers an evaluated sample for the best; *improved = 1 when it is the
+ * new best (then it owns cand and res).  A result read back from the
+ * records (fresh = 0) is not journaled again. */
+static int absorb(run_state *st, int sample, step_sample *x, int fresh, int *improved, kf_error *err)
+{
+    const kf_eval_result *res = x->res;
+    if (res->verdict != KF_PASS || !res->profiled) return 0;
+    if (st->best_eval && res->timing.median_s >= st->best_eval->timing.median_s) return 0;
+    char cdir[4200];
+    snprintf(cdir, sizeof cdir, "%s/candidate", x->dir);
+    set_best(st, x->cand, x->res, cdir);
+    st->best_recorded = !fresh;
+    x->cand = NULL;
+    x->res = NULL;
+    *improved = 1;
+    return fresh ? record_best(st, sample, x->dir, err) : 0;
+}
 
-    for (int s = 0; s < K; s++) {
-        char sdir[4096];
-        snprintf(sdir, sizeof sdir, "%s/steps/%04d-%d", st->dir, st->step, s);
-        if (kf_mkdir_p(sdir, err) != 0) return -1;
-        dirs[s] = strdup(sdir);
-        kf_gen_request req = {
-            .kind = kind, .step = st->step, .sample = s, .seed = step_seed(st, st->step, s),
-            .last = kind == KF_GEN_OPTIMIZE ? st->best : st->last,
-            .last_eval = kind == KF_GEN_OPTIMIZE ? st->best_eval : st->last_eval,
-            .best = st->best, .best_eval = st->best_eval,
-            .analysis = st->analysis, .rec_index = s,
-        };
-        kf_gen_result g = {0};
-        kf_error e = {0};
-        st->ctx.run_dir = sdir;
-        if (st->agent->ops->generate(st->agent, &st->ctx, &req, &g, &e) != 0) {
-            /* the provider itself failed (after its retries): the run stops here,
-               recorded, resumable */
-            kf_gen_result_free(&g);
-            for (int i = 0; i <= s; i++) free(dirs[i]);
-            for (int i = 0; i < s; i++) { kf_candidate_free(cands[i]); free(labels[i]); }
-            return kf_fail(err, e.code ? e.code : 1, "step %d: the %s agent failed: %s", st->step,
-                           st->agent->spec, e.msg);
-        }
-        st->tok_in += g.io.tokens_in;
-        st->tok_out += g.io.tokens_out;
-        st->cost += g.io.cost_usd;
-        kf_run_save_io(sdir, &g.io, NULL);
-        if (g.cand) {
-            char cdir[4200];
-            snprintf(cdir, sizeof cdir, "%s/candidate", sdir);
-            if (kf_candidate_save(g.cand, cdir, err) != 0) {
-                kf_gen_result_free(&g);
-                return -1;
-            }
-        } else {
-            kf_run_save_text(sdir, "error.txt", g.error ? g.error : "no candidate", NULL);
-        }
-        if (record_gen(st, s, kind, sdir, &g, err) != 0) {
-            kf_gen_result_free(&g);
-            return -1;
-        }
-        cands[s] = g.cand;
-        g.cand = NULL;
-        labels[s] = g.label ? strdup(g.label) : NULL;
-        if (!cands[s]) {
-            /* an unusable answer: one failed step, fed back */
-            kf_eval_result *fake = calloc(1, sizeof *fake);
-            fake->verdict = KF_FAIL_COMPILE;
-            fake->failed_trial = -1;
-            fake->summary = strdup("the answer held no usable candidate");
-            fake->diagnostics = strdup(g.error ? g.error : "no candidate in the answer");
-            kf_run_save_eval(sdir, fake, NULL);
-            record_eval(st, s, sdir, fake, err);
-            progress(st, phase_name(kind), "bad-answer", g.error, NULL);
-            if (s == 0) set_last(st, NULL, fake);
-            else eval_free(fake);
-        }
-        kf_gen_result_free(&g);
+void kf_loop_step_free(step_t *sp)
+{
+    for (int s = 0; s < sp->n; s++) {
+        kf_candidate_free(sp->s[s].cand);
+        kf_loop_eval_free(sp->s[s].res);
+        free(sp->s[s].dir);
+        free(sp->s[s].label);
     }
+    memset(sp->s, 0, sizeof sp->s);
+    sp->n = 0;
+}
 
-    /* evaluate every usable sample in parallel */
-    sample_job jobs[64];
-    pthread_t th[64];
-    int started[64] = {0};
-    memset(jobs, 0, sizeof jobs);
-    for (int s = 0; s < K; s++) {
-        if (!cands[s]) continue;
-        jobs[s].st = st;
-        jobs[s].cand = cands[s];
-        jobs[s].opts = st->o.eval;
-        jobs[s].opts.seed = step_seed(st, st->step, s);
-        if (pthread_create(&th[s], NULL, sample_thread, &jobs[s]) == 0) started[s] = 1;
-        else sample_thread(&jobs[s]);
-    }
-    int improved = 0, any_pass = 0;
-    int first_fail = -1;
-    for (int s = 0; s < K; s++) {
-        if (!cands[s]) continue;
-        if (started[s]) pthread_join(th[s], NULL);
-        if (jobs[s].rc != 0) {
-            /* the request was unusable: record as an internal failure */
-            kf_eval_result *r2 = jobs[s].res ? jobs[s].res : calloc(1, sizeof *r2);
-            r2->verdict = KF_FAIL_INTERNAL;
-            free(r2->summary);
-            r2->summary = strdup(jobs[s].err.msg);
-            jobs[s].res = r2;
-        }
-        kf_run_save_eval(dirs[s], jobs[s].res, NULL);
-        if (record_eval(st, s, dirs[s], jobs[s].res, err) != 0) return -1;
-        const kf_eval_result *r = jobs[s].res;
-        int imp = 0;
-        int rc = absorb(st, s, dirs[s], kind, cands[s], jobs[s].res, &imp, err);
-        if (rc < 0) return -1;
-        progress(st, phase_name(kind), kf_verdict_name(r->verdict), labels[s], r);
-        if (r->verdict == KF_PASS) any_pass = 1;
-        if (imp) {
-            improved = 1;
-            cands[s] = NULL;         /* owned by best now */
-            jobs[s].res = NULL;
-        } else if (first_fail < 0 && r->verdict != KF_PASS) {
-            first_fail = s;
-        }
-    }
-    /* the sample the next functional pass repairs: the first failure */
-    if (!any_pass && first_fail >= 0) {
-        set_last(st, cands[first_fail], jobs[first_fail].res);
-        cands[first_fail] = NULL;
-        jobs[first_fail].res = NULL;
-    }
-    for (int s = 0; s < K; s++) {
-        kf_candidate_free(cands[s]);
-        eval_free(jobs[s].res);
-        free(dirs[s]);
-        free(labels[s]);
-    }
+int kf_loop_bad_answer(run_state *st, step_t *sp, int s, const char *why, const char *pass, kf_error *err)
+{
+    step_sample *x = &sp->s[s];
+    kf_eval_result *fake = calloc(1, sizeof *fake);
+    if (!fake) return kf_fail(err, ENOMEM, "out of memory");
+    fake->verdict = KF_FAIL_COMPILE;
+    fake->failed_trial = -1;
+    fake->summary = strdup("the answer held no usable candidate");
+    fake->diagnostics = strdup(why ? why : "no candidate in the answer");
+    x->res = fake;
+    kf_run_save_eval(x->dir, fake, NULL);
+    if (record_eval(st, s, x->dir, fake, err) != 0) return -1;
+    x->recorded = 1;
+    if (pass) kf_loop_progress(st, pass, "bad-answer", why, NULL);
+    return 0;
+}
 
+typedef struct step_outcome {
+    int improved, any_pass, first_fail;
+} step_outcome;
+
+/* One sample's result into the run (see kf_loop_finish_step). */
+static int settle(run_state *st, step_t *sp, int s, const char *pass, step_outcome *out, kf_error *err)
+{
+    step_sample *x = &sp->s[s];
+    if (!x->res) return 0;              /* never evaluated: an abandoned step */
+    if (!x->cand) {
+        /* an unusable answer: as the step's first sample, what gets repaired */
+        if (s == 0) {
+            kf_loop_set_last(st, NULL, x->res);
+            x->res = NULL;
+        }
+        return 0;
+    }
+    int fresh = !x->recorded;
+    if (fresh) {
+        kf_run_save_eval(x->dir, x->res, NULL);
+        if (record_eval(st, s, x->dir, x->res, err) != 0) return -1;
+        x->recorded = 1;
+    }
+    kf_verdict v = x->res->verdict;
+    if (pass) kf_loop_progress(st, pass, kf_verdict_name(v), x->label, x->res);
+    note_pass(st, x, fresh);
+    int imp = 0;
+    if (absorb(st, s, x, fresh, &imp, err) < 0) return -1;
+    if (v == KF_PASS) out->any_pass = 1;
+    if (imp) out->improved = 1;
+    else if (out->first_fail < 0 && v != KF_PASS) out->first_fail = s;
+    return 0;
+}
+
+/* Functional repair or optimization next: the phase after a step. */
+static void update_phase(run_state *st, kf_gen_kind kind, const step_outcome *out)
+{
     if (kind == KF_GEN_FIRST || kind == KF_GEN_FIX_COMPILE || kind == KF_GEN_FIX_MISMATCH) {
         if (st->phase == PHASE_OPTIMIZE) {
             /* repairing an optimization variant */
-            if (any_pass || ++st->fixes > st->o.max_fix) st->fixes = 0;
+            if (out->any_pass || ++st->fixes > st->o.max_fix) st->fixes = 0;
         } else if (st->best) {
             st->phase = PHASE_OPTIMIZE;
             st->fixes = 0;
         }
-    } else {
-        /* an optimization step: its variants failed -> functional repair */
-        if (!any_pass && st->last_eval && st->last_eval->verdict != KF_PASS && st->o.max_fix > 0)
-            st->fixes = 1;
-        else
-            st->fixes = 0;
-        if (!improved && st->analysis) {
-            /* the analysis agent learns that its recommendation missed */
-            st->analysis_base_s = st->best_eval ? st->best_eval->timing.median_s : 0;
-        }
+        return;
     }
-    return 0;
+    /* an optimization step: its variants failed -> functional repair */
+    if (!out->any_pass && st->last_eval && st->last_eval->verdict != KF_PASS && st->o.max_fix > 0)
+        st->fixes = 1;
+    else
+        st->fixes = 0;
+    if (!out->improved && st->analysis) {
+        /* the analysis agent learns that its recommendation missed */
+        st->analysis_base_s = st->best_eval ? st->best_eval->timing.median_s : 0;
+    }
+}
+
+int kf_loop_finish_step(run_state *st, step_t *sp, const char *pass, kf_error *err)
+{
+    step_outcome out = {.first_fail = -1};
+    st->step = sp->step;
+    int rc = 0;
+    for (int s = 0; s < sp->n && rc == 0; s++) rc = settle(st, sp, s, pass, &out, err);
+    if (rc == 0) {
+        /* the sample the next functional pass repairs: the first failure */
+        if (!out.any_pass && out.first_fail >= 0) {
+            step_sample *x = &sp->s[out.first_fail];
+            kf_loop_set_last(st, x->cand, x->res);
+            x->cand = NULL;
+            x->res = NULL;
+        }
+        update_phase(st, sp->kind, &out);
+    }
+    kf_loop_step_free(sp);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* one step                                                            */
+
+static int sample_count(const run_state *st, kf_gen_kind kind)
+{
+    int K = st->o.samples < 1 ? 1 : st->o.samples;
+    if (kind == KF_GEN_OPTIMIZE && st->analysis && st->analysis->n_recs > 0 && K > st->analysis->n_recs)
+        K = st->analysis->n_recs;
+    return K > KF_LOOP_MAX_SAMPLES ? KF_LOOP_MAX_SAMPLES : K;
+}
+
+/* Asks the agent for sample s of the step and records what it gave. */
+static int generate_one(run_state *st, step_t *sp, int s, kf_error *err)
+{
+    step_sample *x = &sp->s[s];
+    char sdir[4096];
+    snprintf(sdir, sizeof sdir, "%s/steps/%04d-%d", st->dir, st->step, s);
+    if (kf_mkdir_p_mode(sdir, 0700, err) != 0) return -1;
+    if (!(x->dir = strdup(sdir))) return kf_fail(err, ENOMEM, "out of memory");
+    kf_gen_kind kind = sp->kind;
+    kf_gen_request req = {
+        .kind = kind, .step = st->step, .sample = s, .seed = kf_loop_seed(st, st->step, s),
+        .last = kind == KF_GEN_OPTIMIZE ? st->best : st->last,
+        .last_eval = kind == KF_GEN_OPTIMIZE ? st->best_eval : st->last_eval,
+        .best = st->best, .best_eval = st->best_eval,
+        .analysis = st->analysis, .rec_index = s,
+    };
+    kf_gen_result g = {0};
+    kf_error e = {0};
+    st->ctx.run_dir = sdir;
+    if (st->agent->ops->generate(st->agent, &st->ctx, &req, &g, &e) != 0) {
+        /* the provider itself failed (after its retries): the run stops here,
+           recorded, resumable */
+        kf_gen_result_free(&g);
+        return kf_fail(err, e.code ? e.code : 1, "step %d: the %s agent failed: %s", st->step,
+                       st->agent->spec, e.msg);
+    }
+    st->tok_in += g.io.tokens_in;
+    st->tok_out += g.io.tokens_out;
+    st->cost += g.io.cost_usd;
+    kf_run_save_io(sdir, &g.io, NULL);
+    int rc = 0;
+    if (g.cand) {
+        char cdir[4200];
+        snprintf(cdir, sizeof cdir, "%s/candidate", sdir);
+        rc = kf_candidate_save_private(g.cand, cdir, err);
+    } else {
+        kf_run_save_text(sdir, "error.txt", g.error ? g.error : "no candidate", NULL);
+    }
+    if (rc == 0) rc = record_gen(st, s, kind, sdir, &g, err);
+    if (rc == 0) {
+        x->cand = g.cand;
+        g.cand = NULL;
+        x->label = g.label ? strdup(g.label) : NULL;
+        /* an unusable answer: one failed step, fed back */
+        if (!x->cand) rc = kf_loop_bad_answer(st, sp, s, g.error, phase_name(kind), err);
+    }
+    kf_gen_result_free(&g);
+    return rc;
+}
+
+static int run_step(run_state *st, kf_error *err)
+{
+    step_t *sp = calloc(1, sizeof *sp);
+    if (!sp) return kf_fail(err, ENOMEM, "out of memory");
+    sp->step = st->step;
+    sp->kind = next_kind(st);
+    int K = sample_count(st, sp->kind), rc = 0;
+    for (int s = 0; s < K && rc == 0; s++) {
+        sp->n = s + 1;
+        rc = generate_one(st, sp, s, err);
+    }
+    if (rc == 0) rc = kf_loop_evaluate(st, sp, err);
+    if (rc == 0) rc = kf_loop_finish_step(st, sp, phase_name(sp->kind), err);
+    kf_loop_step_free(sp);
+    free(sp);
+    return rc;
+}
+
+static void print_analysis(run_state *st, const kf_analysis *a, int recorded)
+{
+    if (!st->o.progress || st->o.json_progress) return;
+    fprintf(st->o.progress, "      analysis%s: %s-bound; %s\n", recorded ? " (recorded before the resume)" : "",
+            a->bottleneck ? a->bottleneck : "?", a->n_recs ? a->recs[0].what : "no further recommendation");
+    if (a->missed) fprintf(st->o.progress, "      (last recommendation missed: %s)\n", a->missed);
 }
 
 static int run_analysis(run_state *st, kf_error *err)
 {
     char sdir[4096];
     snprintf(sdir, sizeof sdir, "%s/steps/%04d-analysis", st->dir, st->step);
-    if (kf_mkdir_p(sdir, err) != 0) return -1;
+    if (kf_mkdir_p_mode(sdir, 0700, err) != 0) return -1;
     kf_analyze_request req = {
         .step = st->step, .cand = st->best, .eval = st->best_eval,
         .previous = st->analysis, .previous_time_s = st->analysis_base_s,
@@ -527,17 +674,15 @@ static int run_analysis(run_state *st, kf_error *err)
     free(js);
     if (!ev) ev = json_object_new_object();
     json_object_object_add(ev, "step", json_object_new_int(st->step));
-    json_object_object_add(ev, "dir", json_object_new_string(sdir + strlen(st->dir) + 1));
-    int rc = kf_journal_append(st->j, "analysis", ev, err);
+    json_object_object_add(ev, "dir", json_object_new_string(kf_loop_rel(st, sdir)));
+    add_agent_state(st, ev);
+    int rc = kf_loop_journal(st, "analysis", ev, err);
     json_object_put(ev);
     if (st->analysis) { kf_analysis_free(st->analysis); free(st->analysis); }
     st->analysis = a;
+    st->analysis_step = st->step;
     st->analysis_base_s = st->best_eval ? st->best_eval->timing.median_s : 0;
-    if (st->o.progress && !st->o.json_progress) {
-        fprintf(st->o.progress, "      analysis: %s-bound; %s\n", a->bottleneck ? a->bottleneck : "?",
-                a->n_recs ? a->recs[0].what : "no further recommendation");
-        if (a->missed) fprintf(st->o.progress, "      (last recommendation missed: %s)\n", a->missed);
-    }
+    print_analysis(st, a, 0);
     return rc;
 }
 
@@ -599,126 +744,6 @@ static int open_everything(run_state *st, kf_error *err)
 }
 
 /* Rebuilds the loop state from the journal; returns 0 or -1. */
-static int replay(run_state *st, json_object *events, kf_error *err)
-{
-    size_t n = json_object_array_length(events);
-    int pending_step = -1;
-    for (size_t i = 0; i < n; i++) {
-        json_object *ev = json_object_array_get_idx(events, i), *v;
-        const char *name = json_object_object_get_ex(ev, "ev", &v) ? json_object_get_string(v) : "";
-        if (!strcmp(name, "baseline")) {
-            if (json_object_object_get_ex(ev, "median_s", &v)) st->baseline_s = json_object_get_double(v);
-            if (json_object_object_get_ex(ev, "how", &v)) {
-                free(st->baseline_how);
-                st->baseline_how = strdup(json_object_get_string(v));
-            }
-        } else if (!strcmp(name, "gen")) {
-            if (json_object_object_get_ex(ev, "tokens_in", &v)) st->tok_in += json_object_get_int64(v);
-            if (json_object_object_get_ex(ev, "tokens_out", &v)) st->tok_out += json_object_get_int64(v);
-            if (json_object_object_get_ex(ev, "cost_usd", &v)) st->cost += json_object_get_double(v);
-            if (json_object_object_get_ex(ev, "step", &v)) pending_step = json_object_get_int(v);
-        } else if (!strcmp(name, "eval")) {
-            json_object *d;
-            if (!json_object_object_get_ex(ev, "dir", &d)) continue;
-            char sdir[4096], cdir[4200];
-            snprintf(sdir, sizeof sdir, "%s/%s", st->dir, json_object_get_string(d));
-            snprintf(cdir, sizeof cdir, "%s/candidate", sdir);
-            kf_eval_result *res = calloc(1, sizeof *res);
-            if (kf_run_load_eval(sdir, res, err) != 0) { free(res); return -1; }
-            kf_candidate *c = NULL;
-            struct stat sb;
-            if (stat(cdir, &sb) == 0) {
-                c = kf_candidate_load(cdir, err);
-                if (!c) { eval_free(res); return -1; }
-            }
-            int sample = json_object_object_get_ex(ev, "sample", &v) ? json_object_get_int(v) : 0;
-            if (json_object_object_get_ex(ev, "step", &v)) st->step = json_object_get_int(v);
-            if (res->verdict == KF_PASS) {
-                /* the "best" event decides; keep as last for the optimize phase */
-                kf_candidate_free(c);
-                eval_free(res);
-            } else if (sample == 0 || !st->last_eval || st->last_eval->verdict == KF_PASS) {
-                set_last(st, c, res);
-            } else {
-                kf_candidate_free(c);
-                eval_free(res);
-            }
-            pending_step = -1;
-        } else if (!strcmp(name, "best")) {
-            json_object *d;
-            if (!json_object_object_get_ex(ev, "dir", &d)) continue;
-            char sdir[4096], cdir[4200];
-            snprintf(sdir, sizeof sdir, "%s/%s", st->dir, json_object_get_string(d));
-            snprintf(cdir, sizeof cdir, "%s/candidate", sdir);
-            kf_eval_result *res = calloc(1, sizeof *res);
-            if (kf_run_load_eval(sdir, res, err) != 0) { free(res); return -1; }
-            kf_candidate *c = kf_candidate_load(cdir, err);
-            if (!c) { eval_free(res); return -1; }
-            set_best(st, c, res, cdir);
-            st->phase = PHASE_OPTIMIZE;
-            st->fixes = 0;
-        } else if (!strcmp(name, "analysis")) {
-            /* analyses are cheap to redo (builtin) or cached (LLM): the next
-               optimization step recomputes it */
-        } else if (!strcmp(name, "elapsed")) {
-            if (json_object_object_get_ex(ev, "seconds", &v)) st->elapsed_before = json_object_get_double(v);
-        }
-    }
-    (void)pending_step;
-    return 0;
-}
-
-/* Evaluates candidates of a step that was generated but not evaluated
- * before the crash (never paying for their generation twice). */
-static int finish_pending(run_state *st, json_object *events, kf_error *err)
-{
-    size_t n = json_object_array_length(events);
-    for (size_t i = 0; i < n; i++) {
-        json_object *ev = json_object_array_get_idx(events, i), *v, *d;
-        if (!json_object_object_get_ex(ev, "ev", &v) || strcmp(json_object_get_string(v), "gen")) continue;
-        if (!json_object_object_get_ex(ev, "ok", &v) || !json_object_get_boolean(v)) continue;
-        if (!json_object_object_get_ex(ev, "dir", &d)) continue;
-        const char *rel = json_object_get_string(d);
-        int evaluated = 0;
-        for (size_t k = i + 1; k < n && !evaluated; k++) {
-            json_object *e2 = json_object_array_get_idx(events, k), *v2, *d2;
-            if (json_object_object_get_ex(e2, "ev", &v2) && !strcmp(json_object_get_string(v2), "eval") &&
-                json_object_object_get_ex(e2, "dir", &d2) && !strcmp(json_object_get_string(d2), rel))
-                evaluated = 1;
-        }
-        if (evaluated) continue;
-        char sdir[4096], cdir[4200];
-        snprintf(sdir, sizeof sdir, "%s/%s", st->dir, rel);
-        snprintf(cdir, sizeof cdir, "%s/candidate", sdir);
-        kf_candidate *c = kf_candidate_load(cdir, err);
-        if (!c) return -1;
-        int sample = json_object_object_get_ex(ev, "sample", &v) ? json_object_get_int(v) : 0;
-        st->step = json_object_object_get_ex(ev, "step", &v) ? json_object_get_int(v) : st->step;
-        kf_eval_result *res = calloc(1, sizeof *res);
-        kf_eval_opts eo = st->o.eval;
-        eo.seed = step_seed(st, st->step, sample);
-        kf_error e = {0};
-        if (kf_evaluate(st->plugin, &st->r, c, &eo, 1, res, &e) != 0) {
-            res->verdict = KF_FAIL_INTERNAL;
-            res->summary = strdup(e.msg);
-        }
-        kf_run_save_eval(sdir, res, NULL);
-        if (record_eval(st, sample, sdir, res, err) != 0) return -1;
-        progress(st, "resume", kf_verdict_name(res->verdict), NULL, res);
-        int imp = 0;
-        if (absorb(st, sample, sdir, KF_GEN_FIRST, c, res, &imp, err) < 0) return -1;
-        if (imp) {
-            st->phase = PHASE_OPTIMIZE;
-        } else if (res->verdict != KF_PASS) {
-            set_last(st, c, res);
-        } else {
-            kf_candidate_free(c);
-            eval_free(res);
-        }
-    }
-    return 0;
-}
-
 static int write_run_json(run_state *st, kf_error *err)
 {
     json_object *o = json_object_new_object();
@@ -739,7 +764,7 @@ static int write_run_json(run_state *st, kf_error *err)
     json_object_object_add(o, "reps", json_object_new_int(st->o.eval.reps));
     char path[4096];
     snprintf(path, sizeof path, "%s/run.json", st->dir);
-    int rc = kf_write_file_atomic(path, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY), err);
+    int rc = kf_write_file_atomic_mode(path, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY), 0600, err);
     json_object_put(o);
     return rc;
 }
@@ -810,7 +835,7 @@ static int write_result(run_state *st, const char *reason, kf_run_summary *out, 
     double speed = 0;
     if (st->best_eval) {
         json_object *b = json_object_new_object();
-        json_object_object_add(b, "dir", json_object_new_string(st->best_dir + strlen(st->dir) + 1));
+        json_object_object_add(b, "dir", json_object_new_string(kf_loop_rel(st, st->best_dir)));
         json_object_object_add(b, "verified", json_object_new_boolean(1));
         json_object_object_add(b, "verdict", json_object_new_string(kf_verdict_name(st->best_eval->verdict)));
         json_object_object_add(b, "trials", json_object_new_int(st->best_eval->trials_run));
@@ -828,11 +853,11 @@ static int write_result(run_state *st, const char *reason, kf_run_summary *out, 
     }
     char path[4096];
     snprintf(path, sizeof path, "%s/result.json", st->dir);
-    int rc = kf_write_file_atomic(path, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY), err);
+    int rc = kf_write_file_atomic_mode(path, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY), 0600, err);
     json_object_put(o);
     json_object *ev = json_object_new_object();
     json_object_object_add(ev, "reason", json_object_new_string(reason));
-    kf_journal_append(st->j, "done", ev, NULL);
+    kf_loop_journal(st, "done", ev, NULL);
     json_object_put(ev);
     if (out) {
         out->run_dir = strdup(st->dir);
@@ -854,10 +879,12 @@ static int write_result(run_state *st, const char *reason, kf_run_summary *out, 
 static void cleanup(run_state *st)
 {
     if (st->last != st->best) kf_candidate_free(st->last);
-    if (st->last_eval != st->best_eval) eval_free(st->last_eval);
+    if (st->last_eval != st->best_eval) kf_loop_eval_free(st->last_eval);
     kf_candidate_free(st->best);
-    eval_free(st->best_eval);
+    kf_loop_eval_free(st->best_eval);
     free(st->best_dir);
+    for (int i = 0; i < st->n_passes; i++) free(st->passes[i].dir);
+    free(st->passes);
     if (st->analysis) { kf_analysis_free(st->analysis); free(st->analysis); }
     if (st->agent && st->agent != st->builtin) kf_agent_close(st->agent);
     if (st->builtin) kf_agent_close(st->builtin);
@@ -891,91 +918,95 @@ static char *default_run_dir(const kf_run_opts *o, kf_error *err)
     return d;
 }
 
+
+/* A new run's directory: owner-only when kforge creates it, the problem
+ * and the settings copied in. */
+static int create_run_dir(run_state *st, const kf_run_opts *cli, kf_error *err)
+{
+    if (kf_mkdir_p_mode(st->dir, 0700, err) != 0) return -1;
+    char *ptext = kf_read_file(cli->problem_path, err);
+    if (!ptext) return -1;
+    char pp[4200];
+    snprintf(pp, sizeof pp, "%s/problem.json", st->dir);
+    int rc = kf_write_file_atomic_mode(pp, ptext, 0600, err);
+    free(ptext);
+    return rc != 0 ? -1 : write_run_json(st, err);
+}
+
+static int refuse_existing_run(const run_state *st, kf_error *err)
+{
+    char jpath[4200];
+    struct stat sb;
+    snprintf(jpath, sizeof jpath, "%s/journal.jsonl", st->dir);
+    if (stat(jpath, &sb) != 0) return 0;
+    return kf_fail(err, 2, "%s already holds a run: use --resume %s to continue it, or choose another --out",
+                   st->dir, st->dir);
+}
+
+static void journal_start(run_state *st)
+{
+    json_object *ev = json_object_new_object();
+    json_object_object_add(ev, "problem", json_object_new_string(st->p->name));
+    json_object_object_add(ev, "backend", json_object_new_string(st->o.backend));
+    json_object_object_add(ev, "agent", json_object_new_string(st->agent->spec));
+    kf_loop_journal(st, "start", ev, NULL);
+    json_object_put(ev);
+    if (st->o.progress && !st->o.json_progress)
+        fprintf(st->o.progress, "run %s: %s (%s) on %s/%s [%s], agent %s\n", st->dir, st->p->name,
+                st->p->preset_names[st->r.preset], st->o.backend, st->dev->name, st->dev->kind,
+                st->agent->spec);
+}
+
+/* Everything up to the first new step: the run directory, the journal,
+ * the state of a resumed run, the baseline.  Returns 0 or -1. */
+static int prepare(run_state *st, const kf_run_opts *cli, kf_error *err)
+{
+    json_object *events = NULL;
+    int resuming = cli->resume_dir != NULL;
+    if (resuming) {
+        st->dir = strdup(cli->resume_dir);
+        if (load_run_json(st, cli, err) != 0) return -1;
+        if (!(events = kf_journal_read(st->dir, err))) return -1;
+    } else {
+        if (!cli->problem_path || !cli->backend)
+            return kf_fail(err, 2, "kforge run needs a problem file and --backend");
+        st->dir = cli->out_dir ? strdup(cli->out_dir) : default_run_dir(cli, err);
+        if (!st->dir || refuse_existing_run(st, err) != 0) return -1;
+    }
+    int rc = open_everything(st, err);
+    if (rc == 0 && !resuming) rc = create_run_dir(st, cli, err);
+    if (rc == 0 && !(st->j = kf_journal_open(st->dir, err))) rc = -1;
+    if (rc == 0) {
+        if (resuming) rc = kf_loop_resume(st, events, err);
+        else journal_start(st);
+    }
+    json_object_put(events);
+    if (rc == 0 && st->o.baseline && !st->have_baseline) rc = measure_baseline(st, err);
+    return rc;
+}
+
+/* The next analysis, unless the journal already holds the one for this
+ * step (a run stopped right after it). */
+static int analyse(run_state *st, kf_error *err)
+{
+    if (st->analysis && st->analysis_step == st->step) {
+        print_analysis(st, st->analysis, 1);
+        return 0;
+    }
+    return run_analysis(st, err);
+}
+
 int kf_run(const kf_run_opts *cli, kf_run_summary *out, kf_error *err)
 {
     run_state st;
     memset(&st, 0, sizeof st);
     st.o = *cli;
     st.t0 = now_s();
-    json_object *events = NULL;
-    int resuming = cli->resume_dir != NULL;
-
-    if (resuming) {
-        st.dir = strdup(cli->resume_dir);
-        if (load_run_json(&st, cli, err) != 0) { cleanup(&st); return -1; }
-        events = kf_journal_read(st.dir, err);
-        if (!events) { cleanup(&st); return -1; }
-    } else {
-        if (!cli->problem_path || !cli->backend) {
-            cleanup(&st);
-            return kf_fail(err, 2, "kforge run needs a problem file and --backend");
-        }
-        st.dir = cli->out_dir ? strdup(cli->out_dir) : default_run_dir(cli, err);
-        if (!st.dir) { cleanup(&st); return -1; }
-        char jpath[4200];
-        snprintf(jpath, sizeof jpath, "%s/journal.jsonl", st.dir);
-        struct stat sb;
-        if (stat(jpath, &sb) == 0) {
-            cleanup(&st);
-            return kf_fail(err, 2, "%s already holds a run: use --resume %s to continue it, or choose another --out",
-                           cli->out_dir, cli->out_dir);
-        }
-    }
-    if (open_everything(&st, err) != 0) { json_object_put(events); cleanup(&st); return -1; }
-    if (!resuming) {
-        if (kf_mkdir_p(st.dir, err) != 0) { cleanup(&st); return -1; }
-        char *ptext = kf_read_file(cli->problem_path, err);
-        if (!ptext) { cleanup(&st); return -1; }
-        char pp[4200];
-        snprintf(pp, sizeof pp, "%s/problem.json", st.dir);
-        int rc = kf_write_file_atomic(pp, ptext, err);
-        free(ptext);
-        if (rc != 0 || write_run_json(&st, err) != 0) { cleanup(&st); return -1; }
-    }
-    st.j = kf_journal_open(st.dir, err);
-    if (!st.j) { json_object_put(events); cleanup(&st); return -1; }
-
-    int have_baseline_event = 0;
-    if (resuming) {
-        size_t n = json_object_array_length(events);
-        for (size_t i = 0; i < n; i++) {
-            json_object *v;
-            if (json_object_object_get_ex(json_object_array_get_idx(events, i), "ev", &v) &&
-                !strcmp(json_object_get_string(v), "baseline"))
-                have_baseline_event = 1;
-        }
-        if (replay(&st, events, err) != 0) {
-            json_object_put(events);
-            cleanup(&st);
-            return -1;
-        }
-        json_object *ev = json_object_new_object();
-        json_object_object_add(ev, "step", json_object_new_int(st.step));
-        kf_journal_append(st.j, "resume", ev, NULL);
-        json_object_put(ev);
-        if (st.o.progress && !st.o.json_progress)
-            fprintf(st.o.progress, "resuming %s at step %d%s\n", st.dir, st.step,
-                    st.best ? " (a correct candidate is already known)" : "");
-        int prc = finish_pending(&st, events, err);
-        json_object_put(events);
-        if (prc != 0) {
-            cleanup(&st);
-            return -1;
-        }
-    } else {
-        json_object *ev = json_object_new_object();
-        json_object_object_add(ev, "problem", json_object_new_string(st.p->name));
-        json_object_object_add(ev, "backend", json_object_new_string(st.o.backend));
-        json_object_object_add(ev, "agent", json_object_new_string(st.agent->spec));
-        kf_journal_append(st.j, "start", ev, NULL);
-        json_object_put(ev);
-        if (st.o.progress && !st.o.json_progress)
-            fprintf(st.o.progress, "run %s: %s (%s) on %s/%s [%s], agent %s\n", st.dir, st.p->name,
-                    st.p->preset_names[st.r.preset], st.o.backend, st.dev->name, st.dev->kind,
-                    st.agent->spec);
-    }
-    if (st.o.baseline && !have_baseline_event) {
-        if (measure_baseline(&st, err) != 0) { cleanup(&st); return -1; }
+    st.analysis_step = -1;
+    read_test_hook(&st);
+    if (prepare(&st, cli, err) != 0) {
+        cleanup(&st);
+        return -1;
     }
 
     const char *reason = "iteration budget spent";
@@ -990,7 +1021,7 @@ int kf_run(const kf_run_opts *cli, kf_run_summary *out, kf_error *err)
                 reason = "within the target fraction of the roofline floor";
                 break;
             }
-            if (run_analysis(&st, err) != 0) { rc = -1; reason = "agent failed"; break; }
+            if (analyse(&st, err) != 0) { rc = -1; reason = "agent failed"; break; }
             if (st.analysis->stop || st.analysis->n_recs == 0) {
                 reason = "the analysis agent has nothing left to try";
                 break;
@@ -1000,7 +1031,7 @@ int kf_run(const kf_run_opts *cli, kf_run_summary *out, kf_error *err)
         if (run_step(&st, err) != 0) { rc = -1; reason = "agent failed"; break; }
         json_object *ev = json_object_new_object();
         json_object_object_add(ev, "seconds", json_object_new_double(elapsed(&st)));
-        kf_journal_append(st.j, "elapsed", ev, NULL);
+        kf_loop_journal(&st, "elapsed", ev, NULL);
         json_object_put(ev);
     }
     if (rc != 0 && st.o.progress)

@@ -11,13 +11,24 @@
  *   DIR/journal.jsonl         one JSON line per event, fsync'ed
  *   DIR/baseline/             the op-by-op baseline candidate and its eval
  *   DIR/steps/NNNN-S/         prompt.md, answer.md, candidate/, eval.json,
- *                             verdict.json, analysis.json
+ *                             verdict.json, reverify/ (a resume's check)
+ *   DIR/steps/NNNN-analysis/  prompt.md, answer.md, analysis.json
  *   DIR/result.json           the best candidate, its verified status, time,
  *                             speedup over the baseline, roofline fraction
  *
- * Resume: the journal is replayed; a step whose candidate was generated but
- * not evaluated is evaluated from its saved candidate (never generated
- * again); LLM answers also go through the response cache.
+ * Everything in it is created owner-only (directories 0700, files 0600);
+ * the worker that runs candidates never gets the run directory (loop.c).
+ *
+ * Every evaluation is preceded by an "eval-start" event on disk.  Resume
+ * (core/loop_resume.c): the journal is replayed through the loop's own step
+ * code, with the evaluations read back whole from eval.json, the last
+ * analysis and the agent's search state from the journal, so the resumed
+ * run decides as the uninterrupted one would.  A candidate whose
+ * evaluation had started but has no result (kforge died with it) is
+ * recorded as a crash and never run again; one generated but not started
+ * is evaluated from its saved copy (never generated again); the recorded
+ * best is evaluated again before it is adopted, and dropped if it fails.
+ * LLM answers also go through the response cache.
  */
 #ifndef KF_LOOP_H
 #define KF_LOOP_H

@@ -1,6 +1,7 @@
 /*
  * run_record.h — files of a run directory: evaluation results, prompts and
- * answers.  Each writer is atomic (write to a temp file, fsync, rename).
+ * answers.  Each writer is atomic (write to a temp file, fsync, rename) and
+ * creates its file owner-only (0600).
  */
 #ifndef KF_RUN_RECORD_H
 #define KF_RUN_RECORD_H
@@ -10,10 +11,12 @@
 #include "error.h"
 #include "eval.h"
 
-/* DIR/eval.json (the full result) and DIR/verdict.json (what resume needs). */
+/* DIR/eval.json (the full result) and DIR/verdict.json (a short summary). */
 int kf_run_save_eval(const char *dir, const kf_eval_result *res, kf_error *err);
-/* Reads DIR/verdict.json back: verdict, summary, diagnostics, trials,
- * median/min time, roofline floor and fraction. */
+/* Reads the result back from DIR/eval.json: everything kf_run_save_eval
+ * wrote, timing samples, counters and every roofline figure included
+ * (non-finite numbers come back as NaN).  Records without eval.json fall
+ * back to DIR/verdict.json (verdict, texts, median/min, floor, fraction). */
 int kf_run_load_eval(const char *dir, kf_eval_result *res, kf_error *err);
 /* DIR/prompt.md and DIR/answer.md when present. */
 int kf_run_save_io(const char *dir, const kf_agent_io *io, kf_error *err);

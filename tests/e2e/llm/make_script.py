@@ -2,7 +2,9 @@
 """Writes the scripted model answers of the loop's end-to-end tests.
 
     make_script.py walk OUT.json    stub script (OpenAI wire format) for test_run_llm.sh
-    make_script.py answer N         answer N of the cmd-agent sequence (test_run_resume.sh)
+    make_script.py answer N [SEQ]   answer N of a cmd-agent sequence: "resume" (the default),
+                                    "crash" (test_run_resume.sh), "records" (test_run_records.sh)
+    make_script.py wrong            a kernel that compiles but forgets the scale
 """
 import json
 import sys
@@ -50,11 +52,21 @@ def walk(path):
     with open(path, "w") as f:
         json.dump({"openai": items}, f)
 
-SEQUENCE = [fenced(FIRST_SLOW), ANALYSIS, fenced(FAST), NO_MORE]
+SEQUENCES = {
+    # killed before the first evaluation starts: evaluated on resume
+    "resume": [fenced(FIRST_SLOW), ANALYSIS, fenced(FAST), NO_MORE],
+    # killed while the first candidate runs: a crash, then its repair
+    "crash": [fenced(FIRST_SLOW), fenced(FAST, "Fixed."), NO_MORE],
+    # two correct kernels, the second faster, then nothing left to try
+    "records": [fenced(SLOW), ANALYSIS, fenced(FAST, "Removed the sleep."), NO_MORE],
+}
 
 if __name__ == "__main__":
     if sys.argv[1] == "walk":
         walk(sys.argv[2])
+    elif sys.argv[1] == "wrong":
+        sys.stdout.write(WRONG)
     else:
         n = int(sys.argv[2])
-        sys.stdout.write(SEQUENCE[min(n, len(SEQUENCE) - 1)])
+        seq = SEQUENCES[sys.argv[3] if len(sys.argv) > 3 else "resume"]
+        sys.stdout.write(seq[min(n, len(seq) - 1)])
