@@ -542,6 +542,7 @@ void kf_eval_result_free(kf_eval_result *res)
     free(res->diagnostics);
     free(res->stats);
     free(res->timing.samples_s);
+    free(res->timing.round_trips_s);
     free(res->timing.report);
     memset(res, 0, sizeof *res);
 }

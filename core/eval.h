@@ -108,6 +108,7 @@ typedef struct kf_timing {
     double parent_median_s;   /* median round trip less the channel's cost */
     double channel_s;         /* median round trip of an empty command */
     int n_checked;            /* timed runs whose outputs were checked */
+    double *round_trips_s;    /* n round trips on the parent's clock, malloc'ed */
 } kf_timing;
 
 typedef struct kf_roofline {

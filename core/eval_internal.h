@@ -263,9 +263,10 @@ void kf_ev_free_refs(double **ref, int n);
 
 /* Judges the worker's timing samples against the parent's round trips
  * wall[i] (seconds) of the same runs: every sample must be finite, >= 0
- * and fit inside its round trip; for a host clock the median gap must be
- * within what the channel (`channel`, an empty command's round trip) and
- * the backend account for.  0 consistent, 1 a sample is unusable, 2
+ * and fit inside its round trip; for a host clock the smallest gap among
+ * the faster half of the samples must be within what the channel
+ * (`channel`, an empty command's round trip) and the backend account for
+ * (forging the median down means forging that whole half).  0 consistent, 1 a sample is unusable, 2
  * inconsistent; `why` says which. */
 int kf_timing_check(const double *sample, const double *wall, int n, double channel, int host_clock, char *why,
                     size_t why_len);
