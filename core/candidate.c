@@ -16,6 +16,8 @@
 
 #include <json-c/json.h>
 
+#include "fileio.h"
+
 #define MAX_SOURCE_BYTES (16u << 20)
 
 static char *xstrdup(const char *s)
@@ -128,11 +130,15 @@ int kf_candidate_add_source(kf_candidate *c, const char *name, const char *text)
 /* Reads a whole text file (malloc'ed), or NULL with err set. */
 static char *read_text(const char *path, const char *what, kf_error *err)
 {
-    FILE *f = fopen(path, "rb");
+    int fd = kf_open_regular(path, what, err);
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
     char *buf = NULL;
     size_t len = 0, cap = 0, n;
     if (!f) {
-        kf_fail(err, errno, "%s: cannot open %s: %s", path, what, strerror(errno));
+        if (fd >= 0) {
+            kf_fail(err, errno, "%s: cannot open %s: %s", path, what, strerror(errno));
+            close(fd);
+        }
         return NULL;
     }
     do {

@@ -65,11 +65,68 @@ int kf_write_file_atomic_mode(const char *path, const char *text, int mode, kf_e
     return 0;
 }
 
+static const char *file_kind(mode_t m)
+{
+    if (S_ISDIR(m)) return "a directory";
+    if (S_ISFIFO(m)) return "a FIFO";
+    if (S_ISSOCK(m)) return "a socket";
+    if (S_ISCHR(m)) return "a character device";
+    if (S_ISBLK(m)) return "a block device";
+    return "not a plain file";
+}
+
+/* The descriptor, or -1 with errno set (open failed) or with *kind set to
+ * what the file is (not a regular file; errno is then EINVAL). */
+static int open_regular(const char *path, const char **kind)
+{
+    *kind = NULL;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        *kind = file_kind(st.st_mode);
+        close(fd);
+        errno = EINVAL;
+        return -1;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
+int kf_open_regular(const char *path, const char *what, kf_error *err)
+{
+    const char *kind;
+    int fd = open_regular(path, &kind);
+    if (fd >= 0) return fd;
+    int e = errno;
+    if (kind)
+        return kf_fail(err, EINVAL, "%s: %s%snot a regular file (%s)", path, what ? what : "",
+                       what ? " is " : "", kind);
+    return kf_fail(err, e, "%s: cannot open%s%s: %s", path, what ? " " : "", what ? what : "", strerror(e));
+}
+
 char *kf_read_file(const char *path, kf_error *err)
 {
-    FILE *f = fopen(path, "rb");
+    const char *kind;
+    int fd = open_regular(path, &kind);
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
     if (!f) {
-        kf_fail(err, errno, "cannot read %s: %s", path, strerror(errno));
+        int e = errno;
+        if (fd >= 0) close(fd);
+        if (kind) kf_fail(err, EINVAL, "cannot read %s: not a regular file (%s)", path, kind);
+        else kf_fail(err, e, "cannot read %s: %s", path, strerror(e));
         return NULL;
     }
     size_t cap = 8192, len = 0, n;

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "fileio.h"
 #include "kforge-plugin.h"
 #include "problem_internal.h"
 
@@ -14,9 +16,15 @@
 
 static char *read_text(const char *path, kf_error *err)
 {
-    FILE *f = fopen(path, "rb");
+    int fd = kf_open_regular(path, NULL, err);
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
     if (!f) {
-        kf_fail(err, KF_ERR_INVALID, "%s: cannot open: %s", path, strerror(errno));
+        if (fd >= 0) {
+            kf_fail(err, KF_ERR_INVALID, "%s: cannot open: %s", path, strerror(errno));
+            close(fd);
+        } else if (err) {
+            err->code = KF_ERR_INVALID;
+        }
         return NULL;
     }
     size_t cap = 8192, len = 0;

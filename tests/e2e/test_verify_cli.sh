@@ -30,7 +30,7 @@ expect() {
     ok "$name"
 }
 
-echo "1..14"
+echo "1..17"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kf-verify.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -79,6 +79,18 @@ expect "missing problem: exit 2" 2 $rc "$out" "missing.json"
 
 out=$("$KFORGE" verify -b cpu-simd -p "$PROB" "$tmp/nope.c" 2>&1); rc=$?
 expect "missing candidate: exit 2" 2 $rc "$out" "nope.c"
+
+# FIFOs with no writer, as the problem, the .c candidate and a candidate
+# directory's manifest: each refused at once with exit 2 (they used to hang)
+mkfifo "$tmp/fifo.json" "$tmp/fifo.c" && mkdir "$tmp/fcand" && mkfifo "$tmp/fcand/candidate.json"
+out=$(timeout 10 "$KFORGE" verify -b cpu-simd -p "$tmp/fifo.json" "$ADV/cpu-simd/correct.c" 2>&1); rc=$?
+expect "FIFO problem: exit 2 at once" 2 $rc "$out" "fifo.json: not a regular file (a FIFO)"
+out=$(timeout 10 "$KFORGE" verify -b cpu-simd -p "$PROB" "$tmp/fifo.c" 2>&1); rc=$?
+expect "FIFO candidate source: exit 2 at once" 2 $rc "$out" \
+    "fifo.c: candidate source is not a regular file (a FIFO)"
+out=$(timeout 10 "$KFORGE" verify -b cpu-simd -p "$PROB" "$tmp/fcand" 2>&1); rc=$?
+expect "FIFO candidate manifest: exit 2 at once" 2 $rc "$out" \
+    "fcand/candidate.json: candidate manifest is not a regular file (a FIFO)"
 
 out=$("$KFORGE" verify -b cpu-simd -p "$PROB" --preset huge "$ADV/cpu-simd/correct.c" 2>&1); rc=$?
 expect "unknown preset: exit 2 naming the known ones" 2 $rc "$out" "no preset 'huge'" "small"

@@ -12,7 +12,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 notok() { n=$((n + 1)); echo "not ok $n - $1"; fails=$((fails + 1)); }
 check() { if eval "$2"; then ok "$1"; else notok "$1"; sed 's/^/# /' "$tmp/out" "$tmp/err"; fi; }
 
-echo "1..14"
+echo "1..17"
 
 cat > "$tmp/good.json" <<'JSON'
 {
@@ -68,6 +68,14 @@ check "bad preset exits 2 with path" '[ $rc -eq 2 ] && grep -q "bad_preset.json:
 
 "$KFORGE" check --preset nope "$tmp/good.json" > "$tmp/out" 2> "$tmp/err"; rc=$?
 check "unknown preset exits 2" '[ $rc -eq 2 ] && grep -q "no preset .nope. (this problem has: small, big)" "$tmp/err"'
+
+# a FIFO with no writer: refused at once (the old fopen blocked forever)
+mkfifo "$tmp/fifo.json"
+timeout 10 "$KFORGE" check "$tmp/fifo.json" > "$tmp/out" 2> "$tmp/err"; rc=$?
+check "FIFO returns promptly" '[ $rc -ne 124 ]'
+check "FIFO exits 2 naming the file" '[ $rc -eq 2 ] && grep -q "fifo.json: not a regular file (a FIFO)" "$tmp/err"'
+"$KFORGE" check "$tmp" > "$tmp/out" 2> "$tmp/err"; rc=$?
+check "directory exits 2: not a regular file" '[ $rc -eq 2 ] && grep -q "not a regular file (a directory)" "$tmp/err"'
 
 "$KFORGE" check > "$tmp/out" 2> "$tmp/err"; rc=$?
 check "no file exits 2 with usage" '[ $rc -eq 2 ] && grep -q "usage: kforge check" "$tmp/err"'

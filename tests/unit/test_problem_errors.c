@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../kf_test.h"
 #include "problem.h"
@@ -125,6 +126,23 @@ KF_TEST(parse_inline_uses_label)
     p = kf_problem_load("/nonexistent/x.json", &err);
     KF_CHECK(p == NULL);
     KF_CHECK_CONTAINS(err.msg, "/nonexistent/x.json: cannot open: No such file or directory");
+}
+
+/* A FIFO with no writer is refused at once, not opened and waited on; so
+ * is a directory.  (Before the fix the case hit its 10 s timeout.) */
+KF_TEST_TIMEOUT(load_refuses_non_regular_files, 10.0)
+{
+    char *dir = kf_test_tmpdir();
+    char path[4096];
+    snprintf(path, sizeof path, "%s/fifo.json", dir);
+    KF_CHECK(mkfifo(path, 0600) == 0);
+    kf_error err = {0};
+    kf_problem *p = kf_problem_load(path, &err);
+    KF_CHECK(p == NULL);
+    KF_CHECK_CONTAINS(err.msg, "fifo.json: not a regular file (a FIFO)");
+    p = kf_problem_load(dir, &err);
+    KF_CHECK(p == NULL);
+    KF_CHECK_CONTAINS(err.msg, ": not a regular file (a directory)");
 }
 
 int main(void) { return kf_test_main(); }
