@@ -1,5 +1,6 @@
 /* kforge run — the refinement loop from the command line (core/loop.h). */
 #include <getopt.h>
+#include <limits.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "sandbox_opts.h"
 #include "error.h"
 #include "loop.h"
 #include "run_record.h"
@@ -38,6 +40,8 @@ static void run_usage(FILE *f)
         "  --trials N --reps N  verification trials (>= 5) and timed runs (>= 20)\n"
         "  --seed S             base seed of the input draws\n"
         "  --no-baseline        do not measure the op-by-op baseline\n"
+        "  --sandbox MODE       auto (default), strict or off: the worker sandbox (doc/sandbox.md)\n"
+        "  --mem-limit SIZE     memory of a worker and its compiler (e.g. 8G; default half the RAM)\n"
         "  --quiet              no progress lines      --json   progress and result as JSON\n"
         "\n"
         "exit status: 0 a correct kernel was found, 1 none was, 2 bad input, 3 internal error\n");
@@ -51,7 +55,7 @@ int kf_cmd_run(int argc, char **argv)
     int quiet = 0, json = 0;
     enum { O_BACKEND = 1, O_DEVICE, O_PRESET, O_AGENT, O_OUT, O_RESUME, O_ITER, O_TIME, O_COST,
            O_SAMPLES, O_TARGET, O_PROMPTS, O_RECORD, O_TRIALS, O_REPS, O_SEED, O_NOBASE, O_QUIET,
-           O_JSON, O_HELP };
+           O_JSON, O_HELP, O_SANDBOX, O_MEM };
     static const struct option opts[] = {
         {"backend", required_argument, 0, O_BACKEND}, {"device", required_argument, 0, O_DEVICE},
         {"preset", required_argument, 0, O_PRESET}, {"agent", required_argument, 0, O_AGENT},
@@ -62,42 +66,48 @@ int kf_cmd_run(int argc, char **argv)
         {"record", required_argument, 0, O_RECORD}, {"trials", required_argument, 0, O_TRIALS},
         {"reps", required_argument, 0, O_REPS}, {"seed", required_argument, 0, O_SEED},
         {"no-baseline", no_argument, 0, O_NOBASE}, {"quiet", no_argument, 0, O_QUIET},
-        {"json", no_argument, 0, O_JSON}, {"help", no_argument, 0, O_HELP}, {0, 0, 0, 0}};
+        {"json", no_argument, 0, O_JSON}, {"help", no_argument, 0, O_HELP},
+        {"sandbox", required_argument, 0, O_SANDBOX}, {"mem-limit", required_argument, 0, O_MEM}, {0, 0, 0, 0}};
     int c;
-    char *end;
+    long long iv;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case O_BACKEND: o.backend = optarg; break;
-        case O_DEVICE: o.device = (int)strtol(optarg, &end, 10);
-            if (*end) { kf_cli_error("--device: '%s' is not a device index", optarg); return KF_EXIT_BAD_INPUT; }
+        case O_DEVICE: if (kf_cli_int("--device", optarg, 0, 1023, &iv)) return KF_EXIT_BAD_INPUT;
+            o.device = (int)iv;
             break;
         case O_PRESET: o.preset = optarg; break;
         case O_AGENT: o.agent = optarg; break;
         case O_OUT: o.out_dir = optarg; break;
         case O_RESUME: o.resume_dir = optarg; break;
-        case O_ITER: o.max_iterations = cli_budget.max_iterations = atoi(optarg);
-            if (o.max_iterations < 1) { kf_cli_error("--max-iterations must be >= 1"); return KF_EXIT_BAD_INPUT; }
+        case O_ITER: if (kf_cli_int("--max-iterations", optarg, 1, 1000000, &iv)) return KF_EXIT_BAD_INPUT;
+            o.max_iterations = cli_budget.max_iterations = (int)iv;
             break;
-        case O_TIME: o.max_time_s = cli_budget.max_time_s = strtod(optarg, &end);
-            if (*end || o.max_time_s <= 0) { kf_cli_error("--max-time takes seconds > 0"); return KF_EXIT_BAD_INPUT; }
+        case O_TIME: if (kf_cli_double("--max-time", optarg, 0, 1e9, 1, &o.max_time_s)) return KF_EXIT_BAD_INPUT;
+            cli_budget.max_time_s = o.max_time_s;
             break;
-        case O_COST: o.max_cost_usd = cli_budget.max_cost_usd = strtod(optarg, &end);
-            if (*end || o.max_cost_usd < 0) { kf_cli_error("--max-cost takes US dollars >= 0"); return KF_EXIT_BAD_INPUT; }
+        case O_COST: if (kf_cli_double("--max-cost", optarg, 0, 1e9, 0, &o.max_cost_usd)) return KF_EXIT_BAD_INPUT;
+            cli_budget.max_cost_usd = o.max_cost_usd;
             break;
-        case O_SAMPLES: o.samples = atoi(optarg);
-            if (o.samples < 1 || o.samples > 64) { kf_cli_error("--samples takes 1..64"); return KF_EXIT_BAD_INPUT; }
+        case O_SAMPLES: if (kf_cli_int("--samples", optarg, 1, 64, &iv)) return KF_EXIT_BAD_INPUT;
+            o.samples = (int)iv;
             break;
-        case O_TARGET: o.target_fraction = strtod(optarg, &end);
-            if (*end || o.target_fraction < 0 || o.target_fraction > 1) { kf_cli_error("--target takes a fraction in [0, 1] (0: never stop on the roofline)"); return KF_EXIT_BAD_INPUT; }
+        case O_TARGET: if (kf_cli_double("--target", optarg, 0, 1, 0, &o.target_fraction)) return KF_EXIT_BAD_INPUT;
             break;
         case O_PROMPTS: o.prompts_dir = optarg; break;
         case O_RECORD: o.record_path = optarg; break;
-        case O_TRIALS: o.eval.trials = atoi(optarg); break;
-        case O_REPS: o.eval.reps = atoi(optarg); break;
-        case O_SEED: o.seed = strtoull(optarg, &end, 10);
-            if (*end) { kf_cli_error("--seed takes an integer"); return KF_EXIT_BAD_INPUT; }
+        case O_TRIALS: if (kf_cli_int("--trials", optarg, 1, 1000000, &iv)) return KF_EXIT_BAD_INPUT;
+            o.eval.trials = (int)iv;
             break;
+        case O_REPS: if (kf_cli_int("--reps", optarg, 1, 1000000, &iv)) return KF_EXIT_BAD_INPUT;
+            o.eval.reps = (int)iv;
+            break;
+        case O_SEED: if (kf_cli_int("--seed", optarg, 0, LLONG_MAX, &iv)) return KF_EXIT_BAD_INPUT;
+            o.seed = (uint64_t)iv;
+            break;
+        case O_SANDBOX: if (kf_cli_sandbox_mode(optarg, &o.eval)) return KF_EXIT_BAD_INPUT; break;
+        case O_MEM: if (kf_cli_mem_limit(optarg, &o.eval)) return KF_EXIT_BAD_INPUT; break;
         case O_NOBASE: o.baseline = 0; break;
         case O_QUIET: quiet = 1; break;
         case O_JSON: json = 1; break;

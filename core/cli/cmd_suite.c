@@ -1,6 +1,7 @@
 /* kforge suite — the loop over every problem of a suite, then the reports
  * (core/suite.h, core/report.h). */
 #include <getopt.h>
+#include <limits.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "sandbox_opts.h"
 #include "error.h"
 #include "report.h"
 #include "suite.h"
@@ -25,6 +27,8 @@ static void suite_usage(FILE *f)
         "  --jobs N             problems run at once, each in its own process (default 1)\n"
         "  --max-iterations N   loop steps per problem (default 12)\n"
         "  --max-time S         wall-clock budget per problem in seconds (default 600)\n"
+        "  --sandbox MODE       auto (default), strict or off: the worker sandbox (doc/sandbox.md)\n"
+        "  --mem-limit SIZE     memory of a worker and its compiler (e.g. 8G; default half the RAM)\n"
         "  --report DIR         where the runs (DIR/runs/PROBLEM), logs and reports go;\n"
         "                       running again continues: finished problems are kept\n"
         "  --report-only DIR    rewrite DIR/report.{json,md,html} from its runs, run nothing\n"
@@ -103,34 +107,36 @@ int kf_cmd_suite(int argc, char **argv)
     const char *only = NULL;
     int quiet = 0;
     enum { O_BACKEND = 1, O_DEVICE, O_PRESET, O_AGENT, O_JOBS, O_ITER, O_TIME, O_REPORT, O_ONLY, O_QUIET,
-           O_HELP };
+           O_HELP, O_SANDBOX, O_MEM };
     static const struct option opts[] = {
         {"backend", required_argument, 0, O_BACKEND}, {"device", required_argument, 0, O_DEVICE},
         {"preset", required_argument, 0, O_PRESET}, {"agent", required_argument, 0, O_AGENT},
         {"jobs", required_argument, 0, O_JOBS}, {"max-iterations", required_argument, 0, O_ITER},
         {"max-time", required_argument, 0, O_TIME}, {"report", required_argument, 0, O_REPORT},
         {"report-only", required_argument, 0, O_ONLY}, {"quiet", no_argument, 0, O_QUIET},
-        {"help", no_argument, 0, O_HELP}, {0, 0, 0, 0}};
+        {"help", no_argument, 0, O_HELP}, {"sandbox", required_argument, 0, O_SANDBOX},
+        {"mem-limit", required_argument, 0, O_MEM}, {0, 0, 0, 0}};
     int c;
-    char *end;
+    long long iv;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case O_BACKEND: so.run.backend = optarg; break;
-        case O_DEVICE: so.run.device = (int)strtol(optarg, &end, 10);
-            if (*end || so.run.device < 0) { kf_cli_error("--device: '%s' is not a device index", optarg); return KF_EXIT_BAD_INPUT; }
+        case O_DEVICE: if (kf_cli_int("--device", optarg, 0, 1023, &iv)) return KF_EXIT_BAD_INPUT;
+            so.run.device = (int)iv;
             break;
         case O_PRESET: so.run.preset = optarg; break;
         case O_AGENT: so.run.agent = optarg; break;
-        case O_JOBS: so.jobs = (int)strtol(optarg, &end, 10);
-            if (*end || so.jobs < 1 || so.jobs > 256) { kf_cli_error("--jobs takes 1..256"); return KF_EXIT_BAD_INPUT; }
+        case O_JOBS: if (kf_cli_int("--jobs", optarg, 1, 256, &iv)) return KF_EXIT_BAD_INPUT;
+            so.jobs = (int)iv;
             break;
-        case O_ITER: so.run.max_iterations = (int)strtol(optarg, &end, 10);
-            if (*end || so.run.max_iterations < 1) { kf_cli_error("--max-iterations must be >= 1"); return KF_EXIT_BAD_INPUT; }
+        case O_ITER: if (kf_cli_int("--max-iterations", optarg, 1, 1000000, &iv)) return KF_EXIT_BAD_INPUT;
+            so.run.max_iterations = (int)iv;
             break;
-        case O_TIME: so.run.max_time_s = strtod(optarg, &end);
-            if (*end || so.run.max_time_s <= 0) { kf_cli_error("--max-time takes seconds > 0"); return KF_EXIT_BAD_INPUT; }
+        case O_TIME: if (kf_cli_double("--max-time", optarg, 0, 1e9, 1, &so.run.max_time_s)) return KF_EXIT_BAD_INPUT;
             break;
+        case O_SANDBOX: if (kf_cli_sandbox_mode(optarg, &so.run.eval)) return KF_EXIT_BAD_INPUT; break;
+        case O_MEM: if (kf_cli_mem_limit(optarg, &so.run.eval)) return KF_EXIT_BAD_INPUT; break;
         case O_REPORT: so.report_dir = optarg; break;
         case O_ONLY: only = optarg; break;
         case O_QUIET: quiet = 1; break;

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,19 +50,6 @@ static void usage(FILE *f, const char *cmd)
               "time on the device's roofline."
             : "Compiles the candidate in a sandboxed worker and checks it on fresh\n"
               "random inputs against the double-precision reference.");
-}
-
-static int parse_int(const char *s, const char *opt, long long lo, long long *out)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || *end || v < lo) {
-        kf_cli_error("%s: expected an integer >= %lld, got '%s'", opt, lo, s);
-        return -1;
-    }
-    *out = v;
-    return 0;
 }
 
 static int pick_device(const kf_plugin *pl, const char *spec, int *out)
@@ -162,27 +150,20 @@ int kf_cmd_verify(int argc, char **argv)
         case 'S': if (kf_cli_sandbox_mode(optarg, &o)) return KF_EXIT_BAD_INPUT; break;
         case 'M': if (kf_cli_mem_limit(optarg, &o)) return KF_EXIT_BAD_INPUT; break;
         case 't':
-            if (parse_int(optarg, "--trials", 1, &v)) return KF_EXIT_BAD_INPUT;
+            if (kf_cli_int("--trials", optarg, 1, 1000000, &v)) return KF_EXIT_BAD_INPUT;
             o.trials = v > 1000000 ? 1000000 : (int)v;
             break;
         case 'r':
-            if (parse_int(optarg, "--reps", 1, &v)) return KF_EXIT_BAD_INPUT;
+            if (kf_cli_int("--reps", optarg, 1, 1000000, &v)) return KF_EXIT_BAD_INPUT;
             o.reps = v > 1000000 ? 1000000 : (int)v;
             break;
         case 's':
-            if (parse_int(optarg, "--seed", 0, &v)) return KF_EXIT_BAD_INPUT;
+            if (kf_cli_int("--seed", optarg, 0, LLONG_MAX, &v)) return KF_EXIT_BAD_INPUT;
             o.seed = (uint64_t)v;
             break;
-        case 'T': {
-            char *end;
-            double t = strtod(optarg, &end);
-            if (end == optarg || *end || !(t > 0)) {
-                kf_cli_error("--timeout: expected a positive number of seconds, got '%s'", optarg);
-                return KF_EXIT_BAD_INPUT;
-            }
-            o.run_timeout_s = t;
+        case 'T':
+            if (kf_cli_double("--timeout", optarg, 0, 86400, 1, &o.run_timeout_s)) return KF_EXIT_BAD_INPUT;
             break;
-        }
         case 'h': usage(stdout, cmd); return KF_EXIT_OK;
         case ':': kf_cli_error("%s needs a value (see 'kforge %s --help')", argv[optind - 1], cmd); return KF_EXIT_BAD_INPUT;
         default: kf_cli_error("unknown option '%s' (see 'kforge %s --help')", argv[optind - 1], cmd); return KF_EXIT_BAD_INPUT;

@@ -1,5 +1,7 @@
 #include "common.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,4 +85,31 @@ const char *kf_fmt_count(double v, const char *unit, char *buf, size_t n)
     const char *units[6];
     for (int i = 0; i < 6; i++) { snprintf(u[i], sizeof u[i], "%s%s", pre[i], unit); units[i] = u[i]; }
     return scaled(v, units, 1000.0, 6, buf, n);
+}
+
+int kf_cli_int(const char *opt, const char *s, long long lo, long long hi, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long v = s && *s ? strtoll(s, &end, 10) : 0;
+    if (!s || !*s || errno || *end || v < lo || v > hi) {
+        kf_cli_error("%s: expected a whole number from %lld to %lld, got '%s'", opt, lo, hi, s ? s : "");
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int kf_cli_double(const char *opt, const char *s, double lo, double hi, int lo_open, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = s && *s ? strtod(s, &end) : 0;
+    if (!s || !*s || errno || *end || !isfinite(v) || v < lo || (lo_open && v == lo) || v > hi) {
+        kf_cli_error("%s: expected a number %s %g and at most %g, got '%s'", opt, lo_open ? ">" : ">=", lo, hi,
+                     s ? s : "");
+        return -1;
+    }
+    *out = v;
+    return 0;
 }
