@@ -249,13 +249,17 @@ int kf_loop_evaluate(run_state *st, step_t *sp, kf_error *err)
         if (pthread_create(&th[s], NULL, sample_thread, &jobs[s]) == 0) started[s] = 1;
         else sample_thread(&jobs[s]);
     }
+    /* every thread is joined before anything can return: they write into
+       jobs[], which lives on this stack */
+    for (int s = 0; s < sp->n; s++)
+        if (started[s]) pthread_join(th[s], NULL);
+    int oom = 0;
     for (int s = 0; s < sp->n; s++) {
         if (!to_evaluate(&sp->s[s])) continue;
-        if (started[s]) pthread_join(th[s], NULL);
         sp->s[s].res = jobs[s].rc == 0 ? jobs[s].res : refused(&jobs[s]);
-        if (!sp->s[s].res) return kf_fail(err, ENOMEM, "out of memory");
+        if (!sp->s[s].res) oom = 1;
     }
-    return 0;
+    return oom ? kf_fail(err, ENOMEM, "out of memory") : 0;
 }
 
 /* ------------------------------------------------------------------ */
