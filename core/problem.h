@@ -116,6 +116,7 @@ typedef struct kf_problem {
     int *outputs;             /* value ids */
     double atol, rtol, rel_l2;
     char *c_reference;        /* or NULL */
+    struct kf_value_index *value_index;   /* private to problem.c: name -> value id */
 } kf_problem;
 
 kf_problem *kf_problem_load(const char *path, kf_error *err);
