@@ -12,7 +12,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 notok() { n=$((n + 1)); echo "not ok $n - $1"; fails=$((fails + 1)); }
 check() { if eval "$2"; then ok "$1"; else notok "$1"; sed 's/^/# /' "$tmp/out" "$tmp/err"; fi; }
 
-echo "1..17"
+echo "1..18"
 
 cat > "$tmp/good.json" <<'JSON'
 {
