@@ -322,9 +322,11 @@ static void pass_summary(kf_ev *e)
     }
     kf_sb_printf(&e->diag, "%s\n", e->summary);
     for (int o = 0; o < res->n_outputs; o++)
-        kf_sb_printf(&e->diag, "  output %s: max abs err %.3g, max rel err %.3g, relative L2 %.3g (limit %g)\n",
+        kf_sb_printf(&e->diag, "  output %s: max abs err %.3g, max rel err %.3g, relative L2 %.3g (limit %g), "
+                               "error/spread %.3g (limit %g%s)\n",
                      e->bound.pview.output_names[o], res->stats[o].max_abs_err, res->stats[o].max_rel_err,
-                     res->stats[o].rel_l2, e->r->problem->rel_l2);
+                     res->stats[o].rel_l2, e->r->problem->rel_l2, res->stats[o].rel_spread,
+                     e->r->problem->rel_spread, res->stats[o].spread_applies ? "" : "; constant reference, not applied");
 }
 
 /* ------------------------------------------------------------------ */

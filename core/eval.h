@@ -92,6 +92,9 @@ typedef struct kf_mismatch {
 typedef struct kf_output_stats {
     double max_abs_err, max_rel_err, rel_l2;
     int64_t n_bad, n_nan, n_elems;
+    double rel_spread;        /* ||got-exp||2 / ||exp-mean(exp)||2; 0 when the
+                                 reference is constant up to float32 rounding */
+    int spread_applies;       /* the reference varies (compare.c) */
 } kf_output_stats;
 
 typedef struct kf_timing {
@@ -158,6 +161,22 @@ void kf_eval_result_free(kf_eval_result *res);
 
 /* Roofline of a resolved problem on a device (no timing); fraction unset. */
 void kf_roofline_compute(const kf_resolved *r, const kf_device_info *dev, kf_roofline *out);
+
+/* A trivial predictor that passes a problem's tolerance: `kforge check`
+ * warns (the problem cannot tell a kernel that skips the work from one
+ * that does it).  predictor: "zero", "mean" (the reference's mean as a
+ * constant), "first-row" (row 0 broadcast over the leading dimension),
+ * "column-mean" (each column's mean over the leading dimension). */
+typedef struct kf_trivial {
+    int output;               /* index into problem->outputs */
+    const char *predictor;    /* static string */
+    double rel_l2;
+} kf_trivial;
+
+/* Tests every trivial predictor of every output against the reference of
+ * the inputs drawn with `seed`, with the evaluator's own comparison.
+ * Fills out[0..*n_out).  0, or -1 with err set. */
+int kf_trivial_predictors(const kf_resolved *r, uint64_t seed, kf_trivial *out, int max, int *n_out, kf_error *err);
 
 /* JSON text of a result (malloc'ed), as written into run records and --json. */
 char *kf_eval_result_json(const kf_eval_result *res);

@@ -3,7 +3,7 @@
 noinst_LTLIBRARIES += core/libkf_eval.la
 core_libkf_eval_la_SOURCES = core/eval.h core/eval_internal.h core/worker_proto.h \
 	core/eval.c core/eval_checks.c core/eval_json.c core/eval_mem.c core/eval_text.c \
-	core/eval_profile.c core/compare.c core/stats.c core/roofline.c \
+	core/eval_profile.c core/eval_predictors.c core/compare.c core/stats.c core/roofline.c \
 	core/worker_client.c core/worker_proto.c \
 	core/sandbox.h core/sandbox.c core/sandbox_env.c core/sandbox_confine.c
 core_libkf_eval_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS) $(SECCOMP_CFLAGS)

@@ -20,6 +20,7 @@
 /* Result bits of kf_compare_output(). */
 #define KF_CMP_ALLCLOSE_FAILED 1   /* some element outside atol + rtol*|exp| */
 #define KF_CMP_REL_L2_FAILED   2   /* ||got-exp||2 / ||exp||2 above the bound */
+#define KF_CMP_SPREAD_FAILED   4   /* ||got-exp||2 / ||exp-mean||2 above the bound */
 
 /*
  * Compares one output.  An element passes when
@@ -43,6 +44,15 @@
 int kf_compare_output(const float *got, const double *exp, int64_t n, double atol, double rtol,
                       double rel_l2_tol, int output, kf_output_stats *st, kf_mismatch *mm,
                       int max_mm, int *n_mm);
+
+/* The evaluator's whole test of one output against the problem's
+ * tolerance: kf_compare_output, then the scale-aware test (the error
+ * relative to the reference's spread around its mean, bound
+ * p->rel_spread; not applied when the reference is constant within
+ * atol + rtol*|mean|).  Used by kf_evaluate and by `kforge check`'s
+ * trivial-predictor warning alike. */
+int kf_compare_problem_output(const kf_problem *p, const float *got, const double *exp, int64_t n, int output,
+                              kf_output_stats *st, kf_mismatch *mm, int max_mm, int *n_mm);
 
 /* Worst-of merge used across trials: max of every field (n_elems kept). */
 void kf_output_stats_merge(kf_output_stats *worst, const kf_output_stats *s);

@@ -97,6 +97,7 @@ char *kf_eval_result_json(const kf_eval_result *res)
         json_object_object_add(e, "max_abs_err", num(s->max_abs_err));
         json_object_object_add(e, "max_rel_err", num(s->max_rel_err));
         json_object_object_add(e, "rel_l2", num(s->rel_l2));
+        json_object_object_add(e, "rel_spread", s->spread_applies ? num(s->rel_spread) : NULL);
         json_object_object_add(e, "n_bad", json_object_new_int64(s->n_bad));
         json_object_object_add(e, "n_nan", json_object_new_int64(s->n_nan));
         json_object_object_add(e, "n_elems", json_object_new_int64(s->n_elems));

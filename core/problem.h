@@ -98,6 +98,9 @@ typedef struct kf_node {
 
 /* Values are numbered: inputs first (0..n_inputs-1), then node outputs
  * (n_inputs + node index). */
+/* Default bound of the scale-aware test (FORMAT.md "tolerance"). */
+#define KF_DEFAULT_REL_SPREAD 0.1
+
 typedef struct kf_problem {
     char *path;               /* file it was loaded from */
     char *name;
@@ -115,6 +118,7 @@ typedef struct kf_problem {
     int n_outputs;
     int *outputs;             /* value ids */
     double atol, rtol, rel_l2;
+    double rel_spread;        /* bound on ||out-ref|| / ||ref-mean(ref)|| (compare.c) */
     char *c_reference;        /* or NULL */
     struct kf_value_index *value_index;   /* private to problem.c: name -> value id */
 } kf_problem;

@@ -394,8 +394,9 @@ static int parse_outputs(kf_pctx *c, json_object *root, kf_problem *p)
 
 static int parse_tolerance(kf_pctx *c, json_object *root, kf_problem *p)
 {
-    static const char *const keys[] = {"atol", "rtol", "rel_l2", NULL};
+    static const char *const keys[] = {"atol", "rtol", "rel_l2", "rel_spread", NULL};
     p->atol = p->rtol = p->rel_l2 = 1e-2;
+    p->rel_spread = KF_DEFAULT_REL_SPREAD;
     json_object *o;
     if (!json_object_object_get_ex(root, "tolerance", &o)) return 0;
     kf_jpath jp = kf_jp_key(NULL, "tolerance");
@@ -403,8 +404,8 @@ static int parse_tolerance(kf_pctx *c, json_object *root, kf_problem *p)
         return kf_perr(c, &jp, "must be an object such as {\"atol\": 1e-2, \"rtol\": 1e-2}, got %s",
                        kf_json_type_word(o));
     if (kf_check_keys(c, &jp, o, keys, "tolerance") < 0) return -1;
-    double *dst[] = {&p->atol, &p->rtol, &p->rel_l2};
-    for (int i = 0; i < 3; i++) {
+    double *dst[] = {&p->atol, &p->rtol, &p->rel_l2, &p->rel_spread};
+    for (int i = 0; i < 4; i++) {
         if (kf_get_number(c, &jp, o, keys[i], 0, dst[i]) < 0) return -1;
         if (*dst[i] < 0) {
             kf_jpath kp = kf_jp_key(&jp, keys[i]);

@@ -73,6 +73,43 @@ static dev_floor floor_of(const kf_resolved *r, const kf_device_info *dev)
     return f;
 }
 
+/* ------------------------------------------------------------ trivial predictors */
+
+#define MAX_TRIVIAL 32
+
+/* Prints (or, with `js`, adds as "trivial_predictors") the predictors that
+ * pass; a failure to compute the reference is a note, not an error. */
+static void trivial_warnings(const kf_resolved *r, json_object *js)
+{
+    kf_trivial t[MAX_TRIVIAL];
+    int n = 0;
+    kf_error err = {0};
+    if (kf_trivial_predictors(r, 1, t, MAX_TRIVIAL, &n, &err) != 0) {
+        if (!js) printf("trivial predictors: not tested: %s\n", err.msg);
+        return;
+    }
+    const kf_problem *p = r->problem;
+    json_object *a = js ? json_object_new_array() : NULL;
+    for (int i = 0; i < n; i++) {
+        const char *out = kf_problem_value_name(p, p->outputs[t[i].output]);
+        if (a) {
+            json_object *e = json_object_new_object();
+            json_object_object_add(e, "output", json_object_new_string(out));
+            json_object_object_add(e, "predictor", json_object_new_string(t[i].predictor));
+            json_object_object_add(e, "rel_l2", json_object_new_double(t[i].rel_l2));
+            json_object_array_add(a, e);
+        } else {
+            fprintf(stderr,
+                    "kforge: warning: output %s: the trivial predictor '%s' passes this problem's tolerance at "
+                    "this preset (rel L2 %.3g): a kernel that skips the work cannot be told from a correct one; "
+                    "change the inputs' distributions or tighten the tolerance\n",
+                    out, t[i].predictor, t[i].rel_l2);
+        }
+    }
+    if (a) json_object_object_add(js, "trivial_predictors", a);
+    else if (!n) printf("trivial predictors  none passes (zero, mean, first row, column mean)\n");
+}
+
 /* ------------------------------------------------------------ text */
 
 static void print_shape(FILE *f, const kf_shape *s)
@@ -160,12 +197,13 @@ static void print_text(const kf_resolved *r, kf_registry *reg, const char *reg_e
         print_shape(stdout, &r->shapes[p->outputs[o]]);
         printf("\n");
     }
-    printf("tolerance    atol %g  rtol %g  rel_l2 %g\n", p->atol, p->rtol, p->rel_l2);
+    printf("tolerance    atol %g  rtol %g  rel_l2 %g  rel_spread %g\n", p->atol, p->rtol, p->rel_l2, p->rel_spread);
     if (p->c_reference) printf("c_reference  yes (LLM agents only)\n");
     printf("FLOPs        %s (%.0f)\n", kf_fmt_count(r->flops, "FLOP", a, sizeof a), r->flops);
     printf("min bytes    %s (%.0f)\n", kf_fmt_count(r->min_bytes, "B", b, sizeof b), r->min_bytes);
     printf("intensity    %.3g FLOP/byte\n", r->min_bytes > 0 ? r->flops / r->min_bytes : 0.0);
     print_devices(r, reg, reg_err);
+    trivial_warnings(r, NULL);
 }
 
 /* ------------------------------------------------------------ JSON */
@@ -319,6 +357,7 @@ static int print_json(const kf_resolved *r, kf_registry *reg, const char *reg_er
     json_object_object_add(tol, "atol", json_object_new_double(p->atol));
     json_object_object_add(tol, "rtol", json_object_new_double(p->rtol));
     json_object_object_add(tol, "rel_l2", json_object_new_double(p->rel_l2));
+    json_object_object_add(tol, "rel_spread", json_object_new_double(p->rel_spread));
     json_object_object_add(o, "tolerance", tol);
     json_object_object_add(o, "has_c_reference", json_object_new_boolean(p->c_reference != NULL));
     json_object_object_add(o, "flops", json_object_new_double(r->flops));
@@ -326,6 +365,7 @@ static int print_json(const kf_resolved *r, kf_registry *reg, const char *reg_er
     json_object_object_add(o, "arithmetic_intensity",
                            json_object_new_double(r->min_bytes > 0 ? r->flops / r->min_bytes : 0.0));
     json_object_object_add(o, "devices", devices_json(r, reg, reg_err, o));
+    trivial_warnings(r, o);
     const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
     int rc = s ? 0 : KF_EXIT_INTERNAL;
     if (s) printf("%s\n", s);

@@ -297,6 +297,36 @@ KF_TEST_TIMEOUT(candidate_for_another_backend_is_a_bind_error, 60)
 }
 
 /* ------------------------------------------------------------------ */
+/* tolerance                                                            */
+
+KF_TEST_TIMEOUT(skipping_the_gemm_fails_the_spread_test, 120)
+{
+    /* problem 45 at small: allclose and rel L2 let a GEMM-free answer pass */
+    fixture f;
+    memset(&f, 0, sizeof f);
+    kf_error err = {0};
+    f.reg = kf_registry_open(1, &err);
+    KF_CHECK_MSG(f.reg != NULL, "registry: %s", err.msg);
+    f.plugin = kf_registry_find(f.reg, "cpu-simd");
+    KF_CHECK(f.plugin != NULL);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/problems/level2/45_Gemm_Sigmoid_LogSumExp.json", kf_test_srcdir());
+    f.p = kf_problem_load(path, &err);
+    KF_CHECK_MSG(f.p != NULL, "%s", err.msg);
+    KF_CHECK_MSG(kf_resolve(f.p, kf_problem_find_preset(f.p, "small"), &f.r, &err) == 0, "%s", err.msg);
+    snprintf(path, sizeof path, "%s/tests/adversarial/cpu-simd/skip_gemm_45.c", kf_test_srcdir());
+    f.c = kf_candidate_load(path, &err);
+    KF_CHECK_MSG(f.c != NULL, "%s", err.msg);
+    kf_eval_opts o;
+    kf_eval_opts_default(&o);
+    evaluate(&f, &o, 0);
+    CHECK_VERDICT(&f, KF_FAIL_MISMATCH);
+    KF_CHECK_CONTAINS(f.res.summary, "of the reference's spread around its mean (bound 0.1)");
+    KF_CHECK_CONTAINS(f.res.summary, "although every element is within atol/rtol");
+    teardown(&f);
+}
+
+/* ------------------------------------------------------------------ */
 /* isolation: each escape candidate reports every attempt on stderr and
  * aborts, so the diagnostics carry its findings                        */
 

@@ -12,7 +12,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 notok() { n=$((n + 1)); echo "not ok $n - $1"; fails=$((fails + 1)); }
 check() { if eval "$2"; then ok "$1"; else notok "$1"; sed 's/^/# /' "$tmp/out" "$tmp/err"; fi; }
 
-echo "1..18"
+echo "1..21"
 
 cat > "$tmp/good.json" <<'JSON'
 {
@@ -91,6 +91,16 @@ json.dump({"name": "chain", "level": 1, "dims": ["N"], "presets": {"small": {"N"
 PY
 timeout 120 "$KFORGE" check "$tmp/chain.json" > "$tmp/out" 2> "$tmp/err"; rc=$?
 check "a 350k-node graph is checked in under 2 minutes (also under ASan)" '[ $rc -eq 0 ]'
+
+# trivial predictors: problem 9's output is all zeros at its presets (x in
+# [0,1), kaiming weights: x W^T + b - 2 < 0 always), so every trivial
+# predictor passes; problem 12's does not let any pass
+"$KFORGE" check "$KF_SRCDIR/problems/level2/09_Matmul_Subtract_Multiply_ReLU.json" > "$tmp/out" 2> "$tmp/err"; rc=$?
+check "check warns which trivial predictor passes" '[ $rc -eq 0 ] && grep -q "output y: the trivial predictor .zero. passes" "$tmp/err" && grep -q "predictor .mean. passes" "$tmp/err"'
+"$KFORGE" check "$KF_SRCDIR/problems/level2/12_Gemm_Multiply_LeakyReLU.json" > "$tmp/out" 2> "$tmp/err"; rc=$?
+check "no warning where none passes" '[ $rc -eq 0 ] && ! grep -q "trivial predictor" "$tmp/err" && grep -q "trivial predictors  none passes" "$tmp/out"'
+"$KFORGE" check --json "$KF_SRCDIR/problems/level2/09_Matmul_Subtract_Multiply_ReLU.json" > "$tmp/out" 2> "$tmp/err"; rc=$?
+check "--json lists them" '[ $rc -eq 0 ] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert {t[\"predictor\"] for t in d[\"trivial_predictors\"]} >= {\"zero\", \"mean\"}" "$tmp/out"'
 
 "$KFORGE" check > "$tmp/out" 2> "$tmp/err"; rc=$?
 check "no file exits 2 with usage" '[ $rc -eq 2 ] && grep -q "usage: kforge check" "$tmp/err"'

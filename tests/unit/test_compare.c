@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "eval_internal.h"
 #include "kf_test.h"
@@ -185,6 +186,47 @@ KF_TEST(multi_index_formatting)
     char tiny[6];
     kf_format_index("long_name", &s2, 5, tiny, sizeof tiny);
     KF_CHECK_INT(strlen(tiny), 5);
+}
+
+/* The scale-aware test: ||got - exp|| / ||exp - mean(exp)||. */
+KF_TEST(error_relative_to_the_spread)
+{
+    /* exp = 5 +- 0.01 (mean 5, spread sqrt(4 * 1e-4) = 0.02); got = 5:
+       every element within rtol 1e-2, rel L2 tiny, error/spread exactly 1 */
+    double e[4] = {5.01, 4.99, 5.01, 4.99};
+    float g[4] = {5, 5, 5, 5};
+    kf_output_stats st;
+    int r = kf_compare_output(g, e, 4, 1e-2, 1e-2, 1e-2, 0, &st, NULL, 0, NULL);
+    KF_CHECK_INT(r, 0);   /* the old tests pass it */
+    KF_CHECK(st.spread_applies);
+    KF_CHECK_NEAR(st.rel_spread, 1.0, 1e-6);
+    kf_problem p;
+    memset(&p, 0, sizeof p);
+    p.atol = p.rtol = p.rel_l2 = 1e-2;
+    p.rel_spread = KF_DEFAULT_REL_SPREAD;
+    KF_CHECK_INT(kf_compare_problem_output(&p, g, e, 4, 0, &st, NULL, 0, NULL), KF_CMP_SPREAD_FAILED);
+    /* a float32-accurate answer passes: error 2e-7 of values, 1e-4 of the spread */
+    float good[4] = {5.01f, 4.99f, 5.01f, 4.99f};
+    KF_CHECK_INT(kf_compare_problem_output(&p, good, e, 4, 0, &st, NULL, 0, NULL), 0);
+    KF_CHECK(st.rel_spread < 1e-3);
+    /* a constant reference (up to float32 rounding): not applied */
+    double c[3] = {7, 7, 7};
+    float gc[3] = {7.0001f, 7, 7};
+    KF_CHECK_INT(kf_compare_problem_output(&p, gc, c, 3, 0, &st, NULL, 0, NULL), 0);
+    KF_CHECK(!st.spread_applies);
+    KF_CHECK_NEAR(st.rel_spread, 0, 0);
+    /* all zeros too */
+    double z[2] = {0, 0};
+    float gz[2] = {0, 0};
+    KF_CHECK_INT(kf_compare_problem_output(&p, gz, z, 2, 0, &st, NULL, 0, NULL), 0);
+    /* a NaN in got: every test fails, the statistic is infinite */
+    float gn[4] = {5.01f, NAN, 5.01f, 4.99f};
+    int bits = kf_compare_problem_output(&p, gn, e, 4, 0, &st, NULL, 0, NULL);
+    KF_CHECK(bits & KF_CMP_ALLCLOSE_FAILED);
+    KF_CHECK(isinf(st.rel_spread));
+    /* the bound comes from the problem */
+    p.rel_spread = 2.0;
+    KF_CHECK_INT(kf_compare_problem_output(&p, g, e, 4, 0, &st, NULL, 0, NULL), 0);
 }
 
 int main(void)
