@@ -1179,6 +1179,24 @@ static void emit_gemm_blas(gen_t *g, int gi)
                     gm->trans_b ? gm->K : gm->N, gm->bias >= 0 ? "1.0f" : "0.0f", gm->N);
 }
 
+const char *kf_bt_blas_options(void)
+{
+#ifdef HAVE_OPENBLAS
+    return "-lopenblas";
+#else
+    return NULL;
+#endif
+}
+
+const char *kf_bt_blas_name(void)
+{
+#ifdef HAVE_OPENBLAS
+    return "OpenBLAS";
+#else
+    return NULL;
+#endif
+}
+
 /* ------------------------------------------------------------------ */
 /* the file                                                            */
 
@@ -1317,7 +1335,7 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, kf_candidate **
     free(text);
     free(c->entry);
     c->entry = strdup("kf_kernel");
-    if (g.uses_blas) { free(c->build_options); c->build_options = strdup("-lopenblas"); }
+    if (g.uses_blas) { free(c->build_options); c->build_options = strdup(kf_bt_blas_options()); }
     if (g.n_scratch) {
         c->scratch = calloc((size_t)g.n_scratch, sizeof *c->scratch);
         if (!c->scratch) { kf_candidate_free(c); goto oom; }

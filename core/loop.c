@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "anchor.h"
 #include "candidate.h"
 #include "journal.h"
 #include "problem.h"
@@ -71,6 +72,13 @@ typedef struct run_state {
     double analysis_base_s;
     double baseline_s;
     char *baseline_how;
+    /* the GEMM anchor (anchor.h), measured right after the baseline */
+    int anchor_state;             /* 0 not measured, 1 measured, -1 not available / failed */
+    double anchor_s, anchor_min_s;
+    int anchor_runs, anchor_threads, anchor_trans_b;
+    int64_t anchor_m, anchor_n, anchor_k, anchor_batch;
+    char *anchor_how;             /* what was timed */
+    char *anchor_why;             /* why there is no anchor time */
     long tok_in, tok_out;
     double cost;
     double elapsed_before;        /* seconds spent before a resume */
@@ -249,6 +257,143 @@ static int measure_baseline(run_state *st, kf_error *err)
     }
     if (rc == 0) kf_eval_result_free(&res);
     kf_gen_result_free(&g);
+    return jrc;
+}
+
+/* ------------------------------------------------------------------ */
+/* the GEMM anchor (anchor.h)                                          */
+
+static int64_t ev_int(json_object *ev, const char *key)
+{
+    json_object *v;
+    return json_object_object_get_ex(ev, key, &v) ? json_object_get_int64(v) : 0;
+}
+
+static double ev_num(json_object *ev, const char *key)
+{
+    json_object *v;
+    return json_object_object_get_ex(ev, key, &v) ? json_object_get_double(v) : 0;
+}
+
+static char *ev_str(json_object *ev, const char *key)
+{
+    json_object *v;
+    return json_object_object_get_ex(ev, key, &v) && json_object_is_type(v, json_type_string)
+               ? strdup(json_object_get_string(v))
+               : NULL;
+}
+
+/* The run's anchor state from an "anchor" journal event (measured now or
+ * replayed on resume). */
+static void anchor_from_event(run_state *st, json_object *ev)
+{
+    free(st->anchor_how);
+    free(st->anchor_why);
+    st->anchor_how = ev_str(ev, "how");
+    st->anchor_why = ev_str(ev, "why");
+    st->anchor_m = ev_int(ev, "M");
+    st->anchor_n = ev_int(ev, "N");
+    st->anchor_k = ev_int(ev, "K");
+    st->anchor_batch = ev_int(ev, "batch");
+    st->anchor_trans_b = (int)ev_int(ev, "trans_b");
+    st->anchor_threads = (int)ev_int(ev, "threads");
+    st->anchor_runs = (int)ev_int(ev, "runs");
+    st->anchor_s = ev_num(ev, "median_s");
+    st->anchor_min_s = ev_num(ev, "min_s");
+    st->anchor_state = st->anchor_s > 0 ? 1 : -1;
+}
+
+static int timing_threads(const kf_eval_result *res)
+{
+    for (int i = 0; i < res->timing.n_counters; i++)
+        if (!strcmp(res->timing.counters[i].name, "threads")) return (int)res->timing.counters[i].value;
+    return 0;
+}
+
+/* Measures the GEMM anchor right after the baseline, through the same
+ * evaluation path: its own problem (the GEMM alone), verified, then timed. */
+static int measure_anchor(run_state *st, kf_error *err)
+{
+    char dir[4096], why[512] = "";
+    snprintf(dir, sizeof dir, "%s/baseline/anchor", st->dir);
+    kf_gemm_anchor a;
+    kf_error e = {0};
+    json_object *ev = json_object_new_object();
+    json_object_object_add(ev, "label", json_object_new_string(
+        "GEMM anchor: standalone library timing of the problem's main GEMM (not a kernel for the problem)"));
+    int mk = kf_gemm_anchor_make(&st->r, st->o.backend, &a, why, sizeof why, &e);
+    kf_problem *ap = NULL;
+    kf_resolved ar;
+    int have_ar = 0;
+    if (mk != 0) {
+        json_object_object_add(ev, "available", json_object_new_boolean(0));
+        json_object_object_add(ev, "why", json_object_new_string(mk < 0 ? e.msg : why));
+        goto record;
+    }
+    json_object_object_add(ev, "available", json_object_new_boolean(1));
+    json_object_object_add(ev, "dir", json_object_new_string("baseline/anchor"));
+    json_object_object_add(ev, "how", json_object_new_string(a.how));
+    json_object_object_add(ev, "M", json_object_new_int64(a.M));
+    json_object_object_add(ev, "N", json_object_new_int64(a.N));
+    json_object_object_add(ev, "K", json_object_new_int64(a.K));
+    json_object_object_add(ev, "batch", json_object_new_int64(a.batch));
+    json_object_object_add(ev, "trans_b", json_object_new_int(a.trans_b));
+    json_object_object_add(ev, "flops", json_object_new_double(a.flops));
+    char cdir[4200], ppath[4200];
+    snprintf(cdir, sizeof cdir, "%s/candidate", dir);
+    snprintf(ppath, sizeof ppath, "%s/problem.json", dir);
+    if (kf_candidate_save(a.cand, cdir, err) != 0 || kf_write_file_atomic(ppath, a.problem_json, err) != 0) {
+        json_object_put(ev);
+        kf_gemm_anchor_free(&a);
+        return -1;
+    }
+    ap = kf_problem_parse(a.problem_json, "gemm anchor", &e);
+    if (!ap || kf_resolve(ap, 0, &ar, &e) != 0) {
+        json_object_object_add(ev, "verdict", json_object_new_string("error"));
+        json_object_object_add(ev, "why", json_object_new_string(e.msg));
+        goto record;
+    }
+    have_ar = 1;
+    kf_eval_result res = {0};
+    kf_eval_opts eo = st->o.eval;
+    eo.seed = step_seed(st, 0, 1);
+    if (kf_evaluate(st->plugin, &ar, a.cand, &eo, 1, &res, &e) != 0) {
+        json_object_object_add(ev, "verdict", json_object_new_string("error"));
+        json_object_object_add(ev, "why", json_object_new_string(e.msg));
+        goto record;
+    }
+    kf_run_save_eval(dir, &res, NULL);
+    json_object_object_add(ev, "verdict", json_object_new_string(kf_verdict_name(res.verdict)));
+    if (res.verdict == KF_PASS && res.profiled) {
+        json_object_object_add(ev, "threads", json_object_new_int(timing_threads(&res)));
+        json_object_object_add(ev, "runs", json_object_new_int(res.timing.n));
+        json_object_object_add(ev, "median_s", json_object_new_double(res.timing.median_s));
+        json_object_object_add(ev, "min_s", json_object_new_double(res.timing.min_s));
+    } else {
+        json_object_object_add(ev, "why", json_object_new_string(res.summary ? res.summary : "not timed"));
+    }
+    kf_eval_result_free(&res);
+record:
+    anchor_from_event(st, ev);
+    int jrc = kf_journal_append(st->j, "anchor", ev, err);
+    json_object_put(ev);
+    if (have_ar) kf_resolved_free(&ar);
+    kf_problem_free(ap);
+    kf_gemm_anchor_free(&a);
+    if (st->o.progress && !st->o.json_progress) {
+        char t[32];
+        if (st->anchor_state > 0) {
+            fprintf(st->o.progress, "gemm anchor: %s, %d threads  %s", st->anchor_how, st->anchor_threads,
+                    kf_run_fmt_time(st->anchor_s, t, sizeof t));
+            if (st->baseline_s > 0) fprintf(st->o.progress, "  (baseline = %.2fx the anchor)", st->baseline_s / st->anchor_s);
+            fputc('\n', st->o.progress);
+            char *w = kf_anchor_warning(st->baseline_s, st->anchor_s);
+            if (w) fprintf(st->o.progress, "warning: %s\n", w);
+            free(w);
+        } else {
+            fprintf(st->o.progress, "gemm anchor: not measured (%s)\n", st->anchor_why ? st->anchor_why : "?");
+        }
+    }
     return jrc;
 }
 
@@ -612,6 +757,8 @@ static int replay(run_state *st, json_object *events, kf_error *err)
                 free(st->baseline_how);
                 st->baseline_how = strdup(json_object_get_string(v));
             }
+        } else if (!strcmp(name, "anchor")) {
+            anchor_from_event(st, ev);
         } else if (!strcmp(name, "gen")) {
             if (json_object_object_get_ex(ev, "tokens_in", &v)) st->tok_in += json_object_get_int64(v);
             if (json_object_object_get_ex(ev, "tokens_out", &v)) st->tok_out += json_object_get_int64(v);
@@ -788,6 +935,39 @@ static int load_run_json(run_state *st, const kf_run_opts *cli, kf_error *err)
     return 0;
 }
 
+/* result.json baseline.gemm_anchor */
+static json_object *anchor_json(const run_state *st)
+{
+    json_object *a = json_object_new_object();
+    json_object_object_add(a, "label", json_object_new_string(
+        "GEMM anchor: standalone library timing of the problem's main GEMM (not a kernel for the problem)"));
+    json_object_object_add(a, "available", json_object_new_boolean(st->anchor_state > 0));
+    if (st->anchor_how) json_object_object_add(a, "how", json_object_new_string(st->anchor_how));
+    if (st->anchor_m > 0) {
+        json_object_object_add(a, "dir", json_object_new_string("baseline/anchor"));
+        json_object_object_add(a, "M", json_object_new_int64(st->anchor_m));
+        json_object_object_add(a, "N", json_object_new_int64(st->anchor_n));
+        json_object_object_add(a, "K", json_object_new_int64(st->anchor_k));
+        json_object_object_add(a, "batch", json_object_new_int64(st->anchor_batch));
+        json_object_object_add(a, "trans_b", json_object_new_boolean(st->anchor_trans_b));
+    }
+    if (st->anchor_state > 0) {
+        json_object_object_add(a, "threads", json_object_new_int(st->anchor_threads));
+        json_object_object_add(a, "runs", json_object_new_int(st->anchor_runs));
+        json_object_object_add(a, "median_s", json_object_new_double(st->anchor_s));
+        json_object_object_add(a, "min_s", json_object_new_double(st->anchor_min_s));
+        if (st->baseline_s > 0) {
+            json_object_object_add(a, "baseline_over_anchor", json_object_new_double(st->baseline_s / st->anchor_s));
+            char *w = kf_anchor_warning(st->baseline_s, st->anchor_s);
+            if (w) json_object_object_add(a, "warning", json_object_new_string(w));
+            free(w);
+        }
+    } else if (st->anchor_why) {
+        json_object_object_add(a, "why", json_object_new_string(st->anchor_why));
+    }
+    return a;
+}
+
 static int write_result(run_state *st, const char *reason, kf_run_summary *out, kf_error *err)
 {
     json_object *o = json_object_new_object();
@@ -806,6 +986,7 @@ static int write_result(run_state *st, const char *reason, kf_run_summary *out, 
     json_object_object_add(bl, "how", json_object_new_string(st->baseline_how ? st->baseline_how : "not measured"));
     json_object_object_add(bl, "dir", json_object_new_string("baseline"));
     if (st->baseline_s > 0) json_object_object_add(bl, "median_s", json_object_new_double(st->baseline_s));
+    if (st->anchor_state != 0) json_object_object_add(bl, "gemm_anchor", anchor_json(st));
     json_object_object_add(o, "baseline", bl);
     double speed = 0;
     if (st->best_eval) {
@@ -840,6 +1021,7 @@ static int write_result(run_state *st, const char *reason, kf_run_summary *out, 
         out->best_dir = st->best_dir ? strdup(st->best_dir) : NULL;
         out->best_s = st->best_eval ? st->best_eval->timing.median_s : 0;
         out->baseline_s = st->baseline_s;
+        out->anchor_s = st->anchor_s;
         out->speedup = speed;
         out->fraction = st->best_eval ? st->best_eval->roofline.fraction : 0;
         out->steps = st->step;
@@ -866,6 +1048,8 @@ static void cleanup(run_state *st)
     kf_problem_free(st->p);
     kf_registry_close(st->reg);
     free(st->baseline_how);
+    free(st->anchor_how);
+    free(st->anchor_why);
     free(st->problem_copy);
     for (int i = 0; i < 3; i++) free(st->recorded[i]);
     free(st->dir);
@@ -935,14 +1119,14 @@ int kf_run(const kf_run_opts *cli, kf_run_summary *out, kf_error *err)
     st.j = kf_journal_open(st.dir, err);
     if (!st.j) { json_object_put(events); cleanup(&st); return -1; }
 
-    int have_baseline_event = 0;
+    int have_baseline_event = 0, have_anchor_event = 0;
     if (resuming) {
         size_t n = json_object_array_length(events);
         for (size_t i = 0; i < n; i++) {
             json_object *v;
-            if (json_object_object_get_ex(json_object_array_get_idx(events, i), "ev", &v) &&
-                !strcmp(json_object_get_string(v), "baseline"))
-                have_baseline_event = 1;
+            if (!json_object_object_get_ex(json_object_array_get_idx(events, i), "ev", &v)) continue;
+            if (!strcmp(json_object_get_string(v), "baseline")) have_baseline_event = 1;
+            if (!strcmp(json_object_get_string(v), "anchor")) have_anchor_event = 1;
         }
         if (replay(&st, events, err) != 0) {
             json_object_put(events);
@@ -976,6 +1160,9 @@ int kf_run(const kf_run_opts *cli, kf_run_summary *out, kf_error *err)
     }
     if (st.o.baseline && !have_baseline_event) {
         if (measure_baseline(&st, err) != 0) { cleanup(&st); return -1; }
+    }
+    if (st.o.baseline && !have_anchor_event) {
+        if (measure_anchor(&st, err) != 0) { cleanup(&st); return -1; }
     }
 
     const char *reason = "iteration budget spent";

@@ -10,6 +10,10 @@
  *   DIR/problem.json          a copy of the problem
  *   DIR/journal.jsonl         one JSON line per event, fsync'ed
  *   DIR/baseline/             the op-by-op baseline candidate and its eval
+ *   DIR/baseline/anchor/      the GEMM anchor (anchor.h): the problem's main
+ *                             GEMM alone as a library call, its problem,
+ *                             candidate and eval, timed right after the
+ *                             baseline (result.json baseline.gemm_anchor)
  *   DIR/steps/NNNN-S/         prompt.md, answer.md, candidate/, eval.json,
  *                             verdict.json, analysis.json
  *   DIR/result.json           the best candidate, its verified status, time,
@@ -58,6 +62,7 @@ typedef struct kf_run_summary {
     int have_best;
     char *best_dir;              /* candidate directory of the best, malloc'ed */
     double best_s, baseline_s, speedup, fraction;
+    double anchor_s;             /* the GEMM anchor (anchor.h), 0 when not measured */
     int steps;
     long tokens_in, tokens_out;
     double cost_usd;
