@@ -167,15 +167,35 @@ static void progress(run_state *st, const char *pass, const char *status, const 
 }
 
 /* ------------------------------------------------------------------ */
-/* evaluation of one step's samples, in parallel                       */
+/* evaluation of one step's samples                                    */
 
+/* Wall-clock time (CLOCK_REALTIME), recorded with every evaluation so the
+ * journal shows when each one ran. */
+static double wall_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* One sample's evaluation.  With several samples a step evaluates them in
+ * two passes: compile + verify of all of them in parallel (profile = 0),
+ * then, one at a time with nothing else of the run going on, compile +
+ * verify + time of each that passed (profile = 1), so that no sample is
+ * timed while another one compiles, verifies or is timed.  kf_evaluate()
+ * cannot keep a verified worker for a later profile, so the second pass
+ * compiles and verifies again (about 1 s per sample at preset cpu). */
 typedef struct sample_job {
     run_state *st;
     kf_candidate *cand;
     kf_eval_opts opts;
     kf_eval_result *res;
+    int profile;
     int rc;
     kf_error err;
+    double t_start, t_end;        /* wall clock of the kf_evaluate() that made res */
+    int serial;                   /* res comes from the one-at-a-time profile pass */
+    double verify_t0, verify_t1;  /* then: the window of its parallel compile + verify */
 } sample_job;
 
 static void *sample_thread(void *arg)
@@ -183,8 +203,32 @@ static void *sample_thread(void *arg)
     sample_job *job = arg;
     job->res = calloc(1, sizeof *job->res);
     if (!job->res) { job->rc = -1; return NULL; }
-    job->rc = kf_evaluate(job->st->plugin, &job->st->r, job->cand, &job->opts, 1, job->res, &job->err);
+    job->t_start = wall_s();
+    job->rc = kf_evaluate(job->st->plugin, &job->st->r, job->cand, &job->opts, job->profile, job->res, &job->err);
+    job->t_end = wall_s();
     return NULL;
+}
+
+/* The one-at-a-time profile pass of a sample verified in the parallel
+ * pass: its result replaces the parallel pass's. */
+static void profile_alone(sample_job *job)
+{
+    kf_eval_result *res = calloc(1, sizeof *res);
+    kf_error e = {0};
+    if (!res) return;
+    double t0 = wall_s();
+    int rc = kf_evaluate(job->st->plugin, &job->st->r, job->cand, &job->opts, 1, res, &e);
+    double t1 = wall_s();
+    eval_free(job->res);
+    job->verify_t0 = job->t_start;
+    job->verify_t1 = job->t_end;
+    job->res = res;
+    job->rc = rc;
+    job->err = e;
+    job->t_start = t0;
+    job->t_end = t1;
+    job->serial = 1;
+    job->profile = 1;
 }
 
 static uint64_t step_seed(const run_state *st, int step, int sample)
@@ -441,8 +485,9 @@ static int record_gen(run_state *st, int sample, kf_gen_kind kind, const char *s
     return rc;
 }
 
+/* job: the evaluation's wall-clock window and pass, NULL when not known. */
 static int record_eval(run_state *st, int sample, const char *sdir, const kf_eval_result *res,
-                       kf_error *err)
+                       const sample_job *job, kf_error *err)
 {
     json_object *ev = json_object_new_object();
     json_object_object_add(ev, "step", json_object_new_int(st->step));
@@ -453,6 +498,20 @@ static int record_eval(run_state *st, int sample, const char *sdir, const kf_eva
     if (res->profiled) {
         json_object_object_add(ev, "median_s", json_object_new_double(res->timing.median_s));
         json_object_object_add(ev, "roofline_fraction", json_object_new_double(res->roofline.fraction));
+        json_object_object_add(ev, "profile_s", json_object_new_double(res->profile_s));
+    }
+    if (job && job->t_end > 0) {
+        /* the whole kf_evaluate() call (compile, verify and, when profiled,
+           the timing last): with several samples the profiled windows of a
+           step never overlap one another */
+        json_object_object_add(ev, "eval_t0", json_object_new_double(job->t_start));
+        json_object_object_add(ev, "eval_t1", json_object_new_double(job->t_end));
+        json_object_object_add(ev, "pass", json_object_new_string(
+            job->serial ? "profiled alone" : job->profile ? "single" : "parallel verify"));
+        if (job->serial) {
+            json_object_object_add(ev, "verify_t0", json_object_new_double(job->verify_t0));
+            json_object_object_add(ev, "verify_t1", json_object_new_double(job->verify_t1));
+        }
     }
     int rc = kf_journal_append(st->j, "eval", ev, err);
     json_object_put(ev);
@@ -553,7 +612,7 @@ static int run_step(run_state *st, kf_error *err)
             fake->summary = strdup("the answer held no usable candidate");
             fake->diagnostics = strdup(g.error ? g.error : "no candidate in the answer");
             kf_run_save_eval(sdir, fake, NULL);
-            record_eval(st, s, sdir, fake, err);
+            record_eval(st, s, sdir, fake, NULL, err);
             progress(st, phase_name(kind), "bad-answer", g.error, NULL);
             if (s == 0) set_last(st, NULL, fake);
             else eval_free(fake);
@@ -561,25 +620,34 @@ static int run_step(run_state *st, kf_error *err)
         kf_gen_result_free(&g);
     }
 
-    /* evaluate every usable sample in parallel */
+    /* one usable sample: compiled, verified and timed in one evaluation.
+       Several: compiled and verified in parallel, then timed one at a time
+       (see sample_job) */
     sample_job jobs[64];
     pthread_t th[64];
     int started[64] = {0};
     memset(jobs, 0, sizeof jobs);
+    int usable = 0;
+    for (int s = 0; s < K; s++) usable += cands[s] != NULL;
     for (int s = 0; s < K; s++) {
         if (!cands[s]) continue;
         jobs[s].st = st;
         jobs[s].cand = cands[s];
         jobs[s].opts = st->o.eval;
         jobs[s].opts.seed = step_seed(st, st->step, s);
-        if (pthread_create(&th[s], NULL, sample_thread, &jobs[s]) == 0) started[s] = 1;
+        jobs[s].profile = usable == 1;
+        if (usable > 1 && pthread_create(&th[s], NULL, sample_thread, &jobs[s]) == 0) started[s] = 1;
         else sample_thread(&jobs[s]);
     }
+    for (int s = 0; s < K; s++)
+        if (started[s]) pthread_join(th[s], NULL);
+    if (usable > 1)
+        for (int s = 0; s < K; s++)
+            if (cands[s] && jobs[s].rc == 0 && jobs[s].res && jobs[s].res->verdict == KF_PASS) profile_alone(&jobs[s]);
     int improved = 0, any_pass = 0;
     int first_fail = -1;
     for (int s = 0; s < K; s++) {
         if (!cands[s]) continue;
-        if (started[s]) pthread_join(th[s], NULL);
         if (jobs[s].rc != 0) {
             /* the request was unusable: record as an internal failure */
             kf_eval_result *r2 = jobs[s].res ? jobs[s].res : calloc(1, sizeof *r2);
@@ -589,7 +657,7 @@ static int run_step(run_state *st, kf_error *err)
             jobs[s].res = r2;
         }
         kf_run_save_eval(dirs[s], jobs[s].res, NULL);
-        if (record_eval(st, s, dirs[s], jobs[s].res, err) != 0) return -1;
+        if (record_eval(st, s, dirs[s], jobs[s].res, &jobs[s], err) != 0) return -1;
         const kf_eval_result *r = jobs[s].res;
         int imp = 0;
         int rc = absorb(st, s, dirs[s], kind, cands[s], jobs[s].res, &imp, err);
@@ -850,7 +918,7 @@ static int finish_pending(run_state *st, json_object *events, kf_error *err)
             res->summary = strdup(e.msg);
         }
         kf_run_save_eval(sdir, res, NULL);
-        if (record_eval(st, sample, sdir, res, err) != 0) return -1;
+        if (record_eval(st, sample, sdir, res, NULL, err) != 0) return -1;
         progress(st, "resume", kf_verdict_name(res->verdict), NULL, res);
         int imp = 0;
         if (absorb(st, sample, sdir, KF_GEN_FIRST, c, res, &imp, err) < 0) return -1;

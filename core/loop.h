@@ -45,7 +45,9 @@ typedef struct kf_run_opts {
     int max_iterations;          /* steps, default 12 */
     double max_time_s;           /* wall clock budget, default 600 */
     double max_cost_usd;         /* default 5 */
-    int samples;                 /* candidates per step, evaluated in parallel, default 1 */
+    int samples;                 /* candidates per step, default 1: compiled and verified in
+                                    parallel, then timed one at a time (never two timings, nor
+                                    a timing and a compile, at once) */
     int max_fix;                 /* functional repairs of one optimization variant, default 2 */
     double target_fraction;      /* stop at this roofline fraction, default 0.8; 0 = never */
     uint64_t seed;
