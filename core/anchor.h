@@ -5,7 +5,8 @@
  * The op-by-op baseline is only as honest as its slowest part; on the CPU it
  * is dominated by its library GEMM.  The anchor is that GEMM alone (the
  * matmul/linear node with the most FLOPs, same M, N, K, batch and B layout,
- * no bias, no tail ops) as a problem of its own, so it is compiled,
+ * no bias, no tail ops; an operand the problem broadcasts over the batch is
+ * a full batch of its own here) as a problem of its own, so it is compiled,
  * verified against the double-precision reference and timed through the
  * same worker and the same profile protocol as every candidate.  For
  * cpu-simd it is one `cblas_sgemm` per batch through the library the
