@@ -6,7 +6,7 @@ core_libkf_agent_la_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
 core_libkforge_la_LIBADD += core/libkf_agent.la
 # --- builtin begin
 core_libkf_agent_la_SOURCES += core/builtin.h core/builtin_ir.c core/builtin_prelude.c \
-	core/builtin_cpu.c core/builtin_search.c core/builtin_agent.c
+	core/builtin_cpu.c core/builtin_search.c core/builtin_agent.c core/anchor.h core/anchor.c
 core_libkf_agent_la_SOURCES += core/builtin_ocl.c core/builtin_ocl_internal.h core/builtin_ocl_gemm.c \
 	core/builtin_ocl_reduce.c core/builtin_ocl_map.c
 # --- builtin end

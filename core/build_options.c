@@ -25,6 +25,16 @@ static int plain(const char *s, size_t n)
     return 1;
 }
 
+/* An absolute path of plain characters, no "..": where the linker looks
+ * for a library (what it reads there is still under the sandbox). */
+static int lib_path(const char *s, size_t n)
+{
+    if (!n || s[0] != '/' || strstr(s, "..")) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!(isalnum((unsigned char)s[i]) || strchr("_.+-/", s[i]))) return 0;
+    return 1;
+}
+
 static int word_allowed(const char *w, size_t n)
 {
     char buf[128];
@@ -41,6 +51,9 @@ static int word_allowed(const char *w, size_t n)
     }
     if (!strncmp(buf, "-std=", 5)) return plain(buf + 5, n - 5);
     if (!strncmp(buf, "-l", 2)) return n > 2 && plain(buf + 2, n - 2);   /* a system library: -lopenblas */
+    /* a library directory and its run path (OpenBLAS's OpenMP build) */
+    if (!strncmp(buf, "-L", 2)) return lib_path(buf + 2, n - 2);
+    if (!strncmp(buf, "-Wl,-rpath,", 11)) return lib_path(buf + 11, n - 11);
     if (!strncmp(buf, "-cl-", 4)) return plain(buf + 4, n - 4);   /* OpenCL: -cl-fast-relaxed-math ... */
     if (!strncmp(buf, "-m", 2)) return plain(buf + 2, n - 2) || (!strncmp(buf, "-march=", 7) && plain(buf + 7, n - 7)) ||
                                        (!strncmp(buf, "-mtune=", 7) && plain(buf + 7, n - 7)) ||
@@ -68,8 +81,8 @@ int kf_build_options_check(const char *opts, char *why, size_t why_len)
         size_t n = strcspn(p, " \t\n");
         if (!word_allowed(p, n)) {
             snprintf(why, why_len,
-                     "build option '%.*s' is not allowed (allowed: -O*, -D/-U NAME[=VALUE], -std=, -lLIB, -f*, -m*, "
-                     "-W*, -w, -g, -cl-*; nothing that runs a program, reads a file or passes options to another tool)",
+                     "build option '%.*s' is not allowed (allowed: -O*, -D/-U NAME[=VALUE], -std=, -lLIB, -L/DIR, "
+                     "-Wl,-rpath,/DIR, -f*, -m*, -W*, -w, -g, -cl-*; nothing that runs a program, reads a file or passes options to another tool)",
                      (int)(n > 80 ? 80 : n), p);
             return -1;
         }

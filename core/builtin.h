@@ -313,6 +313,13 @@ int kf_bt_analyze(kf_bt_history *h, const kf_resolved *r, const kf_bt_point *cur
 int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, kf_candidate **out,
                   char **label, kf_error *err);
 
+/* The BLAS of the cpu-simd op-by-op baseline (and of its GEMM anchor,
+ * core/anchor.h): the candidate's build_options that link it, and a short
+ * name for labels ("OpenBLAS").  NULL when kforge was configured without
+ * OpenBLAS (the baseline then uses the builtin tiled GEMM). */
+const char *kf_bt_blas_options(void);
+const char *kf_bt_blas_name(void);
+
 /* OpenCL C + launch plan for opencl (builtin_ocl.c), same contract: the
  * candidate has its kernels, launches and scratch; dev (may be NULL) tells
  * the device limits (e.g. cl_khr_fp16 in detail). */

@@ -16,6 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(HAVE_OPENBLAS) && KF_BASELINE_BLAS_PARALLEL == 2
+#define KF_BLAS_OPENMP 1
+#else
+#define KF_BLAS_OPENMP 0
+#endif
+
 /* ------------------------------------------------------------------ */
 /* the GEMM library (emitted once when a GEMM group exists)            */
 
@@ -145,6 +151,8 @@ typedef struct gen {
     char **scratch_names;
     int64_t *scratch_bytes;
     int uses_blas;
+    int blas_split;           /* the library is not the OpenMP build: run it single-threaded
+                                 on each OpenMP thread's rows (one thread pool) */
     char *declared;           /* per value: V<v> declared in the current function */
     kf_error *err;
     int failed;
@@ -1149,7 +1157,12 @@ static void emit_gemv(gen_t *g, int gi)
 }
 
 /* The op-by-op baseline GEMM: the platform BLAS (what PyTorch eager
- * calls), bias pre-filled into C and beta = 1 as addmm does. */
+ * calls), bias pre-filled into C and beta = 1 as addmm does.  The BLAS must
+ * share one thread pool with the baseline's OpenMP loops (a pthreads
+ * OpenBLAS next to libgomp's spinning workers oversubscribes the cores):
+ * with the OpenMP build of OpenBLAS (configure prefers it) the library
+ * threads itself on that pool, as in PyTorch eager; with another build it
+ * runs single-threaded on each OpenMP thread's block of rows. */
 static void emit_gemm_blas(gen_t *g, int gi)
 {
     const kf_bt_group *gr = &g->pl->groups[gi];
@@ -1162,11 +1175,32 @@ static void emit_gemm_blas(gen_t *g, int gi)
     declare_ptr(g, gm->b, 0);
     if (gm->bias >= 0) declare_ptr(g, gm->bias, 0);
     declare_ptr(g, last, 1);
-    kf_bt_sb_printf(b, "    openblas_set_num_threads(nt);\n"
+    kf_bt_sb_printf(b, "    openblas_set_num_threads(%s);\n"
                     "    for (int64_t bt = 0; bt < %" PRId64 "; bt++) {\n        int64_t aoff = 0, boff = 0;\n",
-                    gm->batch);
+                    g->blas_split ? "1" : "nt", gm->batch);
     emit_batch_offsets(b, gm);
     kf_bt_sb_printf(b, "        float *C = V%d + bt * %" PRId64 ";\n", last, gm->M * gm->N);
+    if (g->blas_split) {
+        kf_bt_sb_printf(b,
+                        "        /* one thread pool: each OpenMP thread runs the library single-threaded on its rows */\n"
+                        "        #pragma omp parallel num_threads(nt)\n"
+                        "        {\n"
+                        "            const int64_t nth = omp_get_num_threads(), th = omp_get_thread_num();\n"
+                        "            const int64_t i0 = %" PRId64 " * th / nth, i1 = %" PRId64 " * (th + 1) / nth;\n",
+                        gm->M, gm->M);
+        if (gm->bias >= 0)
+            kf_bt_sb_printf(b,
+                            "            for (int64_t i = i0; i < i1; i++) memcpy(C + i * %" PRId64 ", V%d, %" PRId64 " * sizeof(float));\n",
+                            gm->N, gm->bias, gm->N);
+        kf_bt_sb_printf(b,
+                        "            if (i1 > i0)\n"
+                        "                cblas_sgemm(CblasRowMajor, CblasNoTrans, %s, (int)(i1 - i0), %" PRId64 ", %" PRId64 ", 1.0f,\n"
+                        "                            V%d + aoff + i0 * %" PRId64 ", %" PRId64 ", V%d + boff, %" PRId64 ", %s, C + i0 * %" PRId64 ", %" PRId64 ");\n"
+                        "        }\n    }\n}\n\n",
+                        gm->trans_b ? "CblasTrans" : "CblasNoTrans", gm->N, gm->K, gm->a, gm->K, gm->K, gm->b,
+                        gm->trans_b ? gm->K : gm->N, gm->bias >= 0 ? "1.0f" : "0.0f", gm->N, gm->N);
+        return;
+    }
     if (gm->bias >= 0)
         kf_bt_sb_printf(b,
                         "        for (int64_t i = 0; i < %" PRId64 "; i++) memcpy(C + i * %" PRId64 ", V%d, %" PRId64 " * sizeof(float));\n",
@@ -1177,6 +1211,26 @@ static void emit_gemm_blas(gen_t *g, int gi)
                     "    }\n}\n\n",
                     gm->trans_b ? "CblasTrans" : "CblasNoTrans", gm->M, gm->N, gm->K, gm->a, gm->K, gm->b,
                     gm->trans_b ? gm->K : gm->N, gm->bias >= 0 ? "1.0f" : "0.0f", gm->N);
+}
+
+const char *kf_bt_blas_options(void)
+{
+#ifdef HAVE_OPENBLAS
+    return KF_BASELINE_BLAS_LIBS;
+#else
+    return NULL;
+#endif
+}
+
+const char *kf_bt_blas_name(void)
+{
+#ifdef HAVE_OPENBLAS
+    return KF_BASELINE_BLAS_PARALLEL == 2 ? "OpenBLAS, OpenMP build"
+         : KF_BASELINE_BLAS_PARALLEL == 1 ? "OpenBLAS, pthreads build"
+                                          : "OpenBLAS, sequential build";
+#else
+    return NULL;
+#endif
 }
 
 /* ------------------------------------------------------------------ */
@@ -1204,6 +1258,7 @@ static void emit_header(gen_t *g, const char *label)
     kf_bt_sb_puts(b, " */\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n#include <math.h>\n"
                      "#include \"kforge-cpu.h\"\n");
     if (g->uses_blas) kf_bt_sb_puts(b, "#include <cblas.h>\n");
+    if (g->blas_split) kf_bt_sb_puts(b, "#include <omp.h>\n");
     free(desc);
     free(js);
 }
@@ -1220,8 +1275,9 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, kf_candidate **
     for (int gi = 0; gi < plan->n_groups; gi++) has_gemm |= plan->groups[gi].kind == KF_BT_GEMM;
 #ifdef HAVE_OPENBLAS
     g.uses_blas = pt->baseline && has_gemm;
+    g.blas_split = g.uses_blas && KF_BASELINE_BLAS_PARALLEL == 1;
 #endif
-    char lab[200];
+    char lab[256];
     kf_bt_point_label(pt, lab, sizeof lab);
     if (pt->baseline) {
         int n = plan->n_groups;
@@ -1229,8 +1285,11 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, kf_candidate **
             snprintf(lab, sizeof lab, "op-by-op baseline: %d kernel%s, no matmul", n, n == 1 ? "" : "s");
         else
             snprintf(lab, sizeof lab, "op-by-op baseline: %d kernel%s, matmul via %s", n, n == 1 ? "" : "s",
-                     g.uses_blas ? "OpenBLAS cblas_sgemm"
-                                 : "the builtin tiled GEMM (OpenBLAS not found at configure time)");
+                     !g.uses_blas ? "the builtin tiled GEMM (OpenBLAS not found at configure time)"
+                     : g.blas_split ? "OpenBLAS cblas_sgemm (pthreads build, single-threaded on each OpenMP "
+                                      "thread's rows: one thread pool)"
+                     : KF_BLAS_OPENMP ? "OpenBLAS cblas_sgemm (OpenMP build: one thread pool with the loops)"
+                                      : "OpenBLAS cblas_sgemm (sequential build: one thread)");
     }
     for (int s = 0; s < plan->n_scratch; s++) {
         char nm[32];
@@ -1317,7 +1376,7 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, kf_candidate **
     free(text);
     free(c->entry);
     c->entry = strdup("kf_kernel");
-    if (g.uses_blas) { free(c->build_options); c->build_options = strdup("-lopenblas"); }
+    if (g.uses_blas) { free(c->build_options); c->build_options = strdup(kf_bt_blas_options()); }
     if (g.n_scratch) {
         c->scratch = calloc((size_t)g.n_scratch, sizeof *c->scratch);
         if (!c->scratch) { kf_candidate_free(c); goto oom; }

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "anchor.h"
 #include "candidate.h"
 #include "problem.h"
 #include "run_record.h"
@@ -174,15 +175,35 @@ void kf_loop_progress(run_state *st, const char *pass, const char *status, const
 }
 
 /* ------------------------------------------------------------------ */
-/* evaluation of one step's samples, in parallel                       */
+/* evaluation of one step's samples                                    */
 
+/* Wall-clock time (CLOCK_REALTIME), recorded with every evaluation so the
+ * journal shows when each one ran. */
+static double wall_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* One sample's evaluation.  With several samples a step evaluates them in
+ * two passes: compile + verify of all of them in parallel (profile = 0),
+ * then, one at a time with nothing else of the run going on, compile +
+ * verify + time of each that passed (profile = 1), so that no sample is
+ * timed while another one compiles, verifies or is timed.  kf_evaluate()
+ * cannot keep a verified worker for a later profile, so the second pass
+ * compiles and verifies again (about 1 s per sample at preset cpu). */
 typedef struct sample_job {
     run_state *st;
     kf_candidate *cand;
     kf_eval_opts opts;
     kf_eval_result *res;
+    int profile;
     int rc;
     kf_error err;
+    double t_start, t_end;        /* wall clock of the kf_evaluate() that made res */
+    int serial;                   /* res comes from the one-at-a-time profile pass */
+    double verify_t0, verify_t1;  /* then: the window of its parallel compile + verify */
 } sample_job;
 
 static void *sample_thread(void *arg)
@@ -190,7 +211,9 @@ static void *sample_thread(void *arg)
     sample_job *job = arg;
     job->res = calloc(1, sizeof *job->res);
     if (!job->res) { job->rc = -1; return NULL; }
-    job->rc = kf_evaluate(job->st->plugin, &job->st->r, job->cand, &job->opts, 1, job->res, &job->err);
+    job->t_start = wall_s();
+    job->rc = kf_evaluate(job->st->plugin, &job->st->r, job->cand, &job->opts, job->profile, job->res, &job->err);
+    job->t_end = wall_s();
     return NULL;
 }
 
@@ -227,6 +250,28 @@ static kf_eval_result *refused(sample_job *job)
     return r;
 }
 
+/* The one-at-a-time profile pass of a sample verified in the parallel
+ * pass: its result replaces the parallel pass's. */
+static void profile_alone(sample_job *job)
+{
+    kf_eval_result *res = calloc(1, sizeof *res);
+    kf_error e = {0};
+    if (!res) return;
+    double t0 = wall_s();
+    int rc = kf_evaluate(job->st->plugin, &job->st->r, job->cand, &job->opts, 1, res, &e);
+    double t1 = wall_s();
+    kf_loop_eval_free(job->res);
+    job->verify_t0 = job->t_start;
+    job->verify_t1 = job->t_end;
+    job->res = res;
+    job->rc = rc;
+    job->err = e;
+    job->t_start = t0;
+    job->t_end = t1;
+    job->serial = 1;
+    job->profile = 1;
+}
+
 int kf_loop_evaluate(run_state *st, step_t *sp, kf_error *err)
 {
     /* every "eval-start" is on disk before any candidate runs: if one of
@@ -236,28 +281,45 @@ int kf_loop_evaluate(run_state *st, step_t *sp, kf_error *err)
         if (record_eval_start(st, sp->step, s, sp->s[s].dir, err) != 0) return -1;
         sp->s[s].started = 1;
     }
+    /* one usable sample: compiled, verified and timed in one evaluation.
+       Several: compiled and verified in parallel, then each correct one
+       profiled alone, in order, so that no two timings share the device */
     sample_job jobs[KF_LOOP_MAX_SAMPLES];
     pthread_t th[KF_LOOP_MAX_SAMPLES];
     int started[KF_LOOP_MAX_SAMPLES] = {0};
     memset(jobs, 0, sizeof jobs);
+    int usable = 0;
+    for (int s = 0; s < sp->n; s++) usable += to_evaluate(&sp->s[s]) != 0;
     for (int s = 0; s < sp->n; s++) {
         if (!to_evaluate(&sp->s[s])) continue;
         jobs[s].st = st;
         jobs[s].cand = sp->s[s].cand;
         jobs[s].opts = st->o.eval;
         jobs[s].opts.seed = kf_loop_seed(st, sp->step, s);
-        if (pthread_create(&th[s], NULL, sample_thread, &jobs[s]) == 0) started[s] = 1;
+        jobs[s].profile = usable == 1;
+        if (usable > 1 && pthread_create(&th[s], NULL, sample_thread, &jobs[s]) == 0) started[s] = 1;
         else sample_thread(&jobs[s]);
     }
     /* every thread is joined before anything can return: they write into
        jobs[], which lives on this stack */
     for (int s = 0; s < sp->n; s++)
         if (started[s]) pthread_join(th[s], NULL);
+    if (usable > 1)
+        for (int s = 0; s < sp->n; s++)
+            if (to_evaluate(&sp->s[s]) && jobs[s].rc == 0 && jobs[s].res && jobs[s].res->verdict == KF_PASS)
+                profile_alone(&jobs[s]);
     int oom = 0;
     for (int s = 0; s < sp->n; s++) {
         if (!to_evaluate(&sp->s[s])) continue;
-        sp->s[s].res = jobs[s].rc == 0 ? jobs[s].res : refused(&jobs[s]);
-        if (!sp->s[s].res) oom = 1;
+        step_sample *x = &sp->s[s];
+        x->res = jobs[s].rc == 0 ? jobs[s].res : refused(&jobs[s]);
+        x->t_start = jobs[s].t_start;
+        x->t_end = jobs[s].t_end;
+        x->profile = jobs[s].profile;
+        x->serial = jobs[s].serial;
+        x->verify_t0 = jobs[s].verify_t0;
+        x->verify_t1 = jobs[s].verify_t1;
+        if (!x->res) oom = 1;
     }
     return oom ? kf_fail(err, ENOMEM, "out of memory") : 0;
 }
@@ -329,6 +391,143 @@ static int measure_baseline(run_state *st, kf_error *err)
 }
 
 /* ------------------------------------------------------------------ */
+/* the GEMM anchor (anchor.h)                                          */
+
+static int64_t ev_int(json_object *ev, const char *key)
+{
+    json_object *v;
+    return json_object_object_get_ex(ev, key, &v) ? json_object_get_int64(v) : 0;
+}
+
+static double ev_num(json_object *ev, const char *key)
+{
+    json_object *v;
+    return json_object_object_get_ex(ev, key, &v) ? json_object_get_double(v) : 0;
+}
+
+static char *ev_str(json_object *ev, const char *key)
+{
+    json_object *v;
+    return json_object_object_get_ex(ev, key, &v) && json_object_is_type(v, json_type_string)
+               ? strdup(json_object_get_string(v))
+               : NULL;
+}
+
+/* The run's anchor state from an "anchor" journal event (measured now or
+ * replayed on resume). */
+void kf_loop_anchor_from_event(run_state *st, json_object *ev)
+{
+    free(st->anchor_how);
+    free(st->anchor_why);
+    st->anchor_how = ev_str(ev, "how");
+    st->anchor_why = ev_str(ev, "why");
+    st->anchor_m = ev_int(ev, "M");
+    st->anchor_n = ev_int(ev, "N");
+    st->anchor_k = ev_int(ev, "K");
+    st->anchor_batch = ev_int(ev, "batch");
+    st->anchor_trans_b = (int)ev_int(ev, "trans_b");
+    st->anchor_threads = (int)ev_int(ev, "threads");
+    st->anchor_runs = (int)ev_int(ev, "runs");
+    st->anchor_s = ev_num(ev, "median_s");
+    st->anchor_min_s = ev_num(ev, "min_s");
+    st->anchor_state = st->anchor_s > 0 ? 1 : -1;
+}
+
+static int timing_threads(const kf_eval_result *res)
+{
+    for (int i = 0; i < res->timing.n_counters; i++)
+        if (!strcmp(res->timing.counters[i].name, "threads")) return (int)res->timing.counters[i].value;
+    return 0;
+}
+
+/* Measures the GEMM anchor right after the baseline, through the same
+ * evaluation path: its own problem (the GEMM alone), verified, then timed. */
+static int measure_anchor(run_state *st, kf_error *err)
+{
+    char dir[4096], why[512] = "";
+    snprintf(dir, sizeof dir, "%s/baseline/anchor", st->dir);
+    kf_gemm_anchor a;
+    kf_error e = {0};
+    json_object *ev = json_object_new_object();
+    json_object_object_add(ev, "label", json_object_new_string(
+        "GEMM anchor: standalone library timing of the problem's main GEMM (not a kernel for the problem)"));
+    int mk = kf_gemm_anchor_make(&st->r, st->o.backend, &a, why, sizeof why, &e);
+    kf_problem *ap = NULL;
+    kf_resolved ar;
+    int have_ar = 0;
+    if (mk != 0) {
+        json_object_object_add(ev, "available", json_object_new_boolean(0));
+        json_object_object_add(ev, "why", json_object_new_string(mk < 0 ? e.msg : why));
+        goto record;
+    }
+    json_object_object_add(ev, "available", json_object_new_boolean(1));
+    json_object_object_add(ev, "dir", json_object_new_string("baseline/anchor"));
+    json_object_object_add(ev, "how", json_object_new_string(a.how));
+    json_object_object_add(ev, "M", json_object_new_int64(a.M));
+    json_object_object_add(ev, "N", json_object_new_int64(a.N));
+    json_object_object_add(ev, "K", json_object_new_int64(a.K));
+    json_object_object_add(ev, "batch", json_object_new_int64(a.batch));
+    json_object_object_add(ev, "trans_b", json_object_new_int(a.trans_b));
+    json_object_object_add(ev, "flops", json_object_new_double(a.flops));
+    char cdir[4200], ppath[4200];
+    snprintf(cdir, sizeof cdir, "%s/candidate", dir);
+    snprintf(ppath, sizeof ppath, "%s/problem.json", dir);
+    if (kf_candidate_save(a.cand, cdir, err) != 0 || kf_write_file_atomic(ppath, a.problem_json, err) != 0) {
+        json_object_put(ev);
+        kf_gemm_anchor_free(&a);
+        return -1;
+    }
+    ap = kf_problem_parse(a.problem_json, "gemm anchor", &e);
+    if (!ap || kf_resolve(ap, 0, &ar, &e) != 0) {
+        json_object_object_add(ev, "verdict", json_object_new_string("error"));
+        json_object_object_add(ev, "why", json_object_new_string(e.msg));
+        goto record;
+    }
+    have_ar = 1;
+    kf_eval_result res = {0};
+    kf_eval_opts eo = st->o.eval;
+    eo.seed = kf_loop_seed(st, 0, 1);
+    if (kf_evaluate(st->plugin, &ar, a.cand, &eo, 1, &res, &e) != 0) {
+        json_object_object_add(ev, "verdict", json_object_new_string("error"));
+        json_object_object_add(ev, "why", json_object_new_string(e.msg));
+        goto record;
+    }
+    kf_run_save_eval(dir, &res, NULL);
+    json_object_object_add(ev, "verdict", json_object_new_string(kf_verdict_name(res.verdict)));
+    if (res.verdict == KF_PASS && res.profiled) {
+        json_object_object_add(ev, "threads", json_object_new_int(timing_threads(&res)));
+        json_object_object_add(ev, "runs", json_object_new_int(res.timing.n));
+        json_object_object_add(ev, "median_s", json_object_new_double(res.timing.median_s));
+        json_object_object_add(ev, "min_s", json_object_new_double(res.timing.min_s));
+    } else {
+        json_object_object_add(ev, "why", json_object_new_string(res.summary ? res.summary : "not timed"));
+    }
+    kf_eval_result_free(&res);
+record:
+    kf_loop_anchor_from_event(st, ev);
+    int jrc = kf_journal_append(st->j, "anchor", ev, err);
+    json_object_put(ev);
+    if (have_ar) kf_resolved_free(&ar);
+    kf_problem_free(ap);
+    kf_gemm_anchor_free(&a);
+    if (st->o.progress && !st->o.json_progress) {
+        char t[32];
+        if (st->anchor_state > 0) {
+            fprintf(st->o.progress, "gemm anchor: %s, %d threads  %s", st->anchor_how, st->anchor_threads,
+                    kf_run_fmt_time(st->anchor_s, t, sizeof t));
+            if (st->baseline_s > 0) fprintf(st->o.progress, "  (baseline = %.2fx the anchor)", st->baseline_s / st->anchor_s);
+            fputc('\n', st->o.progress);
+            char *w = kf_anchor_warning(st->baseline_s, st->anchor_s);
+            if (w) fprintf(st->o.progress, "warning: %s\n", w);
+            free(w);
+        } else {
+            fprintf(st->o.progress, "gemm anchor: not measured (%s)\n", st->anchor_why ? st->anchor_why : "?");
+        }
+    }
+    return jrc;
+}
+
+/* ------------------------------------------------------------------ */
 /* one step                                                            */
 
 static const char *phase_name(kf_gen_kind k)
@@ -373,8 +572,9 @@ static int record_gen(run_state *st, int sample, kf_gen_kind kind, const char *s
     return rc;
 }
 
+/* job: the evaluation's wall-clock window and pass, NULL when not known. */
 static int record_eval(run_state *st, int sample, const char *sdir, const kf_eval_result *res,
-                       kf_error *err)
+                       const step_sample *job, kf_error *err)
 {
     json_object *ev = json_object_new_object();
     json_object_object_add(ev, "step", json_object_new_int(st->step));
@@ -385,6 +585,20 @@ static int record_eval(run_state *st, int sample, const char *sdir, const kf_eva
     if (res->profiled) {
         json_object_object_add(ev, "median_s", json_object_new_double(res->timing.median_s));
         json_object_object_add(ev, "roofline_fraction", json_object_new_double(res->roofline.fraction));
+        json_object_object_add(ev, "profile_s", json_object_new_double(res->profile_s));
+    }
+    if (job && job->t_end > 0) {
+        /* the whole kf_evaluate() call (compile, verify and, when profiled,
+           the timing last): with several samples the profiled windows of a
+           step never overlap one another */
+        json_object_object_add(ev, "eval_t0", json_object_new_double(job->t_start));
+        json_object_object_add(ev, "eval_t1", json_object_new_double(job->t_end));
+        json_object_object_add(ev, "pass", json_object_new_string(
+            job->serial ? "profiled alone" : job->profile ? "single" : "parallel verify"));
+        if (job->serial) {
+            json_object_object_add(ev, "verify_t0", json_object_new_double(job->verify_t0));
+            json_object_object_add(ev, "verify_t1", json_object_new_double(job->verify_t1));
+        }
     }
     int rc = kf_loop_journal(st, "eval", ev, err);
     json_object_put(ev);
@@ -474,7 +688,7 @@ int kf_loop_bad_answer(run_state *st, step_t *sp, int s, const char *why, const 
     fake->diagnostics = strdup(why ? why : "no candidate in the answer");
     x->res = fake;
     kf_run_save_eval(x->dir, fake, NULL);
-    if (record_eval(st, s, x->dir, fake, err) != 0) return -1;
+    if (record_eval(st, s, x->dir, fake, NULL, err) != 0) return -1;
     x->recorded = 1;
     if (pass) kf_loop_progress(st, pass, "bad-answer", why, NULL);
     return 0;
@@ -500,7 +714,7 @@ static int settle(run_state *st, step_t *sp, int s, const char *pass, step_outco
     int fresh = !x->recorded;
     if (fresh) {
         kf_run_save_eval(x->dir, x->res, NULL);
-        if (record_eval(st, s, x->dir, x->res, err) != 0) return -1;
+        if (record_eval(st, s, x->dir, x->res, x, err) != 0) return -1;
         x->recorded = 1;
     }
     kf_verdict v = x->res->verdict;
@@ -817,6 +1031,39 @@ static int load_run_json(run_state *st, const kf_run_opts *cli, kf_error *err)
     return 0;
 }
 
+/* result.json baseline.gemm_anchor */
+static json_object *anchor_json(const run_state *st)
+{
+    json_object *a = json_object_new_object();
+    json_object_object_add(a, "label", json_object_new_string(
+        "GEMM anchor: standalone library timing of the problem's main GEMM (not a kernel for the problem)"));
+    json_object_object_add(a, "available", json_object_new_boolean(st->anchor_state > 0));
+    if (st->anchor_how) json_object_object_add(a, "how", json_object_new_string(st->anchor_how));
+    if (st->anchor_m > 0) {
+        json_object_object_add(a, "dir", json_object_new_string("baseline/anchor"));
+        json_object_object_add(a, "M", json_object_new_int64(st->anchor_m));
+        json_object_object_add(a, "N", json_object_new_int64(st->anchor_n));
+        json_object_object_add(a, "K", json_object_new_int64(st->anchor_k));
+        json_object_object_add(a, "batch", json_object_new_int64(st->anchor_batch));
+        json_object_object_add(a, "trans_b", json_object_new_boolean(st->anchor_trans_b));
+    }
+    if (st->anchor_state > 0) {
+        json_object_object_add(a, "threads", json_object_new_int(st->anchor_threads));
+        json_object_object_add(a, "runs", json_object_new_int(st->anchor_runs));
+        json_object_object_add(a, "median_s", json_object_new_double(st->anchor_s));
+        json_object_object_add(a, "min_s", json_object_new_double(st->anchor_min_s));
+        if (st->baseline_s > 0) {
+            json_object_object_add(a, "baseline_over_anchor", json_object_new_double(st->baseline_s / st->anchor_s));
+            char *w = kf_anchor_warning(st->baseline_s, st->anchor_s);
+            if (w) json_object_object_add(a, "warning", json_object_new_string(w));
+            free(w);
+        }
+    } else if (st->anchor_why) {
+        json_object_object_add(a, "why", json_object_new_string(st->anchor_why));
+    }
+    return a;
+}
+
 static int write_result(run_state *st, const char *reason, kf_run_summary *out, kf_error *err)
 {
     json_object *o = json_object_new_object();
@@ -835,6 +1082,7 @@ static int write_result(run_state *st, const char *reason, kf_run_summary *out, 
     json_object_object_add(bl, "how", json_object_new_string(st->baseline_how ? st->baseline_how : "not measured"));
     json_object_object_add(bl, "dir", json_object_new_string("baseline"));
     if (st->baseline_s > 0) json_object_object_add(bl, "median_s", json_object_new_double(st->baseline_s));
+    if (st->anchor_state != 0) json_object_object_add(bl, "gemm_anchor", anchor_json(st));
     json_object_object_add(o, "baseline", bl);
     double speed = 0;
     if (st->best_eval) {
@@ -869,6 +1117,7 @@ static int write_result(run_state *st, const char *reason, kf_run_summary *out, 
         out->best_dir = st->best_dir ? strdup(st->best_dir) : NULL;
         out->best_s = st->best_eval ? st->best_eval->timing.median_s : 0;
         out->baseline_s = st->baseline_s;
+        out->anchor_s = st->anchor_s;
         out->speedup = speed;
         out->fraction = st->best_eval ? st->best_eval->roofline.fraction : 0;
         out->steps = st->step;
@@ -897,6 +1146,8 @@ static void cleanup(run_state *st)
     kf_problem_free(st->p);
     kf_registry_close(st->reg);
     free(st->baseline_how);
+    free(st->anchor_how);
+    free(st->anchor_why);
     free(st->problem_copy);
     for (int i = 0; i < 3; i++) free(st->recorded[i]);
     free(st->dir);
@@ -986,6 +1237,7 @@ static int prepare(run_state *st, const kf_run_opts *cli, kf_error *err)
     }
     json_object_put(events);
     if (rc == 0 && st->o.baseline && !st->have_baseline) rc = measure_baseline(st, err);
+    if (rc == 0 && st->o.baseline && !st->have_anchor) rc = measure_anchor(st, err);
     return rc;
 }
 

@@ -10,6 +10,10 @@
  *   DIR/problem.json          a copy of the problem
  *   DIR/journal.jsonl         one JSON line per event, fsync'ed
  *   DIR/baseline/             the op-by-op baseline candidate and its eval
+ *   DIR/baseline/anchor/      the GEMM anchor (anchor.h): the problem's main
+ *                             GEMM alone as a library call, its problem,
+ *                             candidate and eval, timed right after the
+ *                             baseline (result.json baseline.gemm_anchor)
  *   DIR/steps/NNNN-S/         prompt.md, answer.md, candidate/, eval.json,
  *                             verdict.json, reverify/ (a resume's check)
  *   DIR/steps/NNNN-analysis/  prompt.md, answer.md, analysis.json
@@ -52,7 +56,9 @@ typedef struct kf_run_opts {
     int max_iterations;          /* steps, default 12 */
     double max_time_s;           /* wall clock budget, default 600 */
     double max_cost_usd;         /* default 5 */
-    int samples;                 /* candidates per step, evaluated in parallel, default 1 */
+    int samples;                 /* candidates per step, default 1: compiled and verified in
+                                    parallel, then timed one at a time (never two timings, nor
+                                    a timing and a compile, at once) */
     int max_fix;                 /* functional repairs of one optimization variant, default 2 */
     double target_fraction;      /* stop at this roofline fraction, default 0.8; 0 = never */
     uint64_t seed;
@@ -69,6 +75,7 @@ typedef struct kf_run_summary {
     int have_best;
     char *best_dir;              /* candidate directory of the best, malloc'ed */
     double best_s, baseline_s, speedup, fraction;
+    double anchor_s;             /* the GEMM anchor (anchor.h), 0 when not measured */
     int steps;
     long tokens_in, tokens_out;
     double cost_usd;

@@ -63,7 +63,15 @@ typedef struct run_state {
     double analysis_base_s;
     double baseline_s;
     char *baseline_how;
+    /* the GEMM anchor (anchor.h), measured right after the baseline */
+    int anchor_state;             /* 0 not measured, 1 measured, -1 not available / failed */
+    double anchor_s, anchor_min_s;
+    int anchor_runs, anchor_threads, anchor_trans_b;
+    int64_t anchor_m, anchor_n, anchor_k, anchor_batch;
+    char *anchor_how;             /* what was timed */
+    char *anchor_why;             /* why there is no anchor time */
     int have_baseline;            /* the journal has a "baseline" event (resume) */
+    int have_anchor;              /* the journal has an "anchor" event (resume) */
     long tok_in, tok_out;
     double cost;
     double elapsed_before;        /* seconds spent before a resume */
@@ -82,6 +90,12 @@ typedef struct step_sample {
     kf_eval_result *res;          /* NULL until evaluated */
     int recorded;                 /* the journal has its "eval" event */
     int started;                  /* the journal has its "eval-start" event */
+    /* when the evaluation that made res ran (wall clock), and which pass:
+       with several samples, compile + verify in parallel, then each
+       correct one profiled alone (loop.c, kf_loop_evaluate) */
+    double t_start, t_end;
+    int profile, serial;
+    double verify_t0, verify_t1;
 } step_sample;
 
 typedef struct step_t {
@@ -90,6 +104,9 @@ typedef struct step_t {
     int n;                        /* samples 0..n-1 */
     step_sample s[KF_LOOP_MAX_SAMPLES];
 } step_t;
+
+/* The run's GEMM anchor from an "anchor" journal event (loop.c). */
+void kf_loop_anchor_from_event(run_state *st, json_object *ev);
 
 /* Appends an event to the journal (flushed and fsync'ed).  Test hook:
  * with KFORGE_TEST_DIE_AFTER=EV[:N] in the environment, kforge kills

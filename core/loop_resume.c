@@ -293,7 +293,10 @@ static int fold_event(fold *f, json_object *ev, kf_error *err)
     run_state *st = f->st;
     const char *name = ev_str(ev, "ev");
     if (!name) return 0;
-    if (!strcmp(name, "baseline")) {
+    if (!strcmp(name, "anchor")) {
+        st->have_anchor = 1;
+        kf_loop_anchor_from_event(st, ev);
+    } else if (!strcmp(name, "baseline")) {
         st->have_baseline = 1;
         if (ev_num(ev, "median_s") > 0) st->baseline_s = ev_num(ev, "median_s");
         if (ev_str(ev, "how")) replace_str(&st->baseline_how, ev_str(ev, "how"));

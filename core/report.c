@@ -21,6 +21,8 @@ void kf_report_summarize(kf_report *r)
         const kf_report_entry *e = &r->e[i];
         s->tokens += e->tokens_in + e->tokens_out;
         s->cost_usd += e->cost_usd;
+        if (e->anchor_s > 0) s->n_anchor++;
+        if (e->anchor_warning) s->n_anchor_warnings++;
         if (e->status != KF_REPORT_CORRECT) continue;
         s->n_correct++;
         frac_sum += e->fraction;

@@ -47,6 +47,13 @@ typedef struct kf_report_entry {
     double best_s;            /* 0 when not correct */
     double baseline_s;        /* 0 when not measured */
     char *baseline_how;       /* result.json baseline.how, NULL if absent */
+    double anchor_s;          /* the GEMM anchor (core/anchor.h): the problem's main
+                                 GEMM alone through the library, timed next to the
+                                 baseline; 0 when not measured */
+    char *anchor_how;         /* what the anchor timed, or why there is none; NULL if absent */
+    int anchor_threads;
+    double baseline_over_anchor;  /* baseline_s / anchor_s, 0 when either is missing */
+    char *anchor_warning;     /* set when baseline_over_anchor > KF_ANCHOR_WARN_RATIO */
     double speedup;           /* baseline_s / best_s, 0 when unknown */
     double fraction;          /* roofline fraction of the best, 0 when unknown */
     int steps;
@@ -68,6 +75,8 @@ typedef struct kf_report_summary {
     double geomean_all_zero;              /* over all, 0 for incorrect (0 if any is incorrect) */
     double geomean_fallback;              /* over all, 1.0 (keep the baseline) for incorrect */
     double min_speedup, max_speedup;      /* over correct problems with a speedup */
+    int n_anchor;                         /* problems with a GEMM anchor time */
+    int n_anchor_warnings;                /* baseline above 1.5x its anchor */
     double mean_fraction;                 /* roofline fraction, mean over correct problems */
     long tokens;                          /* in + out, all problems */
     double cost_usd;

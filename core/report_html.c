@@ -20,7 +20,8 @@ static const char *CSS =
     ".up{fill:#2e9e4f}.down{fill:#d9534f}.roof{fill:#3b6fb6}.miss{fill:#c62828;font-size:13px}\n"
     ".frame{fill:none;stroke:#ccc}.base{stroke:#e08a00;stroke-dasharray:4 3}\n"
     ".best{fill:none;stroke:#3b6fb6;stroke-width:2}.pt{fill:#777}.tt{font-weight:bold;fill:#222}\n"
-    ".traces{display:flex;flex-wrap:wrap;gap:8px}.scroll{overflow-x:auto}\n";
+    ".traces{display:flex;flex-wrap:wrap;gap:8px}.scroll{overflow-x:auto}\n"
+    ".warn{color:#b35c00;font-weight:bold}\n";
 
 static void td(FILE *f, const char *cls, const char *text)
 {
@@ -77,6 +78,25 @@ static void summary(FILE *f, const kf_report *r)
     if (s->n_speedup) fprintf(f, " Speedup range %.2fx .. %.2fx.", s->min_speedup, s->max_speedup);
     fprintf(f, " Mean roofline fraction of the correct problems %.1f%%. Tokens %ld, cost $%.4f.</p>\n",
             s->mean_fraction * 100, s->tokens, s->cost_usd);
+    fprintf(f, "<p>GEMM anchor measured for %d problems; baselines over 1.5x their anchor: %d.</p>\n", s->n_anchor,
+            s->n_anchor_warnings);
+    if (s->n_anchor_warnings) {
+        fputs("<h2>Warnings</h2>\n<ul>\n", f);
+        for (int i = 0; i < r->n; i++) {
+            const kf_report_entry *e = &r->e[i];
+            if (!e->anchor_warning) continue;
+            char bl[32], an[32];
+            fputs("<li class=\"warn\"><b>", f);
+            kf_rep_html_escape(f, e->name);
+            fprintf(f, "</b>: baseline %s, GEMM anchor %s (", kf_rep_time(e->baseline_s, bl, sizeof bl),
+                    kf_rep_time(e->anchor_s, an, sizeof an));
+            kf_rep_html_escape(f, e->anchor_how);
+            fputs("): ", f);
+            kf_rep_html_escape(f, e->anchor_warning);
+            fputs("</li>\n", f);
+        }
+        fputs("</ul>\n", f);
+    }
     fputs("<table>\n<tr><th>p</th>", f);
     for (int k = 0; k < KF_REPORT_N_P; k++) fprintf(f, "<th>%s</th>", kf_rep_p_label(k, b, sizeof b));
     fputs("</tr>\n<tr><th>fast_p</th>", f);
@@ -89,7 +109,8 @@ static void summary(FILE *f, const kf_report *r)
 static void problems(FILE *f, const kf_report *r)
 {
     fputs("<h2>Problems</h2>\n<div class=\"scroll\"><table>\n<tr><th>problem</th><th>status</th>"
-          "<th>stop reason</th><th>best</th><th>baseline</th><th>baseline made by</th><th>speedup</th>"
+          "<th>stop reason</th><th>best</th><th>baseline</th><th>baseline made by</th>"
+          "<th>GEMM anchor (library GEMM alone)</th><th>baseline / anchor</th><th>speedup</th>"
           "<th>roofline</th><th>steps</th><th>tokens</th><th>cost</th></tr>\n", f);
     for (int i = 0; i < r->n; i++) {
         const kf_report_entry *e = &r->e[i];
@@ -102,6 +123,17 @@ static void problems(FILE *f, const kf_report *r)
         td(f, "n", kf_rep_time(e->best_s, t, sizeof t));
         td(f, "n", kf_rep_time(e->baseline_s, bl, sizeof bl));
         td(f, NULL, e->baseline_how ? e->baseline_how : "-");
+        char an[32], ra[32];
+        fputs("<td class=\"n\"", f);
+        if (e->anchor_how) {
+            fputs(" title=\"", f);
+            kf_rep_html_escape(f, e->anchor_how);
+            fputs("\"", f);
+        }
+        fputc('>', f);
+        kf_rep_html_escape(f, kf_rep_time(e->anchor_s, an, sizeof an));
+        fputs("</td>", f);
+        td(f, e->anchor_warning ? "n warn" : "n", kf_rep_speedup(e->baseline_over_anchor, ra, sizeof ra));
         td(f, "n", kf_rep_speedup(e->speedup, sp, sizeof sp));
         if (ok) snprintf(fr, sizeof fr, "%.1f%%", e->fraction * 100);
         else snprintf(fr, sizeof fr, "-");
@@ -114,7 +146,9 @@ static void problems(FILE *f, const kf_report *r)
         td(f, "n", cost);
         fputs("</tr>\n", f);
     }
-    fputs("</table></div>\n", f);
+    fputs("</table></div>\n<p class=\"meta\">", f);
+    kf_rep_html_escape(f, KF_REP_ANCHOR_NOTE ".");
+    fputs("</p>\n", f);
 }
 
 int kf_report_write_html(const kf_report *r, const char *path, kf_error *err)

@@ -6,6 +6,13 @@
 #include <stdio.h>
 #include "report.h"
 
+/* What the GEMM anchor columns mean (every report says it). */
+#define KF_REP_ANCHOR_NOTE \
+    "GEMM anchor: a standalone library timing of the problem's main GEMM alone (cblas_sgemm, same M, N, K " \
+    "and thread count), measured in the same run right after the baseline and through the same verify-and-time " \
+    "path; not a kernel for the problem. A baseline over 1.5x its anchor is flagged: its tail ops cost that " \
+    "much, or it was slowed and the speedups over it are inflated"
+
 /* "1.23 ms", "45.0 us", "-" for s <= 0.  Into buf, returns buf. */
 const char *kf_rep_time(double s, char *buf, size_t n);
 /* "1.62x" or "-" for x <= 0. */

@@ -26,6 +26,13 @@ static json_object *entry_json(const kf_report_entry *e)
     json_object_object_add(o, "best_s", num_or_null(e->best_s));
     json_object_object_add(o, "baseline_s", num_or_null(e->baseline_s));
     json_object_object_add(o, "baseline_how", str_or_null(e->baseline_how));
+    json_object_object_add(o, "gemm_anchor_s", num_or_null(e->anchor_s));
+    json_object_object_add(o, "gemm_anchor_how", str_or_null(e->anchor_how));
+    json_object_object_add(o, "gemm_anchor_threads", e->anchor_threads > 0 ? json_object_new_int(e->anchor_threads) : NULL);
+    json_object_object_add(o, "baseline_over_gemm_anchor", num_or_null(e->baseline_over_anchor));
+    json_object *w = json_object_new_array();
+    if (e->anchor_warning) json_object_array_add(w, json_object_new_string(e->anchor_warning));
+    json_object_object_add(o, "warnings", w);
     json_object_object_add(o, "speedup", num_or_null(e->speedup));
     json_object_object_add(o, "roofline_fraction", e->status == KF_REPORT_CORRECT ? json_object_new_double(e->fraction) : NULL);
     json_object_object_add(o, "steps", json_object_new_int(e->steps));
@@ -66,13 +73,16 @@ static json_object *summary_json(const kf_report *r)
     json_object_object_add(o, "min_speedup", json_object_new_double(s->min_speedup));
     json_object_object_add(o, "max_speedup", json_object_new_double(s->max_speedup));
     json_object_object_add(o, "mean_roofline_fraction", json_object_new_double(s->mean_fraction));
+    json_object_object_add(o, "with_gemm_anchor", json_object_new_int(s->n_anchor));
+    json_object_object_add(o, "baseline_over_gemm_anchor_warnings", json_object_new_int(s->n_anchor_warnings));
     json_object_object_add(o, "tokens", json_object_new_int64(s->tokens));
     json_object_object_add(o, "cost_usd", json_object_new_double(s->cost_usd));
     json_object_object_add(o, "notes", json_object_new_string(
         "fast_p: fraction of all problems that are correct and have speedup > p (p = 0: correct); "
         "geomean_speedup_correct: over correct problems with a measured baseline; "
         "all_zero_for_incorrect is 0 as soon as one problem has no correct kernel; "
-        "all_baseline_for_incorrect counts such problems as speedup 1 (the baseline is kept)"));
+        "all_baseline_for_incorrect counts such problems as speedup 1 (the baseline is kept); "
+        KF_REP_ANCHOR_NOTE));
     return o;
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "anchor.h"
 #include "journal.h"
 
 const char *kf_report_status_name(kf_report_status s)
@@ -32,6 +33,8 @@ void kf_report_entry_free(kf_report_entry *e)
     free(e->preset);
     free(e->agent);
     free(e->baseline_how);
+    free(e->anchor_how);
+    free(e->anchor_warning);
     free(e->points);
     memset(e, 0, sizeof *e);
 }
@@ -147,6 +150,17 @@ int kf_report_entry_load(const char *dir, kf_report_entry *e, kf_error *err)
     if (json_object_object_get_ex(o, "baseline", &bl) && json_object_is_type(bl, json_type_object)) {
         e->baseline_how = get_str(bl, "how");
         e->baseline_s = get_num(bl, "median_s");
+        json_object *an = NULL;
+        if (json_object_object_get_ex(bl, "gemm_anchor", &an) && json_object_is_type(an, json_type_object)) {
+            e->anchor_s = get_num(an, "median_s");
+            e->anchor_threads = (int)get_num(an, "threads");
+            e->anchor_how = get_str(an, e->anchor_s > 0 ? "how" : "why");
+            if (!e->anchor_how) e->anchor_how = get_str(an, "how");
+            if (e->anchor_s > 0 && e->baseline_s > 0) {
+                e->baseline_over_anchor = e->baseline_s / e->anchor_s;
+                e->anchor_warning = kf_anchor_warning(e->baseline_s, e->anchor_s);
+            }
+        }
     }
     json_object *verified;
     if (json_object_object_get_ex(o, "best", &best) && json_object_is_type(best, json_type_object) &&

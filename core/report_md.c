@@ -47,6 +47,8 @@ static void summary(FILE *f, const kf_report *r)
     if (s->n_speedup)
         fprintf(f, "- Speedup range: %.2fx .. %.2fx\n", s->min_speedup, s->max_speedup);
     fprintf(f, "- Mean roofline fraction of the correct problems: %.1f%%\n", s->mean_fraction * 100);
+    fprintf(f, "- GEMM anchor measured for %d problems; baselines over 1.5x their anchor: %d%s\n", s->n_anchor,
+            s->n_anchor_warnings, s->n_anchor_warnings ? " (see Warnings)" : "");
     fprintf(f, "- Tokens: %ld, cost: $%.4f\n\n", s->tokens, s->cost_usd);
     fprintf(f, "fast_p: fraction of all problems that are correct and have speedup > p (p = 0 counts the correct ones).\n\n");
     fputs("| p |", f);
@@ -62,8 +64,9 @@ static void summary(FILE *f, const kf_report *r)
 static void table(FILE *f, const kf_report *r)
 {
     fputs("## Problems\n\n", f);
-    fputs("| problem | status | best | baseline | baseline made by | speedup | roofline | steps | tokens | cost |\n", f);
-    fputs("| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |\n", f);
+    fputs("| problem | status | best | baseline | baseline made by | GEMM anchor (library GEMM alone) | baseline / anchor "
+          "| speedup | roofline | steps | tokens | cost |\n", f);
+    fputs("| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n", f);
     for (int i = 0; i < r->n; i++) {
         const kf_report_entry *e = &r->e[i];
         char t[32], b[32], sp[32];
@@ -79,10 +82,34 @@ static void table(FILE *f, const kf_report *r)
         }
         fprintf(f, " | %s | %s | ", kf_rep_time(e->best_s, t, sizeof t), kf_rep_time(e->baseline_s, b, sizeof b));
         cell(f, e->baseline_how ? e->baseline_how : "-");
+        char an[32], ra[32];
+        fprintf(f, " | %s | %s%s%s", kf_rep_time(e->anchor_s, an, sizeof an), e->anchor_warning ? "**" : "",
+                kf_rep_speedup(e->baseline_over_anchor, ra, sizeof ra), e->anchor_warning ? "** (warning)" : "");
         fprintf(f, " | %s | ", kf_rep_speedup(e->speedup, sp, sizeof sp));
         if (e->status == KF_REPORT_CORRECT) fprintf(f, "%.1f%%", e->fraction * 100);
         else fputs("-", f);
         fprintf(f, " | %d | %ld | $%.4f |\n", e->steps, e->tokens_in + e->tokens_out, e->cost_usd);
+    }
+    fputc('\n', f);
+    fputs(KF_REP_ANCHOR_NOTE ".\n\n", f);
+}
+
+static void warnings(FILE *f, const kf_report *r)
+{
+    if (!r->sum.n_anchor_warnings) return;
+    fputs("## Warnings\n\n", f);
+    for (int i = 0; i < r->n; i++) {
+        const kf_report_entry *e = &r->e[i];
+        if (!e->anchor_warning) continue;
+        char b[32], a[32];
+        fputs("- ", f);
+        cell(f, e->name);
+        fprintf(f, ": baseline %s, GEMM anchor %s (", kf_rep_time(e->baseline_s, b, sizeof b),
+                kf_rep_time(e->anchor_s, a, sizeof a));
+        cell(f, e->anchor_how);
+        fputs("): ", f);
+        cell(f, e->anchor_warning);
+        fputc('\n', f);
     }
     fputc('\n', f);
 }
@@ -106,6 +133,7 @@ int kf_report_write_md(const kf_report *r, const char *path, kf_error *err)
     settings_line(f, r->settings_json);
     fputc('\n', f);
     summary(f, r);
+    warnings(f, r);
     table(f, r);
     return kf_rep_finish(f, &buf, path, err);
 }

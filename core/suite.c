@@ -197,6 +197,11 @@ static void report_line(const kf_suite_opts *o, int idx, int n, const kf_suite_p
             fprintf(f, "correct    best %s", kf_rep_time(e.best_s, t1, sizeof t1));
             if (e.speedup > 0)
                 fprintf(f, "  baseline %s  speedup %.2fx", kf_rep_time(e.baseline_s, t2, sizeof t2), e.speedup);
+            if (e.anchor_s > 0) {
+                char t3[32];
+                fprintf(f, "  gemm anchor %s", kf_rep_time(e.anchor_s, t3, sizeof t3));
+                if (e.anchor_warning) fprintf(f, " (WARNING: baseline %.2fx the anchor)", e.baseline_over_anchor);
+            }
             fprintf(f, "  roofline %.0f%%  %d steps", e.fraction * 100, e.steps);
         } else if (WIFSIGNALED(status)) {
             fprintf(f, "crashed    (signal %d) log: %s", WTERMSIG(status), log);

@@ -32,7 +32,8 @@ static void run_usage(FILE *f)
         "  --max-iterations N   loop steps (default 12)\n"
         "  --max-time S         wall-clock budget in seconds (default 600)\n"
         "  --max-cost USD       LLM spending budget (default 5)\n"
-        "  --samples K          candidates per step, evaluated in parallel (default 1)\n"
+        "  --samples K          candidates per step (default 1), compiled and verified in\n"
+        "                       parallel, timed one at a time\n"
         "  --target F           stop at this fraction of the roofline floor (default 0.8;\n"
         "                       0: only the budgets and the analysis agent stop the run)\n"
         "  --prompts DIR        prompt templates overriding the installed ones\n"
@@ -149,6 +150,7 @@ int kf_cmd_run(int argc, char **argv)
         json_object_object_add(js, "best_dir", s.best_dir ? json_object_new_string(s.best_dir) : NULL);
         json_object_object_add(js, "best_s", json_object_new_double(s.best_s));
         json_object_object_add(js, "baseline_s", json_object_new_double(s.baseline_s));
+        json_object_object_add(js, "gemm_anchor_s", json_object_new_double(s.anchor_s));
         json_object_object_add(js, "speedup", json_object_new_double(s.speedup));
         json_object_object_add(js, "roofline_fraction", json_object_new_double(s.fraction));
         json_object_object_add(js, "steps", json_object_new_int(s.steps));
@@ -163,6 +165,12 @@ int kf_cmd_run(int argc, char **argv)
         printf("  time %s", kf_run_fmt_time(s.best_s, t1, sizeof t1));
         if (s.baseline_s > 0)
             printf(", op-by-op baseline %s, speedup %.2fx", kf_run_fmt_time(s.baseline_s, t2, sizeof t2), s.speedup);
+        if (s.anchor_s > 0) {
+            char t3[32];
+            printf(" (GEMM anchor %s", kf_run_fmt_time(s.anchor_s, t3, sizeof t3));
+            if (s.baseline_s > 0) printf(": baseline = %.2fx it", s.baseline_s / s.anchor_s);
+            printf(")");
+        }
         printf(", roofline fraction %.1f%%\n", s.fraction * 100);
         printf("  %d steps, stopped: %s\n  record: %s/result.json\n", s.steps, s.stop_reason, s.run_dir);
     } else {

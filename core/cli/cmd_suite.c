@@ -55,6 +55,9 @@ static int write_reports(const char *dir, const char *const *run_dirs, int n, in
             printf("; geometric-mean speedup %.3gx over %d; fast_1 %.3f", r.sum.geomean_correct,
                    r.sum.n_speedup, r.sum.fast_p[3]);
         printf("\n");
+        if (r.sum.n_anchor_warnings)
+            printf("warning: %d of %d baselines take over 1.5x their GEMM anchor (the library GEMM alone): "
+                   "see the Warnings of the report\n", r.sum.n_anchor_warnings, r.sum.n_anchor);
         printf("reports: %s/report.html, %s/report.md, %s/report.json\n", dir, dir, dir);
     }
     int code = r.sum.n_correct == r.sum.n && r.sum.n > 0 ? KF_EXIT_OK : KF_EXIT_CANDIDATE_FAILED;

@@ -407,8 +407,13 @@ KF_TEST(unsupported_backend_and_determinism)
 
     kf_candidate *b = generate(a, &l.r, KF_GEN_BASELINE, NULL);
 #ifdef HAVE_OPENBLAS
-    KF_CHECK_STR(b->build_options, "-lopenblas");
+    KF_CHECK_STR(b->build_options, KF_BASELINE_BLAS_LIBS);
     KF_CHECK_CONTAINS(b->sources[0].text, "cblas_sgemm");
+    /* one thread pool with the loops: the OpenMP build threads itself,
+       another build runs single-threaded inside the baseline's OpenMP region */
+    KF_CHECK_CONTAINS(b->sources[0].text, KF_BASELINE_BLAS_PARALLEL == 1 ? "openblas_set_num_threads(1)"
+                                                                        : "openblas_set_num_threads(nt)");
+    if (KF_BASELINE_BLAS_PARALLEL == 1) KF_CHECK_CONTAINS(b->sources[0].text, "#pragma omp parallel num_threads(nt)");
 #endif
     kf_candidate_free(b);
     kf_candidate_free(c1);

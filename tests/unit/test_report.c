@@ -257,8 +257,9 @@ KF_TEST(writers_html_md_json)
     char *md = read_in(root, "report.md");
     KF_CHECK(md != NULL);
     if (!md) return;
-    KF_CHECK_CONTAINS(md, "| problem | status | best | baseline | baseline made by | speedup | roofline | steps | tokens | cost |");
-    KF_CHECK_CONTAINS(md, "| A_two | correct (iteration budget spent) | 1 ms | 2 ms | op-by-op, OpenBLAS sgemm | 2.00x | 50.0% | 3 | 150 | $0.0100 |");
+    KF_CHECK_CONTAINS(md, "| problem | status | best | baseline | baseline made by | GEMM anchor (library GEMM alone) | "
+                          "baseline / anchor | speedup | roofline | steps | tokens | cost |");
+    KF_CHECK_CONTAINS(md, "| A_two | correct (iteration budget spent) | 1 ms | 2 ms | op-by-op, OpenBLAS sgemm | - | - | 2.00x | 50.0% | 3 | 150 | $0.0100 |");
     KF_CHECK_CONTAINS(md, "| C_five_quarters | correct (iteration budget spent) | 2 ms | 2.5 ms |");
     KF_CHECK_CONTAINS(md, "| D_unverified | **incorrect**");
     KF_CHECK_CONTAINS(md, "| E_killed | **no result**");
@@ -291,6 +292,111 @@ KF_TEST(writers_html_md_json)
     KF_CHECK(json_object_object_get_ex(o, "machine", &v));
     KF_CHECK(json_object_object_get_ex(v, "hostname", &d));
     KF_CHECK_STR(json_object_get_string(d), "benchbox");
+    json_object_put(o);
+}
+
+/* result.json with a baseline.gemm_anchor object as kf_run writes it. */
+static char *result_with_anchor(const char *name, double baseline_s, const char *anchor)
+{
+    char *s = NULL;
+    if (asprintf(&s,
+                 "{\"problem\": \"%s\", \"preset\": \"cpu\", \"backend\": \"cpu-simd\", \"device\": \"EPYC\", "
+                 "\"agent\": \"builtin\", \"steps\": 1, \"stop_reason\": \"iteration budget spent\", "
+                 "\"baseline\": {\"how\": \"op-by-op\", \"dir\": \"baseline\", \"median_s\": %.9g, \"gemm_anchor\": %s}, "
+                 "\"best\": {\"dir\": \"steps/0001-0/candidate\", \"verified\": true, \"verdict\": \"pass\", "
+                 "\"median_s\": 0.0005, \"roofline_fraction\": 0.5}}",
+                 name, baseline_s, anchor) < 0)
+        return NULL;
+    return s;
+}
+
+/* The GEMM anchor: read from result.json, a baseline over 1.5x its anchor
+ * flagged in the entry and all three reports, labelled everywhere. */
+KF_TEST(gemm_anchor_columns_and_warning)
+{
+    char *root = kf_test_tmpdir();
+    const char *slow = "{\"label\": \"GEMM anchor: standalone library timing\", \"available\": true, "
+                       "\"how\": \"cblas_sgemm alone (OpenBLAS), M=512 N=2048 K=2048, B transposed\", "
+                       "\"threads\": 2, \"runs\": 20, \"median_s\": 0.001, \"min_s\": 0.0009}";
+    const char *none = "{\"available\": false, \"why\": \"the problem has no matmul or linear\"}";
+    char *dirs[3], *res;
+    res = result_with_anchor("F_slow_baseline", 0.003, slow);
+    dirs[0] = make_run(root, "F_slow_baseline", res, NULL);
+    free(res);
+    res = result_with_anchor("G_fair_baseline", 0.0012, slow);
+    dirs[1] = make_run(root, "G_fair_baseline", res, NULL);
+    free(res);
+    res = result_with_anchor("H_no_gemm", 0.0012, none);
+    dirs[2] = make_run(root, "H_no_gemm", res, NULL);
+    free(res);
+    kf_report r;
+    kf_error err = {0};
+    int rc = kf_report_build((const char *const *)dirs, 3, &r, &err);
+    for (int i = 0; i < 3; i++) free(dirs[i]);
+    KF_CHECK_MSG(rc == 0, "build: %s", err.msg);
+    if (rc != 0) return;
+    KF_CHECK_NEAR(r.e[0].anchor_s, 0.001, 1e-15);
+    KF_CHECK_NEAR(r.e[0].baseline_over_anchor, 3.0, 1e-9);
+    KF_CHECK_INT(r.e[0].anchor_threads, 2);
+    KF_CHECK(r.e[0].anchor_warning != NULL);
+    KF_CHECK_CONTAINS(r.e[0].anchor_how, "cblas_sgemm alone");
+    KF_CHECK_NEAR(r.e[1].baseline_over_anchor, 1.2, 1e-9);
+    KF_CHECK(r.e[1].anchor_warning == NULL);
+    KF_CHECK(r.e[2].anchor_s == 0 && r.e[2].anchor_warning == NULL);
+    KF_CHECK_STR(r.e[2].anchor_how, "the problem has no matmul or linear");
+    KF_CHECK_INT(r.sum.n_anchor, 2);
+    KF_CHECK_INT(r.sum.n_anchor_warnings, 1);
+    KF_CHECK_MSG(kf_report_write_all(&r, root, &err) == 0, "write_all: %s", err.msg);
+    kf_report_free(&r);
+
+    char *md = read_in(root, "report.md");
+    KF_CHECK(md != NULL);
+    if (!md) return;
+    KF_CHECK_CONTAINS(md, "baselines over 1.5x their anchor: 1 (see Warnings)");
+    KF_CHECK_CONTAINS(md, "## Warnings\n\n- F_slow_baseline: baseline 3 ms, GEMM anchor 1 ms (cblas_sgemm alone");
+    KF_CHECK_CONTAINS(md, "takes 3.00x its standalone GEMM anchor");
+    KF_CHECK(strstr(md, "- G_fair_baseline:") == NULL);
+    KF_CHECK_CONTAINS(md, "| op-by-op | 1 ms | **3.00x** (warning) |");
+    KF_CHECK_CONTAINS(md, "| op-by-op | 1 ms | 1.20x |");
+    KF_CHECK_CONTAINS(md, "| op-by-op | - | - |");
+    KF_CHECK_CONTAINS(md, "GEMM anchor: a standalone library timing of the problem's main GEMM alone");
+    free(md);
+
+    char *html = read_in(root, "report.html");
+    KF_CHECK(html != NULL);
+    if (!html) return;
+    KF_CHECK_CONTAINS(html, "<th>GEMM anchor (library GEMM alone)</th><th>baseline / anchor</th>");
+    KF_CHECK_CONTAINS(html, "<h2>Warnings</h2>");
+    KF_CHECK_CONTAINS(html, "<li class=\"warn\"><b>F_slow_baseline</b>");
+    KF_CHECK_CONTAINS(html, "<td class=\"n warn\">3.00x</td>");
+    KF_CHECK_CONTAINS(html, "title=\"cblas_sgemm alone (OpenBLAS), M=512 N=2048 K=2048, B transposed\">1 ms</td>");
+    KF_CHECK_CONTAINS(html, "not a kernel for the problem");
+    free(html);
+
+    char *js = read_in(root, "report.json");
+    json_object *o = js ? json_tokener_parse(js) : NULL;
+    free(js);
+    KF_CHECK(o != NULL);
+    if (!o) return;
+    json_object *probs, *p, *v, *sum;
+    KF_CHECK(json_object_object_get_ex(o, "summary", &sum));
+    KF_CHECK(json_object_object_get_ex(sum, "with_gemm_anchor", &v) && json_object_get_int(v) == 2);
+    KF_CHECK(json_object_object_get_ex(sum, "baseline_over_gemm_anchor_warnings", &v) && json_object_get_int(v) == 1);
+    KF_CHECK(json_object_object_get_ex(sum, "notes", &v));
+    KF_CHECK_CONTAINS(json_object_get_string(v), "GEMM anchor: a standalone library timing");
+    KF_CHECK(json_object_object_get_ex(o, "problems", &probs));
+    p = json_object_array_get_idx(probs, 0);
+    KF_CHECK(json_object_object_get_ex(p, "gemm_anchor_s", &v) && json_object_get_double(v) == 0.001);
+    KF_CHECK(json_object_object_get_ex(p, "gemm_anchor_threads", &v) && json_object_get_int(v) == 2);
+    KF_CHECK(json_object_object_get_ex(p, "baseline_over_gemm_anchor", &v));
+    KF_CHECK_NEAR(json_object_get_double(v), 3.0, 1e-9);
+    KF_CHECK(json_object_object_get_ex(p, "warnings", &v) && json_object_array_length(v) == 1);
+    p = json_object_array_get_idx(probs, 1);
+    KF_CHECK(json_object_object_get_ex(p, "warnings", &v) && json_object_array_length(v) == 0);
+    p = json_object_array_get_idx(probs, 2);
+    KF_CHECK(json_object_object_get_ex(p, "gemm_anchor_s", &v) && v == NULL);
+    KF_CHECK(json_object_object_get_ex(p, "gemm_anchor_how", &v));
+    KF_CHECK_STR(json_object_get_string(v), "the problem has no matmul or linear");
     json_object_put(o);
 }
 
