@@ -146,9 +146,10 @@ typedef struct kf_eval_result {
 } kf_eval_result;
 
 /* Compiles and verifies, then profiles when `profile` is set (and the
- * candidate passed).  After profiling, every rotated set's outputs are
- * checked against the reference for its own inputs (KF_FAIL_STALE), then
- * the median against the roofline's hard floor (KF_FAIL_TOO_FAST).
+ * candidate passed): see "Timing" above (KF_FAIL_STALE, KF_FAIL_TIMING),
+ * then the median against the enforced roofline floor (KF_FAIL_TOO_FAST).
+ * The worker runs under the sandbox of o->sandbox (sandbox.h); the result
+ * says which layers held.
  * Options below the minimums are raised to them.  The worker is
  * $KFORGE_WORKER, else kforge-worker next to the running executable, else
  * the installed one.  Returns 0 when an evaluation happened (whatever the

@@ -347,6 +347,10 @@ int kf_ev_profile(kf_ev *e, kf_worker *w, const kf_device_info *dev, kf_error *e
     }
     rc = 0;
 out:
+    /* a verdict reached while the worker was stopped: let it go on, so that
+       it can answer the quit that follows (SIGCONT to a running one is
+       harmless) */
+    kf_worker_resume(w);
     kf_wp_reply_free(&last);
     free(seeds);
     free(sample);

@@ -252,7 +252,16 @@ int kf_worker_start(kf_worker *w, const char *exe, int memfd, const kf_worker_li
         close_from(keep < 0 ? KF_WORKER_MEMFD + 1 : keep + 1);
         for (int fd = KF_WORKER_MEMFD + 1; fd < keep; fd++) close(fd);
         int caps_errno = 0;
-        if (sandboxed && lim->work_dir && chdir(lim->work_dir) != 0) _exit(127);
+        if (sandboxed && lim->work_dir && chdir(lim->work_dir) != 0) {
+            int e = errno;
+            caps_errno = -1;   /* "not started": then the reason */
+            if (keep >= 0) {
+                ssize_t wr = write(keep, &caps_errno, sizeof caps_errno);
+                wr = write(keep, &e, sizeof e);
+                (void)wr;
+            }
+            _exit(127);
+        }
         if (sandboxed && kf_sandbox_drop_caps() != 0) caps_errno = errno ? errno : EPERM;
         if (keep >= 0) {
             ssize_t wr = write(keep, &caps_errno, sizeof caps_errno);
@@ -291,6 +300,13 @@ int kf_worker_start(kf_worker *w, const char *exe, int memfd, const kf_worker_li
     w->err_fd = ep[0];
     fcntl(w->ctl, F_SETFL, O_NONBLOCK);
     fcntl(w->err_fd, F_SETFL, O_NONBLOCK);
+    if (caps_errno == -1) {
+        kf_worker_kill(w);
+        kf_fail(err, KF_ERR_INTERNAL, "cannot start the worker: cannot enter its work directory %s: %s",
+                lim->work_dir ? lim->work_dir : "?", r == (ssize_t)sizeof exec_errno ? strerror(exec_errno) : "?");
+        kf_worker_stop(w);
+        return -1;
+    }
     w->layers = KF_SB_RLIMITS | ns;
     if (sandboxed) w->layers |= KF_SB_ENV;
     if (sandboxed && r0 == (ssize_t)sizeof caps_errno && caps_errno == 0) w->layers |= KF_SB_CAPS;
