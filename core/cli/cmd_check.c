@@ -23,7 +23,7 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: kforge check PROBLEM.json [--preset P] [--json]\n"
+        "usage: kforge check PROBLEM.json [--preset P] [--json] [--trivial | --no-trivial]\n"
         "\n"
         "Validates a problem file (every preset), then shows one preset: dims, inputs,\n"
         "the graph with shapes, outputs, tolerance, FLOPs, fewest bytes moved,\n"
@@ -31,6 +31,9 @@ static void usage(FILE *f)
         "\n"
         "  -p, --preset P   preset to show (default: small, else the first)\n"
         "      --json       print one JSON object instead of text\n"
+        "      --trivial    test the trivial predictors even above 2e10 FLOPs (the reference\n"
+        "                   is computed in double precision: minutes at kernelbench sizes)\n"
+        "      --no-trivial do not test them\n"
         "  -h, --help       this help\n"
         "\n"
         "Exit status: 0 valid, 2 bad input (the error is on stderr).\n");
@@ -79,11 +82,21 @@ static dev_floor floor_of(const kf_resolved *r, const kf_device_info *dev)
 
 /* Prints (or, with `js`, adds as "trivial_predictors") the predictors that
  * pass; a failure to compute the reference is a note, not an error. */
+/* 1 --trivial, -1 --no-trivial, 0 by size (KF_TRIVIAL_MAX_FLOPS) */
+static int trivial_mode;
+#define KF_TRIVIAL_MAX_FLOPS 2e10
+
 static void trivial_warnings(const kf_resolved *r, json_object *js)
 {
     kf_trivial t[MAX_TRIVIAL];
     int n = 0;
     kf_error err = {0};
+    if (trivial_mode < 0) return;
+    if (trivial_mode == 0 && r->flops > KF_TRIVIAL_MAX_FLOPS) {
+        if (!js) printf("trivial predictors  not tested at this size (a %.3g FLOP reference; --trivial tests them)\n",
+                        r->flops);
+        return;
+    }
     if (kf_trivial_predictors(r, 1, t, MAX_TRIVIAL, &n, &err) != 0) {
         if (!js) printf("trivial predictors: not tested: %s\n", err.msg);
         return;
@@ -380,6 +393,8 @@ int kf_cmd_check(int argc, char **argv)
     static const struct option opts[] = {
         {"preset", required_argument, NULL, 'p'},
         {"json", no_argument, NULL, 'j'},
+        {"trivial", no_argument, NULL, 't'},
+        {"no-trivial", no_argument, NULL, 'n'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -391,6 +406,8 @@ int kf_cmd_check(int argc, char **argv)
         switch (c) {
         case 'p': preset = optarg; break;
         case 'j': as_json = 1; break;
+        case 't': trivial_mode = 1; break;
+        case 'n': trivial_mode = -1; break;
         case 'h': usage(stdout); return KF_EXIT_OK;
         default:
             if (optopt == 'p') kf_cli_error("check: option '%s' needs a preset name", argv[optind - 1]);

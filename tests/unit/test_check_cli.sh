@@ -12,7 +12,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 notok() { n=$((n + 1)); echo "not ok $n - $1"; fails=$((fails + 1)); }
 check() { if eval "$2"; then ok "$1"; else notok "$1"; sed 's/^/# /' "$tmp/out" "$tmp/err"; fi; }
 
-echo "1..21"
+echo "1..22"
 
 cat > "$tmp/good.json" <<'JSON'
 {
@@ -101,6 +101,9 @@ check "check warns which trivial predictor passes" '[ $rc -eq 0 ] && grep -q "ou
 check "no warning where none passes" '[ $rc -eq 0 ] && ! grep -q "trivial predictor" "$tmp/err" && grep -q "trivial predictors  none passes" "$tmp/out"'
 "$KFORGE" check --json "$KF_SRCDIR/problems/level2/09_Matmul_Subtract_Multiply_ReLU.json" > "$tmp/out" 2> "$tmp/err"; rc=$?
 check "--json lists them" '[ $rc -eq 0 ] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert {t[\"predictor\"] for t in d[\"trivial_predictors\"]} >= {\"zero\", \"mean\"}" "$tmp/out"'
+
+timeout 60 "$KFORGE" check --preset kernelbench "$KF_SRCDIR/problems/level2/12_Gemm_Multiply_LeakyReLU.json" > "$tmp/out" 2> "$tmp/err"; rc=$?
+check "kernelbench sizes skip the predictors unless --trivial" '[ $rc -eq 0 ] && grep -q "trivial predictors  not tested at this size" "$tmp/out"'
 
 "$KFORGE" check > "$tmp/out" 2> "$tmp/err"; rc=$?
 check "no file exits 2 with usage" '[ $rc -eq 2 ] && grep -q "usage: kforge check" "$tmp/err"'
