@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench/baseline_anchor.sh — the op-by-op baseline against its GEMM anchor
-# (core/anchor.h) on cpu-simd, on a quiet machine and with one busy process.
+# (core/run/anchor.h) on cpu-simd, on a quiet machine and with one busy process.
 #
 #   bench/baseline_anchor.sh [options] [PROBLEMS...]
 #

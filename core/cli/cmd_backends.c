@@ -11,11 +11,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "sandbox.h"
+#include "sandbox/sandbox.h"
 #include "commands.h"
 #include "common.h"
-#include "error.h"
-#include "registry.h"
+#include "util/error.h"
+#include "backend/registry.h"
 
 #ifndef KF_PLUGINDIR
 #define KF_PLUGINDIR "/usr/local/lib/kforge/plugins"

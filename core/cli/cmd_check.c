@@ -14,11 +14,12 @@
 
 #include "commands.h"
 #include "common.h"
-#include "error.h"
-#include "eval.h"
-#include "problem.h"
-#include "problem_internal.h"
-#include "registry.h"
+#include "util/error.h"
+#include "util/fmt.h"
+#include "eval/eval.h"
+#include "problem/problem.h"
+#include "problem/problem_internal.h"
+#include "backend/registry.h"
 
 static void usage(FILE *f)
 {

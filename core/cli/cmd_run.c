@@ -1,4 +1,4 @@
-/* kforge run — the refinement loop from the command line (core/loop.h). */
+/* kforge run — the refinement loop from the command line (core/run/loop.h). */
 #include <getopt.h>
 #include <limits.h>
 #include <json-c/json.h>
@@ -10,9 +10,10 @@
 #include "commands.h"
 #include "common.h"
 #include "sandbox_opts.h"
-#include "error.h"
-#include "loop.h"
-#include "run_record.h"
+#include "util/error.h"
+#include "util/fmt.h"
+#include "run/loop.h"
+#include "run/run_record.h"
 
 static void run_usage(FILE *f)
 {
@@ -162,12 +163,12 @@ int kf_cmd_run(int argc, char **argv)
         json_object_put(js);
     } else if (s.have_best) {
         printf("\nbest kernel: %s\n", s.best_dir);
-        printf("  time %s", kf_run_fmt_time(s.best_s, t1, sizeof t1));
+        printf("  time %s", kf_fmt_duration(s.best_s, t1, sizeof t1));
         if (s.baseline_s > 0)
-            printf(", op-by-op baseline %s, speedup %.2fx", kf_run_fmt_time(s.baseline_s, t2, sizeof t2), s.speedup);
+            printf(", op-by-op baseline %s, speedup %.2fx", kf_fmt_duration(s.baseline_s, t2, sizeof t2), s.speedup);
         if (s.anchor_s > 0) {
             char t3[32];
-            printf(" (GEMM anchor %s", kf_run_fmt_time(s.anchor_s, t3, sizeof t3));
+            printf(" (GEMM anchor %s", kf_fmt_duration(s.anchor_s, t3, sizeof t3));
             if (s.baseline_s > 0) printf(": baseline = %.2fx it", s.baseline_s / s.anchor_s);
             printf(")");
         }

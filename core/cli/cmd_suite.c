@@ -1,5 +1,5 @@
 /* kforge suite — the loop over every problem of a suite, then the reports
- * (core/suite.h, core/report.h). */
+ * (core/suite/suite.h, core/suite/report.h). */
 #include <getopt.h>
 #include <limits.h>
 #include <json-c/json.h>
@@ -10,9 +10,9 @@
 #include "commands.h"
 #include "common.h"
 #include "sandbox_opts.h"
-#include "error.h"
-#include "report.h"
-#include "suite.h"
+#include "util/error.h"
+#include "suite/report.h"
+#include "suite/suite.h"
 
 static void suite_usage(FILE *f)
 {

@@ -10,13 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "candidate.h"
+#include "candidate/candidate.h"
 #include "commands.h"
 #include "common.h"
-#include "error.h"
-#include "eval.h"
-#include "problem.h"
-#include "registry.h"
+#include "util/error.h"
+#include "util/fmt.h"
+#include "eval/eval.h"
+#include "problem/problem.h"
+#include "backend/registry.h"
 #include "sandbox_opts.h"
 
 static void usage(FILE *f, const char *cmd)

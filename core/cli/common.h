@@ -6,7 +6,7 @@
 #define KF_CLI_COMMON_H
 
 #include <stdio.h>
-#include "problem.h"
+#include "problem/problem.h"
 
 /* Loads `path` and resolves `preset` (NULL = "small" if present, else the
  * first).  On error prints "kforge: MESSAGE" to stderr and returns
@@ -23,8 +23,5 @@ int kf_cli_double(const char *opt, const char *s, double lo, double hi, int lo_o
 void kf_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Human units: "1.23 ms", "4.5 GFLOP/s", "12.0 GB/s". Into buf, returns buf. */
-const char *kf_fmt_time(double s, char *buf, size_t n);
-const char *kf_fmt_rate(double per_s, const char *unit, char *buf, size_t n);
-const char *kf_fmt_count(double v, const char *unit, char *buf, size_t n);
 
 #endif

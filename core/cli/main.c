@@ -4,7 +4,7 @@
 
 #include "commands.h"
 #include "config.h"
-#include "error.h"
+#include "util/error.h"
 
 static void usage(FILE *f)
 {

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "common.h"
-#include "sandbox.h"
+#include "sandbox/sandbox.h"
 
 int kf_cli_sandbox_mode(const char *value, kf_eval_opts *o)
 {

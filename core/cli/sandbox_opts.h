@@ -3,7 +3,7 @@
 #ifndef KF_CLI_SANDBOX_OPTS_H
 #define KF_CLI_SANDBOX_OPTS_H
 
-#include "eval.h"
+#include "eval/eval.h"
 
 /* Usage lines for the two flags. */
 #define KF_CLI_SANDBOX_USAGE \

@@ -13,12 +13,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "candidate.h"
-#include "eval.h"
+#include "candidate/candidate.h"
+#include "eval/eval.h"
 #include "kf_test.h"
-#include "problem.h"
-#include "registry.h"
-#include "sandbox.h"
+#include "problem/problem.h"
+#include "backend/registry.h"
+#include "sandbox/sandbox.h"
 
 typedef struct fixture {
     kf_registry *reg;

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The GEMM anchor next to the op-by-op baseline (core/anchor.h): present,
+# The GEMM anchor next to the op-by-op baseline (core/run/anchor.h): present,
 # positive and labelled in result.json, `kforge run --json`, the journal and
 # the suite's three reports; absent (with the reason) for a problem without
 # a matmul; not measured with --no-baseline; kept, not measured again, on

@@ -11,10 +11,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "candidate.h"
+#include "candidate/candidate.h"
 #include "kforge-plugin.h"
-#include "problem.h"
-#include "reference.h"
+#include "problem/problem.h"
+#include "reference/reference.h"
 
 static const kf_backend *load_plugin(void)
 {

@@ -5,10 +5,10 @@
  * at the small preset, asserting each verdict.
  */
 #include "../kf_test.h"
-#include "candidate.h"
-#include "eval.h"
-#include "problem.h"
-#include "registry.h"
+#include "candidate/candidate.h"
+#include "eval/eval.h"
+#include "problem/problem.h"
+#include "backend/registry.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "../kf_test.h"
-#include "registry.h"
+#include "backend/registry.h"
 
 #ifndef KF_PLUGINDIR
 #error "KF_PLUGINDIR must come from the build (AM_CPPFLAGS)"

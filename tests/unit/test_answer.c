@@ -1,7 +1,7 @@
 /* test_answer.c — fenced code blocks and tolerant JSON out of model answers. */
 #include <stdlib.h>
 #include <json-c/json.h>
-#include "answer.h"
+#include "llm/answer.h"
 #include "../kf_test.h"
 
 static const char *const C_LANGS[] = {"c", NULL};

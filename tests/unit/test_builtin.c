@@ -1,5 +1,5 @@
 /*
- * test_builtin.c — the built-in agent (core/builtin_*.c).
+ * test_builtin.c — the built-in agent (core/agent/builtin/).
  *
  * The proof that the lowering is correct: for EVERY problem of
  * problems/level1 and problems/level2 at the small preset, the default
@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
-#include "builtin.h"
-#include "eval.h"
+#include "agent/agent.h"
+#include "agent/builtin/builtin.h"
+#include "eval/eval.h"
 #include "kf_test.h"
-#include "problem.h"
-#include "registry.h"
+#include "problem/problem.h"
+#include "backend/registry.h"
 
 typedef struct loaded {
     kf_problem *p;

@@ -1,6 +1,6 @@
 /*
  * test_builtin_ocl.c — the built-in agent's OpenCL generator
- * (core/builtin_ocl*.c) end to end: for every problem under
+ * (core/agent/builtin/emit/builtin_ocl*.c) end to end: for every problem under
  * problems/level1 and problems/level2 at the `small` preset, the default
  * fused candidate and the op-by-op baseline are generated and evaluated by
  * the real worker on the OpenCL plugin (PoCL here), and must pass.  Plus
@@ -9,11 +9,11 @@
  * preset failing loudly, and refused points.
  */
 #include "../kf_test.h"
-#include "builtin.h"
-#include "candidate.h"
-#include "eval.h"
-#include "problem.h"
-#include "registry.h"
+#include "agent/builtin/builtin.h"
+#include "candidate/candidate.h"
+#include "eval/eval.h"
+#include "problem/problem.h"
+#include "backend/registry.h"
 
 #include <dirent.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "candidate.h"
+#include "candidate/candidate.h"
 
 /* A resolved problem built by hand: dims B=127 K=250 N=333, inputs x(B,K),
  * W(N,K), b(N), one node y = linear(x, W, b), output y. */

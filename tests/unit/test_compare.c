@@ -1,11 +1,11 @@
-/* test_compare.c — allclose + relative L2 (core/compare.c) and multi-index
+/* test_compare.c — allclose + relative L2 (core/eval/compare.c) and multi-index
  * formatting. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "eval_internal.h"
+#include "eval/eval_internal.h"
 #include "kf_test.h"
 
 static int cmp(const float *got, const double *exp, int64_t n, double atol, double rtol, double l2,

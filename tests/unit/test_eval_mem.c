@@ -1,6 +1,6 @@
-/* test_eval_mem.c — guarded shared buffers (core/eval_mem.c), the worker
- * protocol encoding (core/worker_proto.c) and the worker client's handling
- * of replies, hangs, crashes and garbage (core/worker_client.c), with tiny
+/* test_eval_mem.c — guarded shared buffers (core/eval/eval_mem.c), the worker
+ * protocol encoding (core/worker/worker_proto.c) and the worker client's handling
+ * of replies, hangs, crashes and garbage (core/eval/worker_client.c), with tiny
  * shell scripts standing in for the worker. */
 #include <json-c/json.h>
 #include <signal.h>
@@ -12,9 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "eval_internal.h"
-#include "sandbox.h"
-#include "sandbox.h"
+#include "eval/eval_internal.h"
+#include "sandbox/sandbox.h"
+#include "sandbox/sandbox.h"
 #include "kf_test.h"
 
 static const char *in_names[] = {"x", "b"};

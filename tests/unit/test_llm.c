@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "../kf_test.h"
-#include "answer.h"
-#include "llm.h"
+#include "llm/answer.h"
+#include "llm/llm.h"
 #include "test_llm_stub.h"
 
 #define SECRET "sk-test-SECRET"

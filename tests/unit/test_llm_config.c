@@ -3,9 +3,9 @@
 #include <time.h>
 #include <sys/stat.h>
 #include "../kf_test.h"
-#include "http.h"
-#include "llm.h"
-#include "llm_internal.h"
+#include "llm/http.h"
+#include "llm/llm.h"
+#include "llm/llm_internal.h"
 
 KF_TEST(builtin_prices_and_prefix_match)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "../kf_test.h"
-#include "problem.h"
+#include "problem/problem.h"
 
 /* The example of problems/FORMAT.md. */
 static const char *example =

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "../kf_test.h"
-#include "problem.h"
+#include "problem/problem.h"
 
 static const struct { const char *file, *expect; } cases[] = {
     {"bad_json.json", "line 5: invalid JSON: object value separator ',' expected"},

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "../kf_test.h"
-#include "problem.h"
+#include "problem/problem.h"
 
 /* Builds {"dims": ["B"], "presets": {"p": {"B": 5}}, inputs, one node "y"},
  * loads it and returns y's shape as "[..]" (malloc'ed), or NULL with the

@@ -9,8 +9,8 @@
 #include <time.h>
 
 #include "../kf_test.h"
-#include "ref_internal.h"
-#include "reference.h"
+#include "reference/ref_internal.h"
+#include "reference/reference.h"
 
 static double *rand_mat(long n, uint64_t seed)
 {

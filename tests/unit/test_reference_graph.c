@@ -12,9 +12,9 @@
 #include <time.h>
 
 #include "../kf_test.h"
-#include "problem.h"
-#include "ref_internal.h"
-#include "reference.h"
+#include "problem/problem.h"
+#include "reference/ref_internal.h"
+#include "reference/reference.h"
 
 #define TOL 1e-13
 

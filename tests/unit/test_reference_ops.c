@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "../kf_test.h"
-#include "ref_internal.h"
+#include "reference/ref_internal.h"
 
 #define TOL 1e-13
 

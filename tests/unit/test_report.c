@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 
 #include "kf_test.h"
-#include "report.h"
-#include "suite.h"
+#include "suite/report.h"
+#include "suite/suite.h"
 
 /* A run directory DIR/runs/NAME with result.json (unless NULL) and
  * journal.jsonl (unless NULL). */

@@ -9,9 +9,9 @@
 #include <time.h>
 
 #include "../kf_test.h"
-#include "problem.h"
-#include "ref_internal.h"
-#include "rng.h"
+#include "problem/problem.h"
+#include "reference/ref_internal.h"
+#include "reference/rng.h"
 
 /* A hand-built problem with dims {K} and two inputs of n elements each
  * (so that these tests do not depend on the JSON parser). */

@@ -1,18 +1,18 @@
 /* What --resume reads back must be what was written: evaluation results
- * (core/run_record.c), the built-in agent's search history
- * (core/builtin_search.c) and analyses (core/agent.c), exactly, so that a
+ * (core/run/run_record.c), the built-in agent's search history
+ * (core/agent/builtin/builtin_search.c) and analyses (core/agent/agent.c), exactly, so that a
  * resumed run decides as the uninterrupted one; and records are owner-only. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "agent.h"
-#include "builtin.h"
-#include "candidate.h"
+#include "agent/agent.h"
+#include "agent/builtin/builtin.h"
+#include "candidate/candidate.h"
 #include "kf_test.h"
-#include "problem.h"
-#include "run_record.h"
+#include "problem/problem.h"
+#include "run/run_record.h"
 
 static int same(double a, double b) { return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0; }
 

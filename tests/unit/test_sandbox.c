@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "candidate.h"
+#include "candidate/candidate.h"
 #include "kf_test.h"
-#include "sandbox.h"
+#include "sandbox/sandbox.h"
 
 static int allowed(const char *name)
 {

@@ -1,9 +1,9 @@
-/* test_stats.c — timing statistics (core/stats.c) and the roofline
- * (core/roofline.c). */
+/* test_stats.c — timing statistics (core/eval/stats.c) and the roofline
+ * (core/eval/roofline.c). */
 #include <math.h>
 #include <string.h>
 
-#include "eval_internal.h"
+#include "eval/eval_internal.h"
 #include "kf_test.h"
 
 KF_TEST(median_of_odd_count)

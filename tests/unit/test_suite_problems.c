@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "../kf_test.h"
-#include "problem.h"
-#include "reference.h"
+#include "problem/problem.h"
+#include "reference/reference.h"
 
 /* ------------------------------------------------------------------ */
 /* Directory scan                                                      */
