@@ -23,6 +23,7 @@
 #define KF_AGENT_H
 
 #include <stdint.h>
+#include "backend/registry.h"
 #include "candidate/candidate.h"
 #include "util/error.h"
 #include "eval/eval.h"
@@ -67,6 +68,9 @@ typedef struct kf_agent_ctx {
     const kf_resolved *r;            /* problem at the run's preset */
     const char *backend;             /* "cpu-simd", "opencl", ... */
     const char *backend_language;    /* plugin's language string */
+    const kf_plugin *plugin;         /* the run's plugin: capabilities, source
+                                        extension, fence tag, LLM guide; may be
+                                        NULL (then: language "c" = host entry) */
     const kf_device_info *device;    /* may be NULL */
     const char *prompts_dir;         /* templates (LLM agents) */
     const char *run_dir;             /* where prompts and answers are written */

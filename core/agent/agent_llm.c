@@ -13,6 +13,7 @@
 #include "agent.h"
 #include "llm/answer.h"
 #include "llm/llm.h"
+#include "util/fileio.h"
 #include "util/fmt.h"
 #include "prompt.h"
 
@@ -200,12 +201,30 @@ static char *render(const kf_agent_ctx *ctx, const char *rel, char **values, kf_
     return out;
 }
 
+/* The backend's LLM guide: the user's --prompts override, else the guide
+ * installed with the plugin (kf_plugin_guide_path); "" with err set when
+ * there is none. */
+static char *guide_text(const kf_agent_ctx *ctx, kf_error *err)
+{
+    char rel[256];
+    snprintf(rel, sizeof rel, "backends/%s.md", ctx->backend);
+    char *path = ctx->plugin ? kf_plugin_guide_path(ctx->plugin, ctx->prompts_dir) : NULL;
+    char *text = path ? kf_read_file(path, NULL) : NULL;
+    free(path);
+    if (text) return text;
+    kf_error e2 = {0};
+    text = kf_prompt_load(ctx->prompts_dir, rel, &e2);
+    if (text) return text;
+    if (err) *err = e2;
+    return strdup("");
+}
+
 static void fill_values(const kf_agent_ctx *ctx, const kf_candidate *last, const kf_eval_result *last_eval,
                         const kf_eval_result *best_eval, const kf_analysis *an, int focus,
                         char **v, kf_error *err)
 {
     const kf_resolved *r = ctx->r;
-    char rel[256], t[32];
+    char t[32];
     v[V_NAME] = strdup(r->problem->name);
     v[V_DESC] = strdup(r->problem->description ? r->problem->description : "");
     v[V_GRAPH] = kf_problem_describe(r);
@@ -216,13 +235,7 @@ static void fill_values(const kf_agent_ctx *ctx, const kf_candidate *last, const
                  r->problem->rtol, r->problem->rel_l2) < 0) v[V_TOL] = NULL;
     v[V_ROOF] = roofline_text(ctx);
     v[V_BACKEND] = strdup(ctx->backend);
-    snprintf(rel, sizeof rel, "backends/%s.md", ctx->backend);
-    kf_error e2 = {0};
-    v[V_GUIDE] = kf_prompt_load(ctx->prompts_dir, rel, &e2);
-    if (!v[V_GUIDE]) {
-        if (err) *err = e2;
-        v[V_GUIDE] = strdup("");
-    }
+    v[V_GUIDE] = guide_text(ctx, err);
     v[V_LAST] = candidate_text(last);
     v[V_DIAG] = eval_text(last_eval);
     v[V_PROFILE] = profile_text(last_eval);
@@ -286,22 +299,33 @@ static int ask(llm_agent *la, const char *system, const char *user, uint64_t see
 static kf_candidate *parse_candidate(const kf_agent_ctx *ctx, const char *answer, char **why)
 {
     kf_error e = {0};
-    int host_entry = ctx->backend_language && !strcmp(ctx->backend_language, "c");
+    /* what the plugin consumes: a host entry function, or kernels and a
+       launch plan; the fence tags an answer may use for the code: the
+       plugin's tag, its file extension ("opencl", "cl"), and "c" (every
+       language served today is a C dialect) */
+    int host_entry = ctx->plugin ? (ctx->plugin->be->caps & KF_CAP_HOST_ENTRY) != 0
+                                 : ctx->backend_language && !strcmp(ctx->backend_language, "c");
+    const char *ext = ctx->plugin ? kf_plugin_source_ext(ctx->plugin) : ".c";
+    const char *langs[4] = {ctx->plugin ? kf_plugin_fence_tag(ctx->plugin) : "c", NULL, NULL, NULL};
+    int nl = 1;
+    if (ext[0] == '.' && strcmp(ext + 1, langs[0])) langs[nl++] = ext + 1;
+    if (strcmp(langs[0], "c") && (nl < 2 || strcmp(langs[1], "c"))) langs[nl++] = "c";
     char *code = NULL;
+    char src_name[64];
+    snprintf(src_name, sizeof src_name, "%s%s", host_entry ? "candidate" : "kernel", ext);
     if (host_entry) {
-        static const char *const langs[] = {"c", NULL};
         if (kf_answer_extract(answer, langs, &code, &e) != 0) {
             *why = strdup(e.msg);
             return NULL;
         }
         kf_candidate *c = kf_candidate_new(ctx->backend);
-        kf_candidate_add_source(c, "candidate.c", code);
+        kf_candidate_add_source(c, src_name, code);
         free(c->entry);
         c->entry = strdup("kf_kernel");
         free(code);
         return c;
     }
-    static const char *const klangs[] = {"opencl", "cl", "cuda", "cu", "c", NULL};
+    const char *const *klangs = langs;
     static const char *const jlangs[] = {"json", NULL};
     if (kf_answer_extract(answer, klangs, &code, &e) != 0) {
         *why = strdup(e.msg);
@@ -329,7 +353,6 @@ static kf_candidate *parse_candidate(const kf_agent_ctx *ctx, const char *answer
         *why = strdup("the launch plan is not a JSON object");
         return NULL;
     }
-    const char *src_name = !strcmp(ctx->backend, "cuda") ? "kernel.cu" : "kernel.cl";
     json_object_object_add(m, "backend", json_object_new_string(ctx->backend));
     json_object *srcs = json_object_new_array();
     json_object *s0 = json_object_new_object();

@@ -54,6 +54,18 @@ void kf_plugin_close(kf_plugin *p);
  * malloc'ed, NULL if the name has no usable stem. */
 char *kf_plugin_name_from_path(const char *path);
 
+/* What the agents need to know of a plugin besides its hooks.  The
+ * language the plugin declares ("c", "opencl-c", "cuda-c"; "" if none);
+ * the extension of its source files (".c", ".cl", ".cu"); the tag of the
+ * fenced block an LLM answers with ("c", "opencl", "cuda"); static strings. */
+const char *kf_plugin_language(const kf_plugin *p);
+const char *kf_plugin_source_ext(const kf_plugin *p);
+const char *kf_plugin_fence_tag(const kf_plugin *p);
+/* The plugin's LLM guide (malloc'ed path), or NULL when none is found:
+ * prompts_dir/backends/NAME.md when prompts_dir (the user's --prompts) has
+ * it, then the guide installed with the plugin, then the shared prompts. */
+char *kf_plugin_guide_path(const kf_plugin *p, const char *prompts_dir);
+
 /* Default search path string (malloc'ed). */
 char *kf_plugin_search_path(void);
 

@@ -497,7 +497,7 @@ static kf_candidate *load_c_file(const char *path, kf_error *err)
     }
     if (!(text = read_text(path, "candidate source", err)))
         return NULL;
-    c = kf_candidate_new("cpu-simd");
+    c = kf_candidate_new("");   /* the caller's host-entry backend (candidate.h) */
     if (!c || !(c->entry = strdup("kf_kernel")) || !(c->origin = strdup(path)) ||
         kf_candidate_add_source(c, base, text)) {
         kf_candidate_free(c);
@@ -535,7 +535,7 @@ kf_candidate *kf_candidate_load(const char *path, kf_error *err)
         return load_c_file(path, err);
     } else {
         kf_fail(err, 5, "%s: not a candidate: give a directory holding candidate.json, a "
-                "candidate.json file, or a single .c file (cpu-simd)", path);
+                "candidate.json file, or a single .c file (for a host-entry backend)", path);
         return NULL;
     }
     snprintf(label, sizeof label, "%s/candidate.json", dir);

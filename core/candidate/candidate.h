@@ -87,7 +87,9 @@ typedef struct kf_candidate {
 } kf_candidate;
 
 kf_candidate *kf_candidate_new(const char *backend);
-/* Loads a directory (candidate.json) or a single .c file. */
+/* Loads a directory (candidate.json) or a single .c file.  A .c file is a
+ * host-entry candidate (entry kf_kernel) with backend "": the caller sets
+ * the backend (kforge verify: the --backend plugin, if it runs a host entry). */
 kf_candidate *kf_candidate_load(const char *path, kf_error *err);
 /* Parses a candidate.json text; sources are looked up in `dir` unless
  * already present (sources given inline as {"name":..,"text":..}). */

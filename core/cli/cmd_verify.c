@@ -26,8 +26,9 @@ static void usage(FILE *f, const char *cmd)
         "usage: kforge %s --backend B --problem P.json [options] CANDIDATE\n"
         "\n"
         "%s\n"
-        "CANDIDATE is a candidate directory (candidate.json + sources) or, for\n"
-        "cpu-simd, a single .c file whose entry is kf_kernel.\n"
+        "CANDIDATE is a candidate directory (candidate.json + sources) or, for a\n"
+        "backend that runs a host entry (cpu-simd), a single .c file whose entry\n"
+        "is kf_kernel.\n"
         "\n"
         "  -b, --backend B      backend plugin (see 'kforge backends')\n"
         "  -p, --problem FILE   problem JSON\n"
@@ -220,6 +221,19 @@ int kf_cmd_verify(int argc, char **argv)
     if (!c) {
         kf_cli_error("%s", err.msg);
         goto out;
+    }
+    if (!c->backend[0]) {
+        /* a single source file: a host-entry candidate for this backend */
+        if (!(pl->be->caps & KF_CAP_HOST_ENTRY)) {
+            kf_cli_error("%s: a single .c file is a host-entry candidate, and backend %s takes kernels and a "
+                         "launch plan: give a candidate directory (candidate.json + sources)", cand_path, backend);
+            goto out;
+        }
+        free(c->backend);
+        if (!(c->backend = strdup(pl->name))) {
+            kf_cli_error("out of memory");
+            goto out;
+        }
     }
     kf_eval_result res;
     if (kf_evaluate(pl, &r, c, &o, profile, &res, &err) != 0) {

@@ -1,6 +1,7 @@
 /* anchor.c — the GEMM anchor of a problem (anchor.h): the main GEMM found
  * through the built-in agent's op-by-op plan, written out as a problem of
- * its own, and its library call as a cpu-simd candidate. */
+ * its own, and its library call as a candidate from the emitter of the
+ * backend's language (emit.h, library_gemm). */
 #include <config.h>
 #include "anchor.h"
 
@@ -80,71 +81,13 @@ static char *problem_json(const kf_resolved *r, const kf_bt_gemm *g)
     return s;
 }
 
-/* cblas_sgemm per batch, with the thread count every candidate gets. */
-static kf_candidate *cpu_candidate(const kf_resolved *r, const kf_bt_gemm *g, const char *lib)
-{
-    char *src = NULL;
-    char loop[160] = "", ind[16] = "    ";
-    const char *ta = "", *tb = "", *tc = "";
-    if (g->batch > 1) {
-        snprintf(loop, sizeof loop, "    for (int64_t t = 0; t < %" PRId64 "; t++)\n", g->batch);
-        snprintf(ind, sizeof ind, "        ");
-        ta = " + t * M_ * K_";
-        tb = " + t * N_ * K_";
-        tc = " + t * M_ * N_";
-    }
-    if (asprintf(&src,
-                 "/*\n"
-                 " * GEMM anchor of %s (preset %s): its main GEMM alone through %s,\n"
-                 " * with the thread count every candidate gets.  A standalone library timing\n"
-                 " * measured next to the op-by-op baseline; NOT a kernel for %s.\n"
-                 " */\n"
-                 "#include <stdint.h>\n"
-                 "#include <cblas.h>\n"
-                 "#include \"kforge-cpu.h\"\n\n"
-                 "#define M_ ((int64_t)%" PRId64 ")\n#define N_ ((int64_t)%" PRId64 ")\n#define K_ ((int64_t)%" PRId64 ")\n\n"
-                 "void kf_kernel(const kf_cpu_args *a)\n"
-                 "{\n"
-                 "    const int nt = a->n_threads > 0 ? a->n_threads : 1;\n"
-                 "    openblas_set_num_threads(nt);\n"
-                 "%s"
-                 "%scblas_sgemm(CblasRowMajor, CblasNoTrans, %s, M_, N_, K_, 1.0f,\n"
-                 "%s            a->in[0]%s, K_, a->in[1]%s, %s, 0.0f, a->out[0]%s, N_);\n"
-                 "}\n",
-                 r->problem->name, r->problem->preset_names[r->preset], lib, r->problem->name, g->M, g->N, g->K, loop,
-                 ind, g->trans_b ? "CblasTrans" : "CblasNoTrans", ind, ta, tb, g->trans_b ? "K_" : "N_", tc) < 0)
-        return NULL;
-    kf_candidate *c = kf_candidate_new("cpu-simd");
-    if (!c || kf_candidate_add_source(c, "anchor.c", src) != 0) {
-        free(src);
-        kf_candidate_free(c);
-        return NULL;
-    }
-    free(src);
-    free(c->entry);
-    c->entry = strdup("kf_kernel");
-    free(c->build_options);
-    c->build_options = strdup(kf_bt_blas_options());
-    free(c->notes);
-    c->notes = strdup("GEMM anchor: a standalone library timing of the problem's main GEMM, not a kernel for it");
-    if (!c->entry || !c->build_options || !c->notes) {
-        kf_candidate_free(c);
-        return NULL;
-    }
-    return c;
-}
-
-int kf_gemm_anchor_make(const kf_resolved *r, const char *backend, kf_gemm_anchor *out, char *why,
-                        size_t why_len, kf_error *err)
+int kf_gemm_anchor_make(const kf_resolved *r, const kf_bt_emitter *em, const char *backend, kf_gemm_anchor *out,
+                        char *why, size_t why_len, kf_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (!backend || strcmp(backend, "cpu-simd") != 0) {
-        why_set(why, why_len, "the GEMM anchor times a CPU library GEMM (cblas_sgemm): cpu-simd only");
-        return 1;
-    }
-    const char *lib = kf_bt_blas_name();
-    if (!lib || !kf_bt_blas_options()) {
-        why_set(why, why_len, "OpenBLAS was not found at configure time: no library GEMM to time");
+    if (!em || !em->library_gemm) {
+        why_set(why, why_len, "the GEMM anchor needs a vendor library GEMM for the backend's language (%s); "
+                "the built-in agent has none for it", em ? em->language : "no emitter");
         return 1;
     }
     kf_bt_plan plan;
@@ -177,13 +120,18 @@ int kf_gemm_anchor_make(const kf_resolved *r, const char *backend, kf_gemm_ancho
     out->batch = g.batch;
     out->trans_b = g.trans_b;
     out->flops = best_flops;
+    char *call = NULL;
+    if (em->library_gemm(r, &g, backend, &out->cand, &call, &e) != 0) {
+        why_set(why, why_len, "%s", e.msg);
+        return 1;
+    }
     out->problem_json = problem_json(r, &g);
-    out->cand = cpu_candidate(r, &g, lib);
     char bt[48] = "";
     if (g.batch > 1) snprintf(bt, sizeof bt, "batch %" PRId64 " x ", g.batch);
-    if (asprintf(&out->how, "cblas_sgemm alone (%s), %sM=%" PRId64 " N=%" PRId64 " K=%" PRId64 "%s", lib, bt, g.M, g.N,
-                 g.K, g.trans_b ? ", B transposed" : "") < 0)
+    if (asprintf(&out->how, "%s, %sM=%" PRId64 " N=%" PRId64 " K=%" PRId64 "%s", call ? call : "library GEMM",
+                 bt, g.M, g.N, g.K, g.trans_b ? ", B transposed" : "") < 0)
         out->how = NULL;
+    free(call);
     if (!out->problem_json || !out->cand || !out->how) {
         kf_gemm_anchor_free(out);
         return kf_fail(err, 12, "out of memory");

@@ -24,6 +24,7 @@
 #include "candidate/candidate.h"
 #include "util/error.h"
 #include "problem/problem.h"
+#include "agent/builtin/emit/emit.h"
 
 /* Baselines slower than this multiple of their GEMM anchor get a warning. */
 #define KF_ANCHOR_WARN_RATIO 1.5
@@ -38,12 +39,13 @@ typedef struct kf_gemm_anchor {
     char *how;                /* "cblas_sgemm alone (OpenBLAS ...), M=.. N=.. K=.., B transposed" */
 } kf_gemm_anchor;
 
-/* Builds the anchor of resolved problem r for `backend`.  Returns 0 with
- * *out filled; 1 when there is none to measure (why says: no matmul in the
- * problem, a backend without a library GEMM, OpenBLAS not found at configure
- * time); -1 on an internal error (err). */
-int kf_gemm_anchor_make(const kf_resolved *r, const char *backend, kf_gemm_anchor *out, char *why,
-                        size_t why_len, kf_error *err);
+/* Builds the anchor of resolved problem r for `backend`, whose language's
+ * emitter is em (may be NULL).  Returns 0 with *out filled; 1 when there is
+ * none to measure (why says: no matmul in the problem, a language without
+ * a library GEMM, OpenBLAS not found at configure time); -1 on an internal
+ * error (err). */
+int kf_gemm_anchor_make(const kf_resolved *r, const kf_bt_emitter *em, const char *backend, kf_gemm_anchor *out,
+                        char *why, size_t why_len, kf_error *err);
 void kf_gemm_anchor_free(kf_gemm_anchor *a);
 
 /* The warning text for a baseline `ratio` times its anchor (malloc'ed), or

@@ -452,7 +452,7 @@ static int measure_anchor(run_state *st, kf_error *err)
     json_object *ev = json_object_new_object();
     json_object_object_add(ev, "label", json_object_new_string(
         "GEMM anchor: standalone library timing of the problem's main GEMM (not a kernel for the problem)"));
-    int mk = kf_gemm_anchor_make(&st->r, st->o.backend, &a, why, sizeof why, &e);
+    int mk = kf_gemm_anchor_make(&st->r, kf_bt_emitter_of_plugin(st->plugin), st->o.backend, &a, why, sizeof why, &e);
     kf_problem *ap = NULL;
     kf_resolved ar;
     int have_ar = 0;
@@ -956,6 +956,7 @@ static int open_everything(run_state *st, kf_error *err)
     st->ctx.r = &st->r;
     st->ctx.backend = st->o.backend;
     st->ctx.backend_language = st->plugin->be->language;
+    st->ctx.plugin = st->plugin;
     st->ctx.device = st->dev;
     st->ctx.prompts_dir = st->o.prompts_dir;
     st->ctx.target_fraction = st->o.target_fraction;

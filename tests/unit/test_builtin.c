@@ -15,6 +15,8 @@
 
 #include "agent/agent.h"
 #include "agent/builtin/builtin.h"
+#include "agent/builtin/emit/cpu_knobs.h"
+#include "agent/builtin/emit/ocl_knobs.h"
 #include "eval/eval.h"
 #include "kf_test.h"
 #include "problem/problem.h"
@@ -43,9 +45,12 @@ static void unload(loaded *l)
     kf_problem_free(l->p);
 }
 
+/* The languages the real plugins declare; the agent finds its emitter by
+ * the language, never by the backend's name. */
 static kf_agent_ctx ctx_for(const kf_resolved *r, const char *backend)
 {
-    kf_agent_ctx c = {.r = r, .backend = backend, .target_fraction = 0.8};
+    const char *lang = !strcmp(backend, "cpu-simd") ? "c" : !strcmp(backend, "opencl") ? "opencl-c" : "cuda-c";
+    kf_agent_ctx c = {.r = r, .backend = backend, .backend_language = lang, .target_fraction = 0.8};
     return c;
 }
 
@@ -257,27 +262,27 @@ KF_TEST(point_json_roundtrip)
     loaded l;
     load(&l, "problems/level2/09_Matmul_Subtract_Multiply_ReLU.json", "small");
     kf_bt_point p, q;
-    kf_bt_point_default("cpu-simd", &l.r, NULL, &p);
-    p.mc = 144; p.kc = 192; p.unroll = 2; p.fusion = KF_BT_FUSE_EPILOGUE; p.loop_order = 1;
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, NULL, &p);
+    p.knob[KC_MC] = 144; p.knob[KC_KC] = 192; p.knob[KC_UNROLL] = 2; p.fusion = KF_BT_FUSE_EPILOGUE; p.knob[KC_LOOP_ORDER] = 1;
     char *js = kf_bt_point_json(&p);
     KF_CHECK_CONTAINS(js, "\"mc\":144");
     kf_error err = {0};
-    KF_CHECK_MSG(kf_bt_point_from_json(js, "cpu-simd", &l.r, NULL, &q, &err) == 0, "%s", err.msg);
+    KF_CHECK_MSG(kf_bt_point_from_json(js, &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q, &err) == 0, "%s", err.msg);
     KF_CHECK(kf_bt_point_equal(&p, &q));
     free(js);
-    KF_CHECK(kf_bt_point_from_json("{\"mq\":3}", "cpu-simd", &l.r, NULL, &q, &err) != 0);
+    KF_CHECK(kf_bt_point_from_json("{\"mq\":3}", &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q, &err) != 0);
     KF_CHECK_CONTAINS(err.msg, "unknown field \"mq\"");
-    KF_CHECK(kf_bt_point_from_json("{\"kc\":0}", "cpu-simd", &l.r, NULL, &q, &err) != 0);
+    KF_CHECK(kf_bt_point_from_json("{\"kc\":0}", &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q, &err) != 0);
     KF_CHECK_CONTAINS(err.msg, "\"kc\" = 0 is out of range");
-    KF_CHECK(kf_bt_point_from_json("{\"backend\":\"opencl\"}", "cpu-simd", &l.r, NULL, &q, &err) != 0);
+    KF_CHECK(kf_bt_point_from_json("{\"backend\":\"opencl\"}", &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q, &err) != 0);
     char lb[128];
-    kf_bt_point_default("cpu-simd", &l.r, NULL, &p);   /* 127 rows: column-block order */
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, NULL, &p);   /* 127 rows: column-block order */
     kf_bt_point_label(&p, lb, sizeof lb);
     KF_CHECK_CONTAINS(lb, "epilogue-fused");
     KF_CHECK_CONTAINS(lb, "colmajor");
     unload(&l);
     load(&l, "problems/level2/99_Matmul_GELU_Softmax.json", "cpu");   /* 512 rows */
-    kf_bt_point_default("cpu-simd", &l.r, NULL, &p);
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, NULL, &p);
     kf_bt_point_label(&p, lb, sizeof lb);
     KF_CHECK_CONTAINS(lb, "rows-fused");
     KF_CHECK(strstr(lb, "colmajor") == NULL);
@@ -306,7 +311,7 @@ KF_TEST(analyzer_names_compute_and_recommends)
     load(&l, "problems/level2/09_Matmul_Subtract_Multiply_ReLU.json", "cpu");
     kf_bt_history h = {0};
     kf_bt_point cur;
-    kf_bt_point_default("cpu-simd", &l.r, NULL, &cur);
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, NULL, &cur);
     kf_eval_result e;
     double floor_s = l.r.flops / 4e11;
     fake_eval(&l.r, floor_s / 0.3, 0.3, &e);
@@ -321,7 +326,7 @@ KF_TEST(analyzer_names_compute_and_recommends)
         KF_CHECK_MSG(an.recs[i].expected_gain > 1.0, "rec %d gain %g", i, an.recs[i].expected_gain);
         if (i) KF_CHECK(an.recs[i].expected_gain <= an.recs[i - 1].expected_gain);
         kf_bt_point q;
-        KF_CHECK(kf_bt_point_from_json(an.recs[i].params, "cpu-simd", &l.r, NULL, &q, &err) == 0);
+        KF_CHECK(kf_bt_point_from_json(an.recs[i].params, &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q, &err) == 0);
         KF_CHECK(!kf_bt_point_equal(&q, &cur));
         KF_CHECK(!kf_bt_history_has(&h, &q));
         KF_CHECK_CONTAINS(an.recs[i].why, "compute-bound at 30%");
@@ -337,7 +342,7 @@ KF_TEST(analyzer_names_compute_and_recommends)
 
     /* the first recommendation is tried and brings nothing: missed */
     kf_bt_point tried;
-    kf_bt_point_from_json(an.recs[0].params, "cpu-simd", &l.r, NULL, &tried, &err);
+    kf_bt_point_from_json(an.recs[0].params, &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &tried, &err);
     kf_bt_history_add(&h, &tried, e.timing.median_s * 1.2);
     kf_analysis an3;
     KF_CHECK(kf_bt_analyze(&h, &l.r, &cur, &e, e.timing.median_s, 0.8, &an3, &err) == 0);
@@ -346,7 +351,7 @@ KF_TEST(analyzer_names_compute_and_recommends)
     KF_CHECK_CONTAINS(an3.missed, "ran slower");
     for (int i = 0; i < an3.n_recs; i++) {
         kf_bt_point q;
-        kf_bt_point_from_json(an3.recs[i].params, "cpu-simd", &l.r, NULL, &q, &err);
+        kf_bt_point_from_json(an3.recs[i].params, &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q, &err);
         KF_CHECK(!kf_bt_point_equal(&q, &tried));
     }
     kf_analysis_free(&an3);
@@ -361,7 +366,7 @@ KF_TEST(analyzer_stops_at_target)
     load(&l, "problems/level2/09_Matmul_Subtract_Multiply_ReLU.json", "cpu");
     kf_bt_history h = {0};
     kf_bt_point cur;
-    kf_bt_point_default("cpu-simd", &l.r, NULL, &cur);
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, NULL, &cur);
     kf_eval_result e;
     fake_eval(&l.r, l.r.flops / 4e11 / 0.85, 0.85, &e);
     kf_analysis an;
@@ -386,7 +391,23 @@ KF_TEST(unsupported_backend_and_determinism)
     kf_gen_result g = {0};
     KF_CHECK_INT(a->ops->generate(a, &ctx, &req, &g, &err), 0);
     KF_CHECK(g.cand == NULL);
-    KF_CHECK_STR(g.error, "the builtin agent writes cpu-simd and opencl candidates; use an LLM agent for cuda");
+    KF_CHECK_STR(g.error, "the builtin agent has no code emitter for backend cuda (language \"cuda-c\"; it emits "
+                          "c, opencl-c); use an LLM agent for it");
+    kf_gen_result_free(&g);
+    /* a third-party plugin of a language with an emitter gets the agent:
+       the candidate is for that plugin, in the emitter's language */
+    kf_agent_ctx tp = {.r = &l.r, .backend = "acme-cl", .backend_language = "opencl-c", .target_fraction = 0.8};
+    memset(&g, 0, sizeof g);
+    KF_CHECK_INT(a->ops->generate(a, &tp, &req, &g, &err), 0);
+    KF_CHECK_MSG(g.cand != NULL, "acme-cl: %s", g.error ? g.error : "no candidate");
+    if (g.cand) {
+        KF_CHECK_STR(g.cand->backend, "acme-cl");
+        KF_CHECK_INT(g.cand->n_sources, 1);
+        KF_CHECK(g.cand->n_launches > 0);
+        KF_CHECK_CONTAINS(g.cand->notes, "\"backend\":\"acme-cl\"");
+        KF_CHECK_CONTAINS(g.cand->notes, "\"ts\":");
+        KF_CHECK(strstr(g.cand->notes, "\"mc\":") == NULL);   /* only its own language's knobs */
+    }
     kf_gen_result_free(&g);
 
     kf_candidate *c1 = generate(a, &l.r, KF_GEN_FIRST, NULL);
@@ -450,20 +471,20 @@ KF_TEST(opencl_neighbours_stay_launchable)
     loaded l;
     load(&l, "problems/level2/09_Matmul_Subtract_Multiply_ReLU.json", "small");
     kf_bt_point p, nb[64];
-    kf_bt_point_default("opencl", &l.r, NULL, &p);
-    p.ts = 32; p.wpt = 8; p.vec = 4;
+    kf_bt_point_default(&kf_bt_emit_opencl_c, "opencl", &l.r, NULL, &p);
+    p.knob[KO_TS] = 32; p.knob[KO_WPT] = 8; p.knob[KO_VEC] = 4;
     int n = kf_bt_neighbours(&p, &l.r, nb, 64), up = 0;
-    for (int i = 0; i < n; i++) up |= nb[i].ts == 64 && nb[i].wpt == 8 && nb[i].vec == 4;
+    for (int i = 0; i < n; i++) up |= nb[i].knob[KO_TS] == 64 && nb[i].knob[KO_WPT] == 8 && nb[i].knob[KO_VEC] == 4;
     KF_CHECK_MSG(up, "ts32 wpt8 v4 has no ts64 neighbour");
     int pts[][3] = {{128, 8, 8}, {128, 1, 1}, {64, 1, 2}, {8, 1, 1}, {32, 1, 1}};
     for (int j = 0; j < 5; j++) {
-        p.ts = pts[j][0]; p.wpt = pts[j][1]; p.vec = pts[j][2];
+        p.knob[KO_TS] = pts[j][0]; p.knob[KO_WPT] = pts[j][1]; p.knob[KO_VEC] = pts[j][2];
         n = kf_bt_neighbours(&p, &l.r, nb, 64);
         if (kf_bt_ocl_work_group(&p) <= KF_BT_OCL_MAX_WG) KF_CHECK(n > 0);   /* else none may be valid */
         for (int i = 0; i < n; i++)
-            KF_CHECK_MSG(kf_bt_ocl_work_group(&nb[i]) <= KF_BT_OCL_MAX_WG && nb[i].wpt <= nb[i].ts &&
-                         nb[i].vec <= nb[i].ts, "ts%d wpt%d v%d: neighbour ts%d wpt%d v%d", p.ts, p.wpt, p.vec,
-                         nb[i].ts, nb[i].wpt, nb[i].vec);
+            KF_CHECK_MSG(kf_bt_ocl_work_group(&nb[i]) <= KF_BT_OCL_MAX_WG && nb[i].knob[KO_WPT] <= nb[i].knob[KO_TS] &&
+                         nb[i].knob[KO_VEC] <= nb[i].knob[KO_TS], "ts%d wpt%d v%d: neighbour ts%d wpt%d v%d", p.knob[KO_TS], p.knob[KO_WPT], p.knob[KO_VEC],
+                         nb[i].knob[KO_TS], nb[i].knob[KO_WPT], nb[i].knob[KO_VEC]);
     }
     unload(&l);
 }
@@ -481,9 +502,9 @@ KF_TEST(failed_variant_moves_on_to_the_next_recommendation)
     kf_agent_ctx ctx = ctx_for(&l.r, "cpu-simd");
     kf_candidate *best = generate(a, &l.r, KF_GEN_FIRST, NULL);
     kf_bt_point p0, p1, p2;
-    kf_bt_point_default("cpu-simd", &l.r, NULL, &p0);
-    p1 = p0; p1.unroll = 2;
-    p2 = p0; p2.unroll = 4;
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, NULL, &p0);
+    p1 = p0; p1.knob[KC_UNROLL] = 2;
+    p2 = p0; p2.knob[KC_UNROLL] = 4;
     kf_recommendation recs[2] = {{.params = kf_bt_point_json(&p1)}, {.params = kf_bt_point_json(&p2)}};
     kf_analysis an = {.n_recs = 2, .recs = recs};
 

@@ -10,6 +10,7 @@
  */
 #include "../kf_test.h"
 #include "agent/builtin/builtin.h"
+#include "agent/builtin/emit/ocl_knobs.h"
 #include "candidate/candidate.h"
 #include "eval/eval.h"
 #include "problem/problem.h"
@@ -64,7 +65,7 @@ static kf_candidate *gen(fx *f, const kf_bt_point *pt, char **label)
     kf_bt_fusion fu = pt->baseline ? KF_BT_FUSE_NONE : (kf_bt_fusion)pt->fusion;
     KF_CHECK_MSG(kf_bt_plan_build(&f->r, fu, &plan, &err) == 0, "plan: %s", err.msg);
     kf_candidate *c = NULL;
-    int rc = kf_bt_gen_ocl(&plan, pt, &f->ocl->devices[0], &c, label, &err);
+    int rc = kf_bt_gen_ocl(&plan, pt, "opencl", &f->ocl->devices[0], &c, label, &err);
     kf_bt_plan_free(&plan);
     KF_CHECK_MSG(rc == 0 && c != NULL, "kf_bt_gen_ocl: %s", err.msg);
     KF_CHECK(label == NULL || *label != NULL);
@@ -147,7 +148,7 @@ static void run_problem(int i)
     kf_bt_point pt;
     char *label = NULL;
 
-    kf_bt_point_default("opencl", &f.r, &f.ocl->devices[0], &pt);
+    kf_bt_point_default(&kf_bt_emit_opencl_c, "opencl", &f.r, &f.ocl->devices[0], &pt);
     kf_candidate *fused = gen(&f, &pt, &label);
     check_uniform(fused);
     KF_CHECK_STR(fused->backend, "opencl");
@@ -160,7 +161,7 @@ static void run_problem(int i)
     free(label);
     kf_candidate_free(fused);
 
-    kf_bt_point_baseline("opencl", &pt);
+    kf_bt_point_baseline(&kf_bt_emit_opencl_c, "opencl", &pt);
     kf_candidate *base = gen(&f, &pt, &label);
     check_uniform(base);
     KF_CHECK_CONTAINS(label, "op-by-op, own tiled GEMM");
@@ -224,7 +225,7 @@ KF_TEST_TIMEOUT(baseline_is_one_kernel_per_op_fused_is_one, 120)
     fx_open(&f, "level2/09_Matmul_Subtract_Multiply_ReLU.json", "small");
     kf_bt_point pt;
     char *label = NULL;
-    kf_bt_point_baseline("opencl", &pt);
+    kf_bt_point_baseline(&kf_bt_emit_opencl_c, "opencl", &pt);
     kf_candidate *b = gen(&f, &pt, &label);
     KF_CHECK_INT(b->n_launches, 4);
     KF_CHECK_STR(b->launches[0].kernel, "g0_gemm");
@@ -241,7 +242,7 @@ KF_TEST_TIMEOUT(baseline_is_one_kernel_per_op_fused_is_one, 120)
     KF_CHECK_STR(label, "op-by-op, own tiled GEMM ts16 wpt4 v4 (CLBlast not callable from a launch plan), 4 kernels");
     free(label);
 
-    kf_bt_point_default("opencl", &f.r, NULL, &pt);
+    kf_bt_point_default(&kf_bt_emit_opencl_c, "opencl", &f.r, NULL, &pt);
     kf_bt_point e = pt;
     e.fusion = KF_BT_FUSE_EPILOGUE;
     kf_candidate *c = gen(&f, &e, &label);
@@ -281,7 +282,7 @@ KF_TEST_TIMEOUT(row_tail_after_gemm_reads_own_scratch, 120)
     fx f;
     fx_open(&f, "level2/99_Matmul_GELU_Softmax.json", "small");
     kf_bt_point pt;
-    kf_bt_point_default("opencl", &f.r, NULL, &pt);
+    kf_bt_point_default(&kf_bt_emit_opencl_c, "opencl", &f.r, NULL, &pt);
     pt.fusion = KF_BT_FUSE_ROWS;
     kf_candidate *c = gen(&f, &pt, NULL);
     KF_CHECK_INT(c->n_launches, 2);
@@ -311,11 +312,11 @@ static void check_points(const char *rel, const knobs *kn, int n)
     fx_open(&f, rel, "small");
     for (int i = 0; i < n; i++) {
         kf_bt_point pt;
-        kf_bt_point_default("opencl", &f.r, &f.ocl->devices[0], &pt);
-        pt.ts = kn[i].ts;
-        pt.wpt = kn[i].wpt;
-        pt.vec = kn[i].vec;
-        pt.local_mem = kn[i].local_mem;
+        kf_bt_point_default(&kf_bt_emit_opencl_c, "opencl", &f.r, &f.ocl->devices[0], &pt);
+        pt.knob[KO_TS] = kn[i].ts;
+        pt.knob[KO_WPT] = kn[i].wpt;
+        pt.knob[KO_VEC] = kn[i].vec;
+        pt.knob[KO_LOCAL_MEM] = kn[i].local_mem;
         pt.fusion = kn[i].fusion;
         pt.precision = kn[i].precision;
         char *label = NULL;
@@ -356,7 +357,7 @@ KF_TEST_TIMEOUT(fp16_scratch_storage_passes, 240)
     fx f;
     fx_open(&f, "level2/45_Gemm_Sigmoid_LogSumExp.json", "small");
     kf_bt_point pt;
-    kf_bt_point_default("opencl", &f.r, NULL, &pt);
+    kf_bt_point_default(&kf_bt_emit_opencl_c, "opencl", &f.r, NULL, &pt);
     pt.precision = KF_BT_FP16_STORAGE;
     char *label = NULL;
     kf_candidate *c = gen(&f, &pt, &label);
@@ -388,7 +389,7 @@ KF_TEST_TIMEOUT(another_preset_leaves_outputs_unwritten, 120)
     fx f;
     fx_open(&f, "level1/19_ReLU.json", "small");
     kf_bt_point pt;
-    kf_bt_point_default("opencl", &f.r, NULL, &pt);
+    kf_bt_point_default(&kf_bt_emit_opencl_c, "opencl", &f.r, NULL, &pt);
     kf_candidate *c = gen(&f, &pt, NULL);
     fx g;
     fx_open(&g, "level1/19_ReLU.json", "cpu");
@@ -410,29 +411,29 @@ KF_TEST(bad_points_are_refused)
     kf_candidate *c = (kf_candidate *)&pt;
     char *label = (char *)&pt;
 
-    kf_bt_point_default("opencl", &f.r, NULL, &pt);
-    pt.ts = 12;
-    KF_CHECK_INT(kf_bt_gen_ocl(&plan, &pt, NULL, &c, &label, &err), -1);
+    kf_bt_point_default(&kf_bt_emit_opencl_c, "opencl", &f.r, NULL, &pt);
+    pt.knob[KO_TS] = 12;
+    KF_CHECK_INT(kf_bt_gen_ocl(&plan, &pt, "opencl", NULL, &c, &label, &err), -1);
     KF_CHECK(c == NULL && label == NULL);
     KF_CHECK_STR(err.msg, "OpenCL point: ts = 12; use 8, 16, 32, 64 or 128");
 
-    kf_bt_point_default("opencl", &f.r, NULL, &pt);
-    pt.ts = 128; pt.wpt = 2; pt.vec = 4;
-    KF_CHECK_INT(kf_bt_gen_ocl(&plan, &pt, NULL, &c, NULL, &err), -1);
+    kf_bt_point_default(&kf_bt_emit_opencl_c, "opencl", &f.r, NULL, &pt);
+    pt.knob[KO_TS] = 128; pt.knob[KO_WPT] = 2; pt.knob[KO_VEC] = 4;
+    KF_CHECK_INT(kf_bt_gen_ocl(&plan, &pt, "opencl", NULL, &c, NULL, &err), -1);
     KF_CHECK_STR(err.msg, "OpenCL point: ts 128, wpt 2, vec 4 makes work-groups of 2048 work-items (at most "
                  "1024); raise wpt or vec, or lower ts");
 
-    kf_bt_point_default("opencl", &f.r, NULL, &pt);
-    pt.wpt = 16;
-    KF_CHECK_INT(kf_bt_gen_ocl(&plan, &pt, NULL, &c, NULL, &err), -1);
+    kf_bt_point_default(&kf_bt_emit_opencl_c, "opencl", &f.r, NULL, &pt);
+    pt.knob[KO_WPT] = 16;
+    KF_CHECK_INT(kf_bt_gen_ocl(&plan, &pt, "opencl", NULL, &c, NULL, &err), -1);
     KF_CHECK_STR(err.msg, "OpenCL point: wpt = 16; use 1, 2, 4 or 8");
 
-    kf_bt_point_default("cpu-simd", &f.r, NULL, &pt);
-    KF_CHECK_INT(kf_bt_gen_ocl(&plan, &pt, NULL, &c, NULL, &err), -1);
-    KF_CHECK_CONTAINS(err.msg, "got a point for backend 'cpu-simd'");
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &f.r, NULL, &pt);
+    KF_CHECK_INT(kf_bt_gen_ocl(&plan, &pt, "opencl", NULL, &c, NULL, &err), -1);
+    KF_CHECK_CONTAINS(err.msg, "got a point of language 'c'");
 
-    kf_bt_point_baseline("opencl", &pt);
-    KF_CHECK_INT(kf_bt_gen_ocl(&plan, &pt, NULL, &c, NULL, &err), -1);
+    kf_bt_point_baseline(&kf_bt_emit_opencl_c, "opencl", &pt);
+    KF_CHECK_INT(kf_bt_gen_ocl(&plan, &pt, "opencl", NULL, &c, NULL, &err), -1);
     KF_CHECK_STR(err.msg, "the op-by-op baseline needs a plan built with KF_BT_FUSE_NONE");
     kf_bt_plan_free(&plan);
     fx_close(&f);

@@ -20,6 +20,8 @@ for part in $order; do
         for inc in $(sed -n 's/^[ \t]*#[ \t]*include[ \t]*"\([^"]*\)".*/\1/p' "$f"); do
             case $inc in
             */*)
+                # a subfolder of the includer's own folder: the same part
+                case $inc in ../*) ;; *) [ -f "$(dirname "$f")/$inc" ] && continue ;; esac
                 # "../x.h" climbs out of a folder: only within the same part
                 case $inc in ../*) case $(cd "$(dirname "$f")/$(dirname "$inc")" && pwd) in
                         "$PWD/$part"|"$PWD/$part"/*) continue ;; esac

@@ -204,17 +204,17 @@ KF_TEST(search_history_round_trips_and_decides_the_same)
     load(&l, "problems/level2/09_Matmul_Subtract_Multiply_ReLU.json", "cpu");
     kf_bt_history h = {0}, h2;
     kf_bt_point cur, tried;
-    kf_bt_point_default("cpu-simd", &l.r, NULL, &cur);
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, NULL, &cur);
     kf_eval_result e;
     fake_eval(&l.r, l.r.flops / 4e11 / 0.3, &e);
     kf_analysis a1, a2, b1, b2;
     kf_error err = {0};
     KF_CHECK(kf_bt_analyze(&h, &l.r, &cur, &e, 0, 0.8, &a1, &err) == 0);
     KF_CHECK(a1.n_recs > 0);
-    kf_bt_point_from_json(a1.recs[0].params, "cpu-simd", &l.r, NULL, &tried, &err);
+    kf_bt_point_from_json(a1.recs[0].params, &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &tried, &err);
     kf_bt_history_add(&h, &tried, e.timing.median_s / 3);       /* generated and timed */
     char *js = kf_bt_history_json(&h);
-    KF_CHECK_MSG(kf_bt_history_from_json(js, "cpu-simd", &l.r, NULL, &h2, &err) == 0, "%s", err.msg);
+    KF_CHECK_MSG(kf_bt_history_from_json(js, &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &h2, &err) == 0, "%s", err.msg);
     KF_CHECK_INT(h2.n, h.n);
     for (int i = 0; i < h.n; i++) {
         KF_CHECK(kf_bt_point_equal(&h2.v[i].pt, &h.v[i].pt));
@@ -234,7 +234,7 @@ KF_TEST(search_history_round_trips_and_decides_the_same)
     KF_CHECK_MSG(kf_analysis_parse(t1, &a2, &err) == 0, "%s", err.msg);
     char *t3 = kf_analysis_json(&a2);
     KF_CHECK_STR(t3, t1);
-    KF_CHECK(kf_bt_history_from_json("{\"tried\":[{\"point\":{\"mq\":1}}]}", "cpu-simd", &l.r, NULL, &h2, &err) != 0);
+    KF_CHECK(kf_bt_history_from_json("{\"tried\":[{\"point\":{\"mq\":1}}]}", &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &h2, &err) != 0);
     KF_CHECK_CONTAINS(err.msg, "tried[0]");
     free(t1); free(t2); free(t3); free(js); free(js2);
     kf_analysis_free(&a1); kf_analysis_free(&a2); kf_analysis_free(&b1); kf_analysis_free(&b2);

@@ -29,6 +29,7 @@
 #include "util/error.h"
 #include "eval/eval.h"
 #include "problem/problem.h"
+#include "emit/emit.h"
 
 /* ------------------------------------------------------------------ */
 /* Text building (builtin_prelude.c)                                   */
@@ -194,71 +195,60 @@ int kf_bt_bcast_strides(const kf_shape *vs, const kf_shape *target, int64_t stri
 int kf_bt_gemm_rows_contiguous(const kf_bt_group *g);
 
 /* ------------------------------------------------------------------ */
-/* The search space (builtin_search.c)                                 */
+/* The search space (builtin_search.c; the knobs are the emitter's)    */
 
 typedef enum kf_bt_precision {
     KF_BT_FP32 = 0,           /* everything in float32 */
-    KF_BT_FP16_STORAGE = 1    /* OpenCL with cl_khr_fp16: half scratch storage;
-                                 kept only if it passes the tolerance */
+    KF_BT_FP16_STORAGE = 1    /* half scratch storage where the emitter offers
+                                 it (OpenCL with cl_khr_fp16); kept only if
+                                 it passes the tolerance */
 } kf_bt_precision;
 
-/* One point of the search space.  Fields a backend does not use keep their
- * defaults and are still serialised, so points compare and round-trip. */
+/* One point of the search space: the common fields, and the values of the
+ * emitter's knobs (em->knobs[i] -> knob[i]; emit/emit.h).  Points compare
+ * and round-trip through JSON as {"backend": B, "baseline": 0, "fusion":
+ * 2, "precision": 0, <knob>: <value>...}. */
 typedef struct kf_bt_point {
-    char backend[16];         /* "cpu-simd" or "opencl" */
+    const kf_bt_emitter *em;  /* whose knobs knob[] holds; never NULL */
+    char backend[32];         /* the run's backend ("cpu-simd", "opencl") */
     int baseline;             /* 1: op-by-op eager baseline (fusion NONE, library GEMM) */
     int fusion;               /* kf_bt_fusion */
     int precision;            /* kf_bt_precision */
-    /* CPU (cpu-simd) */
-    int mc, nc, kc;           /* cache blocking of the GEMM (rows, cols, depth) */
-    int mr, nr;               /* micro-kernel tile (nr a multiple of the vector width) */
-    int pack;                 /* 1: pack A and B panels; 0: no packing (simple loops) */
-    int threads;              /* 0 = a->n_threads, else min(threads, a->n_threads) */
-    int loop_order;           /* 0: blocks ordered row-block-major (A reuse),
-                                 1: column-block-major (B reuse) */
-    int unroll;               /* k-loop unroll of the micro-kernel: 1, 2, 4 */
-    /* OpenCL */
-    int ts;                   /* work-group tile TS x TS: 8, 16, 32, 64, 128
-                                 (k-depth of the __local tiles: TS up to 32,
-                                 then 16) */
-    int wpt;                  /* work per item along one axis: 1, 2, 4, 8 */
-    int vec;                  /* vector width of loads: 1, 2, 4, 8 */
-    int local_mem;            /* 1: tile A/B through __local memory */
+    int knob[KF_BT_MAX_KNOBS];
 } kf_bt_point;
 
-/* The default point for a backend at the resolved sizes (fused, a sensible
- * tiling).  dev may be NULL.  Deterministic. */
-void kf_bt_point_default(const char *backend, const kf_resolved *r, const kf_device_info *dev,
-                         kf_bt_point *p);
+/* The default point for a backend of the emitter's language at the
+ * resolved sizes (fused, a sensible tiling).  r and dev may be NULL.
+ * Deterministic. */
+void kf_bt_point_default(const kf_bt_emitter *em, const char *backend, const kf_resolved *r,
+                         const kf_device_info *dev, kf_bt_point *p);
 /* The op-by-op eager baseline point. */
-void kf_bt_point_baseline(const char *backend, kf_bt_point *p);
-/* A more conservative point after a failure: fusion off, smaller tiles,
- * plain loops.  Returns 1 if it changed p, 0 if p is already the most
- * conservative. */
+void kf_bt_point_baseline(const kf_bt_emitter *em, const char *backend, kf_bt_point *p);
+/* A more conservative point after a failure: fusion off, then the
+ * emitter's own steps (smaller tiles, plain loops).  Returns 1 if it
+ * changed p, 0 if p is already the most conservative. */
 int kf_bt_point_conservative(kf_bt_point *p);
 
-/* JSON object text of a point (malloc'ed), e.g. {"backend":"cpu-simd",
- * "baseline":0,"fusion":2,"precision":0,"mc":96,...}; parsing accepts any
- * subset of the fields (missing ones keep kf_bt_point_default(backend, r,
- * dev); dev may be NULL) and refuses unknown fields and out-of-range values
- * with a one-line error. */
+/* JSON object text of a point (malloc'ed).  Parsing starts from
+ * kf_bt_point_default(em, backend, r, dev) (r and dev may be NULL), takes
+ * any subset of the common fields and em's knobs, ignores the knobs of the
+ * other emitters (records written before a point carried only its own
+ * language's knobs hold every knob), and refuses unknown fields, a
+ * "backend" other than the run's, and out-of-range values with a one-line
+ * error. */
 char *kf_bt_point_json(const kf_bt_point *p);
-int kf_bt_point_from_json(const char *json, const char *backend, const kf_resolved *r,
+int kf_bt_point_from_json(const char *json, const kf_bt_emitter *em, const char *backend, const kf_resolved *r,
                           const kf_device_info *dev, kf_bt_point *out, kf_error *err);
-/* Checks a point's JSON (an object, known fields, ranges) without a
- * backend or problem, e.g. for `--agent builtin:POINT` at start-up.
- * Returns 0, or -1 with a one-line error (code 2). */
+/* Checks a point's JSON (an object, fields known to some emitter, ranges)
+ * without a backend or problem, e.g. for `--agent builtin:POINT` at
+ * start-up.  Returns 0, or -1 with a one-line error (code 2). */
 int kf_bt_point_check_json(const char *json, kf_error *err);
 int kf_bt_point_equal(const kf_bt_point *a, const kf_bt_point *b);
-/* Short label: "gemm 96x256x384 mr12nr32 rows-fused omp" (CPU),
- * "gemm ts16 wpt4 v4 local fused" (OpenCL). buf returned. */
+/* Short label: "gemm 96x256x384 mr12nr32 rows-fused omp" (C),
+ * "gemm ts16 wpt4 v4 local fused" (OpenCL C). buf returned. */
 char *kf_bt_point_label(const kf_bt_point *p, char *buf, size_t n);
-
-/* Work-items per work-group of an OpenCL point's GEMM: (ts/vec) x (ts/wpt).
- * Points above KF_BT_OCL_MAX_WG are refused (NVIDIA's limit; PoCL allows
- * 4096). */
-#define KF_BT_OCL_MAX_WG 1024
-int kf_bt_ocl_work_group(const kf_bt_point *p);
+/* The value of knob `name` of p, or `dflt` when p's emitter has none. */
+int kf_bt_point_knob(const kf_bt_point *p, const char *name, int dflt);
 
 /* Up to `max` neighbouring points of p (one knob changed), in a fixed
  * order, valid for the backend and sizes.  Returns how many. */
@@ -285,11 +275,11 @@ int kf_bt_history_has(const kf_bt_history *h, const kf_bt_point *pt);
 /* The history as JSON text (malloc'ed): {"tried": [{"point": {...},
  * "time_s": T}, ...], "last_rec": {...} or null, "last_rec_gain": G}; and
  * back, each point read as kf_bt_point_from_json() reads it (the run's
- * backend, r, dev).  On success *out replaces nothing: the caller frees the
+ * emitter, backend, r, dev).  On success *out replaces nothing: the caller frees the
  * old history first.  Returns 0, or -1 with a one-line error. */
 char *kf_bt_history_json(const kf_bt_history *h);
-int kf_bt_history_from_json(const char *json, const char *backend, const kf_resolved *r,
-                            const kf_device_info *dev, kf_bt_history *out, kf_error *err);
+int kf_bt_history_from_json(const char *json, const kf_bt_emitter *em, const char *backend,
+                            const kf_resolved *r, const kf_device_info *dev, kf_bt_history *out, kf_error *err);
 
 /* The analyzer: reads the evaluation of the candidate generated from `cur`,
  * names the bottleneck, and fills `out` with up to 4 untried neighbours
@@ -302,28 +292,31 @@ int kf_bt_analyze(kf_bt_history *h, const kf_resolved *r, const kf_bt_point *cur
                   kf_analysis *out, kf_error *err);
 
 /* ------------------------------------------------------------------ */
-/* Per-backend generators                                              */
+/* The generators, one per language (emit/; the emitter table is        */
+/* emit/emit.h)                                                        */
 
-/* C + OpenMP for cpu-simd (builtin_cpu.c).  On success returns 0 with *out
- * a new candidate (one source "kernel.c", entry "kf_kernel", scratch from
- * the plan, build_options "-lopenblas" when the point's baseline uses
- * OpenBLAS) and *label a malloc'ed short description.  Returns -1 with err
- * set when the plan cannot be generated (a generator bug or limit); the
- * agent turns that into res->error. */
-int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, kf_candidate **out,
-                  char **label, kf_error *err);
+/* C + OpenMP (emit/builtin_cpu.c), for plugins of language "c" (host entry
+ * kf_kernel).  On success returns 0 with *out a new candidate for `backend`
+ * (one source "kernel.c", entry "kf_kernel", scratch from the plan,
+ * build_options linking the BLAS when the point's baseline uses it) and
+ * *label a malloc'ed short description.  Returns -1 with err set when the
+ * plan cannot be generated (a generator bug or limit); the agent turns
+ * that into res->error. */
+int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *backend,
+                  const kf_device_info *dev, kf_candidate **out, char **label, kf_error *err);
 
-/* The BLAS of the cpu-simd op-by-op baseline (and of its GEMM anchor,
- * core/run/anchor.h): the candidate's build_options that link it, and a short
- * name for labels ("OpenBLAS").  NULL when kforge was configured without
- * OpenBLAS (the baseline then uses the builtin tiled GEMM). */
+/* The BLAS the C op-by-op baseline (and its GEMM anchor, core/run/anchor.h)
+ * links: the candidate's build_options, and a short name for labels
+ * ("OpenBLAS").  NULL when kforge was configured without OpenBLAS (the
+ * baseline then uses the builtin tiled GEMM). */
 const char *kf_bt_blas_options(void);
 const char *kf_bt_blas_name(void);
 
-/* OpenCL C + launch plan for opencl (builtin_ocl.c), same contract: the
- * candidate has its kernels, launches and scratch; dev (may be NULL) tells
- * the device limits (e.g. cl_khr_fp16 in detail). */
-int kf_bt_gen_ocl(const kf_bt_plan *plan, const kf_bt_point *pt, const kf_device_info *dev,
-                  kf_candidate **out, char **label, kf_error *err);
+/* OpenCL C + launch plan (emit/builtin_ocl.c), for plugins of language
+ * "opencl-c", same contract: the candidate has its kernels, launches and
+ * scratch; dev (may be NULL) tells the device limits (e.g. cl_khr_fp16 in
+ * detail). */
+int kf_bt_gen_ocl(const kf_bt_plan *plan, const kf_bt_point *pt, const char *backend,
+                  const kf_device_info *dev, kf_candidate **out, char **label, kf_error *err);
 
 #endif

@@ -28,20 +28,23 @@ typedef struct bt_impl {
     char *start;      /* JSON of the start point's fields, or NULL */
 } bt_impl;
 
-/* Until core/agent/builtin/emit/builtin_ocl.c is linked in, an OpenCL request fails clearly. */
-__attribute__((weak)) int kf_bt_gen_ocl(const kf_bt_plan *plan, const kf_bt_point *pt,
-                                        const kf_device_info *dev, kf_candidate **out,
-                                        char **label, kf_error *err)
+/* The emitter of the run's backend, from the language its plugin
+ * declares; NULL when the built-in agent has none for it. */
+static const kf_bt_emitter *emitter(const kf_agent_ctx *ctx)
 {
-    (void)plan; (void)pt; (void)dev; (void)label;
-    *out = NULL;
-    return kf_fail(err, 1, "the OpenCL generator is not built into this kforge; use --backend cpu-simd "
-                   "or an LLM agent");
+    return kf_bt_emitter_for(ctx->backend_language);
 }
 
-static int supported(const char *backend)
+static int no_emitter(const kf_agent_ctx *ctx, kf_error *err)
 {
-    return backend && (!strcmp(backend, "cpu-simd") || !strcmp(backend, "opencl"));
+    char langs[256] = "";
+    for (int i = 0; kf_bt_emitters[i]; i++) {
+        size_t l = strlen(langs);
+        snprintf(langs + l, sizeof langs - l, "%s%s", i ? ", " : "", kf_bt_emitters[i]->language);
+    }
+    return kf_fail(err, 2, "the builtin agent has no code emitter for backend %s (language \"%s\"; it emits %s); "
+                   "use an LLM agent for it", ctx->backend ? ctx->backend : "?",
+                   ctx->backend_language ? ctx->backend_language : "unknown", langs);
 }
 
 /* Reads the point back from a candidate's notes; 0 when found. */
@@ -55,7 +58,7 @@ static int point_of(const kf_candidate *c, const kf_agent_ctx *ctx, kf_bt_point 
     if (!e) return -1;
     char *js = strndup(s, (size_t)(e - s + 1));
     if (!js) return -1;
-    int rc = kf_bt_point_from_json(js, ctx->backend, ctx->r, ctx->device, pt, NULL);
+    int rc = kf_bt_point_from_json(js, emitter(ctx), ctx->backend, ctx->r, ctx->device, pt, NULL);
     free(js);
     return rc;
 }
@@ -66,17 +69,14 @@ static int build(const kf_agent_ctx *ctx, const kf_bt_point *pt, kf_gen_result *
     kf_bt_plan plan;
     kf_error e = {0};
     kf_bt_fusion fusion = pt->baseline ? KF_BT_FUSE_NONE : (kf_bt_fusion)pt->fusion;
-    if (!strcmp(ctx->backend, "cpu-simd") && !pt->pack && fusion == KF_BT_FUSE_ROWS)
-        fusion = KF_BT_FUSE_EPILOGUE;   /* the plain-loop GEMM has no row panels */
+    if (pt->em->plan_fusion) fusion = (kf_bt_fusion)pt->em->plan_fusion(pt, fusion);
     if (kf_bt_plan_build(ctx->r, fusion, &plan, &e) != 0) {
         res->error = strdup(e.msg);
         return 0;
     }
     kf_candidate *c = NULL;
     char *label = NULL;
-    int rc = !strcmp(ctx->backend, "opencl")
-                 ? kf_bt_gen_ocl(&plan, pt, ctx->device, &c, &label, &e)
-                 : kf_bt_gen_cpu(&plan, pt, &c, &label, &e);
+    int rc = pt->em->generate(&plan, pt, ctx->backend, ctx->device, &c, &label, &e);
     kf_bt_plan_free(&plan);
     if (rc != 0 || !c) {
         free(label);
@@ -119,7 +119,7 @@ static int variant_failed(bt_impl *im, const kf_agent_ctx *ctx, const kf_gen_req
     for (int i = 0; an && i < an->n_recs; i++) {
         kf_bt_point q;
         if (!an->recs[i].params ||
-            kf_bt_point_from_json(an->recs[i].params, ctx->backend, ctx->r, ctx->device, &q, NULL) != 0)
+            kf_bt_point_from_json(an->recs[i].params, emitter(ctx), ctx->backend, ctx->r, ctx->device, &q, NULL) != 0)
             continue;
         if (kf_bt_history_has(&im->hist, &q)) continue;
         *pt = q;
@@ -138,28 +138,28 @@ static int bt_generate(kf_agent *a, const kf_agent_ctx *ctx, const kf_gen_reques
 {
     bt_impl *im = a->impl;
     memset(res, 0, sizeof *res);
-    if (!supported(ctx->backend)) {
-        if (asprintf(&res->error, "the builtin agent writes cpu-simd and opencl candidates; use an LLM "
-                     "agent for %s", ctx->backend ? ctx->backend : "this backend") < 0)
-            return kf_fail(err, 6, "out of memory");
+    if (!emitter(ctx)) {
+        kf_error e = {0};
+        no_emitter(ctx, &e);
+        if (!(res->error = strdup(e.msg))) return kf_fail(err, 6, "out of memory");
         return 0;
     }
     kf_bt_point pt;
     const char *why = NULL;
     switch (req->kind) {
     case KF_GEN_BASELINE:
-        kf_bt_point_baseline(ctx->backend, &pt);
+        kf_bt_point_baseline(emitter(ctx), ctx->backend, &pt);
         break;
     case KF_GEN_OPTIMIZE: {
         const kf_analysis *an = req->analysis;
         if (!an || req->rec_index < 0 || req->rec_index >= an->n_recs || !an->recs[req->rec_index].params) {
             /* nothing to apply: regenerate from the best point */
-            if (point_of(req->best, ctx, &pt) != 0) kf_bt_point_default(ctx->backend, ctx->r, ctx->device, &pt);
+            if (point_of(req->best, ctx, &pt) != 0) kf_bt_point_default(emitter(ctx), ctx->backend, ctx->r, ctx->device, &pt);
             why = "no recommendation to apply";
             break;
         }
         kf_error e = {0};
-        if (kf_bt_point_from_json(an->recs[req->rec_index].params, ctx->backend, ctx->r, ctx->device, &pt, &e) != 0) {
+        if (kf_bt_point_from_json(an->recs[req->rec_index].params, emitter(ctx), ctx->backend, ctx->r, ctx->device, &pt, &e) != 0) {
             res->error = strdup(e.msg);
             return 0;
         }
@@ -168,7 +168,7 @@ static int bt_generate(kf_agent *a, const kf_agent_ctx *ctx, const kf_gen_reques
     case KF_GEN_FIX_COMPILE:
     case KF_GEN_FIX_MISMATCH:
         if (variant_failed(im, ctx, req, &pt, &why)) break;
-        if (point_of(req->last, ctx, &pt) != 0) kf_bt_point_default(ctx->backend, ctx->r, ctx->device, &pt);
+        if (point_of(req->last, ctx, &pt) != 0) kf_bt_point_default(emitter(ctx), ctx->backend, ctx->r, ctx->device, &pt);
         if (kf_bt_point_conservative(&pt)) {
             why = "fallback after a failure: more conservative point";
         } else {
@@ -180,14 +180,14 @@ static int bt_generate(kf_agent *a, const kf_agent_ctx *ctx, const kf_gen_reques
     default:
         if (im->start) {
             kf_error e = {0};
-            if (kf_bt_point_from_json(im->start, ctx->backend, ctx->r, ctx->device, &pt, &e) != 0) {
+            if (kf_bt_point_from_json(im->start, emitter(ctx), ctx->backend, ctx->r, ctx->device, &pt, &e) != 0) {
                 if (asprintf(&res->error, "--agent builtin:POINT: %s", e.msg) < 0) res->error = NULL;
                 return res->error ? 0 : kf_fail(err, 6, "out of memory");
             }
             why = "start point of --agent builtin:POINT";
             break;
         }
-        kf_bt_point_default(ctx->backend, ctx->r, ctx->device, &pt);
+        kf_bt_point_default(emitter(ctx), ctx->backend, ctx->r, ctx->device, &pt);
         break;
     }
     if (!pt.baseline && kf_bt_history_add(&im->hist, &pt, 0) != 0) return kf_fail(err, 6, "out of memory");
@@ -199,14 +199,12 @@ static int bt_analyze(kf_agent *a, const kf_agent_ctx *ctx, const kf_analyze_req
 {
     bt_impl *im = a->impl;
     memset(io, 0, sizeof *io);
-    if (!supported(ctx->backend))
-        return kf_fail(err, 2, "the builtin agent analyses cpu-simd and opencl candidates; use an LLM agent "
-                       "for %s", ctx->backend ? ctx->backend : "this backend");
+    if (!emitter(ctx)) return no_emitter(ctx, err);
     kf_bt_point pt;
     if (point_of(req->cand, ctx, &pt) != 0) {
         /* a candidate from elsewhere (an LLM, a file): analyse it as if it
            were the default point so the recommendations stay in our space */
-        kf_bt_point_default(ctx->backend, ctx->r, ctx->device, &pt);
+        kf_bt_point_default(emitter(ctx), ctx->backend, ctx->r, ctx->device, &pt);
     }
     return kf_bt_analyze(&im->hist, ctx->r, &pt, req->eval, req->previous_time_s, ctx->target_fraction,
                          out, err);
@@ -224,7 +222,7 @@ static int bt_load_state(kf_agent *a, const kf_agent_ctx *ctx, const char *state
 {
     bt_impl *im = a->impl;
     kf_bt_history h;
-    if (kf_bt_history_from_json(state, ctx->backend, ctx->r, ctx->device, &h, err) != 0) return -1;
+    if (kf_bt_history_from_json(state, emitter(ctx), ctx->backend, ctx->r, ctx->device, &h, err) != 0) return -1;
     kf_bt_history_free(&im->hist);
     im->hist = h;
     return 0;

@@ -16,95 +16,27 @@
 /* ------------------------------------------------------------------ */
 /* points                                                              */
 
-static int host_has_avx512(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f");
-#else
-    return 0;
-#endif
-}
-
-static int is_cpu(const char *backend) { return backend && !strcmp(backend, "cpu-simd"); }
-
-/* Micro-kernel tiles offered on this host: MR x NR with MR*NR/VL
- * accumulators, VL = 16 (AVX-512) or 8 (AVX2). */
-typedef struct { int mr, nr; } tile_t;
-static const tile_t TILES512[] = {{12, 32}, {8, 32}, {14, 32}, {6, 32}, {6, 64}, {24, 16}};
-static const tile_t TILES256[] = {{6, 16}, {4, 16}, {4, 24}, {8, 8}, {3, 32}, {12, 8}};
-static const int MCS[] = {48, 72, 96, 144, 192, 288};
-static const int NCS[] = {128, 256, 512, 1024, 2048};
-static const int KCS[] = {128, 192, 256, 384, 512};
-static const int TSS[] = {8, 16, 32, 64, 128};
-static const int WPTS[] = {1, 2, 4, 8};
-static const int VECS[] = {1, 2, 4, 8};
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-static void base_point(const char *backend, kf_bt_point *p)
+static void base_point(const kf_bt_emitter *em, const char *backend, kf_bt_point *p)
 {
     memset(p, 0, sizeof *p);
+    p->em = em;
     snprintf(p->backend, sizeof p->backend, "%s", backend ? backend : "");
     p->fusion = KF_BT_FUSE_ROWS;
     p->precision = KF_BT_FP32;
-    int a512 = host_has_avx512();
-    p->mr = a512 ? 12 : 6;
-    p->nr = a512 ? 32 : 16;
-    p->mc = a512 ? 96 : 72;
-    p->nc = 256;
-    p->kc = 384;
-    p->pack = 1;
-    p->threads = 0;
-    p->loop_order = 0;
-    p->unroll = 1;
-    p->ts = 16;
-    p->wpt = 4;
-    p->vec = 4;
-    p->local_mem = 1;
 }
 
-/* Rows of the GEMM with the fewest rows (M of C = x W^T), 0 if none. */
-static int64_t min_gemm_rows(const kf_resolved *r)
+void kf_bt_point_default(const kf_bt_emitter *em, const char *backend, const kf_resolved *r,
+                         const kf_device_info *dev, kf_bt_point *p)
 {
-    const kf_problem *pr = r->problem;
-    int64_t m = 0;
-    for (int k = 0; k < pr->n_nodes; k++) {
-        if (pr->nodes[k].op != KF_OP_MATMUL && pr->nodes[k].op != KF_OP_LINEAR) continue;
-        const kf_shape *y = &r->shapes[pr->n_inputs + k];
-        int64_t n = y->rank ? y->d[y->rank - 1] : 1;
-        int64_t rows = n ? kf_shape_elems(y) / n : 0;
-        if (m == 0 || rows < m) m = rows;
-    }
-    return m;
+    base_point(em, backend, p);
+    em->defaults(p, r, dev);
 }
 
-void kf_bt_point_default(const char *backend, const kf_resolved *r, const kf_device_info *dev,
-                         kf_bt_point *p)
+void kf_bt_point_baseline(const kf_bt_emitter *em, const char *backend, kf_bt_point *p)
 {
-    base_point(backend, p);
-    if (!is_cpu(backend) && dev) {
-        /* OpenCL starting points that measured best on each kind of device
-         * (bench/results/): on an H100 at the kernelbench preset, ts64 wpt8
-         * v4 ran problem 9 in 7.42 ms and problem 68 in 4.02 ms, where ts32
-         * wpt8 v4 took 7.64 and 4.91 ms and ts16 wpt4 v4 21.7 ms on 9; on
-         * PoCL's CPU device ts8 wpt8 v8 ran the cpu preset 2.4x faster. */
-        if (!strcmp(dev->kind, "gpu")) { p->ts = 64; p->wpt = 8; p->vec = 4; }
-        else if (!strcmp(dev->kind, "cpu")) { p->ts = 8; p->wpt = 8; p->vec = 8; }
-    }
-    if (!is_cpu(backend) || !r) return;
-    /* few rows (a wide, short GEMM): B is the big operand, so read it once
-       (column-block order) and keep the row op as its own pass: row
-       panels would leave threads idle */
-    int64_t m = min_gemm_rows(r);
-    if (m > 0 && m <= 4 * (int64_t)p->mc) {
-        p->loop_order = 1;
-        p->fusion = KF_BT_FUSE_EPILOGUE;
-    }
-}
-
-void kf_bt_point_baseline(const char *backend, kf_bt_point *p)
-{
-    base_point(backend, p);
+    kf_bt_point_default(em, backend, NULL, NULL, p);
     p->baseline = 1;
     p->fusion = KF_BT_FUSE_NONE;
 }
@@ -114,34 +46,36 @@ int kf_bt_point_conservative(kf_bt_point *p)
     if (p->baseline) return 0;
     if (p->fusion == KF_BT_FUSE_ROWS) { p->fusion = KF_BT_FUSE_EPILOGUE; return 1; }
     if (p->fusion == KF_BT_FUSE_EPILOGUE) { p->fusion = KF_BT_FUSE_NONE; return 1; }
-    if (is_cpu(p->backend)) {
-        if (p->pack) { p->pack = 0; return 1; }
-        return 0;
-    }
-    if (p->local_mem || p->ts > 8 || p->wpt > 1 || p->vec > 1) {
-        p->local_mem = 0; p->ts = 8; p->wpt = 1; p->vec = 1;
-        return 1;
-    }
-    return 0;
+    return p->em->conservative ? p->em->conservative(p) : 0;
 }
 
 int kf_bt_point_equal(const kf_bt_point *a, const kf_bt_point *b)
 {
-    return !strcmp(a->backend, b->backend) && a->baseline == b->baseline && a->fusion == b->fusion &&
-           a->precision == b->precision && a->mc == b->mc && a->nc == b->nc && a->kc == b->kc &&
-           a->mr == b->mr && a->nr == b->nr && a->pack == b->pack && a->threads == b->threads &&
-           a->loop_order == b->loop_order && a->unroll == b->unroll && a->ts == b->ts &&
-           a->wpt == b->wpt && a->vec == b->vec && a->local_mem == b->local_mem;
+    if (a->em != b->em || strcmp(a->backend, b->backend) || a->baseline != b->baseline ||
+        a->fusion != b->fusion || a->precision != b->precision)
+        return 0;
+    for (int i = 0; i < a->em->n_knobs; i++)
+        if (a->knob[i] != b->knob[i]) return 0;
+    return 1;
 }
 
+int kf_bt_knob_index(const kf_bt_emitter *em, const char *name)
+{
+    for (int i = 0; em && i < em->n_knobs; i++)
+        if (!strcmp(em->knobs[i].name, name)) return i;
+    return -1;
+}
+
+int kf_bt_point_knob(const kf_bt_point *p, const char *name, int dflt)
+{
+    int i = kf_bt_knob_index(p->em, name);
+    return i < 0 ? dflt : p->knob[i];
+}
+
+/* the common fields */
 typedef struct { const char *name; size_t off; int lo, hi; } field_t;
 #define F(n, lo, hi) {#n, offsetof(kf_bt_point, n), lo, hi}
-static const field_t FIELDS[] = {
-    F(baseline, 0, 1), F(fusion, 0, 2), F(precision, 0, 1),
-    F(mc, 1, 4096), F(nc, 8, 65536), F(kc, 8, 8192), F(mr, 1, 32), F(nr, 8, 128),
-    F(pack, 0, 1), F(threads, 0, 4096), F(loop_order, 0, 1), F(unroll, 1, 8),
-    F(ts, 1, 128), F(wpt, 1, 16), F(vec, 1, 16), F(local_mem, 0, 1),
-};
+static const field_t FIELDS[] = {F(baseline, 0, 1), F(fusion, 0, 2), F(precision, 0, 1)};
 #undef F
 
 char *kf_bt_point_json(const kf_bt_point *p)
@@ -151,13 +85,40 @@ char *kf_bt_point_json(const kf_bt_point *p)
     for (int i = 0; i < NELEM(FIELDS); i++)
         json_object_object_add(o, FIELDS[i].name,
                                json_object_new_int(*(const int *)((const char *)p + FIELDS[i].off)));
+    for (int i = 0; i < p->em->n_knobs; i++)
+        json_object_object_add(o, p->em->knobs[i].name, json_object_new_int(p->knob[i]));
     char *s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
     json_object_put(o);
     return s;
 }
 
+/* Is `name` a knob of some emitter?  Sets *lo, *hi of the first found. */
+static int any_knob(const char *name, int *lo, int *hi)
+{
+    for (int e = 0; kf_bt_emitters[e]; e++) {
+        int i = kf_bt_knob_index(kf_bt_emitters[e], name);
+        if (i >= 0) { *lo = kf_bt_emitters[e]->knobs[i].lo; *hi = kf_bt_emitters[e]->knobs[i].hi; return 1; }
+    }
+    return 0;
+}
+
+static void known_fields(char *buf, size_t n)
+{
+    snprintf(buf, n, "backend, baseline, fusion, precision");
+    for (int e = 0; kf_bt_emitters[e]; e++) {
+        const kf_bt_emitter *em = kf_bt_emitters[e];
+        size_t l = strlen(buf);
+        snprintf(buf + l, n - l, "; %s:", em->language);
+        for (int i = 0; i < em->n_knobs; i++) {
+            l = strlen(buf);
+            snprintf(buf + l, n - l, "%s %s", i ? "," : "", em->knobs[i].name);
+        }
+    }
+}
+
 /* Applies the fields of JSON object o to p.  backend: the run's backend,
- * which a "backend" field must match; NULL accepts any. */
+ * which a "backend" field must match; NULL accepts any.  p->em NULL: only
+ * checks (any emitter's knob is accepted). */
 static int apply_fields(json_object *o, const char *backend, kf_bt_point *p, kf_error *err)
 {
     json_object_object_foreach(o, key, val) {
@@ -168,19 +129,28 @@ static int apply_fields(json_object *o, const char *backend, kf_bt_point *p, kf_
                                b ? b : "", backend);
             continue;
         }
-        int i;
+        int *slot = NULL, lo = 0, hi = 0, i;
         for (i = 0; i < NELEM(FIELDS); i++)
             if (!strcmp(FIELDS[i].name, key)) break;
-        if (i == NELEM(FIELDS))
-            return kf_fail(err, 2, "builtin point: unknown field \"%s\" (known: fusion, mc, nc, kc, mr, nr, "
-                           "pack, threads, loop_order, unroll, ts, wpt, vec, local_mem, precision, baseline)", key);
+        if (i < NELEM(FIELDS)) {
+            slot = (int *)((char *)p + FIELDS[i].off);
+            lo = FIELDS[i].lo;
+            hi = FIELDS[i].hi;
+        } else if (p->em && (i = kf_bt_knob_index(p->em, key)) >= 0) {
+            slot = &p->knob[i];
+            lo = p->em->knobs[i].lo;
+            hi = p->em->knobs[i].hi;
+        } else if (!any_knob(key, &lo, &hi)) {
+            char known[512];
+            known_fields(known, sizeof known);
+            return kf_fail(err, 2, "builtin point: unknown field \"%s\" (known: %s)", key, known);
+        }
         if (!json_object_is_type(val, json_type_int))
             return kf_fail(err, 2, "builtin point: \"%s\" must be an integer", key);
         int64_t v = json_object_get_int64(val);
-        if (v < FIELDS[i].lo || v > FIELDS[i].hi)
-            return kf_fail(err, 2, "builtin point: \"%s\" = %lld is out of range %d..%d", key, (long long)v,
-                           FIELDS[i].lo, FIELDS[i].hi);
-        *(int *)((char *)p + FIELDS[i].off) = (int)v;
+        if (v < lo || v > hi)
+            return kf_fail(err, 2, "builtin point: \"%s\" = %lld is out of range %d..%d", key, (long long)v, lo, hi);
+        if (slot) *slot = (int)v;   /* another language's knob: checked, ignored */
     }
     return 0;
 }
@@ -196,18 +166,17 @@ static json_object *parse_object(const char *json, kf_error *err)
     return o;
 }
 
-int kf_bt_point_from_json(const char *json, const char *backend, const kf_resolved *r,
+int kf_bt_point_from_json(const char *json, const kf_bt_emitter *em, const char *backend, const kf_resolved *r,
                           const kf_device_info *dev, kf_bt_point *out, kf_error *err)
 {
     kf_bt_point p;
-    kf_bt_point_default(backend, r, dev, &p);
+    kf_bt_point_default(em, backend, r, dev, &p);
     json_object *o = parse_object(json, err);
     if (!o) return -1;
     int rc = apply_fields(o, backend, &p, err);
     json_object_put(o);
     if (rc != 0) return -1;
-    if (is_cpu(backend) && p.nr % 8 != 0)
-        return kf_fail(err, 2, "builtin point: nr = %d must be a multiple of 8 (the AVX2 vector width)", p.nr);
+    if (em->check && em->check(&p, err) != 0) return -1;
     *out = p;
     return 0;
 }
@@ -215,7 +184,7 @@ int kf_bt_point_from_json(const char *json, const char *backend, const kf_resolv
 int kf_bt_point_check_json(const char *json, kf_error *err)
 {
     kf_bt_point p;
-    base_point("", &p);
+    memset(&p, 0, sizeof p);
     json_object *o = parse_object(json, err);
     if (!o) return -1;
     int rc = apply_fields(o, NULL, &p, err);
@@ -230,92 +199,40 @@ static const char *fusion_name(int f)
 
 char *kf_bt_point_label(const kf_bt_point *p, char *buf, size_t n)
 {
-    if (p->baseline) {
-        snprintf(buf, n, "op-by-op baseline");
-    } else if (is_cpu(p->backend)) {
-        char thr[24] = "omp";
-        if (p->threads) snprintf(thr, sizeof thr, "omp%d", p->threads);
-        if (p->pack)
-            snprintf(buf, n, "gemm %dx%dx%d mr%dnr%d%s%s %s %s", p->mc, p->nc, p->kc, p->mr, p->nr,
-                     p->unroll > 1 ? " u" : "", p->unroll > 1 ? (p->unroll == 2 ? "2" : "4") : "",
-                     fusion_name(p->fusion), thr);
-        else
-            snprintf(buf, n, "gemm plain loops %s %s", fusion_name(p->fusion), thr);
-        if (p->loop_order) strncat(buf, " colmajor", n - strlen(buf) - 1);
-    } else {
-        snprintf(buf, n, "gemm ts%d wpt%d v%d%s %s%s", p->ts, p->wpt, p->vec, p->local_mem ? " local" : "",
-                 fusion_name(p->fusion), p->precision ? " fp16" : "");
-    }
+    if (p->baseline) snprintf(buf, n, "op-by-op baseline");
+    else p->em->label(p, fusion_name(p->fusion), buf, n);
     return buf;
 }
 
-/* index of v in a sorted table, or of the nearest entry */
-static int nearest(const int *t, int n, int v)
-{
-    int best = 0;
-    for (int i = 1; i < n; i++)
-        if (abs(t[i] - v) < abs(t[best] - v)) best = i;
-    return best;
-}
+struct kf_bt_nbr_sink {
+    const kf_bt_point *from;
+    kf_bt_point *out;
+    int k, max;
+};
 
-int kf_bt_ocl_work_group(const kf_bt_point *p)
+int kf_bt_nbr_push(kf_bt_nbr_sink *s, const kf_bt_point *q)
 {
-    if (p->ts <= 0 || p->wpt <= 0 || p->vec <= 0) return 0;
-    return (p->ts / p->vec) * (p->ts / p->wpt);
-}
-
-static int push(kf_bt_point *out, int *k, int max, const kf_bt_point *p, const kf_bt_point *from)
-{
-    if (*k >= max || kf_bt_point_equal(p, from)) return 0;
-    if (!is_cpu(p->backend) && (p->wpt > p->ts || p->vec > p->ts || kf_bt_ocl_work_group(p) > KF_BT_OCL_MAX_WG))
-        return 0;
-    for (int i = 0; i < *k; i++)
-        if (kf_bt_point_equal(&out[i], p)) return 0;
-    out[(*k)++] = *p;
+    if (s->k >= s->max || kf_bt_point_equal(q, s->from)) return 0;
+    if (q->em->check && q->em->check(q, NULL) != 0) return 0;
+    if (q->em->offerable && !q->em->offerable(q)) return 0;
+    for (int i = 0; i < s->k; i++)
+        if (kf_bt_point_equal(&s->out[i], q)) return 0;
+    s->out[s->k++] = *q;
     return 1;
 }
-
-/* neighbours along one table-valued knob: the previous and next entries */
-#define STEP_KNOB(field, table) do { \
-        int i_ = nearest(table, NELEM(table), p->field); \
-        for (int d_ = -1; d_ <= 1; d_ += 2) { \
-            int j_ = i_ + d_; \
-            if (j_ < 0 || j_ >= NELEM(table)) continue; \
-            q = *p; q.field = table[j_]; push(out, &k, max, &q, p); \
-        } \
-    } while (0)
 
 int kf_bt_neighbours(const kf_bt_point *p, const kf_resolved *r, kf_bt_point *out, int max)
 {
     (void)r;
-    int k = 0;
-    kf_bt_point q;
+    kf_bt_nbr_sink s = {p, out, 0, max};
     if (p->baseline) return 0;
     for (int f = KF_BT_FUSE_NONE; f <= KF_BT_FUSE_ROWS; f++) {
-        q = *p; q.fusion = f; push(out, &k, max, &q, p);
+        kf_bt_point q = *p;
+        q.fusion = f;
+        kf_bt_nbr_push(&s, &q);
     }
-    if (is_cpu(p->backend)) {
-        if (!p->pack) { q = *p; q.pack = 1; push(out, &k, max, &q, p); return k; }
-        int a512 = host_has_avx512();
-        const tile_t *tl = a512 ? TILES512 : TILES256;
-        int nt = a512 ? NELEM(TILES512) : NELEM(TILES256);
-        for (int i = 0; i < nt; i++) {
-            q = *p; q.mr = tl[i].mr; q.nr = tl[i].nr; push(out, &k, max, &q, p);
-        }
-        STEP_KNOB(mc, MCS);
-        STEP_KNOB(nc, NCS);
-        STEP_KNOB(kc, KCS);
-        q = *p; q.unroll = p->unroll == 1 ? 2 : (p->unroll == 2 ? 4 : 1); push(out, &k, max, &q, p);
-        q = *p; q.loop_order = !p->loop_order; push(out, &k, max, &q, p);
-        q = *p; q.threads = p->threads ? 0 : 1; push(out, &k, max, &q, p);
-    } else {
-        STEP_KNOB(ts, TSS);
-        STEP_KNOB(wpt, WPTS);
-        STEP_KNOB(vec, VECS);
-        q = *p; q.local_mem = !p->local_mem; push(out, &k, max, &q, p);
-        q = *p; q.precision = p->precision ? KF_BT_FP32 : KF_BT_FP16_STORAGE; push(out, &k, max, &q, p);
-    }
-    return k;
+    p->em->neighbours(p, &s);
+    return s.k;
 }
 
 /* ------------------------------------------------------------------ */
@@ -381,16 +298,16 @@ char *kf_bt_history_json(const kf_bt_history *h)
     return s;
 }
 
-static int point_of_obj(json_object *o, const char *backend, const kf_resolved *r, const kf_device_info *dev,
-                        kf_bt_point *pt, kf_error *err)
+static int point_of_obj(json_object *o, const kf_bt_emitter *em, const char *backend, const kf_resolved *r,
+                        const kf_device_info *dev, kf_bt_point *pt, kf_error *err)
 {
     if (!o || !json_object_is_type(o, json_type_object))
         return kf_fail(err, 2, "builtin history: a point is not a JSON object");
-    return kf_bt_point_from_json(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), backend, r, dev,
-                                 pt, err);
+    return kf_bt_point_from_json(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), em, backend, r,
+                                 dev, pt, err);
 }
 
-static int history_fill(json_object *o, const char *backend, const kf_resolved *r, const kf_device_info *dev,
+static int history_fill(json_object *o, const kf_bt_emitter *em, const char *backend, const kf_resolved *r, const kf_device_info *dev,
                         kf_bt_history *h, kf_error *err)
 {
     json_object *tried, *v;
@@ -399,22 +316,22 @@ static int history_fill(json_object *o, const char *backend, const kf_resolved *
     for (size_t i = 0; i < json_object_array_length(tried); i++) {
         json_object *t = json_object_array_get_idx(tried, i), *p = NULL, *ts = NULL;
         kf_bt_point pt;
-        if (!json_object_object_get_ex(t, "point", &p) || point_of_obj(p, backend, r, dev, &pt, err) != 0)
+        if (!json_object_object_get_ex(t, "point", &p) || point_of_obj(p, em, backend, r, dev, &pt, err) != 0)
             return kf_fail(err, 2, "builtin history: tried[%zu]: %s", i, err && err->msg[0] ? err->msg : "no point");
         json_object_object_get_ex(t, "time_s", &ts);
         if (kf_bt_history_add(h, &pt, ts ? json_object_get_double(ts) : 0) != 0)
             return kf_fail(err, 6, "builtin history: out of memory");
     }
     if (json_object_object_get_ex(o, "last_rec", &v) && v) {
-        if (point_of_obj(v, backend, r, dev, &h->last_rec, err) != 0) return -1;
+        if (point_of_obj(v, em, backend, r, dev, &h->last_rec, err) != 0) return -1;
         h->have_last_rec = 1;
         if (json_object_object_get_ex(o, "last_rec_gain", &v) && v) h->last_rec_gain = json_object_get_double(v);
     }
     return 0;
 }
 
-int kf_bt_history_from_json(const char *json, const char *backend, const kf_resolved *r,
-                            const kf_device_info *dev, kf_bt_history *out, kf_error *err)
+int kf_bt_history_from_json(const char *json, const kf_bt_emitter *em, const char *backend,
+                            const kf_resolved *r, const kf_device_info *dev, kf_bt_history *out, kf_error *err)
 {
     memset(out, 0, sizeof *out);
     json_object *o = json ? json_tokener_parse(json) : NULL;
@@ -422,7 +339,7 @@ int kf_bt_history_from_json(const char *json, const char *backend, const kf_reso
         json_object_put(o);
         return kf_fail(err, 2, "builtin history: not a JSON object");
     }
-    int rc = history_fill(o, backend, r, dev, out, err);
+    int rc = history_fill(o, em, backend, r, dev, out, err);
     json_object_put(o);
     if (rc != 0) kf_bt_history_free(out);
     return rc;
@@ -487,51 +404,24 @@ static void measure_work(const kf_resolved *r, work_t *w)
     }
 }
 
-/* Relative efficiency (0..1] of the GEMM at point p: register blocking,
- * cache fit of the blocks, load balance over threads. */
-static double gemm_eff(const kf_bt_point *p, const work_t *w, int threads)
-{
-    if (!p->pack) return 0.15;
-    int vl = host_has_avx512() ? 16 : 8;
-    int nv = p->nr / vl;
-    if (nv < 1) nv = 1;
-    int acc = p->mr * nv;
-    double e = 1.0;
-    if (acc + nv + 1 > 32 || (vl == 8 && acc + nv + 1 > 16)) e *= 0.55;       /* spills */
-    else e *= (double)acc / (acc + 0.5 * nv + 1.5);                             /* load/FMA ratio */
-    double l1 = (double)p->mr * p->kc * 4 + (double)p->nr * p->kc * 4 / 4;
-    if (l1 > 32768) e *= 0.9;
-    double l2 = (double)p->kc * p->nc * 4 + (double)p->mc * p->kc * 4;
-    if (l2 > 1024.0 * 1024) e *= 0.85;
-    if (p->kc < 256) e *= 0.93;
-    /* balance: (MC x NC) blocks over threads */
-    double bm = ceil(w->max_m / p->mc), bn = ceil(w->max_n / p->nc);
-    double blocks = bm * bn;
-    if (blocks < 1) blocks = 1;
-    double waves = ceil(blocks / threads);
-    e *= blocks / (waves * threads);
-    /* padding waste of edge tiles */
-    if (w->max_m > 0 && w->max_n > 0) {
-        double um = ceil(w->max_m / p->mr) * p->mr, un = ceil(w->max_n / p->nr) * p->nr;
-        e *= (w->max_m * w->max_n) / (um * un);
-    }
-    return e;
-}
-
 static int host_threads(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
 }
 
-/* Modelled time of the whole candidate at point p. */
+/* Modelled time of the whole candidate at point p; the GEMM's efficiency
+ * is the emitter's (a constant 0.5 when it has no model). */
 static double model_time(const kf_bt_point *p, const work_t *w, const kf_roofline *rf)
 {
-    int threads = p->threads ? p->threads : host_threads();
+    int threads = p->em->threads ? p->em->threads(p) : 0;
+    if (threads <= 0) threads = host_threads();
     double peak = rf->peak_flops > 0 ? rf->peak_flops : 1e11;
     double bw = rf->peak_bytes_per_s > 0 ? rf->peak_bytes_per_s : 1e10;
     double per_thread = peak / host_threads();
-    double t = w->gemm_flops / (per_thread * threads * gemm_eff(p, w, threads));
+    kf_bt_gemm_work gw = {w->max_m, w->max_n, host_threads()};
+    double eff = p->em->gemm_eff ? p->em->gemm_eff(p, &gw, threads) : 0.5;
+    double t = w->gemm_flops / (per_thread * threads * eff);
     /* every unfused tail pass reads and writes its tensor */
     double passes = w->tail_elems;
     if (p->fusion >= KF_BT_FUSE_EPILOGUE) passes -= w->epi_elems;
@@ -571,20 +461,15 @@ static char *dupf(const char *fmt, ...)
 
 static const char *knob_change(const kf_bt_point *a, const kf_bt_point *b, char *buf, size_t n)
 {
-    if (a->fusion != b->fusion) snprintf(buf, n, "switch to %s", fusion_name(b->fusion));
-    else if (a->mr != b->mr || a->nr != b->nr) snprintf(buf, n, "use a %dx%d micro-kernel (was %dx%d)", b->mr, b->nr, a->mr, a->nr);
-    else if (a->mc != b->mc) snprintf(buf, n, "set MC to %d (was %d)", b->mc, a->mc);
-    else if (a->nc != b->nc) snprintf(buf, n, "set NC to %d (was %d)", b->nc, a->nc);
-    else if (a->kc != b->kc) snprintf(buf, n, "set KC to %d (was %d)", b->kc, a->kc);
-    else if (a->unroll != b->unroll) snprintf(buf, n, "unroll the k loop by %d", b->unroll);
-    else if (a->loop_order != b->loop_order) snprintf(buf, n, "order blocks %s", b->loop_order ? "column-major" : "row-major");
-    else if (a->threads != b->threads) snprintf(buf, n, "use %s threads", b->threads ? "1" : "all");
-    else if (a->pack != b->pack) snprintf(buf, n, "%s packing", b->pack ? "enable" : "disable");
-    else if (a->ts != b->ts) snprintf(buf, n, "set the work-group tile to %d (was %d)", b->ts, a->ts);
-    else if (a->wpt != b->wpt) snprintf(buf, n, "set work per item to %d (was %d)", b->wpt, a->wpt);
-    else if (a->vec != b->vec) snprintf(buf, n, "set the vector width to %d (was %d)", b->vec, a->vec);
-    else if (a->local_mem != b->local_mem) snprintf(buf, n, "%s local-memory tiling", b->local_mem ? "enable" : "disable");
-    else if (a->precision != b->precision) snprintf(buf, n, "use %s", b->precision ? "fp16 storage" : "fp32");
+    const kf_bt_emitter *em = a->em;
+    if (a->fusion != b->fusion) { snprintf(buf, n, "switch to %s", fusion_name(b->fusion)); return buf; }
+    if (em->describe_change && em->describe_change(a, b, buf, n)) return buf;
+    for (int i = 0; i < em->n_knobs; i++)
+        if (a->knob[i] != b->knob[i]) {
+            snprintf(buf, n, "set %s to %d (was %d)", em->knobs[i].noun, b->knob[i], a->knob[i]);
+            return buf;
+        }
+    if (a->precision != b->precision) snprintf(buf, n, "use %s", b->precision ? "fp16 storage" : "fp32");
     else snprintf(buf, n, "retry");
     return buf;
 }

@@ -484,22 +484,21 @@ static void emit_header(ocl_gen *g, const char *label)
 
 static int check_point(const kf_bt_point *pt, const kf_bt_plan *plan, kf_error *err)
 {
-    if (strcmp(pt->backend, "opencl") != 0)
-        return kf_fail(err, 2, "the OpenCL generator got a point for backend '%s'; use kf_bt_gen_cpu for cpu-simd",
-                       pt->backend);
-    if (pt->ts != 8 && pt->ts != 16 && pt->ts != 32 && pt->ts != 64 && pt->ts != 128)
-        return kf_fail(err, 2, "OpenCL point: ts = %d; use 8, 16, 32, 64 or 128", pt->ts);
-    if (pt->wpt != 1 && pt->wpt != 2 && pt->wpt != 4 && pt->wpt != 8)
-        return kf_fail(err, 2, "OpenCL point: wpt = %d; use 1, 2, 4 or 8", pt->wpt);
-    if (pt->wpt > pt->ts)
-        return kf_fail(err, 2, "OpenCL point: wpt = %d exceeds the tile ts = %d; lower wpt", pt->wpt, pt->ts);
-    if (pt->vec != 1 && pt->vec != 2 && pt->vec != 4 && pt->vec != 8)
-        return kf_fail(err, 2, "OpenCL point: vec = %d; use 1, 2, 4 or 8", pt->vec);
-    if (pt->vec > pt->ts)
-        return kf_fail(err, 2, "OpenCL point: vec = %d exceeds the tile ts = %d; lower vec", pt->vec, pt->ts);
+    if (pt->em != &kf_bt_emit_opencl_c)
+        return kf_fail(err, 2, "the OpenCL C generator got a point of language '%s'", pt->em ? pt->em->language : "?");
+    if (pt->knob[KO_TS] != 8 && pt->knob[KO_TS] != 16 && pt->knob[KO_TS] != 32 && pt->knob[KO_TS] != 64 && pt->knob[KO_TS] != 128)
+        return kf_fail(err, 2, "OpenCL point: ts = %d; use 8, 16, 32, 64 or 128", pt->knob[KO_TS]);
+    if (pt->knob[KO_WPT] != 1 && pt->knob[KO_WPT] != 2 && pt->knob[KO_WPT] != 4 && pt->knob[KO_WPT] != 8)
+        return kf_fail(err, 2, "OpenCL point: wpt = %d; use 1, 2, 4 or 8", pt->knob[KO_WPT]);
+    if (pt->knob[KO_WPT] > pt->knob[KO_TS])
+        return kf_fail(err, 2, "OpenCL point: wpt = %d exceeds the tile ts = %d; lower wpt", pt->knob[KO_WPT], pt->knob[KO_TS]);
+    if (pt->knob[KO_VEC] != 1 && pt->knob[KO_VEC] != 2 && pt->knob[KO_VEC] != 4 && pt->knob[KO_VEC] != 8)
+        return kf_fail(err, 2, "OpenCL point: vec = %d; use 1, 2, 4 or 8", pt->knob[KO_VEC]);
+    if (pt->knob[KO_VEC] > pt->knob[KO_TS])
+        return kf_fail(err, 2, "OpenCL point: vec = %d exceeds the tile ts = %d; lower vec", pt->knob[KO_VEC], pt->knob[KO_TS]);
     if (kf_bt_ocl_work_group(pt) > KF_BT_OCL_MAX_WG)
         return kf_fail(err, 2, "OpenCL point: ts %d, wpt %d, vec %d makes work-groups of %d work-items (at most %d); "
-                       "raise wpt or vec, or lower ts", pt->ts, pt->wpt, pt->vec, kf_bt_ocl_work_group(pt),
+                       "raise wpt or vec, or lower ts", pt->knob[KO_TS], pt->knob[KO_WPT], pt->knob[KO_VEC], kf_bt_ocl_work_group(pt),
                        KF_BT_OCL_MAX_WG);
     if (pt->precision != KF_BT_FP32 && pt->precision != KF_BT_FP16_STORAGE)
         return kf_fail(err, 2, "OpenCL point: precision %d is unknown; use 0 (fp32) or 1 (fp16 storage)",
@@ -536,7 +535,7 @@ static void gen_group(ocl_gen *g, int gi)
     }
 }
 
-int kf_bt_gen_ocl(const kf_bt_plan *plan, const kf_bt_point *pt, const kf_device_info *dev,
+int kf_bt_gen_ocl(const kf_bt_plan *plan, const kf_bt_point *pt, const char *backend, const kf_device_info *dev,
                   kf_candidate **out, char **label, kf_error *err)
 {
     *out = NULL;
@@ -551,7 +550,7 @@ int kf_bt_gen_ocl(const kf_bt_plan *plan, const kf_bt_point *pt, const kf_device
     g.pt = pt;
     g.dev = dev;
     g.err = err;
-    g.cand = kf_candidate_new("opencl");
+    g.cand = kf_candidate_new(backend);
     int nv = plan->n_values;
     g.store_name = calloc((size_t)nv + 1, sizeof *g.store_name);
     g.ident = calloc((size_t)nv + 1, sizeof *g.ident);
@@ -561,7 +560,7 @@ int kf_bt_gen_ocl(const kf_bt_plan *plan, const kf_bt_point *pt, const kf_device
     char lab[256], pl[160];
     if (pt->baseline)
         snprintf(lab, sizeof lab, "op-by-op, own tiled GEMM ts%d wpt%d v%d (CLBlast not callable from a launch plan)",
-                 pt->ts, pt->wpt, pt->vec);
+                 pt->knob[KO_TS], pt->knob[KO_WPT], pt->knob[KO_VEC]);
     else
         snprintf(lab, sizeof lab, "%s", kf_bt_point_label(pt, pl, sizeof pl));
 

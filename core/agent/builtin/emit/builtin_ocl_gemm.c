@@ -87,9 +87,9 @@ void ocl_gen_gemm(ocl_gen *g, int gi)
     const kf_problem *p = g->p;
     const kf_node *an = &p->nodes[grp->nodes[0]];
     int anchor_v = p->n_inputs + grp->nodes[0];
-    const int TS = g->pt->ts, WPT = g->pt->wpt, RTS = TS / WPT, TK = TS <= 32 ? TS : 16;
-    const int local_mem = g->pt->local_mem;
-    const int vec = g->pt->vec, CTS = TS / vec;
+    const int TS = g->pt->knob[KO_TS], WPT = g->pt->knob[KO_WPT], RTS = TS / WPT, TK = TS <= 32 ? TS : 16;
+    const int local_mem = g->pt->knob[KO_LOCAL_MEM];
+    const int vec = g->pt->knob[KO_VEC], CTS = TS / vec;
     char vt[16], bc[16];   /* the accumulator type and its broadcast cast */
     if (vec == 1) { snprintf(vt, sizeof vt, "float"); bc[0] = 0; }
     else { snprintf(vt, sizeof vt, "float%d", vec); snprintf(bc, sizeof bc, "(float%d)", vec); }

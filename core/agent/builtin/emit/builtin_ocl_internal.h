@@ -13,6 +13,7 @@
 #define KF_BUILTIN_OCL_INTERNAL_H
 
 #include "agent/builtin/builtin.h"
+#include "ocl_knobs.h"
 
 #define OCL_MAX_BUFS 48
 
