@@ -16,6 +16,7 @@
 #include "common.h"
 #include "util/error.h"
 #include "backend/registry.h"
+#include "agent/builtin/emit/emit.h"
 
 #ifndef KF_PLUGINDIR
 #define KF_PLUGINDIR "/usr/local/lib/kforge/plugins"
@@ -102,6 +103,11 @@ static void print_plugin(kf_plugin *p)
     printf("  plugin ABI %u.%u, language %s, caps: %s\n", (unsigned)be->abi_major,
            (unsigned)be->abi_minor, or_unknown(be->language), caps);
     printf("  file: %s\n", p->path);
+    const kf_bt_emitter *em = kf_bt_emitter_of_plugin(p);
+    char *guide = kf_plugin_guide_path(p, NULL);
+    printf("  agents: builtin %s; llm guide %s\n", em ? em->what : "none (no emitter for this language)",
+           guide ? guide : "none found");
+    free(guide);
     if (kf_plugin_probe(p) < 0) {
         printf("  not available here: %s\n", or_unknown(p->probe_why));
         return;
@@ -175,6 +181,11 @@ static json_object *plugin_json(kf_plugin *p)
     json_object_object_add(o, "caps", caps);
     json_object_object_add(o, "language", jstr(be->language));
     json_object_object_add(o, "file", jstr(p->path));
+    const kf_bt_emitter *em = kf_bt_emitter_of_plugin(p);
+    json_object_object_add(o, "builtin_emitter", em ? jstr(em->what) : NULL);
+    char *guide = kf_plugin_guide_path(p, NULL);
+    json_object_object_add(o, "llm_guide", guide ? jstr(guide) : NULL);
+    free(guide);
     int n = kf_plugin_probe(p);
     json_object_object_add(o, "available", json_object_new_boolean(n >= 0));
     json_object_object_add(o, "why", n >= 0 ? NULL : jstr(or_unknown(p->probe_why)));
