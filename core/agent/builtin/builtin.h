@@ -319,4 +319,10 @@ const char *kf_bt_blas_name(void);
 int kf_bt_gen_ocl(const kf_bt_plan *plan, const kf_bt_point *pt, const char *backend,
                   const kf_device_info *dev, kf_candidate **out, char **label, kf_error *err);
 
+/* CUDA C + launch plan (emit/cuda_from_ocl.c), for plugins of language
+ * "cuda-c": the OpenCL C generator's kernels translated to CUDA C, fp32;
+ * same contract. */
+int kf_bt_gen_cuda(const kf_bt_plan *plan, const kf_bt_point *pt, const char *backend,
+                   const kf_device_info *dev, kf_candidate **out, char **label, kf_error *err);
+
 #endif

@@ -123,8 +123,9 @@ extern const kf_bt_emitter *const kf_bt_emitters[];
 /* A knob's index in em->knobs, -1 if em has no such knob. */
 int kf_bt_knob_index(const kf_bt_emitter *em, const char *name);
 
-/* The emitters (emit/cpu_space.c, emit/ocl_space.c). */
+/* The emitters (emit/cpu_space.c, emit/ocl_space.c, emit/cuda_from_ocl.c). */
 extern const kf_bt_emitter kf_bt_emit_c;
 extern const kf_bt_emitter kf_bt_emit_opencl_c;
+extern const kf_bt_emitter kf_bt_emit_cuda_c;
 
 #endif

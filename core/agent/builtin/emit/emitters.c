@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-const kf_bt_emitter *const kf_bt_emitters[] = {&kf_bt_emit_c, &kf_bt_emit_opencl_c, NULL};
+const kf_bt_emitter *const kf_bt_emitters[] = {&kf_bt_emit_c, &kf_bt_emit_opencl_c, &kf_bt_emit_cuda_c, NULL};
 
 const kf_bt_emitter *kf_bt_emitter_for(const char *language)
 {

@@ -20,4 +20,14 @@ enum {
 #define KF_BT_OCL_MAX_WG 1024
 int kf_bt_ocl_work_group(const kf_bt_point *p);
 
+/* The OpenCL C search space, shared with the cuda-c emitter
+ * (cuda_from_ocl.c), which writes the same kernels in CUDA C. */
+extern const kf_bt_knob kf_bt_ocl_knobs[KO_N];
+void kf_bt_ocl_defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info *dev);
+int kf_bt_ocl_offerable(const kf_bt_point *p);
+int kf_bt_ocl_conservative(kf_bt_point *p);
+void kf_bt_ocl_neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s);
+char *kf_bt_ocl_label(const kf_bt_point *p, const char *fusion, char *buf, size_t n);
+const char *kf_bt_ocl_describe_change(const kf_bt_point *a, const kf_bt_point *b, char *buf, size_t n);
+
 #endif

@@ -17,7 +17,7 @@ static const int TSS[] = {8, 16, 32, 64, 128};
 static const int WPTS[] = {1, 2, 4, 8};
 static const int VECS[] = {1, 2, 4, 8};
 
-static const kf_bt_knob KNOBS[KO_N] = {
+const kf_bt_knob kf_bt_ocl_knobs[KO_N] = {
     [KO_TS] = {"ts", 1, 128, TSS, NELEM(TSS), "the work-group tile"},
     [KO_WPT] = {"wpt", 1, 16, WPTS, NELEM(WPTS), "work per item"},
     [KO_VEC] = {"vec", 1, 16, VECS, NELEM(VECS), "the vector width"},
@@ -31,7 +31,7 @@ int kf_bt_ocl_work_group(const kf_bt_point *p)
     return (k[KO_TS] / k[KO_VEC]) * (k[KO_TS] / k[KO_WPT]);
 }
 
-static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info *dev)
+void kf_bt_ocl_defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info *dev)
 {
     (void)r;
     p->knob[KO_TS] = 16;
@@ -51,13 +51,13 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
 /* What the neighbour search may offer.  A point given by hand is not
  * refused here: the generator checks the exact values (builtin_ocl.c)
  * with messages of its own. */
-static int offerable(const kf_bt_point *p)
+int kf_bt_ocl_offerable(const kf_bt_point *p)
 {
     const int *k = p->knob;
     return k[KO_WPT] <= k[KO_TS] && k[KO_VEC] <= k[KO_TS] && kf_bt_ocl_work_group(p) <= KF_BT_OCL_MAX_WG;
 }
 
-static int conservative(kf_bt_point *p)
+int kf_bt_ocl_conservative(kf_bt_point *p)
 {
     int *k = p->knob;
     if (k[KO_LOCAL_MEM] || k[KO_TS] > 8 || k[KO_WPT] > 1 || k[KO_VEC] > 1) {
@@ -77,7 +77,7 @@ static int nearest(const int *t, int n, int v)
 
 static void step_knob(const kf_bt_point *p, int k, kf_bt_nbr_sink *s)
 {
-    const kf_bt_knob *kn = &KNOBS[k];
+    const kf_bt_knob *kn = &kf_bt_ocl_knobs[k];
     int i = nearest(kn->steps, kn->n_steps, p->knob[k]);
     for (int d = -1; d <= 1; d += 2) {
         int j = i + d;
@@ -88,7 +88,7 @@ static void step_knob(const kf_bt_point *p, int k, kf_bt_nbr_sink *s)
     }
 }
 
-static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
+void kf_bt_ocl_neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
 {
     kf_bt_point q;
     step_knob(p, KO_TS, s);
@@ -98,7 +98,7 @@ static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
     q = *p; q.precision = p->precision ? KF_BT_FP32 : KF_BT_FP16_STORAGE; kf_bt_nbr_push(s, &q);
 }
 
-static char *label(const kf_bt_point *p, const char *fusion, char *buf, size_t n)
+char *kf_bt_ocl_label(const kf_bt_point *p, const char *fusion, char *buf, size_t n)
 {
     const int *k = p->knob;
     snprintf(buf, n, "gemm ts%d wpt%d v%d%s %s%s", k[KO_TS], k[KO_WPT], k[KO_VEC], k[KO_LOCAL_MEM] ? " local" : "",
@@ -106,7 +106,7 @@ static char *label(const kf_bt_point *p, const char *fusion, char *buf, size_t n
     return buf;
 }
 
-static const char *describe_change(const kf_bt_point *a, const kf_bt_point *b, char *buf, size_t n)
+const char *kf_bt_ocl_describe_change(const kf_bt_point *a, const kf_bt_point *b, char *buf, size_t n)
 {
     if (a->knob[KO_LOCAL_MEM] != b->knob[KO_LOCAL_MEM] && a->knob[KO_TS] == b->knob[KO_TS] &&
         a->knob[KO_WPT] == b->knob[KO_WPT] && a->knob[KO_VEC] == b->knob[KO_VEC]) {
@@ -120,12 +120,12 @@ const kf_bt_emitter kf_bt_emit_opencl_c = {
     .language = "opencl-c",
     .what = "OpenCL C kernels + launch plan",
     .n_knobs = KO_N,
-    .knobs = KNOBS,
-    .defaults = defaults,
-    .offerable = offerable,
-    .conservative = conservative,
-    .neighbours = neighbours,
-    .label = label,
-    .describe_change = describe_change,
+    .knobs = kf_bt_ocl_knobs,
+    .defaults = kf_bt_ocl_defaults,
+    .offerable = kf_bt_ocl_offerable,
+    .conservative = kf_bt_ocl_conservative,
+    .neighbours = kf_bt_ocl_neighbours,
+    .label = kf_bt_ocl_label,
+    .describe_change = kf_bt_ocl_describe_change,
     .generate = kf_bt_gen_ocl,
 };

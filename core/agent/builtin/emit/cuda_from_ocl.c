@@ -1,0 +1,161 @@
+/* cuda_from_ocl.c — the "cuda-c" emitter (emit.h): CUDA C for the cuda
+ * plugin, translated from the OpenCL C emitter's kernels through a small
+ * compatibility prelude (work-item functions, barriers, float4/float2 with
+ * OpenCL's .s0..s3 components, vload/vstore) and two rewrites the
+ * preprocessor cannot do (a __local pointer parameter is a plain pointer in
+ * CUDA; reqd_work_group_size becomes __launch_bounds__).  The search space
+ * is the OpenCL emitter's, minus fp16 storage.  FP32 on CUDA cores: the
+ * tensor-core emitter is still to come (issue 16). */
+#include "agent/builtin/builtin.h"
+#include "ocl_knobs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char COMPAT[] =
+    "/* OpenCL C -> CUDA C compatibility (kforge built-in agent, cuda-c emitter) */\n"
+    "#define __kernel extern \"C\" __global__\n"
+    "#define __global\n"
+    "#define __local __shared__\n"
+    "#define __constant const\n"
+    "#define restrict __restrict__\n"
+    "#define CLK_LOCAL_MEM_FENCE 1\n"
+    "#define CLK_GLOBAL_MEM_FENCE 2\n"
+    "#define barrier(flags) __syncthreads()\n"
+    "#ifndef INFINITY\n#define INFINITY __int_as_float(0x7f800000)\n#endif\n"
+    "#ifndef NAN\n#define NAN __int_as_float(0x7fffffff)\n#endif\n"
+    "static __device__ __forceinline__ size_t get_local_id(int d) { return d == 0 ? threadIdx.x : d == 1 ? threadIdx.y : threadIdx.z; }\n"
+    "static __device__ __forceinline__ size_t get_group_id(int d) { return d == 0 ? blockIdx.x : d == 1 ? blockIdx.y : blockIdx.z; }\n"
+    "static __device__ __forceinline__ size_t get_local_size(int d) { return d == 0 ? blockDim.x : d == 1 ? blockDim.y : blockDim.z; }\n"
+    "static __device__ __forceinline__ size_t get_num_groups(int d) { return d == 0 ? gridDim.x : d == 1 ? gridDim.y : gridDim.z; }\n"
+    "static __device__ __forceinline__ size_t get_global_id(int d) { return get_group_id(d) * get_local_size(d) + get_local_id(d); }\n"
+    "static __device__ __forceinline__ size_t get_global_size(int d) { return get_num_groups(d) * get_local_size(d); }\n"
+    "static __device__ __forceinline__ float mad(float a, float b, float c) { return fmaf(a, b, c); }\n"
+    "struct kf_float4 {\n"
+    "    float s0, s1, s2, s3;\n"
+    "    __device__ kf_float4() {}\n"
+    "    __device__ kf_float4(float v) : s0(v), s1(v), s2(v), s3(v) {}\n"
+    "    __device__ kf_float4(float a, float b, float c, float d) : s0(a), s1(b), s2(c), s3(d) {}\n"
+    "};\n"
+    "struct kf_float2 {\n"
+    "    float s0, s1;\n"
+    "    __device__ kf_float2() {}\n"
+    "    __device__ kf_float2(float v) : s0(v), s1(v) {}\n"
+    "    __device__ kf_float2(float a, float b) : s0(a), s1(b) {}\n"
+    "};\n"
+    "#define float4 kf_float4\n"
+    "#define float2 kf_float2\n"
+    "static __device__ __forceinline__ float4 operator+(float4 a, float4 b) { return float4(a.s0 + b.s0, a.s1 + b.s1, a.s2 + b.s2, a.s3 + b.s3); }\n"
+    "static __device__ __forceinline__ float4 operator*(float4 a, float4 b) { return float4(a.s0 * b.s0, a.s1 * b.s1, a.s2 * b.s2, a.s3 * b.s3); }\n"
+    "static __device__ __forceinline__ float2 operator+(float2 a, float2 b) { return float2(a.s0 + b.s0, a.s1 + b.s1); }\n"
+    "static __device__ __forceinline__ float2 operator*(float2 a, float2 b) { return float2(a.s0 * b.s0, a.s1 * b.s1); }\n"
+    "static __device__ __forceinline__ float4 mad(float4 a, float4 b, float4 c) { return float4(fmaf(a.s0, b.s0, c.s0), fmaf(a.s1, b.s1, c.s1), fmaf(a.s2, b.s2, c.s2), fmaf(a.s3, b.s3, c.s3)); }\n"
+    "static __device__ __forceinline__ float2 mad(float2 a, float2 b, float2 c) { return float2(fmaf(a.s0, b.s0, c.s0), fmaf(a.s1, b.s1, c.s1)); }\n"
+    "static __device__ __forceinline__ float4 vload4(size_t i, const float *p) { p += 4 * i; return float4(p[0], p[1], p[2], p[3]); }\n"
+    "static __device__ __forceinline__ void vstore4(float4 v, size_t i, float *p) { p += 4 * i; p[0] = v.s0; p[1] = v.s1; p[2] = v.s2; p[3] = v.s3; }\n"
+    "static __device__ __forceinline__ float2 vload2(size_t i, const float *p) { p += 2 * i; return float2(p[0], p[1]); }\n"
+    "static __device__ __forceinline__ void vstore2(float2 v, size_t i, float *p) { p += 2 * i; p[0] = v.s0; p[1] = v.s1; }\n"
+    "/* ------------------------------------------------------------------ */\n";
+
+/* Appends src[0..n) to the growing text; -1 when out of memory. */
+static int add(char **t, size_t *len, size_t *cap, const char *s, size_t n)
+{
+    if (*len + n + 1 > *cap) {
+        size_t c = *cap ? *cap * 2 : 4096;
+        while (c < *len + n + 1) c *= 2;
+        char *p = realloc(*t, c);
+        if (!p) return -1;
+        *t = p;
+        *cap = c;
+    }
+    memcpy(*t + *len, s, n);
+    *len += n;
+    (*t)[*len] = '\0';
+    return 0;
+}
+
+/* The two rewrites the prelude's macros cannot do. */
+static char *translate(const char *cl)
+{
+    char *t = NULL;
+    size_t len = 0, cap = 0;
+    if (add(&t, &len, &cap, COMPAT, strlen(COMPAT)) != 0) return NULL;
+    const char *p = cl;
+    while (*p) {
+        static const char LOC[] = "__local ", RWG[] = "__attribute__((reqd_work_group_size(";
+        if (!strncmp(p, LOC, sizeof LOC - 1)) {
+            /* "__local [const] T *": a pointer into shared memory, which
+               CUDA spells without a qualifier */
+            const char *q = p + sizeof LOC - 1;
+            while (*q && *q != '*' && *q != ';' && *q != '[' && *q != '=' && *q != '(' && *q != ')' && *q != ',') q++;
+            if (*q == '*') p += sizeof LOC - 1;
+        } else if (!strncmp(p, RWG, sizeof RWG - 1)) {
+            const char *q = p + sizeof RWG - 1, *e = strstr(q, ")))");
+            if (e) {
+                char lb[128];
+                int x = 1, y = 1, z = 1;
+                sscanf(q, "%d , %d , %d", &x, &y, &z);
+                snprintf(lb, sizeof lb, "__launch_bounds__(%d)", x * y * z);
+                if (add(&t, &len, &cap, lb, strlen(lb)) != 0) { free(t); return NULL; }
+                p = e + 3;
+                continue;
+            }
+        }
+        if (add(&t, &len, &cap, p, 1) != 0) { free(t); return NULL; }
+        p++;
+    }
+    return t;
+}
+
+int kf_bt_gen_cuda(const kf_bt_plan *plan, const kf_bt_point *pt, const char *backend, const kf_device_info *dev,
+                   kf_candidate **out, char **label, kf_error *err)
+{
+    *out = NULL;
+    if (label) *label = NULL;
+    if (pt->precision != KF_BT_FP32)
+        return kf_fail(err, 2, "CUDA point: precision %d; this emitter writes fp32 only", pt->precision);
+    kf_bt_point q = *pt;
+    q.em = &kf_bt_emit_opencl_c;
+    kf_candidate *c = NULL;
+    if (kf_bt_gen_ocl(plan, &q, backend, dev, &c, label, err) != 0) return -1;
+    for (int i = 0; i < c->n_sources; i++) {
+        char *cu = translate(c->sources[i].text);
+        char *name = NULL;
+        const char *dot = strrchr(c->sources[i].name, '.');
+        if (!cu || asprintf(&name, "%.*s.cu", (int)(dot ? dot - c->sources[i].name : (long)strlen(c->sources[i].name)),
+                            c->sources[i].name) < 0) {
+            free(cu);
+            kf_candidate_free(c);
+            if (label) { free(*label); *label = NULL; }
+            return kf_fail(err, 6, "cuda generator: out of memory");
+        }
+        free(c->sources[i].text);
+        free(c->sources[i].name);
+        c->sources[i].text = cu;
+        c->sources[i].name = name;
+    }
+    free(c->build_options);
+    c->build_options = strdup("");   /* -cl-* options are OpenCL's; NVRTC fuses mul-add by default */
+    *out = c;
+    return c->build_options ? 0 : kf_fail(err, 6, "cuda generator: out of memory");
+}
+
+static int offerable(const kf_bt_point *p)
+{
+    return p->precision == KF_BT_FP32 && kf_bt_ocl_offerable(p);
+}
+
+const kf_bt_emitter kf_bt_emit_cuda_c = {
+    .language = "cuda-c",
+    .what = "CUDA C translated from the OpenCL C kernels (FP32, CUDA cores)",
+    .n_knobs = KO_N,
+    .knobs = kf_bt_ocl_knobs,
+    .defaults = kf_bt_ocl_defaults,
+    .offerable = offerable,
+    .conservative = kf_bt_ocl_conservative,
+    .neighbours = kf_bt_ocl_neighbours,
+    .label = kf_bt_ocl_label,
+    .describe_change = kf_bt_ocl_describe_change,
+    .generate = kf_bt_gen_cuda,
+};

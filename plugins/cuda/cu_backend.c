@@ -1,0 +1,17 @@
+/* cu_backend.c — the exported backend table of kf-cuda.so. */
+#include "kfcu.h"
+
+KF_BACKEND_EXPORT(cuda) = {
+    .abi_major = KF_PLUGIN_ABI_MAJOR,
+    .abi_minor = KF_PLUGIN_ABI_MINOR,
+    .struct_size = sizeof(kf_backend),
+    .name = "cuda",
+    .version = "0.1.0",
+    .caps = KF_CAP_KERNEL_PLAN | KF_CAP_DEVICE_TIMER,
+    .language = "cuda-c",
+    .probe = kfcu_probe,
+    .compile = kfcu_compile,
+    .verify = kfcu_verify,
+    .profile = kfcu_profile,
+    .release = kfcu_release,
+};

@@ -1,0 +1,185 @@
+/* cu_compile.c — the compile hook: NVRTC turns the candidate's sources
+ * (the first is the translation unit, the others are headers it may
+ * include by name) into a cubin for the device's sm_XY, the driver loads
+ * it, and every launch of the plan gets its function, grid and block. */
+#include "kfcu.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void launch_free(kfcu_launch *l)
+{
+    free(l->kernel);
+    free(l->args);
+}
+
+void kfcu_release(kf_artifact *a)
+{
+    if (!a) return;
+    for (int i = 0; i < a->n_launches; i++) launch_free(&a->launches[i]);
+    free(a->launches);
+    if (a->module && !kfcu_poisoned) kfcu.ModuleUnload(a->module);
+    free(a);
+}
+
+/* Splits build options on blanks into argv-style strings appended to opts. */
+static int split_options(const char *s, char **buf, const char **opts, int n, int max)
+{
+    *buf = strdup(s ? s : "");
+    if (!*buf) return -1;
+    for (char *p = *buf; *p && n < max;) {
+        while (isspace((unsigned char)*p)) *p++ = '\0';
+        if (!*p) break;
+        opts[n++] = p;
+        while (*p && !isspace((unsigned char)*p)) p++;
+    }
+    return n;
+}
+
+static kf_status nvrtc_compile(const kf_compile_request *req, const kfcu_device *d, char **image,
+                               char **diagnostics)
+{
+    const kf_candidate_view *c = req->candidate;
+    if (c->n_sources < 1) return kfcu_fail(diagnostics, KF_ERR_INVALID, "the candidate has no source");
+    nvrtcProgram prog;
+    int nh = c->n_sources - 1;
+    const char **hsrc = calloc((size_t)nh + 1, sizeof *hsrc), **hname = calloc((size_t)nh + 1, sizeof *hname);
+    if (!hsrc || !hname) { free(hsrc); free(hname); return KF_ERR_NOMEM; }
+    for (int i = 0; i < nh; i++) { hsrc[i] = c->sources[i + 1].text; hname[i] = c->sources[i + 1].name; }
+    nvrtcResult nr = kfnv.CreateProgram(&prog, c->sources[0].text, c->sources[0].name, nh, hsrc, hname);
+    free(hsrc);
+    free(hname);
+    if (nr != NVRTC_SUCCESS)
+        return kfcu_fail(diagnostics, KF_ERR_INTERNAL, "nvrtcCreateProgram: %s", kfnv.GetErrorString(nr));
+    char arch[48];
+    snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d%d", d->cc_major, d->cc_minor);
+    const char *opts[64] = {arch, "--std=c++17", "-default-device"};
+    char *obuf = NULL;
+    int no = split_options(c->build_options, &obuf, opts, 3, 64);
+    if (no < 0) { kfnv.DestroyProgram(&prog); return KF_ERR_NOMEM; }
+    nr = kfnv.CompileProgram(prog, no, opts);
+    free(obuf);
+    size_t log_n = 0;
+    char *log = NULL;
+    if (kfnv.GetProgramLogSize(prog, &log_n) == NVRTC_SUCCESS && log_n > 1 && (log = malloc(log_n)))
+        kfnv.GetProgramLog(prog, log);
+    if (nr != NVRTC_SUCCESS) {
+        free(*diagnostics);
+        *diagnostics = log ? log : kfcu_strf("NVRTC: %s (no log)", kfnv.GetErrorString(nr));
+        kfnv.DestroyProgram(&prog);
+        return KF_ERR_COMPILE;
+    }
+    free(log);
+    size_t n = 0;
+    if (kfnv.GetCUBINSize(prog, &n) != NVRTC_SUCCESS || n == 0 || !(*image = malloc(n)) ||
+        kfnv.GetCUBIN(prog, *image) != NVRTC_SUCCESS) {
+        free(*image);
+        *image = NULL;
+        kfnv.DestroyProgram(&prog);
+        return kfcu_fail(diagnostics, KF_ERR_INTERNAL, "NVRTC produced no cubin for %s", arch + 20);
+    }
+    kfnv.DestroyProgram(&prog);
+    return KF_OK;
+}
+
+static kf_status setup_launch(kf_artifact *a, int li, const kf_launch *in, char **error)
+{
+    kfcu_launch *l = &a->launches[li];
+    if (!(l->kernel = strdup(in->kernel ? in->kernel : ""))) return KF_ERR_NOMEM;
+    CUresult r = kfcu.ModuleGetFunction(&l->fn, a->module, l->kernel);
+    if (r != CUDA_SUCCESS)
+        return kfcu_fail(error, KF_ERR_INVALID, "launch[%d]: kernel '%s' not found in the module; declare it "
+                         "extern \"C\" __global__ so its name is not mangled", li, l->kernel);
+    if (in->work_dim < 1 || in->work_dim > 3)
+        return kfcu_fail(error, KF_ERR_INVALID, "launch[%d] (%s): work_dim %d (1..3)", li, l->kernel, in->work_dim);
+    int maxt = 0;
+    kfcu.FuncGetAttribute(&maxt, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, l->fn);
+    for (int dd = 0; dd < 3; dd++) {
+        int64_t g = dd < in->work_dim ? in->global[dd] : 1;
+        int64_t b = dd < in->work_dim ? in->local[dd] : 1;
+        if (in->local[0] == 0) b = dd == 0 ? (maxt > 0 && maxt < 256 ? maxt : 256) : 1;
+        if (g < 1 || b < 1)
+            return kfcu_fail(error, KF_ERR_LAUNCH, "launch[%d] (%s): global[%d] = %lld, block %lld: sizes must be "
+                             ">= 1", li, l->kernel, dd, (long long)g, (long long)b);
+        if (in->local[0] != 0 && g % b != 0)
+            return kfcu_fail(error, KF_ERR_LAUNCH, "launch[%d] (%s): global[%d] = %lld threads is not a multiple "
+                             "of the block's %lld: round it up in the plan and guard the kernel with if (i < n)",
+                             li, l->kernel, dd, (long long)g, (long long)b);
+        l->block[dd] = (unsigned)b;
+        l->grid[dd] = (unsigned)((g + b - 1) / b);
+    }
+    long long threads = (long long)l->block[0] * l->block[1] * l->block[2];
+    if (maxt > 0 && threads > maxt)
+        return kfcu_fail(error, KF_ERR_LAUNCH, "launch[%d] (%s): a block of %lld threads exceeds this kernel's "
+                         "limit of %d on %s (registers or the device); use a smaller block", li, l->kernel, threads,
+                         maxt, a->dev->name);
+    l->n_args = in->n_args;
+    l->args = calloc((size_t)in->n_args + 1, sizeof *l->args);
+    if (!l->args) return KF_ERR_NOMEM;
+    int64_t dyn = 0;
+    for (int i = 0; i < in->n_args; i++) {
+        l->args[i] = in->args[i];
+        if (in->args[i].kind == KF_ARG_LOCAL) dyn += in->args[i].bytes;
+        else l->n_params++;
+    }
+    if (dyn > a->dev->shared_optin)
+        return kfcu_fail(error, KF_ERR_LAUNCH, "launch[%d] (%s): %lld bytes of dynamic shared memory, above the "
+                         "%d bytes a block may have on %s", li, l->kernel, (long long)dyn, a->dev->shared_optin,
+                         a->dev->name);
+    l->dyn_shared = (unsigned)dyn;
+    if (dyn > a->dev->shared_block &&
+        (r = kfcu.FuncSetAttribute(l->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)dyn)) != CUDA_SUCCESS)
+        return kfcu_fault(r, error, KF_ERR_LAUNCH, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+    return KF_OK;
+}
+
+kf_status kfcu_compile(const kf_compile_request *req, kf_artifact **out, char **diagnostics)
+{
+    *out = NULL;
+    char why[512] = "";
+    kf_status st = kfcu_check_poison(diagnostics);
+    if (st != KF_OK) return st;
+    kfcu_device *devs;
+    int nd;
+    if ((st = kfcu_devices(&devs, &nd, why, sizeof why)) != KF_OK ||
+        (st = kfcu_load_nvrtc(why, sizeof why)) != KF_OK)
+        return kfcu_fail(diagnostics, st, "%s", why);
+    if (req->device < 0 || req->device >= nd)
+        return kfcu_fail(diagnostics, KF_ERR_INVALID, "device %d: this machine has %d CUDA device(s)", req->device, nd);
+    const kf_candidate_view *c = req->candidate;
+    if (c->n_launches < 1)
+        return kfcu_fail(diagnostics, KF_ERR_INVALID, "the candidate has no launch plan (cuda runs kernels)");
+    kfcu_device *d = &devs[req->device];
+    if ((st = kfcu_device_open(d, diagnostics)) != KF_OK) return st;
+    char *image = NULL;
+    if ((st = nvrtc_compile(req, d, &image, diagnostics)) != KF_OK) return st;
+    kf_artifact *a = calloc(1, sizeof *a);
+    if (!a) { free(image); return KF_ERR_NOMEM; }
+    a->dev = d;
+    a->n_inputs = req->problem->n_inputs;
+    a->n_outputs = req->problem->n_outputs;
+    a->n_scratch = req->problem->n_scratch;
+    char jit_log[8192] = "";
+    CUjit_option jo[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *jv[] = {jit_log, (void *)(uintptr_t)sizeof jit_log};
+    CUresult r = kfcu.ModuleLoadDataEx(&a->module, image, 2, jo, jv);
+    free(image);
+    if (r != CUDA_SUCCESS) {
+        char e[200];
+        kfcu_release(a);
+        return kfcu_fail(diagnostics, KF_ERR_COMPILE, "cuModuleLoadDataEx: %s%s%s", kfcu_err(r, e, sizeof e),
+                         jit_log[0] ? "\n" : "", jit_log);
+    }
+    a->launches = calloc((size_t)c->n_launches, sizeof *a->launches);
+    if (!a->launches) { kfcu_release(a); return KF_ERR_NOMEM; }
+    a->n_launches = c->n_launches;
+    for (int i = 0; i < c->n_launches; i++)
+        if ((st = setup_launch(a, i, &c->launches[i], diagnostics)) != KF_OK) {
+            kfcu_release(a);
+            return st == KF_ERR_NOMEM ? kfcu_fail(diagnostics, st, "out of memory") : st;
+        }
+    *out = a;
+    return KF_OK;
+}

@@ -1,0 +1,147 @@
+/* cu_devices.c — the CUDA devices, their primary contexts, and the probe:
+ * FP32 peak estimated from SMs x clock x FP32 lanes x 2, bandwidth measured
+ * with a device-to-device copy timed by events (a copy reads and writes
+ * every byte), the on-chip bound measured the same way on a copy that fits
+ * the L2. */
+#include "kfcu.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static kfcu_device *g_devs;
+static int g_n = -1;
+
+static int attr(CUdevice d, CUdevice_attribute a)
+{
+    int v = 0;
+    if (kfcu.DeviceGetAttribute(&v, a, d) != CUDA_SUCCESS) v = 0;
+    return v;
+}
+
+kf_status kfcu_devices(kfcu_device **devs, int *n, char *why, size_t why_len)
+{
+    if (g_n >= 0) {
+        *devs = g_devs;
+        *n = g_n;
+        return KF_OK;
+    }
+    kf_status st = kfcu_load_driver(why, why_len);
+    if (st != KF_OK) return st;
+    int count = 0;
+    CUresult r = kfcu.DeviceGetCount(&count);
+    char e[160];
+    if (r != CUDA_SUCCESS || count <= 0) {
+        snprintf(why, why_len, "no CUDA device found%s%s", r != CUDA_SUCCESS ? ": " : "",
+                 r != CUDA_SUCCESS ? kfcu_err(r, e, sizeof e) : "");
+        return KF_ERR_UNAVAILABLE;
+    }
+    g_devs = calloc((size_t)count, sizeof *g_devs);
+    if (!g_devs) return KF_ERR_NOMEM;
+    for (int i = 0; i < count; i++) {
+        kfcu_device *d = &g_devs[i];
+        kfcu.DeviceGet(&d->dev, i);
+        kfcu.DeviceGetName(d->name, (int)sizeof d->name, d->dev);
+        d->cc_major = attr(d->dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+        d->cc_minor = attr(d->dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+        d->sms = attr(d->dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+        d->clock_khz = attr(d->dev, CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
+        d->mem_clock_khz = attr(d->dev, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
+        d->bus_bits = attr(d->dev, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+        d->l2_bytes = attr(d->dev, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+        d->max_threads_block = attr(d->dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+        d->shared_block = attr(d->dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+        d->shared_optin = attr(d->dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+        d->warp = attr(d->dev, CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+        kfcu.DeviceTotalMem(&d->total_mem, d->dev);
+    }
+    g_n = count;
+    *devs = g_devs;
+    *n = g_n;
+    return KF_OK;
+}
+
+kf_status kfcu_device_open(kfcu_device *d, char **error)
+{
+    CUresult r;
+    if (!d->ctx && (r = kfcu.PrimaryCtxRetain(&d->ctx, d->dev)) != CUDA_SUCCESS)
+        return kfcu_fault(r, error, KF_ERR_UNAVAILABLE, "cuDevicePrimaryCtxRetain");
+    if ((r = kfcu.CtxSetCurrent(d->ctx)) != CUDA_SUCCESS)
+        return kfcu_fault(r, error, KF_ERR_RUNTIME, "cuCtxSetCurrent");
+    return KF_OK;
+}
+
+/* FP32 lanes per SM by architecture. */
+static int fp32_lanes(const kfcu_device *d)
+{
+    if (d->cc_major >= 9 || (d->cc_major == 8 && d->cc_minor >= 6)) return 128;
+    return 64;
+}
+
+/* Bytes/s of a device-to-device copy of `bytes`, best of `reps`, 0 on failure. */
+static double copy_rate(size_t bytes, int reps)
+{
+    CUdeviceptr a = 0, b = 0;
+    CUevent e0 = NULL, e1 = NULL;
+    double best = 0;
+    if (kfcu.MemAlloc(&a, bytes) != CUDA_SUCCESS || kfcu.MemAlloc(&b, bytes) != CUDA_SUCCESS ||
+        kfcu.EventCreate(&e0, CU_EVENT_DEFAULT) != CUDA_SUCCESS || kfcu.EventCreate(&e1, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
+        goto out;
+    kfcu.MemcpyDtoD(b, a, bytes);   /* warm-up */
+    for (int i = 0; i < reps; i++) {
+        float ms = 0;
+        if (kfcu.EventRecord(e0, NULL) != CUDA_SUCCESS || kfcu.MemcpyDtoD(b, a, bytes) != CUDA_SUCCESS ||
+            kfcu.EventRecord(e1, NULL) != CUDA_SUCCESS || kfcu.EventSynchronize(e1) != CUDA_SUCCESS ||
+            kfcu.EventElapsedTime(&ms, e0, e1) != CUDA_SUCCESS || ms <= 0)
+            break;
+        double rate = 2.0 * (double)bytes / (ms * 1e-3);
+        if (rate > best) best = rate;
+    }
+out:
+    if (e0) kfcu.EventDestroy(e0);
+    if (e1) kfcu.EventDestroy(e1);
+    if (a) kfcu.MemFree(a);
+    if (b) kfcu.MemFree(b);
+    return best;
+}
+
+kf_status kfcu_probe(kf_device_info *out, int max, int *n, char *why, size_t why_len)
+{
+    kfcu_device *devs;
+    int nd;
+    *n = 0;
+    kf_status st = kfcu_devices(&devs, &nd, why, why_len);
+    if (st != KF_OK) return st;
+    char nvrtc_why[256] = "";
+    int nv_major = 0, nv_minor = 0, drv = 0;
+    if (kfcu_load_nvrtc(nvrtc_why, sizeof nvrtc_why) == KF_OK) kfnv.Version(&nv_major, &nv_minor);
+    kfcu.DriverGetVersion(&drv);
+    for (int i = 0; i < nd && *n < max; i++) {
+        kfcu_device *d = &devs[i];
+        kf_device_info *o = &out[(*n)++];
+        memset(o, 0, sizeof *o);
+        snprintf(o->name, sizeof o->name, "%s", d->name);
+        snprintf(o->kind, sizeof o->kind, "gpu");
+        o->peak_flops = (double)d->sms * d->clock_khz * 1e3 * fp32_lanes(d) * 2.0;
+        o->peak_flops_measured = 0;
+        char *err = NULL;
+        if (kfcu_device_open(d, &err) == KF_OK) {
+            o->peak_bytes_per_s = copy_rate((size_t)256 << 20, 5);
+            o->peak_bw_measured = o->peak_bytes_per_s > 0;
+            if (d->l2_bytes >= (8 << 20)) o->cache_bytes_per_s = copy_rate((size_t)d->l2_bytes / 4, 10);
+        }
+        free(err);
+        if (!o->peak_bw_measured) o->peak_bytes_per_s = 2.0 * d->mem_clock_khz * 1e3 * (d->bus_bits / 8.0);
+        snprintf(o->detail, sizeof o->detail,
+                 "compute capability %d.%d (sm_%d%d), %d SMs at %.0f MHz, %.1f GiB, L2 %d MiB, warp %d, "
+                 "max %d threads/block, shared memory %d KiB/block (opt-in %d KiB); FP32 peak estimated as "
+                 "SMs x clock x %d lanes x 2; bandwidth %s; driver CUDA %d.%d; NVRTC %s%d.%d%s",
+                 d->cc_major, d->cc_minor, d->cc_major, d->cc_minor, d->sms, d->clock_khz / 1e3,
+                 (double)d->total_mem / (1 << 30), d->l2_bytes >> 20, d->warp, d->max_threads_block,
+                 d->shared_block >> 10, d->shared_optin >> 10, fp32_lanes(d),
+                 o->peak_bw_measured ? "measured (256 MiB device copy)" : "estimated from memory clock x bus width",
+                 drv / 1000, (drv % 1000) / 10, nvrtc_why[0] ? "unavailable: " : "", nv_major, nv_minor,
+                 nvrtc_why[0] ? nvrtc_why : "");
+    }
+    return KF_OK;
+}

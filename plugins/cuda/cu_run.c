@@ -1,0 +1,157 @@
+/* cu_run.c — device copies of the core's guarded buffers, launching a
+ * plan, and the verify hook.  Each kf_buffer becomes one allocation of its
+ * WHOLE guarded region (guards and poisoned data uploaded as they are);
+ * kernels get a pointer to its data part, so an out-of-bounds write lands
+ * in the guard on the device and comes back to the host with the rest. */
+#include "kfcu.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *role_name(const kf_artifact *a, int i, int *idx)
+{
+    if (i < a->n_inputs) { *idx = i; return "input"; }
+    i -= a->n_inputs;
+    if (i < a->n_outputs) { *idx = i; return "output"; }
+    *idx = i - a->n_outputs;
+    return "scratch";
+}
+
+void kfcu_set_free(kfcu_set *s)
+{
+    if (!s) return;
+    for (int i = 0; i < s->n && s->base; i++)
+        if (s->base[i] && !kfcu_poisoned) kfcu.MemFree(s->base[i]);
+    free(s->base);
+    free(s->host);
+    memset(s, 0, sizeof *s);
+}
+
+kf_status kfcu_set_create(kf_artifact *a, kf_buffer_set *set, kfcu_set *out, char **error)
+{
+    memset(out, 0, sizeof *out);
+    if (!set || (a->n_inputs && !set->inputs) || (a->n_outputs && !set->outputs) || (a->n_scratch && !set->scratch))
+        return kfcu_fail(error, KF_ERR_INVALID, "buffer set lacks inputs, outputs or scratch buffers the problem declares");
+    out->n = a->n_inputs + a->n_outputs + a->n_scratch;
+    out->base = calloc((size_t)out->n + 1, sizeof *out->base);
+    out->host = calloc((size_t)out->n + 1, sizeof *out->host);
+    if (!out->base || !out->host) {
+        kfcu_set_free(out);
+        return kfcu_fail(error, KF_ERR_NOMEM, "out of memory");
+    }
+    for (int i = 0; i < out->n; i++) {
+        int idx;
+        const char *role = role_name(a, i, &idx);
+        kf_buffer *b = role[0] == 'i' ? &set->inputs[idx] : role[0] == 'o' ? &set->outputs[idx] : &set->scratch[idx];
+        out->host[i] = b;
+        size_t total = b->bytes + 2 * b->guard_bytes;
+        char what[96];
+        CUresult r;
+        if (!b->base || !b->bytes) {
+            kfcu_set_free(out);
+            return kfcu_fail(error, KF_ERR_INVALID, "%s buffer %d is empty (no data bytes)", role, idx);
+        }
+        if ((r = kfcu.MemAlloc(&out->base[i], total)) != CUDA_SUCCESS) {
+            snprintf(what, sizeof what, "cuMemAlloc(%zu bytes) for %s buffer %d", total, role, idx);
+            kfcu_set_free(out);
+            return kfcu_fault(r, error, r == CUDA_ERROR_OUT_OF_MEMORY ? KF_ERR_NOMEM : KF_ERR_RUNTIME, what);
+        }
+        if ((r = kfcu.MemcpyHtoD(out->base[i], b->base, total)) != CUDA_SUCCESS) {
+            snprintf(what, sizeof what, "uploading %s buffer %d (%zu bytes)", role, idx, total);
+            kfcu_set_free(out);
+            return kfcu_fault(r, error, KF_ERR_RUNTIME, what);
+        }
+    }
+    return KF_OK;
+}
+
+kf_status kfcu_set_read_back(kf_artifact *a, kfcu_set *s, char **error)
+{
+    for (int i = 0; i < s->n; i++) {
+        kf_buffer *b = s->host[i];
+        CUresult r = kfcu.MemcpyDtoH(b->base, s->base[i], b->bytes + 2 * b->guard_bytes);
+        if (r != CUDA_SUCCESS) {
+            int idx = 0;
+            char what[128];
+            snprintf(what, sizeof what, "reading %s buffer %d back (a kernel of the plan probably faulted)",
+                     role_name(a, i, &idx), idx);
+            return kfcu_fault(r, error, KF_ERR_RUNTIME, what);
+        }
+    }
+    return KF_OK;
+}
+
+kf_status kfcu_launch_plan(kf_artifact *a, kfcu_set *s, char **error)
+{
+    for (int li = 0; li < a->n_launches; li++) {
+        kfcu_launch *l = &a->launches[li];
+        void **params = calloc((size_t)l->n_params + 1, sizeof *params);
+        union { CUdeviceptr p; int i; long long l; float f; } *vals = calloc((size_t)l->n_params + 1, sizeof *vals);
+        if (!params || !vals) {
+            free(params);
+            free(vals);
+            return kfcu_fail(error, KF_ERR_NOMEM, "out of memory");
+        }
+        int k = 0;
+        kf_status st = KF_OK;
+        for (int i = 0; i < l->n_args && st == KF_OK; i++) {
+            const kf_arg *g = &l->args[i];
+            int base = -1;
+            switch (g->kind) {
+            case KF_ARG_INPUT: base = g->index; break;
+            case KF_ARG_OUTPUT: base = a->n_inputs + g->index; break;
+            case KF_ARG_SCRATCH: base = a->n_inputs + a->n_outputs + g->index; break;
+            case KF_ARG_INT: vals[k].i = (int)g->ival; break;
+            case KF_ARG_LONG: vals[k].l = (long long)g->ival; break;
+            case KF_ARG_FLOAT: vals[k].f = (float)g->fval; break;
+            case KF_ARG_LOCAL: continue;   /* dynamic shared memory, no parameter */
+            default:
+                st = kfcu_fail(error, KF_ERR_INVALID, "launch[%d] (%s): arg %d has kind %d", li, l->kernel, i,
+                               (int)g->kind);
+                continue;
+            }
+            if (base >= 0) {
+                if (base >= s->n) {
+                    st = kfcu_fail(error, KF_ERR_INVALID, "launch[%d] (%s): arg %d names buffer %d of %d", li,
+                                   l->kernel, i, base, s->n);
+                    continue;
+                }
+                vals[k].p = s->base[base] + s->host[base]->guard_bytes;
+            }
+            params[k] = &vals[k];
+            k++;
+        }
+        CUresult r = CUDA_SUCCESS;
+        if (st == KF_OK)
+            r = kfcu.LaunchKernel(l->fn, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
+                                  l->dyn_shared, NULL, params, NULL);
+        free(params);
+        free(vals);
+        if (st != KF_OK) return st;
+        if (r != CUDA_SUCCESS) {
+            char what[256];
+            snprintf(what, sizeof what, "launch[%d] (kernel %s, grid %ux%ux%u, block %ux%ux%u, %u B dynamic shared)",
+                     li, l->kernel, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
+                     l->dyn_shared);
+            return kfcu_fault(r, error, KF_ERR_LAUNCH, what);
+        }
+    }
+    return KF_OK;
+}
+
+kf_status kfcu_verify(kf_artifact *a, kf_buffer_set *set, char **error)
+{
+    if (!a) return kfcu_fail(error, KF_ERR_INVALID, "verify: no artifact");
+    kf_status st = kfcu_check_poison(error);
+    if (st == KF_OK) st = kfcu_device_open(a->dev, error);
+    if (st != KF_OK) return st;
+    kfcu_set s;
+    if ((st = kfcu_set_create(a, set, &s, error)) != KF_OK) return st;
+    st = kfcu_launch_plan(a, &s, error);
+    CUresult r = kfcu.CtxSynchronize();
+    if (st == KF_OK && r != CUDA_SUCCESS) st = kfcu_fault(r, error, KF_ERR_RUNTIME, "running the plan");
+    if (st == KF_OK) st = kfcu_set_read_back(a, &s, error);
+    kfcu_set_free(&s);
+    return st;
+}
