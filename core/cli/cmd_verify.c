@@ -222,19 +222,6 @@ int kf_cmd_verify(int argc, char **argv)
         kf_cli_error("%s", err.msg);
         goto out;
     }
-    if (!c->backend[0]) {
-        /* a single source file: a host-entry candidate for this backend */
-        if (!(pl->be->caps & KF_CAP_HOST_ENTRY)) {
-            kf_cli_error("%s: a single .c file is a host-entry candidate, and backend %s takes kernels and a "
-                         "launch plan: give a candidate directory (candidate.json + sources)", cand_path, backend);
-            goto out;
-        }
-        free(c->backend);
-        if (!(c->backend = strdup(pl->name))) {
-            kf_cli_error("out of memory");
-            goto out;
-        }
-    }
     kf_eval_result res;
     if (kf_evaluate(pl, &r, c, &o, profile, &res, &err) != 0) {
         kf_cli_error("%s", err.msg);

@@ -352,9 +352,17 @@ static int evaluate(kf_ev *e, kf_plugin *plugin, int profile, const char *work, 
 {
     kf_eval_result *res = e->res;
     const kf_candidate *c = e->c;
-    if (c->backend && strcmp(c->backend, plugin->name) != 0) {
-        kf_ev_fail(e, KF_FAIL_BIND, "the candidate is written for backend '%s' but is being evaluated on '%s'",
-                   c->backend, plugin->name);
+    /* backend "": a single source file (kf_candidate_load), a host-entry
+       candidate for whichever plugin runs one */
+    int single = c->backend && !c->backend[0];
+    if (single ? !(plugin->be->caps & KF_CAP_HOST_ENTRY) : c->backend && strcmp(c->backend, plugin->name) != 0) {
+        if (single)
+            kf_ev_fail(e, KF_FAIL_BIND, "a single .c file is a host-entry candidate, and backend '%s' takes "
+                       "kernels and a launch plan: give a candidate directory (candidate.json + sources)",
+                       plugin->name);
+        else
+            kf_ev_fail(e, KF_FAIL_BIND, "the candidate is written for backend '%s' but is being evaluated on '%s'",
+                       c->backend, plugin->name);
         kf_sb_printf(&e->diag, "%s\n", e->summary);
         return 0;
     }
@@ -365,6 +373,7 @@ static int evaluate(kf_ev *e, kf_plugin *plugin, int profile, const char *work, 
         return 0;
     }
     e->bound_ok = 1;
+    if (single) e->bound.view.backend = plugin->name;   /* the plugin it runs on */
     const kf_problem_view *pv = &e->bound.pview;
     for (int k = 0; k < pv->n_outputs && k < res->n_outputs; k++) res->stats[k].n_elems = pv->output_elems[k];
     e->priv = calloc((size_t)pv->n_inputs + 1, sizeof *e->priv);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -170,13 +171,18 @@ static int limit_env(char ***env, uint64_t mem)
     return 0;
 }
 
-/* fork(), or a clone into new PID, network and IPC namespaces; *ns says
- * which one happened. */
-static pid_t spawn(int want_ns, unsigned *ns)
+/* fork(), or a clone into new PID, network, IPC and (where allowed) mount
+ * namespaces; *ns says which happened, *mntns whether the mount namespace
+ * is the worker's own (then it gets a /proc of its PID namespace). */
+static pid_t spawn(int want_ns, unsigned *ns, int *mntns)
 {
     *ns = 0;
+    *mntns = 0;
     if (want_ns) {
-        long pid = syscall(SYS_clone, (unsigned long)(CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | SIGCHLD), 0, 0, 0, 0);
+        unsigned long f = CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | SIGCHLD;
+        long pid = syscall(SYS_clone, f | CLONE_NEWNS, 0, 0, 0, 0);
+        if (pid >= 0) *mntns = 1;
+        else pid = syscall(SYS_clone, f, 0, 0, 0, 0);
         if (pid >= 0) {
             *ns = KF_SB_PIDNS | KF_SB_NETNS;
             return (pid_t)pid;
@@ -222,7 +228,8 @@ int kf_worker_start(kf_worker *w, const char *exe, int memfd, const kf_worker_li
     if (sandboxed) kf_sandbox_protect_parent();
 
     unsigned ns = 0;
-    pid_t pid = spawn(sandboxed, &ns);
+    int mntns = 0;
+    pid_t pid = spawn(sandboxed, &ns, &mntns);
     if (pid < 0) {
         kf_fail(err, KF_ERR_INTERNAL, "cannot fork the worker: %s", strerror(errno));
         goto fail;
@@ -232,6 +239,15 @@ int kf_worker_start(kf_worker *w, const char *exe, int memfd, const kf_worker_li
         setpgid(0, 0);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (!ns && getppid() != parent) _exit(127);
+        if (mntns) {
+            /* a /proc that shows the worker's PID namespace, not the host's:
+               the worker sees only its own processes, and drivers that
+               match getpid() against /proc/self (CUDA's cuInit fails with
+               CUDA_ERROR_OPERATING_SYSTEM otherwise) work.  Mounts stay
+               private to the worker. */
+            if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0)
+                mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+        }
         set_limit(RLIMIT_CORE, 0);
         if (cpu != RLIM_INFINITY) set_limit(RLIMIT_CPU, cpu);
         set_limit(RLIMIT_FSIZE, KF_WORKER_FSIZE);

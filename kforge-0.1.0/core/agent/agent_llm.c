@@ -1,0 +1,531 @@
+/*
+ * agent_llm.c — the generation and analysis agents backed by a language
+ * model (core/llm/llm.h): prompts rendered from the templates (core/agent/prompt.h),
+ * answers parsed with core/llm/answer.h into candidates and recommendations.
+ */
+#include <json-c/json.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+#include "llm/answer.h"
+#include "llm/llm.h"
+#include "util/fileio.h"
+#include "util/fmt.h"
+#include "prompt.h"
+
+
+typedef struct llm_agent {
+    kf_llm *llm;
+    kf_agent_opts opts;
+} llm_agent;
+
+/* ------------------------------------------------------------------ */
+/* text building                                                       */
+
+typedef struct tb { char *s; size_t len, cap; } tb;
+
+static void tb_printf(tb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void tb_printf(tb *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if (b->len + (size_t)n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 1024;
+        while (b->len + (size_t)n + 1 > cap) cap *= 2;
+        char *ns = realloc(b->s, cap);
+        if (!ns) return;
+        b->s = ns;
+        b->cap = cap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+static char *tb_take(tb *b)
+{
+    if (!b->s) return strdup("");
+    return b->s;
+}
+
+static void shape_text(tb *b, const kf_shape *s)
+{
+    tb_printf(b, "(");
+    for (int i = 0; i < s->rank; i++) tb_printf(b, "%s%lld", i ? ", " : "", (long long)s->d[i]);
+    tb_printf(b, ")");
+}
+
+static char *dims_text(const kf_resolved *r)
+{
+    tb b = {0};
+    for (int i = 0; i < r->problem->n_dims; i++)
+        tb_printf(&b, "%s%s = %lld", i ? ", " : "", r->problem->dim_names[i], (long long)r->dims[i]);
+    tb_printf(&b, " (dims are passed in this order)");
+    return tb_take(&b);
+}
+
+static const char *dist_text(const kf_init *in, char *buf, size_t n)
+{
+    switch (in->dist) {
+    case KF_DIST_UNIFORM: snprintf(buf, n, "uniform [%g, %g)", in->a, in->b); break;
+    case KF_DIST_NORMAL: snprintf(buf, n, "normal(mean %g, std %g)", in->a, in->b); break;
+    case KF_DIST_KAIMING_UNIFORM: snprintf(buf, n, "uniform +-1/sqrt(fan_in)"); break;
+    case KF_DIST_CONSTANT: snprintf(buf, n, "constant %g", in->a); break;
+    }
+    return buf;
+}
+
+static char *inputs_text(const kf_resolved *r)
+{
+    tb b = {0};
+    for (int i = 0; i < r->problem->n_inputs; i++) {
+        char d[128];
+        tb_printf(&b, "%d. %s float32 ", i, r->problem->inputs[i].name);
+        shape_text(&b, &r->shapes[i]);
+        tb_printf(&b, ", row-major, drawn %s\n", dist_text(&r->problem->inputs[i].init, d, sizeof d));
+    }
+    return tb_take(&b);
+}
+
+static char *outputs_text(const kf_resolved *r)
+{
+    tb b = {0};
+    for (int i = 0; i < r->problem->n_outputs; i++) {
+        int v = r->problem->outputs[i];
+        tb_printf(&b, "%d. %s float32 ", i, kf_problem_value_name(r->problem, v));
+        shape_text(&b, &r->shapes[v]);
+        tb_printf(&b, ", row-major\n");
+    }
+    return tb_take(&b);
+}
+
+static char *roofline_text(const kf_agent_ctx *ctx)
+{
+    tb b = {0};
+    const kf_resolved *r = ctx->r;
+    tb_printf(&b, "%.4g FLOP, at least %.4g bytes moved (arithmetic intensity %.1f FLOP/byte)\n",
+              r->flops, r->min_bytes, r->min_bytes > 0 ? r->flops / r->min_bytes : 0);
+    if (ctx->device) {
+        kf_roofline rl;
+        kf_roofline_compute(r, ctx->device, &rl);
+        char t[32];
+        tb_printf(&b, "device %s: peak %.4g GFLOP/s, %.4g GB/s; no correct kernel can run under %s\n",
+                  ctx->device->name, ctx->device->peak_flops / 1e9, ctx->device->peak_bytes_per_s / 1e9,
+                  kf_fmt_duration(rl.floor_s, t, sizeof t));
+    }
+    return tb_take(&b);
+}
+
+static char *candidate_text(const kf_candidate *c)
+{
+    if (!c) return strdup("(none)");
+    tb b = {0};
+    char *m = kf_candidate_manifest_json(c);
+    if (c->n_launches > 0 || c->n_scratch > 0) tb_printf(&b, "```json\n%s\n```\n", m ? m : "{}");
+    free(m);
+    for (int i = 0; i < c->n_sources; i++)
+        tb_printf(&b, "%s:\n```\n%s\n```\n", c->sources[i].name, c->sources[i].text);
+    return tb_take(&b);
+}
+
+static char *eval_text(const kf_eval_result *e)
+{
+    if (!e) return strdup("(none)");
+    tb b = {0};
+    tb_printf(&b, "verdict: %s\n%s\n", kf_verdict_name(e->verdict), e->summary ? e->summary : "");
+    if (e->diagnostics) tb_printf(&b, "%s\n", e->diagnostics);
+    for (int i = 0; i < e->n_mismatches; i++)
+        tb_printf(&b, "output %d index %lld: expected %.9g got %.9g\n", e->mismatches[i].output,
+                  (long long)e->mismatches[i].index, e->mismatches[i].expected, e->mismatches[i].got);
+    return tb_take(&b);
+}
+
+static char *profile_text(const kf_eval_result *e)
+{
+    if (!e || !e->profiled) return strdup("(not profiled)");
+    tb b = {0};
+    char t1[32], t2[32];
+    tb_printf(&b, "median %s, min %s over %d runs; roofline fraction %.1f%%; %.4g GFLOP/s, %.4g GB/s\n",
+              kf_fmt_duration(e->timing.median_s, t1, sizeof t1), kf_fmt_duration(e->timing.min_s, t2, sizeof t2),
+              e->timing.n, e->roofline.fraction * 100, e->roofline.achieved_flops / 1e9,
+              e->roofline.achieved_bytes_per_s / 1e9);
+    for (int i = 0; i < e->timing.n_counters; i++)
+        tb_printf(&b, "%s = %g\n", e->timing.counters[i].name, e->timing.counters[i].value);
+    if (e->timing.report) tb_printf(&b, "%s\n", e->timing.report);
+    return tb_take(&b);
+}
+
+static char *analysis_text(const kf_analysis *a, int focus)
+{
+    if (!a) return strdup("(none)");
+    tb b = {0};
+    tb_printf(&b, "bottleneck: %s\n%s\n", a->bottleneck ? a->bottleneck : "?", a->text ? a->text : "");
+    for (int i = 0; i < a->n_recs; i++)
+        tb_printf(&b, "%s%d. %s — %s (expected %.2fx)\n", i == focus ? "* " : "  ", i + 1,
+                  a->recs[i].what ? a->recs[i].what : "", a->recs[i].why ? a->recs[i].why : "",
+                  a->recs[i].expected_gain);
+    if (focus >= 0 && focus < a->n_recs) tb_printf(&b, "Apply recommendation %d (marked *) first.\n", focus + 1);
+    return tb_take(&b);
+}
+
+/* ------------------------------------------------------------------ */
+/* prompts                                                             */
+
+enum { V_NAME, V_DESC, V_GRAPH, V_INPUTS, V_OUTPUTS, V_DIMS, V_TOL, V_ROOF, V_BACKEND, V_GUIDE,
+       V_LAST, V_DIAG, V_PROFILE, V_ANALYSIS, V_BEST, V_BASE, V_COUNT };
+
+static const char *var_names[V_COUNT] = {
+    "problem_name", "problem_description", "graph", "inputs", "outputs", "dims", "tolerance",
+    "roofline", "backend", "backend_guide", "last_candidate", "diagnostics", "profile",
+    "analysis", "best_time", "baseline_time"};
+
+static char *render(const kf_agent_ctx *ctx, const char *rel, char **values, kf_error *err)
+{
+    char *tmpl = kf_prompt_load(ctx->prompts_dir, rel, err);
+    if (!tmpl) return NULL;
+    kf_prompt_var vars[V_COUNT];
+    for (int i = 0; i < V_COUNT; i++) {
+        vars[i].name = var_names[i];
+        vars[i].value = values[i];
+    }
+    char *out = kf_prompt_render(tmpl, rel, vars, V_COUNT, err);
+    free(tmpl);
+    return out;
+}
+
+/* The backend's LLM guide: the user's --prompts override, else the guide
+ * installed with the plugin (kf_plugin_guide_path); "" with err set when
+ * there is none. */
+static char *guide_text(const kf_agent_ctx *ctx, kf_error *err)
+{
+    char rel[256];
+    snprintf(rel, sizeof rel, "backends/%s.md", ctx->backend);
+    char *path = ctx->plugin ? kf_plugin_guide_path(ctx->plugin, ctx->prompts_dir) : NULL;
+    char *text = path ? kf_read_file(path, NULL) : NULL;
+    free(path);
+    if (text) return text;
+    kf_error e2 = {0};
+    text = kf_prompt_load(ctx->prompts_dir, rel, &e2);
+    if (text) return text;
+    if (err) *err = e2;
+    return strdup("");
+}
+
+static void fill_values(const kf_agent_ctx *ctx, const kf_candidate *last, const kf_eval_result *last_eval,
+                        const kf_eval_result *best_eval, const kf_analysis *an, int focus,
+                        char **v, kf_error *err)
+{
+    const kf_resolved *r = ctx->r;
+    char t[32];
+    v[V_NAME] = strdup(r->problem->name);
+    v[V_DESC] = strdup(r->problem->description ? r->problem->description : "");
+    v[V_GRAPH] = kf_problem_describe(r);
+    v[V_INPUTS] = inputs_text(r);
+    v[V_OUTPUTS] = outputs_text(r);
+    v[V_DIMS] = dims_text(r);
+    if (asprintf(&v[V_TOL], "atol %g, rtol %g, relative L2 error per output <= %g", r->problem->atol,
+                 r->problem->rtol, r->problem->rel_l2) < 0) v[V_TOL] = NULL;
+    v[V_ROOF] = roofline_text(ctx);
+    v[V_BACKEND] = strdup(ctx->backend);
+    v[V_GUIDE] = guide_text(ctx, err);
+    v[V_LAST] = candidate_text(last);
+    v[V_DIAG] = eval_text(last_eval);
+    v[V_PROFILE] = profile_text(last_eval);
+    v[V_ANALYSIS] = analysis_text(an, focus);
+    v[V_BEST] = strdup(best_eval && best_eval->profiled ? kf_fmt_duration(best_eval->timing.median_s, t, sizeof t) : "-");
+    v[V_BASE] = strdup("see the run record");
+}
+
+static void free_values(char **v)
+{
+    for (int i = 0; i < V_COUNT; i++) free(v[i]);
+}
+
+/* ------------------------------------------------------------------ */
+/* asking                                                              */
+
+/* Sends system+user, continuing up to twice when the answer is cut by the
+ * token limit; accumulates usage into io. */
+static int ask(llm_agent *la, const char *system, const char *user, uint64_t seed, kf_agent_io *io,
+               char **answer, kf_error *err)
+{
+    kf_llm_message msgs[6];
+    int n = 0;
+    msgs[n++] = (kf_llm_message){KF_LLM_SYSTEM, system};
+    msgs[n++] = (kf_llm_message){KF_LLM_USER, user};
+    tb acc = {0};
+    for (int round = 0; round < 3; round++) {
+        kf_llm_request req = KF_LLM_REQUEST_INIT;
+        req.messages = msgs;
+        req.n_messages = n;
+        req.max_tokens = la->opts.max_tokens > 0 ? la->opts.max_tokens : 8192;
+        req.temperature = la->opts.temperature;
+        req.has_seed = 1;
+        req.seed = (long long)seed;
+        kf_llm_response resp;
+        memset(&resp, 0, sizeof resp);
+        if (kf_llm_complete(la->llm, &req, &resp, err) != 0) {
+            kf_llm_response_free(&resp);
+            free(acc.s);
+            return -1;
+        }
+        io->tokens_in += resp.prompt_tokens;
+        io->tokens_out += resp.completion_tokens;
+        io->cost_usd += resp.cost_usd;
+        io->from_cache = resp.from_cache;
+        tb_printf(&acc, "%s", resp.content);
+        int truncated = !strcmp(resp.finish_reason, "length");
+        kf_llm_response_free(&resp);
+        if (!truncated || n + 2 > 6) break;
+        /* ask to continue exactly where it stopped */
+        msgs[n++] = (kf_llm_message){KF_LLM_ASSISTANT, acc.s};
+        msgs[n++] = (kf_llm_message){KF_LLM_USER,
+                                     "Your answer was cut off by the length limit. Continue exactly "
+                                     "where it stopped, without repeating anything."};
+    }
+    *answer = tb_take(&acc);
+    return 0;
+}
+
+/* Answer -> candidate for the backend; NULL with *why on a bad answer. */
+static kf_candidate *parse_candidate(const kf_agent_ctx *ctx, const char *answer, char **why)
+{
+    kf_error e = {0};
+    /* what the plugin consumes: a host entry function, or kernels and a
+       launch plan; the fence tags an answer may use for the code: the
+       plugin's tag, its file extension ("opencl", "cl"), and "c" (every
+       language served today is a C dialect) */
+    int host_entry = ctx->plugin ? (ctx->plugin->be->caps & KF_CAP_HOST_ENTRY) != 0
+                                 : ctx->backend_language && !strcmp(ctx->backend_language, "c");
+    const char *ext = ctx->plugin ? kf_plugin_source_ext(ctx->plugin) : ".c";
+    const char *langs[4] = {ctx->plugin ? kf_plugin_fence_tag(ctx->plugin) : "c", NULL, NULL, NULL};
+    int nl = 1;
+    if (ext[0] == '.' && strcmp(ext + 1, langs[0])) langs[nl++] = ext + 1;
+    if (strcmp(langs[0], "c") && (nl < 2 || strcmp(langs[1], "c"))) langs[nl++] = "c";
+    char *code = NULL;
+    char src_name[64];
+    snprintf(src_name, sizeof src_name, "%s%s", host_entry ? "candidate" : "kernel", ext);
+    if (host_entry) {
+        if (kf_answer_extract(answer, langs, &code, &e) != 0) {
+            *why = strdup(e.msg);
+            return NULL;
+        }
+        kf_candidate *c = kf_candidate_new(ctx->backend);
+        kf_candidate_add_source(c, src_name, code);
+        free(c->entry);
+        c->entry = strdup("kf_kernel");
+        free(code);
+        return c;
+    }
+    const char *const *klangs = langs;
+    static const char *const jlangs[] = {"json", NULL};
+    if (kf_answer_extract(answer, klangs, &code, &e) != 0) {
+        *why = strdup(e.msg);
+        return NULL;
+    }
+    char *plan = NULL;
+    if (kf_answer_extract(answer, jlangs, &plan, &e) != 0) {
+        free(code);
+        if (asprintf(why, "no launch plan: %s (answer with a ```json block holding the plan)", e.msg) < 0)
+            *why = NULL;
+        return NULL;
+    }
+    char *clean = kf_answer_clean_json(plan, &e);
+    free(plan);
+    if (!clean) {
+        free(code);
+        *why = strdup(e.msg);
+        return NULL;
+    }
+    json_object *m = json_tokener_parse(clean);
+    free(clean);
+    if (!m || !json_object_is_type(m, json_type_object)) {
+        json_object_put(m);
+        free(code);
+        *why = strdup("the launch plan is not a JSON object");
+        return NULL;
+    }
+    json_object_object_add(m, "backend", json_object_new_string(ctx->backend));
+    json_object *srcs = json_object_new_array();
+    json_object *s0 = json_object_new_object();
+    json_object_object_add(s0, "name", json_object_new_string(src_name));
+    json_object_object_add(s0, "text", json_object_new_string(code));
+    json_object_array_add(srcs, s0);
+    json_object_object_add(m, "sources", srcs);
+    free(code);
+    kf_candidate *c = kf_candidate_parse_manifest(json_object_to_json_string(m), NULL, "launch plan", &e);
+    json_object_put(m);
+    if (!c) *why = strdup(e.msg);
+    return c;
+}
+
+static int llm_generate(kf_agent *a, const kf_agent_ctx *ctx, const kf_gen_request *req,
+                        kf_gen_result *res, kf_error *err)
+{
+    llm_agent *la = a->impl;
+    memset(res, 0, sizeof *res);
+    if (req->kind == KF_GEN_BASELINE)
+        return kf_fail(err, 2, "the LLM agent does not write baselines (the builtin agent does)");
+    const char *role = req->kind == KF_GEN_FIX_COMPILE ? "roles/fix-compile.md"
+                     : req->kind == KF_GEN_FIX_MISMATCH ? "roles/fix-mismatch.md"
+                     : req->kind == KF_GEN_OPTIMIZE ? "roles/optimize.md" : "roles/generate.md";
+    const kf_candidate *last = req->kind == KF_GEN_OPTIMIZE ? req->best : req->last;
+    const kf_eval_result *last_eval = req->kind == KF_GEN_OPTIMIZE ? req->best_eval : req->last_eval;
+    char *v[V_COUNT] = {0};
+    kf_error e = {0};
+    fill_values(ctx, last, last_eval, req->best_eval, req->analysis, req->rec_index, v, &e);
+    char *system = render(ctx, "roles/system.md", v, err);
+    char *user = system ? render(ctx, role, v, err) : NULL;
+    free_values(v);
+    if (!system || !user) {
+        free(system);
+        free(user);
+        return -1;
+    }
+    char *answer = NULL;
+    int rc = ask(la, system, user, req->seed, &res->io, &answer, err);
+    if (asprintf(&res->io.prompt, "=== system ===\n%s\n=== user ===\n%s", system, user) < 0)
+        res->io.prompt = NULL;
+    free(system);
+    free(user);
+    if (rc != 0) {
+        /* a step that cannot be asked is one failed step unless the setup is broken */
+        if (kf_llm_error_is_fatal(err->code)) return -1;
+        res->error = strdup(err->msg);
+        kf_error_clear(err);
+        return 0;
+    }
+    res->io.answer = answer;
+    char *why = NULL;
+    res->cand = parse_candidate(ctx, answer, &why);
+    if (!res->cand) res->error = why ? why : strdup("the answer held no usable candidate");
+    else free(why);
+    if (asprintf(&res->label, "%s by %s", kf_gen_kind_name(req->kind), a->spec) < 0) res->label = NULL;
+    return 0;
+}
+
+static char *jstr(json_object *o, const char *k)
+{
+    json_object *v;
+    return json_object_object_get_ex(o, k, &v) && json_object_is_type(v, json_type_string)
+               ? strdup(json_object_get_string(v)) : NULL;
+}
+
+static int llm_analyze(kf_agent *a, const kf_agent_ctx *ctx, const kf_analyze_request *req,
+                       kf_analysis *out, kf_agent_io *io, kf_error *err)
+{
+    llm_agent *la = a->impl;
+    memset(out, 0, sizeof *out);
+    char *v[V_COUNT] = {0};
+    kf_error e = {0};
+    fill_values(ctx, req->cand, req->eval, req->eval, req->previous, -1, v, &e);
+    char *system = render(ctx, "roles/system.md", v, err);
+    char *user = system ? render(ctx, "roles/analyze.md", v, err) : NULL;
+    free_values(v);
+    if (!system || !user) {
+        free(system);
+        free(user);
+        return -1;
+    }
+    char *answer = NULL;
+    int rc = ask(la, system, user, (uint64_t)req->step * 7919u, io, &answer, err);
+    if (asprintf(&io->prompt, "=== system ===\n%s\n=== user ===\n%s", system, user) < 0) io->prompt = NULL;
+    free(system);
+    free(user);
+    if (rc != 0) {
+        if (kf_llm_error_is_fatal(err->code)) return -1;
+        out->bottleneck = strdup("unknown");
+        if (asprintf(&out->text, "the analysis could not be asked: %s", err->msg) < 0) out->text = NULL;
+        kf_error_clear(err);
+        return 0;
+    }
+    io->answer = answer;
+    static const char *const jl[] = {"json", NULL};
+    char *js = NULL, *clean = NULL;
+    json_object *o = NULL;
+    if (kf_answer_extract(answer, jl, &js, &e) == 0 && (clean = kf_answer_clean_json(js, &e)))
+        o = json_tokener_parse(clean);
+    free(js);
+    free(clean);
+    if (!o || !json_object_is_type(o, json_type_object)) {
+        json_object_put(o);
+        /* unusable analysis: keep the text so the next prompt still carries it */
+        out->bottleneck = strdup("unknown");
+        out->text = strdup(answer);
+        out->n_recs = 1;
+        out->recs = calloc(1, sizeof *out->recs);
+        out->recs[0].what = strdup("see the analysis text");
+        out->recs[0].why = strdup(e.msg[0] ? e.msg : "the analysis answer held no JSON");
+        out->recs[0].expected_gain = 1.0;
+        return 0;
+    }
+    out->bottleneck = jstr(o, "bottleneck");
+    out->text = jstr(o, "text");
+    json_object *recs;
+    if (json_object_object_get_ex(o, "recommendations", &recs) && json_object_is_type(recs, json_type_array)) {
+        size_t n = json_object_array_length(recs);
+        if (n > 16) n = 16;
+        out->recs = calloc(n ? n : 1, sizeof *out->recs);
+        for (size_t i = 0; i < n; i++) {
+            json_object *r = json_object_array_get_idx(recs, i), *g;
+            kf_recommendation *rec = &out->recs[out->n_recs];
+            rec->what = jstr(r, "what");
+            if (!rec->what) continue;
+            rec->why = jstr(r, "why");
+            rec->expected_gain = json_object_object_get_ex(r, "expected_gain", &g) ? json_object_get_double(g) : 1.0;
+            out->n_recs++;
+        }
+    }
+    json_object_put(o);
+    return 0;
+}
+
+static void llm_close(kf_agent *a)
+{
+    llm_agent *la = a->impl;
+    if (la) kf_llm_close(la->llm);
+    free(la);
+    free(a->spec);
+    free(a);
+}
+
+static const kf_agent_ops llm_ops = {
+    .kind = "llm", .generate = llm_generate, .analyze = llm_analyze, .close = llm_close,
+};
+
+kf_agent *kf_llm_agent_open(const char *spec, const kf_agent_opts *opts, kf_error *err)
+{
+    kf_llm_config *cfg = kf_llm_config_load(NULL, err);
+    if (!cfg) return NULL;
+    kf_llm *llm = kf_llm_open(spec, cfg, err);
+    kf_llm_config_free(cfg);
+    if (!llm) return NULL;
+    if (opts && opts->record_path && kf_llm_set_record(llm, opts->record_path, err) != 0) {
+        kf_llm_close(llm);
+        return NULL;
+    }
+    char *cache = opts && opts->cache_dir ? strdup(opts->cache_dir) : kf_llm_default_cache_dir();
+    if (cache && kf_llm_set_cache(llm, cache, err) != 0) {
+        free(cache);
+        kf_llm_close(llm);
+        return NULL;
+    }
+    free(cache);
+    kf_agent *a = calloc(1, sizeof *a);
+    llm_agent *la = calloc(1, sizeof *la);
+    la->llm = llm;
+    if (opts) la->opts = *opts;
+    if (la->opts.temperature == 0) la->opts.temperature = -1;   /* provider default */
+    a->ops = &llm_ops;
+    a->spec = strdup(kf_llm_name(llm));
+    a->impl = la;
+    return a;
+}

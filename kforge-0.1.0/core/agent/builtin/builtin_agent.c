@@ -1,0 +1,280 @@
+/* builtin_agent.c — the built-in agent: kf_builtin_agent_open() and its
+ * kf_agent_ops (core/agent/agent.h).  Deterministic: the same problem, backend
+ * and request give the same candidate; no network, no key.
+ *
+ * generate(): FIRST -> the default point, or the start point of
+ * `--agent builtin:POINT` laid over it; OPTIMIZE -> the point of the
+ * chosen recommendation; FIX_* after a failed optimization variant -> the
+ * next untried recommendation (or the best point again); other FIX_* -> a
+ * more conservative point than the failed one (the builtin candidates are
+ * correct by construction, so a failure means a generator bug or a device
+ * limit); BASELINE -> op-by-op.
+ * analyze(): kf_bt_analyze() over the history kept in the agent.
+ * save_state()/load_state(): that history as JSON, for --resume.
+ * The point a candidate came from travels in its notes ("builtin point:
+ * {json}") so the analyzer and the fixer can read it back. */
+#include "builtin.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/agent.h"
+
+#define POINT_TAG "builtin point: "
+
+typedef struct bt_impl {
+    kf_bt_history hist;
+    char *start;      /* JSON of the start point's fields, or NULL */
+} bt_impl;
+
+/* The emitter of the run's backend, from the language its plugin
+ * declares; NULL when the built-in agent has none for it. */
+static const kf_bt_emitter *emitter(const kf_agent_ctx *ctx)
+{
+    return kf_bt_emitter_for(ctx->backend_language);
+}
+
+static int no_emitter(const kf_agent_ctx *ctx, kf_error *err)
+{
+    char langs[256] = "";
+    for (int i = 0; kf_bt_emitters[i]; i++) {
+        size_t l = strlen(langs);
+        snprintf(langs + l, sizeof langs - l, "%s%s", i ? ", " : "", kf_bt_emitters[i]->language);
+    }
+    return kf_fail(err, 2, "the builtin agent has no code emitter for backend %s (language \"%s\"; it emits %s); "
+                   "use an LLM agent for it", ctx->backend ? ctx->backend : "?",
+                   ctx->backend_language ? ctx->backend_language : "unknown", langs);
+}
+
+/* Reads the point back from a candidate's notes; 0 when found. */
+static int point_of(const kf_candidate *c, const kf_agent_ctx *ctx, kf_bt_point *pt)
+{
+    if (!c || !c->notes) return -1;
+    const char *s = strstr(c->notes, POINT_TAG);
+    if (!s) return -1;
+    s += strlen(POINT_TAG);
+    const char *e = strchr(s, '}');
+    if (!e) return -1;
+    char *js = strndup(s, (size_t)(e - s + 1));
+    if (!js) return -1;
+    int rc = kf_bt_point_from_json(js, emitter(ctx), ctx->backend, ctx->r, ctx->device, pt, NULL);
+    free(js);
+    return rc;
+}
+
+/* Plans and generates the candidate of point pt. */
+static int build(const kf_agent_ctx *ctx, const kf_bt_point *pt, kf_gen_result *res, const char *why)
+{
+    kf_bt_plan plan;
+    kf_error e = {0};
+    kf_bt_fusion fusion = pt->baseline ? KF_BT_FUSE_NONE : (kf_bt_fusion)pt->fusion;
+    if (pt->em->plan_fusion) fusion = (kf_bt_fusion)pt->em->plan_fusion(pt, fusion);
+    if (kf_bt_plan_build(ctx->r, fusion, &plan, &e) != 0) {
+        res->error = strdup(e.msg);
+        return 0;
+    }
+    kf_candidate *c = NULL;
+    char *label = NULL;
+    int rc = pt->em->generate(&plan, pt, ctx->backend, ctx->device, &c, &label, &e);
+    kf_bt_plan_free(&plan);
+    if (rc != 0 || !c) {
+        free(label);
+        kf_candidate_free(c);
+        res->error = strdup(e.msg[0] ? e.msg : "the builtin generator produced no candidate");
+        return 0;
+    }
+    char *js = kf_bt_point_json(pt);
+    char *notes = NULL;
+    if (asprintf(&notes, "%s%s%s%s", why ? why : "", why ? "\n" : "", POINT_TAG, js ? js : "{}") < 0)
+        notes = NULL;
+    free(js);
+    free(c->notes);
+    c->notes = notes;
+    res->cand = c;
+    if (why && label) {
+        char *l2 = NULL;
+        if (asprintf(&l2, "%s (%s)", label, why) >= 0) { free(label); label = l2; }
+    }
+    res->label = label;
+    return 0;
+}
+
+/* An optimization variant failed while a correct best exists.  The builtin
+ * candidates are correct by construction, so the cause is a limit of the
+ * device (a kernel's work-group or local-memory limit, a compiler's
+ * register budget): stepping the failed point towards "conservative" would
+ * throw the good tiling away.  The failed point stays in the history as
+ * failed (time 0, never recommended again); the next step takes the first
+ * recommendation of the last analysis not tried yet, else the best point
+ * again.  Returns 1 with *pt and *why set, 0 when this does not apply. */
+static int variant_failed(bt_impl *im, const kf_agent_ctx *ctx, const kf_gen_request *req, kf_bt_point *pt,
+                          const char **why)
+{
+    kf_bt_point best, failed;
+    if (!req->best || point_of(req->best, ctx, &best) != 0 || point_of(req->last, ctx, &failed) != 0 ||
+        kf_bt_point_equal(&best, &failed) || best.baseline)
+        return 0;
+    const kf_analysis *an = req->analysis;
+    for (int i = 0; an && i < an->n_recs; i++) {
+        kf_bt_point q;
+        if (!an->recs[i].params ||
+            kf_bt_point_from_json(an->recs[i].params, emitter(ctx), ctx->backend, ctx->r, ctx->device, &q, NULL) != 0)
+            continue;
+        if (kf_bt_history_has(&im->hist, &q)) continue;
+        *pt = q;
+        *why = "the last variant failed on this device (a device limit: builtin candidates are correct by "
+               "construction); next untried recommendation";
+        return 1;
+    }
+    *pt = best;
+    *why = "the last variant failed on this device (a device limit: builtin candidates are correct by "
+           "construction); back to the best point";
+    return 1;
+}
+
+static int bt_generate(kf_agent *a, const kf_agent_ctx *ctx, const kf_gen_request *req,
+                       kf_gen_result *res, kf_error *err)
+{
+    bt_impl *im = a->impl;
+    memset(res, 0, sizeof *res);
+    if (!emitter(ctx)) {
+        kf_error e = {0};
+        no_emitter(ctx, &e);
+        if (!(res->error = strdup(e.msg))) return kf_fail(err, 6, "out of memory");
+        return 0;
+    }
+    kf_bt_point pt;
+    const char *why = NULL;
+    switch (req->kind) {
+    case KF_GEN_BASELINE:
+        kf_bt_point_baseline(emitter(ctx), ctx->backend, &pt);
+        break;
+    case KF_GEN_OPTIMIZE: {
+        const kf_analysis *an = req->analysis;
+        if (!an || req->rec_index < 0 || req->rec_index >= an->n_recs || !an->recs[req->rec_index].params) {
+            /* nothing to apply: regenerate from the best point */
+            if (point_of(req->best, ctx, &pt) != 0) kf_bt_point_default(emitter(ctx), ctx->backend, ctx->r, ctx->device, &pt);
+            why = "no recommendation to apply";
+            break;
+        }
+        kf_error e = {0};
+        if (kf_bt_point_from_json(an->recs[req->rec_index].params, emitter(ctx), ctx->backend, ctx->r, ctx->device, &pt, &e) != 0) {
+            res->error = strdup(e.msg);
+            return 0;
+        }
+        break;
+    }
+    case KF_GEN_FIX_COMPILE:
+    case KF_GEN_FIX_MISMATCH:
+        if (variant_failed(im, ctx, req, &pt, &why)) break;
+        if (point_of(req->last, ctx, &pt) != 0) kf_bt_point_default(emitter(ctx), ctx->backend, ctx->r, ctx->device, &pt);
+        if (kf_bt_point_conservative(&pt)) {
+            why = "fallback after a failure: more conservative point";
+        } else {
+            res->error = strdup("the most conservative builtin candidate failed too: this is a builtin "
+                                "generator bug or a device limit; please report it with the run directory");
+            return 0;
+        }
+        break;
+    default:
+        if (im->start) {
+            kf_error e = {0};
+            if (kf_bt_point_from_json(im->start, emitter(ctx), ctx->backend, ctx->r, ctx->device, &pt, &e) != 0) {
+                if (asprintf(&res->error, "--agent builtin:POINT: %s", e.msg) < 0) res->error = NULL;
+                return res->error ? 0 : kf_fail(err, 6, "out of memory");
+            }
+            why = "start point of --agent builtin:POINT";
+            break;
+        }
+        kf_bt_point_default(emitter(ctx), ctx->backend, ctx->r, ctx->device, &pt);
+        break;
+    }
+    if (!pt.baseline && kf_bt_history_add(&im->hist, &pt, 0) != 0) return kf_fail(err, 6, "out of memory");
+    return build(ctx, &pt, res, why);
+}
+
+static int bt_analyze(kf_agent *a, const kf_agent_ctx *ctx, const kf_analyze_request *req,
+                      kf_analysis *out, kf_agent_io *io, kf_error *err)
+{
+    bt_impl *im = a->impl;
+    memset(io, 0, sizeof *io);
+    if (!emitter(ctx)) return no_emitter(ctx, err);
+    kf_bt_point pt;
+    if (point_of(req->cand, ctx, &pt) != 0) {
+        /* a candidate from elsewhere (an LLM, a file): analyse it as if it
+           were the default point so the recommendations stay in our space */
+        kf_bt_point_default(emitter(ctx), ctx->backend, ctx->r, ctx->device, &pt);
+    }
+    return kf_bt_analyze(&im->hist, ctx->r, &pt, req->eval, req->previous_time_s, ctx->target_fraction,
+                         out, err);
+}
+
+static char *bt_save_state(kf_agent *a)
+{
+    bt_impl *im = a->impl;
+    return kf_bt_history_json(&im->hist);
+}
+
+/* The history of an interrupted run, so the resumed one neither retries
+ * the points it tried nor forgets what its last recommendation expected. */
+static int bt_load_state(kf_agent *a, const kf_agent_ctx *ctx, const char *state, kf_error *err)
+{
+    bt_impl *im = a->impl;
+    kf_bt_history h;
+    if (kf_bt_history_from_json(state, emitter(ctx), ctx->backend, ctx->r, ctx->device, &h, err) != 0) return -1;
+    kf_bt_history_free(&im->hist);
+    im->hist = h;
+    return 0;
+}
+
+static void bt_close(kf_agent *a)
+{
+    if (!a) return;
+    bt_impl *im = a->impl;
+    if (im) {
+        kf_bt_history_free(&im->hist);
+        free(im->start);
+    }
+    free(im);
+    free(a->spec);
+    free(a);
+}
+
+static const kf_agent_ops BT_OPS = {
+    .kind = "builtin",
+    .generate = bt_generate,
+    .analyze = bt_analyze,
+    .close = bt_close,
+    .save_state = bt_save_state,
+    .load_state = bt_load_state,
+};
+
+kf_agent *kf_builtin_agent_open(const char *start, kf_error *err)
+{
+    kf_error e = {0};
+    if (start && kf_bt_point_check_json(start, &e) != 0) {
+        kf_fail(err, 2, "--agent builtin:POINT: %s; POINT is a JSON object of search-space fields, e.g. "
+                "'builtin:{\"ts\":64,\"wpt\":8,\"vec\":4}'", e.msg);
+        return NULL;
+    }
+    kf_agent *a = calloc(1, sizeof *a);
+    bt_impl *im = calloc(1, sizeof *im);
+    char *spec = NULL;
+    if (start) {
+        if (asprintf(&spec, "builtin:%s", start) < 0) spec = NULL;
+        if (im) im->start = strdup(start);
+    } else {
+        spec = strdup("builtin");
+    }
+    if (!a || !im || !spec || (start && !im->start)) {
+        if (im) free(im->start);
+        free(a); free(im); free(spec);
+        kf_fail(err, 6, "out of memory opening the builtin agent");
+        return NULL;
+    }
+    a->ops = &BT_OPS;
+    a->spec = spec;
+    a->impl = im;
+    return a;
+}

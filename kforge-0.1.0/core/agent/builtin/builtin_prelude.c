@@ -1,0 +1,343 @@
+/* builtin_prelude.c — the op functions as source text (one body, two
+ * dialects), the dialect-neutral map-op expressions, and the small string
+ * builder the generators write with (see builtin.h). */
+#include "builtin.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* string builder                                                      */
+
+static int sb_reserve(kf_bt_sb *b, size_t extra)
+{
+    if (b->oom) return -1;
+    if (b->len + extra + 1 <= b->cap) return 0;
+    size_t cap = b->cap ? b->cap : 1024;
+    while (cap < b->len + extra + 1) cap *= 2;
+    char *s = realloc(b->s, cap);
+    if (!s) { b->oom = 1; return -1; }
+    b->s = s;
+    b->cap = cap;
+    return 0;
+}
+
+void kf_bt_sb_printf(kf_bt_sb *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char tmp[512];
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0) { b->oom = 1; return; }
+    if (sb_reserve(b, (size_t)n) != 0) return;
+    if ((size_t)n < sizeof tmp) {
+        memcpy(b->s + b->len, tmp, (size_t)n + 1);
+    } else {
+        va_start(ap, fmt);
+        vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    b->len += (size_t)n;
+}
+
+void kf_bt_sb_puts(kf_bt_sb *b, const char *s)
+{
+    size_t n = strlen(s);
+    if (sb_reserve(b, n) != 0) return;
+    memcpy(b->s + b->len, s, n + 1);
+    b->len += n;
+}
+
+char *kf_bt_sb_take(kf_bt_sb *b)
+{
+    char *s = b->oom ? NULL : b->s;
+    if (b->oom) free(b->s);
+    if (!s && !b->oom) s = strdup("");
+    memset(b, 0, sizeof *b);
+    return s;
+}
+
+void kf_bt_sb_free(kf_bt_sb *b)
+{
+    free(b->s);
+    memset(b, 0, sizeof *b);
+}
+
+char *kf_bt_flit(double v, char buf[48])
+{
+    if (isnan(v)) { strcpy(buf, "NAN"); return buf; }
+    if (isinf(v)) { strcpy(buf, v > 0 ? "INFINITY" : "(-INFINITY)"); return buf; }
+    char t[40];
+    snprintf(t, sizeof t, "%.9g", v);
+    if (!strpbrk(t, ".eEn")) strcat(t, ".0");
+    snprintf(buf, 48, "%s%sf%s", v < 0 ? "(" : "", t, v < 0 ? ")" : "");
+    return buf;
+}
+
+/* ------------------------------------------------------------------ */
+/* the prelude                                                         */
+
+/* The C dialect gets vectorisable float versions of exp, expm1, log1p,
+ * tanh and erf (Cephes-style range reduction + polynomials, ~1e-7
+ * relative error; erf: Abramowitz-Stegun 7.1.26, |error| < 1.5e-7): glibc's
+ * scalar calls do not vectorise without -ffast-math, and PyTorch's eager
+ * CPU kernels use vectorised (Sleef) math too.  NaN propagates; exp
+ * saturates to 0 / inf outside its float range. */
+static const char C_HEAD[] =
+    "/* ---- kforge builtin prelude (C): one function per op, PyTorch semantics ---- */\n"
+    "#include <math.h>\n"
+    "#include <stdint.h>\n"
+    "#include <string.h>\n"
+    "/* FP exception flags are never read here: let GCC if-convert and vectorise\n"
+    " * (values, NaN and inf are unchanged; this is not -ffast-math) */\n"
+    "#pragma GCC optimize (\"no-trapping-math\")\n"
+    "#define KF_FN static inline __attribute__((unused))\n"
+    "typedef union { float f; int32_t i; } kf__pun;\n"
+    "KF_FN float kf__bits2f(int32_t i) { kf__pun u; u.i = i; return u.f; }\n"
+    "KF_FN int32_t kf__f2bits(float f) { kf__pun u; u.f = f; return u.i; }\n"
+    "/* e^x: x = n ln2 + r, |r| <= ln2/2; e^r by a degree-6 polynomial; 2^n via the exponent bits */\n"
+    "KF_FN float kf__exp(float x)\n"
+    "{\n"
+    "    float xc = x < -87.0f ? -87.0f : x;\n"
+    "    xc = xc > 88.0f ? 88.0f : xc;\n"
+    "    float n = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;   /* round to nearest */\n"
+    "    float r = xc - n * 0.693359375f + n * 2.12194440e-4f;\n"
+    "    float p = 1.9875691500e-4f;\n"
+    "    p = p * r + 1.3981999507e-3f;\n"
+    "    p = p * r + 8.3334519073e-3f;\n"
+    "    p = p * r + 4.1665795894e-2f;\n"
+    "    p = p * r + 1.6666665459e-1f;\n"
+    "    p = p * r + 5.0000001201e-1f;\n"
+    "    float y = p * r * r + r + 1.0f;\n"
+    "    y *= kf__bits2f(((int32_t)n + 127) << 23);\n"
+    "    y = x < -87.0f ? 0.0f : y;\n"
+    "    y = x > 88.0f ? INFINITY : y;\n"
+    "    return x != x ? x : y;\n"
+    "}\n"
+    "KF_FN float kf__expm1(float x)\n"
+    "{   /* small |x|: the series avoids the cancellation of exp(x) - 1 */\n"
+    "    float s = x * (1.0f + x * (0.5f + x * (0.166666667f + x * (0.0416666667f + x * 0.00833333333f))));\n"
+    "    float l = kf__exp(x) - 1.0f;\n"
+    "    float ax = x < 0.0f ? -x : x;\n"
+    "    return ax < 0.25f ? s : l;\n"
+    "}\n"
+    "/* log(u), u > 0: u = m 2^e, m in [sqrt(1/2), sqrt(2)), Cephes logf polynomial;\n"
+    " * the tests are on the bits (integer compares never trap, so loops vectorise) */\n"
+    "KF_FN float kf__log(float x)\n"
+    "{\n"
+    "    int32_t bits = kf__f2bits(x);\n"
+    "    int32_t e = ((bits >> 23) & 0xff) - 126;\n"
+    "    float m = kf__bits2f((bits & 0x007fffff) | 0x3f000000);   /* [0.5, 1) */\n"
+    "    int32_t small = (bits & 0x007fffff) < 0x003504f3;          /* m < sqrt(1/2) */\n"
+    "    float m2 = m + m - 1.0f, m1 = m - 1.0f;\n"
+    "    e -= small;\n"
+    "    m = small ? m2 : m1;\n"
+    "    float z = m * m;\n"
+    "    float p = 7.0376836292e-2f;\n"
+    "    p = p * m - 1.1514610310e-1f;\n"
+    "    p = p * m + 1.1676998740e-1f;\n"
+    "    p = p * m - 1.2420140846e-1f;\n"
+    "    p = p * m + 1.4249322787e-1f;\n"
+    "    p = p * m - 1.6668057665e-1f;\n"
+    "    p = p * m + 2.0000714765e-1f;\n"
+    "    p = p * m - 2.4999993993e-1f;\n"
+    "    p = p * m + 3.3333331174e-1f;\n"
+    "    float y = m * z * p - 0.5f * z + m + (float)e * 0.693147180559945f;\n"
+    "    int32_t mag = bits & 0x7fffffff;\n"
+    "    y = mag >= 0x7f800000 ? x : y;                  /* +inf, NaN */\n"
+    "    y = (bits < 0) & (mag != 0) ? NAN : y;          /* negative */\n"
+    "    y = mag < 0x00800000 ? -INFINITY : y;           /* zero (denormals too) */\n"
+    "    return (mag > 0x7f800000) ? x : y;\n"
+    "}\n"
+    "KF_FN float kf__log1p(float x)\n"
+    "{   /* log(1+x) * x / ((1+x) - 1) corrects the rounding of 1+x */\n"
+    "    float u = 1.0f + x;\n"
+    "    float d = u - 1.0f;\n"
+    "    float y = kf__log(u);\n"
+    "    float c = y * (x / d);\n"
+    "    c = u == INFINITY ? y : c;\n"
+    "    return d == 0.0f ? x : c;\n"
+    "}\n"
+    "KF_FN float kf__tanh(float x)\n"
+    "{\n"
+    "    float ax = x < 0.0f ? -x : x;\n"
+    "    float z = x * x;\n"
+    "    float p = -5.70498872745e-3f;\n"
+    "    p = p * z + 2.06390887954e-2f;\n"
+    "    p = p * z - 5.37397155531e-2f;\n"
+    "    p = p * z + 1.33314422036e-1f;\n"
+    "    p = p * z - 3.33332819422e-1f;\n"
+    "    float small = x + x * z * p;\n"
+    "    float big = 1.0f - 2.0f / (kf__exp(2.0f * ax) + 1.0f);\n"
+    "    big = x < 0.0f ? -big : big;\n"
+    "    return ax < 0.625f ? small : big;\n"
+    "}\n"
+    "KF_FN float kf__erf(float x)\n"
+    "{\n"
+    "    float ax = x < 0.0f ? -x : x;\n"
+    "    float t = 1.0f / (1.0f + 0.3275911f * ax);\n"
+    "    float p = 1.061405429f;\n"
+    "    p = p * t - 1.453152027f;\n"
+    "    p = p * t + 1.421413741f;\n"
+    "    p = p * t - 0.284496736f;\n"
+    "    p = p * t + 0.254829592f;\n"
+    "    float y = 1.0f - p * t * kf__exp(-ax * ax);\n"
+    "    y = x < 0.0f ? -y : y;\n"
+    "    float z = x * x;   /* |x| < 0.5: the Taylor series keeps the relative error small */\n"
+    "    float s = x * (1.12837916709551257f + z * (-0.376126389031837524f + z * (0.112837916709551257f\n"
+    "              + z * (-0.0268661706451312518f + z * 0.00522397762544218784f))));\n"
+    "    return ax < 0.5f ? s : y;\n"
+    "}\n"
+    "#define kf__sqrt sqrtf\n#define kf__fabs fabsf\n#define kf__pow powf\n";
+
+static const char OCL_HEAD[] =
+    "/* ---- kforge builtin prelude (OpenCL C): one function per op, PyTorch semantics ---- */\n"
+    "#define KF_FN\n"
+    "#define kf__exp exp\n#define kf__expm1 expm1\n#define kf__log log\n"
+    "#define kf__log1p log1p\n#define kf__erf erf\n#define kf__tanh tanh\n"
+    "#define kf__sqrt sqrt\n#define kf__fabs fabs\n#define kf__pow pow\n";
+
+/* Shared body: valid C and OpenCL C once the head's macros are defined.
+ * Both arms of a select are computed before it, so that GCC can if-convert
+ * and vectorise the loops that call these (it never speculates a
+ * floating-point operation that C evaluates conditionally). */
+static const char BODY[] =
+    "KF_FN float kf_add(float a, float b) { return a + b; }\n"
+    "KF_FN float kf_sub(float a, float b) { return a - b; }\n"
+    "KF_FN float kf_mul(float a, float b) { return a * b; }\n"
+    "KF_FN float kf_div(float a, float b) { return a / b; }\n"
+    "KF_FN float kf_max(float a, float b) { float y = a > b ? a : b; return a != a ? a : y; }  /* torch.maximum: NaN wins */\n"
+    "KF_FN float kf_min(float a, float b) { float y = a < b ? a : b; return a != a ? a : y; }\n"
+    "KF_FN float kf_pow(float a, float b) { return kf__pow(a, b); }\n"
+    "KF_FN float kf_identity(float x) { return x; }              /* also dropout (eval mode) */\n"
+    "KF_FN float kf_relu(float x) { float y = x > 0.0f ? x : 0.0f; return x != x ? x : y; }\n"
+    "KF_FN float kf_sigmoid(float x) { return 1.0f / (1.0f + kf__exp(-x)); }\n"
+    "KF_FN float kf_tanh(float x) { return kf__tanh(x); }\n"
+    "KF_FN float kf_exp(float x) { return kf__exp(x); }\n"
+    "KF_FN float kf_log(float x) { return kf__log(x); }\n"
+    "KF_FN float kf_abs(float x) { return kf__fabs(x); }\n"
+    "KF_FN float kf_neg(float x) { return -x; }\n"
+    "KF_FN float kf_sqrt(float x) { return kf__sqrt(x); }\n"
+    "KF_FN float kf_rsqrt(float x) { return 1.0f / kf__sqrt(x); }\n"
+    "KF_FN float kf_square(float x) { return x * x; }\n"
+    "/* SELU: scale * (x > 0 ? x : alpha * (exp(x) - 1)) */\n"
+    "KF_FN float kf_selu(float x) { float n = 1.6732632423543772f * kf__expm1(x); return 1.0507009873554805f * (x > 0.0f ? x : n); }\n"
+    "/* softplus(x) = log(1 + exp(beta x)) / beta, x itself when beta x > threshold */\n"
+    "KF_FN float kf_softplus(float x, float beta, float threshold)\n"
+    "{ float s = kf__log1p(kf__exp(beta * x)) / beta; return beta * x > threshold ? x : s; }\n"
+    "KF_FN float kf_mish(float x) { return x * kf__tanh(kf_softplus(x, 1.0f, 20.0f)); }\n"
+    "KF_FN float kf_hardswish(float x) { float t = x + 3.0f; t = t < 0.0f ? 0.0f : t; t = t > 6.0f ? 6.0f : t; return x * t / 6.0f; }\n"
+    "KF_FN float kf_silu(float x) { return x / (1.0f + kf__exp(-x)); }\n"
+    "/* GELU, exact erf form and the tanh approximation */\n"
+    "KF_FN float kf_gelu(float x) { return 0.5f * x * (1.0f + kf__erf(x * 0.70710678118654752f)); }\n"
+    "KF_FN float kf_gelu_tanh(float x)\n"
+    "{ return 0.5f * x * (1.0f + kf__tanh(0.79788456080286536f * (x + 0.044715f * x * x * x))); }\n"
+    "KF_FN float kf_leaky_relu(float x, float slope) { float n = x * slope; return x > 0.0f ? x : n; }\n"
+    "KF_FN float kf_hardtanh(float x, float lo, float hi) { float y = x < lo ? lo : x; return y > hi ? hi : y; }\n"
+    "KF_FN float kf_elu(float x, float alpha) { float n = alpha * kf__expm1(x); return x > 0.0f ? x : n; }\n"
+    "/* ---- end of prelude ---- */\n";
+
+const char *kf_bt_prelude(kf_bt_dialect d)
+{
+    static char c_text[sizeof C_HEAD + sizeof BODY];
+    static char ocl_text[sizeof OCL_HEAD + sizeof BODY];
+    char *t = d == KF_BT_OCL ? ocl_text : c_text;
+    if (!t[0]) {   /* built once; the result is the same for every caller */
+        strcpy(t, d == KF_BT_OCL ? OCL_HEAD : C_HEAD);
+        strcat(t, BODY);
+    }
+    return t;
+}
+
+/* ------------------------------------------------------------------ */
+/* map-op expressions                                                  */
+
+int kf_bt_is_map_op(kf_op op)
+{
+    return kf_op_is_unary(op) || kf_op_is_binary(op);
+}
+
+static char *fmt(const char *f, ...) KF_PRINTF(1, 2);
+static char *fmt(const char *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    char *s = NULL;
+    if (vasprintf(&s, f, ap) < 0) s = NULL;
+    va_end(ap);
+    return s;
+}
+
+static const char *unary_fn(const kf_node *nd)
+{
+    switch (nd->op) {
+    case KF_OP_RELU: return "kf_relu";
+    case KF_OP_SIGMOID: return "kf_sigmoid";
+    case KF_OP_TANH: return "kf_tanh";
+    case KF_OP_EXP: return "kf_exp";
+    case KF_OP_LOG: return "kf_log";
+    case KF_OP_ABS: return "kf_abs";
+    case KF_OP_NEG: return "kf_neg";
+    case KF_OP_SQRT: return "kf_sqrt";
+    case KF_OP_RSQRT: return "kf_rsqrt";
+    case KF_OP_SQUARE: return "kf_square";
+    case KF_OP_SELU: return "kf_selu";
+    case KF_OP_MISH: return "kf_mish";
+    case KF_OP_HARDSWISH: return "kf_hardswish";
+    case KF_OP_IDENTITY: case KF_OP_DROPOUT: return "kf_identity";
+    case KF_OP_SILU: return "kf_silu";
+    case KF_OP_GELU: return nd->gelu_tanh ? "kf_gelu_tanh" : "kf_gelu";
+    default: return NULL;
+    }
+}
+
+static const char *binary_fn(kf_op op)
+{
+    switch (op) {
+    case KF_OP_ADD: return "kf_add";
+    case KF_OP_SUB: return "kf_sub";
+    case KF_OP_MUL: return "kf_mul";
+    case KF_OP_DIV: return "kf_div";
+    case KF_OP_MAXIMUM: return "kf_max";
+    case KF_OP_MINIMUM: return "kf_min";
+    case KF_OP_POW: return "kf_pow";
+    default: return NULL;
+    }
+}
+
+char *kf_bt_map_expr(const kf_node *nd, const char *x, const char *y)
+{
+    char l0[48], l1[48];
+    if (kf_op_is_binary(nd->op)) {
+        const char *f = binary_fn(nd->op);
+        const char *a = nd->in[0].is_scalar ? kf_bt_flit(nd->in[0].scalar, l0) : x;
+        const char *b = nd->in[1].is_scalar ? kf_bt_flit(nd->in[1].scalar, l1) : y;
+        if (!f || !a || !b) return NULL;
+        return fmt("%s(%s, %s)", f, a, b);
+    }
+    if (!kf_op_is_unary(nd->op) || !x) return NULL;
+    switch (nd->op) {
+    case KF_OP_LEAKY_RELU:
+        return fmt("kf_leaky_relu(%s, %s)", x, kf_bt_flit(nd->alpha, l0));
+    case KF_OP_HARDTANH:
+        return fmt("kf_hardtanh(%s, %s, %s)", x, kf_bt_flit(nd->lo, l0), kf_bt_flit(nd->hi, l1));
+    case KF_OP_ELU:
+        return fmt("kf_elu(%s, %s)", x, kf_bt_flit(nd->alpha, l0));
+    case KF_OP_SOFTPLUS:
+        return fmt("kf_softplus(%s, %s, %s)", x, kf_bt_flit(nd->alpha, l0), kf_bt_flit(nd->beta, l1));
+    case KF_OP_CLAMP:
+        if (!isnan(nd->lo) && !isnan(nd->hi))   /* torch.clamp: min then max */
+            return fmt("kf_min(kf_max(%s, %s), %s)", x, kf_bt_flit(nd->lo, l0), kf_bt_flit(nd->hi, l1));
+        if (!isnan(nd->lo)) return fmt("kf_max(%s, %s)", x, kf_bt_flit(nd->lo, l0));
+        if (!isnan(nd->hi)) return fmt("kf_min(%s, %s)", x, kf_bt_flit(nd->hi, l1));
+        return fmt("kf_identity(%s)", x);
+    default: {
+        const char *f = unary_fn(nd);
+        return f ? fmt("%s(%s)", f, x) : NULL;
+    }
+    }
+}

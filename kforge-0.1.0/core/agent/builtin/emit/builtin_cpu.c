@@ -1,0 +1,1409 @@
+/* builtin_cpu.c — the C + OpenMP generator of the built-in agent for the
+ * cpu-simd backend (see builtin.h for the contract, plugins/cpu-simd/
+ * kforge-cpu.h for the calling convention).
+ *
+ * One C file per candidate: the prelude, a GEMM library (packing routines
+ * and an FMA micro-kernel for AVX-512 / AVX2 / plain C) when the plan has
+ * GEMM groups, one static function per group, and kf_kernel() calling them
+ * in order.  Sizes of the run's preset are baked in as constants and
+ * checked against a->dims on entry. */
+#include <config.h>
+#include "agent/builtin/builtin.h"
+#include "cpu_knobs.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(HAVE_OPENBLAS) && KF_BASELINE_BLAS_PARALLEL == 2
+#define KF_BLAS_OPENMP 1
+#else
+#define KF_BLAS_OPENMP 0
+#endif
+
+/* ------------------------------------------------------------------ */
+/* the GEMM library (emitted once when a GEMM group exists)            */
+
+static const char GEMM_LIB[] =
+    "/* ---- GEMM library: packing + register-blocked FMA micro-kernel ----\n"
+    " * C[MR x NR] tiles are computed from an A micro-panel (MR rows, laid out\n"
+    " * [k][MR]) and a B micro-panel (NR columns, laid out [k][NR]); panels are\n"
+    " * zero-padded so the micro-kernel never branches.  Edge tiles go through a\n"
+    " * small tile buffer. */\n"
+    "#include <immintrin.h>\n"
+    "#if defined(__AVX512F__)\n"
+    "#define KF_VL 16\n"
+    "typedef __m512 kf_v;\n"
+    "#define kf_vload(p) _mm512_loadu_ps(p)\n"
+    "#define kf_vstore(p, v) _mm512_storeu_ps((p), (v))\n"
+    "#define kf_vbcast(x) _mm512_set1_ps(x)\n"
+    "#define kf_vfma(a, b, c) _mm512_fmadd_ps((a), (b), (c))\n"
+    "#define kf_vadd(a, b) _mm512_add_ps((a), (b))\n"
+    "#define kf_vzero() _mm512_setzero_ps()\n"
+    "#elif defined(__AVX2__) && defined(__FMA__)\n"
+    "#define KF_VL 8\n"
+    "typedef __m256 kf_v;\n"
+    "#define kf_vload(p) _mm256_loadu_ps(p)\n"
+    "#define kf_vstore(p, v) _mm256_storeu_ps((p), (v))\n"
+    "#define kf_vbcast(x) _mm256_set1_ps(x)\n"
+    "#define kf_vfma(a, b, c) _mm256_fmadd_ps((a), (b), (c))\n"
+    "#define kf_vadd(a, b) _mm256_add_ps((a), (b))\n"
+    "#define kf_vzero() _mm256_setzero_ps()\n"
+    "#else /* portable: GCC vector extensions, 4 floats */\n"
+    "#define KF_VL 4\n"
+    "typedef float kf_v __attribute__((vector_size(16)));\n"
+    "static inline kf_v kf_vload(const float *p) { kf_v v; memcpy(&v, p, sizeof v); return v; }\n"
+    "static inline void kf_vstore(float *p, kf_v v) { memcpy(p, &v, sizeof v); }\n"
+    "#define kf_vbcast(x) ((kf_v){(x), (x), (x), (x)})\n"
+    "#define kf_vfma(a, b, c) ((a) * (b) + (c))\n"
+    "#define kf_vadd(a, b) ((a) + (b))\n"
+    "#define kf_vzero() ((kf_v){0, 0, 0, 0})\n"
+    "#endif\n"
+    "#if KF_NR % KF_VL != 0\n"
+    "#error \"KF_NR must be a multiple of the vector width\"\n"
+    "#endif\n"
+    "#define KF_NV (KF_NR / KF_VL)\n"
+    "\n"
+    "/* Packs rows [i0, i0+mc) x depth [p0, p0+kc) of row-major A (leading\n"
+    " * dimension lda) into ceil(mc/MR) micro-panels [k][MR], zero-padded. */\n"
+    "static void kf_pack_a(const float *A, int64_t lda, int64_t i0, int64_t mc, int64_t p0, int64_t kc, float *ap)\n"
+    "{\n"
+    "    for (int64_t ir = 0; ir < mc; ir += KF_MR) {\n"
+    "        float *dst = ap + ir * kc;\n"
+    "        int64_t m = mc - ir < KF_MR ? mc - ir : KF_MR;\n"
+    "        for (int64_t ii = 0; ii < KF_MR; ii++) {\n"
+    "            if (ii < m) {\n"
+    "                const float *src = A + (i0 + ir + ii) * lda + p0;\n"
+    "                for (int64_t k = 0; k < kc; k++) dst[k * KF_MR + ii] = src[k];\n"
+    "            } else {\n"
+    "                for (int64_t k = 0; k < kc; k++) dst[k * KF_MR + ii] = 0.0f;\n"
+    "            }\n"
+    "        }\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "/* Packs NR-column micro-panel jp (columns [jp*NR, jp*NR+NR) of B, depth\n"
+    " * [p0, p0+kc)) into bp laid out [k][NR], zero-padded past column n.\n"
+    " * trans_b: B is (N, K) row-major (nn.Linear weights), else (K, N). */\n"
+    "static void kf_pack_b(const float *B, int64_t ldb, int trans_b, int64_t n, int64_t jp, int64_t p0, int64_t kc, float *bp)\n"
+    "{\n"
+    "    int64_t j0 = jp * KF_NR;\n"
+    "    int64_t w = n - j0 < KF_NR ? n - j0 : KF_NR;\n"
+    "    if (trans_b) {\n"
+    "        for (int64_t jj = 0; jj < KF_NR; jj++) {\n"
+    "            if (jj < w) {\n"
+    "                const float *src = B + (j0 + jj) * ldb + p0;\n"
+    "                for (int64_t k = 0; k < kc; k++) bp[k * KF_NR + jj] = src[k];\n"
+    "            } else {\n"
+    "                for (int64_t k = 0; k < kc; k++) bp[k * KF_NR + jj] = 0.0f;\n"
+    "            }\n"
+    "        }\n"
+    "    } else {\n"
+    "        for (int64_t k = 0; k < kc; k++) {\n"
+    "            const float *src = B + (p0 + k) * ldb + j0;\n"
+    "            for (int64_t jj = 0; jj < KF_NR; jj++) bp[k * KF_NR + jj] = jj < w ? src[jj] : 0.0f;\n"
+    "        }\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "/* c[MR x NR] (leading dimension ldc) = (add ? c : 0) + ap * bp over kc. */\n"
+    "static inline void kf_ukernel(int64_t kc, const float *restrict ap, const float *restrict bp,\n"
+    "                              float *restrict c, int64_t ldc, int add)\n"
+    "{\n"
+    "    kf_v acc[KF_MR][KF_NV];\n"
+    "#pragma GCC unroll 64\n"
+    "    for (int i = 0; i < KF_MR; i++)\n"
+    "#pragma GCC unroll 8\n"
+    "        for (int v = 0; v < KF_NV; v++) acc[i][v] = kf_vzero();\n"
+    "#pragma GCC unroll KF_UNROLL_LIT\n"
+    "    for (int64_t k = 0; k < kc; k++) {\n"
+    "        kf_v b[KF_NV];\n"
+    "#pragma GCC unroll 8\n"
+    "        for (int v = 0; v < KF_NV; v++) b[v] = kf_vload(bp + k * KF_NR + v * KF_VL);\n"
+    "#pragma GCC unroll 64\n"
+    "        for (int i = 0; i < KF_MR; i++) {\n"
+    "            kf_v a = kf_vbcast(ap[k * KF_MR + i]);\n"
+    "#pragma GCC unroll 8\n"
+    "            for (int v = 0; v < KF_NV; v++) acc[i][v] = kf_vfma(a, b[v], acc[i][v]);\n"
+    "        }\n"
+    "    }\n"
+    "#pragma GCC unroll 64\n"
+    "    for (int i = 0; i < KF_MR; i++)\n"
+    "#pragma GCC unroll 8\n"
+    "        for (int v = 0; v < KF_NV; v++) {\n"
+    "            float *p = c + i * ldc + v * KF_VL;\n"
+    "            kf_vstore(p, add ? kf_vadd(kf_vload(p), acc[i][v]) : acc[i][v]);\n"
+    "        }\n"
+    "}\n"
+    "/* ---- end of GEMM library ---- */\n";
+
+/* ------------------------------------------------------------------ */
+/* helpers                                                             */
+
+typedef struct gen {
+    const kf_bt_plan *pl;
+    const kf_resolved *r;
+    const kf_problem *p;
+    const kf_bt_point *pt;
+    kf_bt_sb b;
+    int n_scratch;            /* plan scratch + packing buffers */
+    char **scratch_names;
+    int64_t *scratch_bytes;
+    int uses_blas;
+    int blas_split;           /* the library is not the OpenMP build: run it single-threaded
+                                 on each OpenMP thread's rows (one thread pool) */
+    char *declared;           /* per value: V<v> declared in the current function */
+    kf_error *err;
+    int failed;
+} gen_t;
+
+static int add_scratch(gen_t *g, const char *name, int64_t bytes)
+{
+    char **n = realloc(g->scratch_names, (size_t)(g->n_scratch + 1) * sizeof *n);
+    if (!n) return -1;
+    g->scratch_names = n;
+    int64_t *b = realloc(g->scratch_bytes, (size_t)(g->n_scratch + 1) * sizeof *b);
+    if (!b) return -1;
+    g->scratch_bytes = b;
+    g->scratch_names[g->n_scratch] = strdup(name);
+    g->scratch_bytes[g->n_scratch] = bytes < 64 ? 64 : bytes;
+    return g->n_scratch++;
+}
+
+static int64_t elems(const gen_t *g, int v) { return kf_shape_elems(&g->r->shapes[v]); }
+
+/* C expression of the buffer that holds value v ("a->in[0]" ...). */
+static const char *buf_of(const gen_t *g, int v, char *buf, size_t n)
+{
+    const kf_bt_store *s = &g->pl->store[v];
+    switch (s->kind) {
+    case KF_BT_ST_INPUT: snprintf(buf, n, "a->in[%d]", s->index); break;
+    case KF_BT_ST_OUTPUT: snprintf(buf, n, "a->out[%d]", s->index); break;
+    case KF_BT_ST_SCRATCH: snprintf(buf, n, "a->scratch[%d]", s->index); break;
+    default: snprintf(buf, n, "NULL"); break;
+    }
+    return buf;
+}
+
+/* Declares a pointer variable V<v> for every value a group reads from
+ * memory or stores to memory. */
+static void declare_ptr(gen_t *g, int v, int writable)
+{
+    char bb[64];
+    if (g->declared[v]) return;
+    g->declared[v] = 1;
+    kf_bt_sb_printf(&g->b, "    %sfloat *restrict V%d = %s;   /* %s */\n", writable ? "" : "const ", v,
+                    buf_of(g, v, bb, sizeof bb), kf_problem_value_name(g->p, v));
+}
+
+/* Starts a generated function: forgets the pointers declared so far. */
+static void begin_fn(gen_t *g) { memset(g->declared, 0, (size_t)g->pl->n_values); }
+
+static int in_group(const gen_t *g, int gi, int v) { return g->pl->group_of[v] == gi; }
+
+/* Rows x cols view of a shape: cols = last dim (1 for rank 0). */
+static int64_t ncols(const kf_shape *s) { return s->rank ? s->d[s->rank - 1] : 1; }
+
+/* Offset expression of out-of-group operand u in a group of shape S at
+ * element (row variable rv, column variable cv); per-row parts are hoisted
+ * into a variable ro<u> declared by emit_rowoffs(). */
+static void operand_offset(gen_t *g, int u, const kf_shape *S, const char *cv, char *out, size_t n)
+{
+    const kf_shape *us = &g->r->shapes[u];
+    int64_t st[KF_MAX_RANK];
+    kf_bt_bcast_strides(us, S, st);
+    int64_t ue = kf_shape_elems(us);
+    int64_t last = S->rank ? st[S->rank - 1] : 0;
+    if (ue == 1) { snprintf(out, n, "0"); return; }
+    if (ue == kf_shape_elems(S) && us->rank == S->rank) { snprintf(out, n, "ro%d + %s", u, cv); return; }
+    if (last == 0) snprintf(out, n, "ro%d", u);
+    else if (last == 1) snprintf(out, n, "ro%d + %s", u, cv);
+    else snprintf(out, n, "ro%d + %s * %" PRId64, u, cv, last);
+}
+
+/* Declares int64_t ro<u> = row offset of operand u at row variable rv. */
+static void emit_rowoff(gen_t *g, int u, const kf_shape *S, const char *rv, const char *indent)
+{
+    const kf_shape *us = &g->r->shapes[u];
+    int64_t st[KF_MAX_RANK];
+    kf_bt_bcast_strides(us, S, st);
+    if (kf_shape_elems(us) == 1) return;
+    if (kf_shape_elems(us) == kf_shape_elems(S) && us->rank == S->rank) {
+        kf_bt_sb_printf(&g->b, "%sconst int64_t ro%d = %s * %" PRId64 ";\n", indent, u, rv, ncols(S));
+        return;
+    }
+    kf_bt_sb_printf(&g->b, "%sconst int64_t ro%d = 0", indent, u);
+    int64_t inner = 1;
+    for (int d = S->rank - 2; d >= 0; d--) {
+        if (st[d]) kf_bt_sb_printf(&g->b, " + ((%s / %" PRId64 ") %% %" PRId64 ") * %" PRId64, rv, inner, S->d[d], st[d]);
+        inner *= S->d[d];
+    }
+    kf_bt_sb_puts(&g->b, ";\n");
+}
+
+/* Collects the out-of-group tensor operands of nodes[from..] of group gi. */
+static int outside_operands(const gen_t *g, int gi, int from, int *ops, int max)
+{
+    const kf_bt_group *gr = &g->pl->groups[gi];
+    int n = 0;
+    for (int k = from; k < gr->n_nodes; k++) {
+        const kf_node *nd = &g->p->nodes[gr->nodes[k]];
+        for (int i = 0; i < nd->n_in; i++) {
+            if (nd->in[i].is_scalar || in_group(g, gi, nd->in[i].value)) continue;
+            int u = nd->in[i].value, seen = 0;
+            for (int j = 0; j < n; j++) seen |= ops[j] == u;
+            if (!seen && n < max) ops[n++] = u;
+        }
+    }
+    return n;
+}
+
+/* Emits the map-op chain nodes[from..] of group gi for one element: the
+ * anchor's value is already in local t<anchor value>; out-of-group operands
+ * are read at offsets built from column variable cv (row offsets hoisted by
+ * emit_rowoff).  Stores every materialised value of the chain (and of the
+ * anchor when store_anchor) at flat index expression `e`.  acc_buf, if not
+ * NULL, receives the last value at index acc_idx instead of its own store
+ * (the GEMM accumulation panel). */
+static void emit_chain(gen_t *g, int gi, int from, const char *cv, const char *e, const char *indent,
+                       int store_anchor, const char *acc_buf, const char *acc_idx)
+{
+    const kf_bt_group *gr = &g->pl->groups[gi];
+    const kf_shape *S = &gr->shape;
+    int ni = g->p->n_inputs;
+    for (int k = from; k < gr->n_nodes; k++) {
+        const kf_node *nd = &g->p->nodes[gr->nodes[k]];
+        char xs[96] = "", ys[96] = "";
+        char *dst[2] = {xs, ys};
+        for (int i = 0; i < nd->n_in && i < 2; i++) {
+            if (nd->in[i].is_scalar) continue;
+            int u = nd->in[i].value;
+            if (in_group(g, gi, u)) { snprintf(dst[i], 96, "t%d", u); continue; }
+            char off[80];
+            operand_offset(g, u, S, cv, off, sizeof off);
+            snprintf(dst[i], 96, "V%d[%s]", u, off);
+        }
+        char *ex = kf_bt_map_expr(nd, xs, ys);
+        if (!ex) { g->failed = 1; return; }
+        kf_bt_sb_printf(&g->b, "%sconst float t%d = %s;   /* %s */\n", indent, ni + gr->nodes[k], ex, nd->out);
+        free(ex);
+    }
+    for (int k = store_anchor ? 0 : 1; k < gr->n_nodes; k++) {
+        int v = ni + gr->nodes[k];
+        if (v == gr->last_value && acc_buf) {   /* the accumulation buffer holds it */
+            kf_bt_sb_printf(&g->b, "%s%s[%s] = t%d;\n", indent, acc_buf, acc_idx, v);
+            continue;
+        }
+        if (g->pl->store[v].kind == KF_BT_ST_LOCAL) continue;
+        kf_bt_sb_printf(&g->b, "%sV%d[%s] = t%d;\n", indent, v, e, v);
+    }
+}
+
+/* Declares pointers for a group: out-of-group operands (read-only) and
+ * materialised values of the group (writable). */
+static void declare_group_ptrs(gen_t *g, int gi, int from)
+{
+    const kf_bt_group *gr = &g->pl->groups[gi];
+    int ops[64];
+    int n = outside_operands(g, gi, from, ops, 64);
+    for (int i = 0; i < n; i++) declare_ptr(g, ops[i], 0);
+    for (int k = 0; k < gr->n_nodes; k++) {
+        int v = g->p->n_inputs + gr->nodes[k];
+        if (g->pl->store[v].kind != KF_BT_ST_LOCAL) declare_ptr(g, v, 1);
+    }
+}
+
+static void emit_rowoffs(gen_t *g, int gi, int from, const char *rv, const char *indent)
+{
+    int ops[64];
+    int n = outside_operands(g, gi, from, ops, 64);
+    for (int i = 0; i < n; i++) emit_rowoff(g, ops[i], &g->pl->groups[gi].shape, rv, indent);
+}
+
+/* ------------------------------------------------------------------ */
+/* MAP groups                                                          */
+
+static void emit_map_group(gen_t *g, int gi)
+{
+    const kf_bt_group *gr = &g->pl->groups[gi];
+    const kf_shape *S = &gr->shape;
+    int64_t cols = ncols(S), rows = kf_shape_elems(S) / (cols ? cols : 1);
+    int64_t chunk = cols < 4096 ? cols : 2048;
+    int64_t nch = (cols + chunk - 1) / chunk;
+    begin_fn(g);
+    kf_bt_sb_printf(&g->b, "static void group%d(const kf_cpu_args *a, int nt)\n{\n", gi);
+    declare_group_ptrs(g, gi, 0);
+    kf_bt_sb_printf(&g->b,
+                    "    /* elementwise over %" PRId64 " rows x %" PRId64 " columns, in chunks of %" PRId64 " */\n"
+                    "    #pragma omp parallel for num_threads(nt) schedule(static)\n"
+                    "    for (int64_t w = 0; w < %" PRId64 "; w++) {\n"
+                    "        const int64_t r = w / %" PRId64 ", j0 = (w %% %" PRId64 ") * %" PRId64 ";\n"
+                    "        const int64_t j1 = j0 + %" PRId64 " < %" PRId64 " ? j0 + %" PRId64 " : %" PRId64 ";\n",
+                    rows, cols, chunk, rows * nch, nch, nch, chunk, chunk, cols, chunk, cols);
+    emit_rowoffs(g, gi, 0, "r", "        ");
+    kf_bt_sb_puts(&g->b, "        #pragma omp simd\n        for (int64_t j = j0; j < j1; j++) {\n");
+    /* the anchor itself is a map op over memory operands; the rest of the
+       chain follows it in registers */
+    const kf_node *an = &g->p->nodes[gr->nodes[0]];
+    int ni = g->p->n_inputs;
+    {
+        char xs[96] = "", ys[96] = "";
+        char *dst[2] = {xs, ys};
+        for (int i = 0; i < an->n_in && i < 2; i++) {
+            if (an->in[i].is_scalar) continue;
+            int u = an->in[i].value;
+            char off[80];
+            operand_offset(g, u, S, "j", off, sizeof off);
+            snprintf(dst[i], 96, "V%d[%s]", u, off);
+        }
+        char *ex = kf_bt_map_expr(an, xs, ys);
+        if (!ex) { g->failed = 1; return; }
+        kf_bt_sb_printf(&g->b, "            const float t%d = %s;   /* %s */\n", ni + gr->nodes[0], ex, an->out);
+        free(ex);
+    }
+    char e[64];
+    snprintf(e, sizeof e, "r * %" PRId64 " + j", cols);
+    emit_chain(g, gi, 1, "j", e, "            ", 1, NULL, NULL);
+    kf_bt_sb_puts(&g->b, "        }\n    }\n}\n\n");
+}
+
+/* ------------------------------------------------------------------ */
+/* ROW groups: the anchor over each contiguous row, then its map tail    */
+
+/* Emits the body that computes one row: input row pointer `xr`, row
+ * index `rr` (0..rows-1), writes the tail's stores at flat index
+ * rr*out_len + o.  Shared by standalone ROW groups and ROW tails fused
+ * into a GEMM row panel. */
+static void emit_row_body(gen_t *g, int gi, const char *ind)
+{
+    const kf_bt_group *gr = &g->pl->groups[gi];
+    const kf_node *an = &g->p->nodes[gr->nodes[0]];
+    int av = g->p->n_inputs + gr->nodes[0];
+    int64_t L = gr->row.row_len, OL = gr->row.out_len;
+    char epsl[48];
+    kf_bt_flit(an->eps, epsl);
+    kf_bt_sb *b = &g->b;
+    int wv = an->n_in > 1 && !an->in[1].is_scalar ? an->in[1].value : -1;
+    int bv = an->n_in > 2 && !an->in[2].is_scalar ? an->in[2].value : -1;
+    char wexpr[96] = "", bexpr[96] = "";
+    char e[64], cv[16] = "o";
+    snprintf(e, sizeof e, "rr * %" PRId64 " + o", OL);
+
+    switch (an->op) {
+    case KF_OP_SUM: case KF_OP_MEAN: case KF_OP_LOGSUMEXP: case KF_OP_AMAX: case KF_OP_AMIN: {
+        if (an->op == KF_OP_AMAX || an->op == KF_OP_AMIN) {
+            const char *cmp = an->op == KF_OP_AMAX ? ">" : "<";
+            kf_bt_sb_printf(b, "%sfloat m = xr[0];\n%sfor (int64_t k = 1; k < %" PRId64 "; k++) m = (xr[k] %s m || xr[k] != xr[k]) ? xr[k] : m;\n",
+                            ind, ind, L, cmp);
+            kf_bt_sb_printf(b, "%sconst float t%d = m;\n", ind, av);
+        } else if (an->op == KF_OP_LOGSUMEXP) {
+            kf_bt_sb_printf(b,
+                            "%sfloat m = -INFINITY;\n"
+                            "%sfor (int64_t k = 0; k < %" PRId64 "; k++) m = xr[k] > m ? xr[k] : m;\n"
+                            "%sif (isinf(m)) m = 0.0f;   /* all -inf (or an inf): as torch.logsumexp */\n"
+                            "%sdouble s = 0.0;\n"
+                            "%s#pragma omp simd reduction(+:s)\n"
+                            "%sfor (int64_t k = 0; k < %" PRId64 "; k++) s += kf_exp(xr[k] - m);\n"
+                            "%sconst float t%d = (float)(log(s) + m);\n",
+                            ind, ind, L, ind, ind, ind, ind, L, ind, av);
+        } else {
+            char div[48] = "";
+            if (an->op == KF_OP_MEAN) snprintf(div, sizeof div, " / %" PRId64 ".0", L);
+            kf_bt_sb_printf(b,
+                            "%sdouble s = 0.0;\n"
+                            "%s#pragma omp simd reduction(+:s)\n"
+                            "%sfor (int64_t k = 0; k < %" PRId64 "; k++) s += xr[k];\n"
+                            "%sconst float t%d = (float)(s%s);\n",
+                            ind, ind, ind, L, ind, av, div);
+        }
+        kf_bt_sb_printf(b, "%s{\n%s    const int64_t o = 0;\n", ind, ind);
+        break;
+    }
+    case KF_OP_SOFTMAX: case KF_OP_LOG_SOFTMAX:
+        kf_bt_sb_printf(b,
+                        "%sfloat m = -INFINITY;\n"
+                        "%sfor (int64_t k = 0; k < %" PRId64 "; k++) m = xr[k] > m ? xr[k] : m;\n"
+                        "%sdouble s = 0.0;\n"
+                        "%s#pragma omp simd reduction(+:s)\n"
+                        "%sfor (int64_t k = 0; k < %" PRId64 "; k++) s += kf_exp(xr[k] - m);\n",
+                        ind, ind, L, ind, ind, ind, L);
+        if (an->op == KF_OP_SOFTMAX)
+            kf_bt_sb_printf(b, "%sconst float inv = (float)(1.0 / s);\n", ind);
+        else
+            kf_bt_sb_printf(b, "%sconst float lse = (float)log(s) + m;\n", ind);
+        kf_bt_sb_printf(b, "%s#pragma omp simd\n%sfor (int64_t o = 0; o < %" PRId64 "; o++) {\n", ind, ind, OL);
+        kf_bt_sb_printf(b, an->op == KF_OP_SOFTMAX ? "%s    const float t%d = kf_exp(xr[o] - m) * inv;\n"
+                                                   : "%s    const float t%d = xr[o] - lse;\n", ind, av);
+        break;
+    case KF_OP_LAYER_NORM: case KF_OP_RMS_NORM: case KF_OP_INSTANCE_NORM:
+        if (an->op == KF_OP_RMS_NORM)
+            kf_bt_sb_printf(b,
+                            "%sdouble q = 0.0;\n"
+                            "%s#pragma omp simd reduction(+:q)\n"
+                            "%sfor (int64_t k = 0; k < %" PRId64 "; k++) q += (double)xr[k] * xr[k];\n"
+                            "%sconst float mean = 0.0f, rstd = (float)(1.0 / sqrt(q / %" PRId64 ".0 + %s));\n",
+                            ind, ind, ind, L, ind, L, epsl);
+        else
+            kf_bt_sb_printf(b,
+                            "%sdouble s = 0.0, q = 0.0;\n"
+                            "%s#pragma omp simd reduction(+:s)\n"
+                            "%sfor (int64_t k = 0; k < %" PRId64 "; k++) s += xr[k];\n"
+                            "%sconst double mu = s / %" PRId64 ".0;\n"
+                            "%s#pragma omp simd reduction(+:q)\n"
+                            "%sfor (int64_t k = 0; k < %" PRId64 "; k++) { double d = xr[k] - mu; q += d * d; }\n"
+                            "%sconst float mean = (float)mu, rstd = (float)(1.0 / sqrt(q / %" PRId64 ".0 + %s));\n",
+                            ind, ind, ind, L, ind, L, ind, ind, L, ind, L, epsl);
+        if (an->op != KF_OP_INSTANCE_NORM) {
+            if (wv >= 0) snprintf(wexpr, sizeof wexpr, " * V%d[o]", wv);
+            if (bv >= 0) snprintf(bexpr, sizeof bexpr, " + V%d[o]", bv);
+        }
+        kf_bt_sb_printf(b, "%s#pragma omp simd\n%sfor (int64_t o = 0; o < %" PRId64 "; o++) {\n", ind, ind, OL);
+        kf_bt_sb_printf(b, "%s    const float t%d = (xr[o] - mean) * rstd%s%s;\n", ind, av, wexpr, bexpr);
+        break;
+    case KF_OP_GROUP_NORM: {
+        int64_t G = an->groups, gl = L / G, inner = gr->row.inner;
+        kf_bt_sb_printf(b,
+                        "%sfloat mean_g[%" PRId64 "], rstd_g[%" PRId64 "];\n"
+                        "%sfor (int64_t q0 = 0; q0 < %" PRId64 "; q0++) {   /* groups of %" PRId64 " contiguous channels */\n"
+                        "%s    const float *xg = xr + q0 * %" PRId64 ";\n"
+                        "%s    double s = 0.0, q = 0.0;\n"
+                        "%s    #pragma omp simd reduction(+:s)\n"
+                        "%s    for (int64_t k = 0; k < %" PRId64 "; k++) s += xg[k];\n"
+                        "%s    const double mu = s / %" PRId64 ".0;\n"
+                        "%s    #pragma omp simd reduction(+:q)\n"
+                        "%s    for (int64_t k = 0; k < %" PRId64 "; k++) { double d = xg[k] - mu; q += d * d; }\n"
+                        "%s    mean_g[q0] = (float)mu;\n"
+                        "%s    rstd_g[q0] = (float)(1.0 / sqrt(q / %" PRId64 ".0 + %s));\n"
+                        "%s}\n",
+                        ind, G, G, ind, G, gl / inner, ind, gl, ind, ind, ind, gl, ind, gl, ind, ind, gl,
+                        ind, ind, gl, epsl, ind);
+        char cexpr[64];
+        if (inner == 1) snprintf(cexpr, sizeof cexpr, "o");
+        else snprintf(cexpr, sizeof cexpr, "(o / %" PRId64 ")", inner);
+        if (wv >= 0) snprintf(wexpr, sizeof wexpr, " * V%d[%s]", wv, cexpr);
+        if (bv >= 0) snprintf(bexpr, sizeof bexpr, " + V%d[%s]", bv, cexpr);
+        kf_bt_sb_printf(b, "%sfor (int64_t q0 = 0; q0 < %" PRId64 "; q0++) {\n", ind, G);
+        kf_bt_sb_printf(b, "%s    const float mean = mean_g[q0], rstd = rstd_g[q0];\n", ind);
+        kf_bt_sb_printf(b, "%s    #pragma omp simd\n%s    for (int64_t o = q0 * %" PRId64 "; o < (q0 + 1) * %" PRId64 "; o++) {\n",
+                        ind, ind, gl, gl);
+        kf_bt_sb_printf(b, "%s    const float t%d = (xr[o] - mean) * rstd%s%s;\n", ind, av, wexpr, bexpr);
+        break;
+    }
+    case KF_OP_MAX_POOL1D: case KF_OP_AVG_POOL1D: {
+        int ismax = an->op == KF_OP_MAX_POOL1D;
+        char avgexpr[48];   /* count_include_pad: divide by the window size */
+        snprintf(avgexpr, sizeof avgexpr, "acc / %d.0f", an->kernel_size);
+        kf_bt_sb_printf(b, "%sfor (int64_t o = 0; o < %" PRId64 "; o++) {\n", ind, OL);
+        kf_bt_sb_printf(b,
+                        "%s    const int64_t s0 = o * %d - %d;\n"
+                        "%s    float acc = %s;\n"
+                        "%s    for (int64_t q = 0; q < %d; q++) {\n"
+                        "%s        const int64_t k = s0 + q;\n"
+                        "%s        if (k < 0 || k >= %" PRId64 ") continue;   /* padding */\n"
+                        "%s        %s\n"
+                        "%s    }\n"
+                        "%s    const float t%d = %s;\n",
+                        ind, an->stride, an->padding, ind, ismax ? "-INFINITY" : "0.0f", ind, an->kernel_size,
+                        ind, ind, L, ind,
+                        ismax ? "acc = (xr[k] > acc || xr[k] != xr[k]) ? xr[k] : acc;" : "acc += xr[k];", ind, ind,
+                        av, ismax ? "acc" : avgexpr);
+        break;
+    }
+    default:
+        g->failed = 1;
+        kf_fail(g->err, 1, "builtin cpu generator: %s is not a row op", kf_op_name(an->op));
+        return;
+    }
+    /* the map tail, element o of this row */
+    char ind2[64];
+    snprintf(ind2, sizeof ind2, "%s    ", ind);
+    int ops[64];
+    int nops = outside_operands(g, gi, 1, ops, 64);
+    if (nops) {
+        /* operands of the tail are indexed by the flat output index */
+        kf_bt_sb_printf(b, "%sconst int64_t e_ = %s;\n", ind2, e);
+        for (int i = 0; i < nops; i++) {
+            const kf_shape *us = &g->r->shapes[ops[i]];
+            int64_t st[KF_MAX_RANK];
+            kf_bt_bcast_strides(us, &gr->shape, st);
+            if (kf_shape_elems(us) == 1) continue;
+            kf_bt_sb_printf(b, "%sconst int64_t ro%d = 0", ind2, ops[i]);
+            int64_t inner = 1;
+            for (int d = gr->shape.rank - 1; d >= 0; d--) {
+                if (st[d]) kf_bt_sb_printf(b, " + ((e_ / %" PRId64 ") %% %" PRId64 ") * %" PRId64, inner, gr->shape.d[d], st[d]);
+                inner *= gr->shape.d[d];
+            }
+            kf_bt_sb_puts(b, ";\n");
+        }
+        snprintf(cv, sizeof cv, "0");
+    }
+    /* operand_offset() adds the column for full-shape operands: with cv "0"
+       every offset is the hoisted flat one */
+    emit_chain(g, gi, 1, cv, e, ind2, 1, NULL, NULL);
+    if (an->op == KF_OP_GROUP_NORM) kf_bt_sb_printf(b, "%s    }\n", ind);
+    kf_bt_sb_printf(b, "%s}\n", ind);
+}
+
+static void emit_row_group(gen_t *g, int gi)
+{
+    const kf_bt_group *gr = &g->pl->groups[gi];
+    const kf_node *an = &g->p->nodes[gr->nodes[0]];
+    begin_fn(g);
+    kf_bt_sb_printf(&g->b, "static void group%d(const kf_cpu_args *a, int nt)\n{\n", gi);
+    declare_ptr(g, an->in[0].value, 0);
+    for (int i = 1; i < an->n_in; i++)
+        if (!an->in[i].is_scalar) declare_ptr(g, an->in[i].value, 0);
+    declare_group_ptrs(g, gi, 1);
+    kf_bt_sb_printf(&g->b,
+                    "    /* %s over %" PRId64 " rows of %" PRId64 " contiguous elements */\n"
+                    "    #pragma omp parallel for num_threads(nt) schedule(static)\n"
+                    "    for (int64_t rr = 0; rr < %" PRId64 "; rr++) {\n"
+                    "        const float *xr = V%d + rr * %" PRId64 ";\n",
+                    kf_op_name(an->op), gr->row.rows, gr->row.row_len, gr->row.rows, an->in[0].value,
+                    gr->row.row_len);
+    emit_row_body(g, gi, "        ");
+    kf_bt_sb_puts(&g->b, "    }\n}\n\n");
+}
+
+/* ------------------------------------------------------------------ */
+/* GENERIC groups: reductions over an inner dim, batch_norm             */
+
+static void emit_generic_group(gen_t *g, int gi)
+{
+    const kf_bt_group *gr = &g->pl->groups[gi];
+    const kf_node *an = &g->p->nodes[gr->nodes[0]];
+    int av = g->p->n_inputs + gr->nodes[0];
+    int64_t O = gr->gen.outer, L = gr->gen.len, I = gr->gen.inner;
+    kf_bt_sb *b = &g->b;
+    char epsl[48];
+    kf_bt_flit(an->eps, epsl);
+    begin_fn(g);
+    kf_bt_sb_printf(b, "static void group%d(const kf_cpu_args *a, int nt)\n{\n", gi);
+    for (int i = 0; i < an->n_in; i++)
+        if (!an->in[i].is_scalar) declare_ptr(g, an->in[i].value, 0);
+    declare_group_ptrs(g, gi, 1);
+    int xv = an->in[0].value;
+    int ops[64];
+    int nops = outside_operands(g, gi, 1, ops, 64);
+    /* the tail is evaluated per output element at flat index e_ */
+#define TAIL(indent, eexpr) do { \
+        kf_bt_sb_printf(b, "%sconst int64_t e_ = %s;\n", indent, eexpr); \
+        for (int i_ = 0; i_ < nops; i_++) { \
+            const kf_shape *us_ = &g->r->shapes[ops[i_]]; \
+            int64_t st_[KF_MAX_RANK]; \
+            kf_bt_bcast_strides(us_, &gr->shape, st_); \
+            if (kf_shape_elems(us_) == 1) continue; \
+            kf_bt_sb_printf(b, "%sconst int64_t ro%d = 0", indent, ops[i_]); \
+            int64_t in_ = 1; \
+            for (int d_ = gr->shape.rank - 1; d_ >= 0; d_--) { \
+                if (st_[d_]) kf_bt_sb_printf(b, " + ((e_ / %" PRId64 ") %% %" PRId64 ") * %" PRId64, in_, gr->shape.d[d_], st_[d_]); \
+                in_ *= gr->shape.d[d_]; \
+            } \
+            kf_bt_sb_puts(b, ";\n"); \
+        } \
+        emit_chain(g, gi, 1, "0", "e_", indent, 1, NULL, NULL); \
+    } while (0)
+
+    if (an->op == KF_OP_BATCH_NORM) {
+        int wv = an->n_in > 1 ? an->in[1].value : -1, bv = an->n_in > 2 ? an->in[2].value : -1;
+        int mv = an->n_in > 3 ? an->in[3].value : -1, vv = an->n_in > 4 ? an->in[4].value : -1;
+        /* x is (N, C[, L]) = outer x len x inner: channel c = len index */
+        kf_bt_sb_printf(b,
+                        "    /* batch_norm (%s): per-channel statistics over N=%" PRId64 " x L=%" PRId64 ", channels C=%" PRId64 " */\n"
+                        "    float *mean_c = malloc(%" PRId64 " * sizeof(float)), *rstd_c = malloc(%" PRId64 " * sizeof(float));\n"
+                        "    if (!mean_c || !rstd_c) { free(mean_c); free(rstd_c); return; }\n",
+                        an->training ? "training: batch statistics" : "evaluation: running statistics", O, I, L, L, L);
+        if (an->training) {
+            if (I == 1) {
+                /* (N, C): column blocks of 64 so every row segment is contiguous */
+                kf_bt_sb_printf(b,
+                                "    #pragma omp parallel for num_threads(nt) schedule(static)\n"
+                                "    for (int64_t c0 = 0; c0 < %" PRId64 "; c0 += 64) {\n"
+                                "        const int64_t c1 = c0 + 64 < %" PRId64 " ? c0 + 64 : %" PRId64 ";\n"
+                                "        double s[64] = {0}, q[64] = {0};\n"
+                                "        for (int64_t n = 0; n < %" PRId64 "; n++) {\n"
+                                "            const float *xr = V%d + n * %" PRId64 ";\n"
+                                "            #pragma omp simd\n"
+                                "            for (int64_t c = c0; c < c1; c++) s[c - c0] += xr[c];\n"
+                                "        }\n"
+                                "        for (int64_t c = c0; c < c1; c++) s[c - c0] /= %" PRId64 ".0;\n"
+                                "        for (int64_t n = 0; n < %" PRId64 "; n++) {\n"
+                                "            const float *xr = V%d + n * %" PRId64 ";\n"
+                                "            #pragma omp simd\n"
+                                "            for (int64_t c = c0; c < c1; c++) { double d = xr[c] - s[c - c0]; q[c - c0] += d * d; }\n"
+                                "        }\n"
+                                "        for (int64_t c = c0; c < c1; c++) {\n"
+                                "            mean_c[c] = (float)s[c - c0];\n"
+                                "            rstd_c[c] = (float)(1.0 / sqrt(q[c - c0] / %" PRId64 ".0 + %s));\n"
+                                "        }\n"
+                                "    }\n",
+                                L, L, L, O, xv, L, O, O, xv, L, O, epsl);
+            } else {
+                kf_bt_sb_printf(b,
+                                "    #pragma omp parallel for num_threads(nt) schedule(static)\n"
+                                "    for (int64_t c = 0; c < %" PRId64 "; c++) {\n"
+                                "        double s = 0.0, q = 0.0;\n"
+                                "        for (int64_t n = 0; n < %" PRId64 "; n++) {\n"
+                                "            const float *xr = V%d + (n * %" PRId64 " + c) * %" PRId64 ";\n"
+                                "            #pragma omp simd reduction(+:s)\n"
+                                "            for (int64_t l = 0; l < %" PRId64 "; l++) s += xr[l];\n"
+                                "        }\n"
+                                "        const double mu = s / %" PRId64 ".0;\n"
+                                "        for (int64_t n = 0; n < %" PRId64 "; n++) {\n"
+                                "            const float *xr = V%d + (n * %" PRId64 " + c) * %" PRId64 ";\n"
+                                "            #pragma omp simd reduction(+:q)\n"
+                                "            for (int64_t l = 0; l < %" PRId64 "; l++) { double d = xr[l] - mu; q += d * d; }\n"
+                                "        }\n"
+                                "        mean_c[c] = (float)mu;\n"
+                                "        rstd_c[c] = (float)(1.0 / sqrt(q / %" PRId64 ".0 + %s));\n"
+                                "    }\n",
+                                L, O, xv, L, I, I, O * I, O, xv, L, I, I, O * I, epsl);
+            }
+        } else {
+            kf_bt_sb_printf(b,
+                            "    for (int64_t c = 0; c < %" PRId64 "; c++) {\n"
+                            "        mean_c[c] = V%d[c];\n"
+                            "        rstd_c[c] = 1.0f / sqrtf(V%d[c] + %s);\n"
+                            "    }\n",
+                            L, mv, vv, epsl);
+        }
+        char wexpr[48] = "", bexpr[48] = "";
+        if (wv >= 0) snprintf(wexpr, sizeof wexpr, " * V%d[c]", wv);
+        if (bv >= 0) snprintf(bexpr, sizeof bexpr, " + V%d[c]", bv);
+        kf_bt_sb_printf(b,
+                        "    #pragma omp parallel for num_threads(nt) schedule(static)\n"
+                        "    for (int64_t n = 0; n < %" PRId64 "; n++)\n"
+                        "        for (int64_t c = 0; c < %" PRId64 "; c++) {\n"
+                        "            const float mean = mean_c[c], rstd = rstd_c[c];\n"
+                        "            #pragma omp simd\n"
+                        "            for (int64_t l = 0; l < %" PRId64 "; l++) {\n"
+                        "                const float t%d = (V%d[(n * %" PRId64 " + c) * %" PRId64 " + l] - mean) * rstd%s%s;\n",
+                        O, L, I, av, xv, L, I, wexpr, bexpr);
+        char e[96];
+        snprintf(e, sizeof e, "(n * %" PRId64 " + c) * %" PRId64 " + l", L, I);
+        TAIL("                ", e);
+        kf_bt_sb_puts(b, "            }\n        }\n    free(mean_c);\n    free(rstd_c);\n}\n\n");
+        return;
+    }
+
+    /* reductions / softmax over dim of length L with I contiguous inner
+       elements: chunks of 256 inner positions accumulate together */
+    int64_t CH = I < 256 ? I : 256;
+    int64_t nch = (I + CH - 1) / CH;
+    kf_bt_sb_printf(b,
+                    "    /* %s over a middle dim: outer %" PRId64 " x len %" PRId64 " x inner %" PRId64 " */\n"
+                    "    #pragma omp parallel for num_threads(nt) schedule(static)\n"
+                    "    for (int64_t w = 0; w < %" PRId64 "; w++) {\n"
+                    "        const int64_t oi = w / %" PRId64 ", i0 = (w %% %" PRId64 ") * %" PRId64 ";\n"
+                    "        const int64_t i1 = i0 + %" PRId64 " < %" PRId64 " ? i0 + %" PRId64 " : %" PRId64 ";\n"
+                    "        const float *xo = V%d + oi * %" PRId64 ";\n"
+                    "        double s[%" PRId64 "];\n"
+                    "        float m[%" PRId64 "];\n",
+                    kf_op_name(an->op), O, L, I, O * nch, nch, nch, CH, CH, I, CH, I, xv, L * I, CH, CH);
+    int need_max = an->op == KF_OP_AMAX || an->op == KF_OP_AMIN || an->op == KF_OP_LOGSUMEXP ||
+                   an->op == KF_OP_SOFTMAX || an->op == KF_OP_LOG_SOFTMAX;
+    int need_sum = an->op == KF_OP_SUM || an->op == KF_OP_MEAN || an->op == KF_OP_LOGSUMEXP ||
+                   an->op == KF_OP_SOFTMAX || an->op == KF_OP_LOG_SOFTMAX;
+    if (need_max) {
+        const char *cmp = an->op == KF_OP_AMIN ? "<" : ">";
+        kf_bt_sb_printf(b,
+                        "        for (int64_t i = i0; i < i1; i++) m[i - i0] = xo[i];\n"
+                        "        for (int64_t k = 1; k < %" PRId64 "; k++)\n"
+                        "            for (int64_t i = i0; i < i1; i++) { float v = xo[k * %" PRId64 " + i]; if (v %s m[i - i0] || v != v) m[i - i0] = v; }\n",
+                        L, I, cmp);
+        if (an->op != KF_OP_AMAX && an->op != KF_OP_AMIN)
+            kf_bt_sb_puts(b, "        for (int64_t i = i0; i < i1; i++) if (isinf(m[i - i0])) m[i - i0] = 0.0f;\n");
+    }
+    char xk[64];   /* x at (oi, k, i) */
+    snprintf(xk, sizeof xk, "xo[k * %" PRId64 " + i]", I);
+    if (need_sum) {
+        int ex = an->op != KF_OP_SUM && an->op != KF_OP_MEAN;
+        char term[96];
+        if (ex) snprintf(term, sizeof term, "kf_exp(%s - m[i - i0])", xk);
+        else snprintf(term, sizeof term, "%s", xk);
+        kf_bt_sb_printf(b,
+                        "        for (int64_t i = i0; i < i1; i++) s[i - i0] = 0.0;\n"
+                        "        for (int64_t k = 0; k < %" PRId64 "; k++)\n"
+                        "            for (int64_t i = i0; i < i1; i++) s[i - i0] += %s;\n",
+                        L, term);
+    }
+    if (an->op == KF_OP_SOFTMAX || an->op == KF_OP_LOG_SOFTMAX) {
+        char val[160];
+        if (an->op == KF_OP_SOFTMAX) snprintf(val, sizeof val, "(float)(kf_exp(%s - m[i - i0]) / s[i - i0])", xk);
+        else snprintf(val, sizeof val, "%s - m[i - i0] - (float)log(s[i - i0])", xk);
+        kf_bt_sb_printf(b,
+                        "        for (int64_t k = 0; k < %" PRId64 "; k++)\n"
+                        "            for (int64_t i = i0; i < i1; i++) {\n"
+                        "                const float t%d = %s;\n",
+                        L, av, val);
+        char e[96];
+        snprintf(e, sizeof e, "(oi * %" PRId64 " + k) * %" PRId64 " + i", L, I);
+        TAIL("                ", e);
+        kf_bt_sb_puts(b, "            }\n    }\n}\n\n");
+        return;
+    }
+    char val[96];
+    switch (an->op) {
+    case KF_OP_SUM: snprintf(val, sizeof val, "(float)s[i - i0]"); break;
+    case KF_OP_MEAN: snprintf(val, sizeof val, "(float)(s[i - i0] / %" PRId64 ".0)", L); break;
+    case KF_OP_LOGSUMEXP: snprintf(val, sizeof val, "(float)(log(s[i - i0]) + m[i - i0])"); break;
+    default: snprintf(val, sizeof val, "m[i - i0]"); break;
+    }
+    kf_bt_sb_printf(b, "        for (int64_t i = i0; i < i1; i++) {\n            const float t%d = %s;\n", av, val);
+    char e[64];
+    snprintf(e, sizeof e, "oi * %" PRId64 " + i", I);
+    TAIL("            ", e);
+    kf_bt_sb_puts(b, "        }\n    }\n}\n\n");
+#undef TAIL
+}
+
+/* ------------------------------------------------------------------ */
+/* GEMM groups                                                         */
+
+/* Emits the lines that add batch `bt`'s offsets into A and B to `aoff` and
+ * `boff` (declared by the caller), one line per broadcast batch dim. */
+static void emit_batch_offsets(kf_bt_sb *b, const kf_bt_gemm *gm)
+{
+    int64_t inner = 1;
+    for (int d = gm->n_batch_dims - 1; d >= 0; d--) {
+        kf_bt_sb_printf(b, "        { int64_t id = (bt / %" PRId64 ") %% %" PRId64 "; aoff += id * %" PRId64 "; boff += id * %" PRId64 "; }\n",
+                        inner, gm->batch_dims[d], gm->a_bstride[d], gm->b_bstride[d]);
+        inner *= gm->batch_dims[d];
+    }
+}
+
+/* Emits the epilogue for the tile just computed into `tb` (leading dim
+ * KF_NR): rows i0..i0+mr, columns j0..j0+nr of batch bt; `first` means the
+ * destination holds no partial sum yet. dst/ldd = accumulation buffer. */
+static void emit_epilogue_fn(gen_t *g, int gi, const char *dst_name)
+{
+    const kf_bt_group *gr = &g->pl->groups[gi];
+    const kf_bt_gemm *gm = &gr->gemm;
+    int av = g->p->n_inputs + gr->nodes[0];
+    kf_bt_sb *b = &g->b;
+    begin_fn(g);
+    kf_bt_sb_printf(b,
+                    "/* group %d epilogue: partial sum + bias, then the fused map ops, at the\n"
+                    " * store of one C tile (rows r0.., columns j0.. of the %" PRId64 "-column output) */\n"
+                    "static inline void group%d_store(const kf_cpu_args *a, const float *tb, float *restrict %s, int64_t %s_r0,\n"
+                    "                                 int64_t r0, int64_t j0, int64_t mr, int64_t nr, int first)\n{\n",
+                    gi, gm->N, gi, dst_name, dst_name);
+    if (gm->bias >= 0) declare_ptr(g, gm->bias, 0);
+    declare_group_ptrs(g, gi, 1);
+    kf_bt_sb_printf(b,
+                    "    for (int64_t i = 0; i < mr; i++) {\n"
+                    "        const int64_t r = r0 + i;\n"
+                    "        float *restrict crow = %s + (r - %s_r0) * %" PRId64 ";\n",
+                    dst_name, dst_name, gm->N);
+    emit_rowoffs(g, gi, 1, "r", "        ");
+    char bias[48] = "";
+    if (gm->bias >= 0) snprintf(bias, sizeof bias, " + V%d[j]", gm->bias);
+    kf_bt_sb_printf(b,
+                    "        #pragma omp simd\n"
+                    "        for (int64_t jj = 0; jj < nr; jj++) {\n"
+                    "            const int64_t j = j0 + jj;\n"
+                    "            const float prev = crow[j];   /* loaded always (in bounds) so the loop vectorises */\n"
+                    "            const float t%d = tb[i * KF_NR + jj] + (first ? 0.0f : prev)%s;   /* %s */\n",
+                    av, bias, g->p->nodes[gr->nodes[0]].out);
+    char e[64];
+    snprintf(e, sizeof e, "r * %" PRId64 " + j", gm->N);
+    /* the last value goes to crow[j] (the accumulation buffer); other
+       materialised values to their own buffers */
+    char accb[16];
+    snprintf(accb, sizeof accb, "crow");
+    emit_chain(g, gi, 1, "j", e, "            ", 1, accb, "j");
+    kf_bt_sb_puts(b, "        }\n    }\n}\n\n");
+}
+
+/* Emits the whole GEMM group (packing, blocking, OpenMP, epilogue, and the
+ * fused row tail when the plan has one). */
+static void emit_gemm_group(gen_t *g, int gi)
+{
+    const kf_bt_group *gr = &g->pl->groups[gi];
+    const kf_bt_gemm *gm = &gr->gemm;
+    const kf_bt_point *pt = g->pt;
+    kf_bt_sb *b = &g->b;
+    int last = gr->last_value;
+    int rows_fused = gr->row_tail >= 0;
+    int64_t M = gm->M, N = gm->N, K = gm->K;
+    int MR = pt->knob[KC_MR], NR = pt->knob[KC_NR];
+    int64_t KC = pt->knob[KC_KC] < K ? pt->knob[KC_KC] : K;
+    int64_t MC = ((pt->knob[KC_MC] + MR - 1) / MR) * MR;
+    int64_t mceil = ((M + MR - 1) / MR) * MR;
+    if (MC > mceil) MC = mceil;
+    int64_t NC = ((pt->knob[KC_NC] + NR - 1) / NR) * NR;
+    int64_t nceil = ((N + NR - 1) / NR) * NR;
+    if (NC > nceil) NC = nceil;
+    int64_t NP = (N + NR - 1) / NR;           /* NR panels */
+    int64_t KB = (K + KC - 1) / KC;           /* depth blocks */
+    int64_t MB = (M + MC - 1) / MC, NB = (N + NC - 1) / NC;
+
+    emit_epilogue_fn(g, gi, "dst");
+
+    /* packed B: per depth block, NP panels of KC x NR (rows-fused: every
+       depth block packed up front) */
+    int64_t pb_elems = rows_fused ? NP * NR * K : (pt->knob[KC_LOOP_ORDER] == 1 ? NR : NP * NR * KC);
+    char sname[32];
+    snprintf(sname, sizeof sname, "kf_packed_b%d", gi);
+    int sb = add_scratch(g, sname, pb_elems * 4);
+    if (sb < 0) { g->failed = 1; return; }
+    int sidx = sb;   /* index among all scratch buffers of the candidate */
+    int sa = -1;
+    if (!rows_fused && pt->knob[KC_LOOP_ORDER] == 1) {
+        snprintf(sname, sizeof sname, "kf_packed_a%d", gi);
+        sa = add_scratch(g, sname, ((M + MR - 1) / MR) * MR * K * 4);
+        if (sa < 0) { g->failed = 1; return; }
+    }
+
+    begin_fn(g);
+    kf_bt_sb_printf(b, "static void group%d(const kf_cpu_args *a, int nt)\n{\n", gi);
+    declare_ptr(g, gm->a, 0);
+    declare_ptr(g, gm->b, 0);
+    if (!rows_fused) declare_ptr(g, last, 1);
+    kf_bt_sb_printf(b,
+                    "    /* C[%" PRId64 " x %" PRId64 "] = A[%" PRId64 " x %" PRId64 "] * %s, %" PRId64 " batch(es);\n"
+                    "     * blocks MC=%" PRId64 " NC=%" PRId64 " KC=%" PRId64 ", micro-kernel %d x %d, %s */\n"
+                    "    float *restrict bpk = a->scratch[%d];\n",
+                    M, N, M, K, gm->trans_b ? "B^T (B is N x K, packed by rows)" : "B (K x N)", gm->batch, MC, NC, KC,
+                    MR, NR, rows_fused ? "row panels with the row op fused" : "OpenMP over (MC x NC) blocks", sidx);
+    kf_bt_sb_printf(b, "    for (int64_t bt = 0; bt < %" PRId64 "; bt++) {\n", gm->batch);
+    /* batch offsets */
+    kf_bt_sb_puts(b, "        int64_t aoff = 0, boff = 0;\n");
+    emit_batch_offsets(b, gm);
+    kf_bt_sb_printf(b,
+                    "        const float *restrict Ab = V%d + aoff;\n"
+                    "        const float *restrict Bb = V%d + boff;\n"
+                    "        const int64_t rbase = bt * %" PRId64 ";   /* first output row of this batch */\n",
+                    gm->a, gm->b, M);
+    int64_t ldb = gm->trans_b ? K : N;
+    if (!rows_fused && pt->knob[KC_LOOP_ORDER] == 1) {
+        /* column-block-major: A packed once (every depth block), each thread
+           packs its own KC x NC block of B (read from memory exactly once)
+           and runs every row over it: the order for few rows and wide B */
+        int64_t MP = (M + MR - 1) / MR;
+        kf_bt_sb_printf(b,
+                        "        float *restrict apk = a->scratch[%d];   /* A, all depth blocks, MR-row panels */\n"
+                        "        #pragma omp parallel for collapse(2) num_threads(nt) schedule(static)\n"
+                        "        for (int64_t pb = 0; pb < %" PRId64 "; pb++)\n"
+                        "            for (int64_t ip = 0; ip < %" PRId64 "; ip++) {\n"
+                        "                const int64_t p0 = pb * %" PRId64 ";\n"
+                        "                const int64_t kc = %" PRId64 " - p0 < %" PRId64 " ? %" PRId64 " - p0 : %" PRId64 ";\n"
+                        "                const int64_t i0 = ip * KF_MR, m = %" PRId64 " - i0 < KF_MR ? %" PRId64 " - i0 : KF_MR;\n"
+                        "                kf_pack_a(Ab, %" PRId64 ", i0, m, p0, kc, apk + p0 * %" PRId64 " + i0 * kc);\n"
+                        "            }\n"
+                        "        #pragma omp parallel num_threads(nt)\n"
+                        "        {\n"
+                        "            float *bp = aligned_alloc(64, %" PRId64 " * sizeof(float));\n"
+                        "            float tb[KF_MR * KF_NR] __attribute__((aligned(64)));\n"
+                        "            int fail = bp == NULL;\n"
+                        "            #pragma omp for schedule(dynamic, 1)\n"
+                        "            for (int64_t jb = 0; jb < %" PRId64 "; jb++) {\n"
+                        "                if (fail) continue;\n"
+                        "                const int64_t j0 = jb * %" PRId64 ", nc = %" PRId64 " - j0 < %" PRId64 " ? %" PRId64 " - j0 : %" PRId64 ";\n"
+                        "                for (int64_t pb = 0; pb < %" PRId64 "; pb++) {\n"
+                        "                    const int64_t p0 = pb * %" PRId64 ";\n"
+                        "                    const int64_t kc = %" PRId64 " - p0 < %" PRId64 " ? %" PRId64 " - p0 : %" PRId64 ";\n"
+                        "                    const int first = pb == 0, lastk = pb == %" PRId64 ";\n"
+                        "                    for (int64_t jp = 0; jp * KF_NR < nc; jp++)\n"
+                        "                        kf_pack_b(Bb, %" PRId64 ", %d, %" PRId64 ", j0 / KF_NR + jp, p0, kc, bp + jp * KF_NR * kc);\n"
+                        "                    for (int64_t ir = 0; ir < %" PRId64 "; ir += KF_MR)\n"
+                        "                        for (int64_t jr = 0; jr < nc; jr += KF_NR) {\n"
+                        "                            const int64_t mr = %" PRId64 " - ir < KF_MR ? %" PRId64 " - ir : KF_MR;\n"
+                        "                            const int64_t nr = nc - jr < KF_NR ? nc - jr : KF_NR;\n"
+                        "                            const float *ap = apk + p0 * %" PRId64 " + ir * kc;\n"
+                        "                            float *c = V%d + (rbase + ir) * %" PRId64 " + j0 + jr;\n"
+                        "                            if (!lastk && mr == KF_MR && nr == KF_NR) {\n"
+                        "                                kf_ukernel(kc, ap, bp + jr * kc, c, %" PRId64 ", !first);\n"
+                        "                            } else if (!lastk) {   /* edge tile, partial sum */\n"
+                        "                                kf_ukernel(kc, ap, bp + jr * kc, tb, KF_NR, 0);\n"
+                        "                                for (int64_t i = 0; i < mr; i++)\n"
+                        "                                    for (int64_t j = 0; j < nr; j++)\n"
+                        "                                        c[i * %" PRId64 " + j] = tb[i * KF_NR + j] + (first ? 0.0f : c[i * %" PRId64 " + j]);\n"
+                        "                            } else {   /* last depth block: epilogue at the store */\n"
+                        "                                kf_ukernel(kc, ap, bp + jr * kc, tb, KF_NR, 0);\n"
+                        "                                group%d_store(a, tb, V%d, 0, rbase + ir, j0 + jr, mr, nr, first);\n"
+                        "                            }\n"
+                        "                        }\n"
+                        "                }\n"
+                        "            }\n"
+                        "            free(bp);\n"
+                        "        }\n"
+                        "    }\n}\n\n",
+                        sa, KB, MP, KC, K, KC, K, KC, M, M, K, MP * MR, (NC * KC + 15) / 16 * 16,
+                        NB, NC, N, NC, N, NC, KB, KC, K, KC, K, KC, KB - 1, ldb, gm->trans_b, N,
+                        M, M, M, MP * MR, last, N, N, N, N, gi, last);
+        return;
+    }
+    if (!rows_fused) {
+        kf_bt_sb_printf(b,
+                        "        #pragma omp parallel num_threads(nt)\n"
+                        "        {\n"
+                        "            float *ap = aligned_alloc(64, %" PRId64 " * sizeof(float));\n"
+                        "            float tb[KF_MR * KF_NR] __attribute__((aligned(64)));\n"
+                        "            int fail = ap == NULL;\n"
+                        "            for (int64_t pb = 0; pb < %" PRId64 "; pb++) {\n"
+                        "                const int64_t p0 = pb * %" PRId64 ";\n"
+                        "                const int64_t kc = %" PRId64 " - p0 < %" PRId64 " ? %" PRId64 " - p0 : %" PRId64 ";\n"
+                        "                const int first = pb == 0, lastk = pb == %" PRId64 ";\n"
+                        "                #pragma omp for schedule(static)\n"
+                        "                for (int64_t jp = 0; jp < %" PRId64 "; jp++)\n"
+                        "                    kf_pack_b(Bb, %" PRId64 ", %d, %" PRId64 ", jp, p0, kc, bpk + jp * %d * kc);\n"
+                        "                int64_t packed = -1;\n"
+                        "                #pragma omp for collapse(2) schedule(static)\n",
+                        (MC * KC + 15) / 16 * 16, KB, KC, K, KC, K, KC, KB - 1, NP, ldb, gm->trans_b, N, NR);
+        kf_bt_sb_printf(b,
+                        "                for (int64_t ib = 0; ib < %" PRId64 "; ib++)\n"
+                        "                    for (int64_t jb = 0; jb < %" PRId64 "; jb++) {\n",
+                        MB, NB);
+        kf_bt_sb_printf(b,
+                        "                        if (fail) continue;\n"
+                        "                        const int64_t i0 = ib * %" PRId64 ", mc = %" PRId64 " - i0 < %" PRId64 " ? %" PRId64 " - i0 : %" PRId64 ";\n"
+                        "                        const int64_t j0 = jb * %" PRId64 ", nc = %" PRId64 " - j0 < %" PRId64 " ? %" PRId64 " - j0 : %" PRId64 ";\n"
+                        "                        if (packed != ib) { kf_pack_a(Ab, %" PRId64 ", i0, mc, p0, kc, ap); packed = ib; }\n"
+                        "                        for (int64_t ir = 0; ir < mc; ir += KF_MR)\n"
+                        "                            for (int64_t jr = 0; jr < nc; jr += KF_NR) {\n"
+                        "                                const int64_t mr = mc - ir < KF_MR ? mc - ir : KF_MR;\n"
+                        "                                const int64_t nr = nc - jr < KF_NR ? nc - jr : KF_NR;\n"
+                        "                                const float *bp = bpk + ((j0 + jr) / KF_NR) * KF_NR * kc;\n"
+                        "                                float *c = V%d + (rbase + i0 + ir) * %" PRId64 " + j0 + jr;\n"
+                        "                                if (!lastk && mr == KF_MR && nr == KF_NR) {\n"
+                        "                                    kf_ukernel(kc, ap + ir * kc, bp, c, %" PRId64 ", !first);\n"
+                        "                                } else if (!lastk) {   /* edge tile, partial sum */\n"
+                        "                                    kf_ukernel(kc, ap + ir * kc, bp, tb, KF_NR, 0);\n"
+                        "                                    for (int64_t i = 0; i < mr; i++)\n"
+                        "                                        for (int64_t j = 0; j < nr; j++)\n"
+                        "                                            c[i * %" PRId64 " + j] = tb[i * KF_NR + j] + (first ? 0.0f : c[i * %" PRId64 " + j]);\n"
+                        "                                } else {   /* last depth block: epilogue at the store */\n"
+                        "                                    kf_ukernel(kc, ap + ir * kc, bp, tb, KF_NR, 0);\n"
+                        "                                    group%d_store(a, tb, V%d, 0, rbase + i0 + ir, j0 + jr, mr, nr, first);\n"
+                        "                                }\n"
+                        "                            }\n"
+                        "                    }\n"
+                        "            }\n"
+                        "            free(ap);\n"
+                        "        }\n"
+                        "    }\n}\n\n",
+                        MC, M, MC, M, MC, NC, N, NC, N, NC, K, last, N, N, N, N, gi, last);
+        return;
+    }
+
+    /* rows fused: each thread computes full MC x N row panels into a local
+       buffer, applies the row op + tail, writes outputs */
+    int ti = gr->row_tail;
+    const kf_bt_group *rg = &g->pl->groups[ti];
+    const kf_node *ran = &g->p->nodes[rg->nodes[0]];
+    for (int i = 1; i < ran->n_in; i++)
+        if (!ran->in[i].is_scalar) declare_ptr(g, ran->in[i].value, 0);
+    declare_group_ptrs(g, ti, 1);
+    int store_last = g->pl->store[last].kind != KF_BT_ST_LOCAL;
+    if (store_last) declare_ptr(g, last, 1);
+    kf_bt_sb_printf(b,
+                    "        /* pack every depth block of B once */\n"
+                    "        #pragma omp parallel for collapse(2) num_threads(nt) schedule(static)\n"
+                    "        for (int64_t pb = 0; pb < %" PRId64 "; pb++)\n"
+                    "            for (int64_t jp = 0; jp < %" PRId64 "; jp++) {\n"
+                    "                const int64_t p0 = pb * %" PRId64 ";\n"
+                    "                const int64_t kc = %" PRId64 " - p0 < %" PRId64 " ? %" PRId64 " - p0 : %" PRId64 ";\n"
+                    "                kf_pack_b(Bb, %" PRId64 ", %d, %" PRId64 ", jp, p0, kc, bpk + p0 * %" PRId64 " + jp * %d * kc);\n"
+                    "            }\n"
+                    "        #pragma omp parallel num_threads(nt)\n"
+                    "        {\n"
+                    "            float *ap = aligned_alloc(64, %" PRId64 " * sizeof(float));\n"
+                    "            float *panel = aligned_alloc(64, %" PRId64 " * sizeof(float));   /* MC x N row panel */\n"
+                    "            float tb[KF_MR * KF_NR] __attribute__((aligned(64)));\n"
+                    "            int fail = ap == NULL || panel == NULL;\n"
+                    "            #pragma omp for schedule(dynamic, 1)\n"
+                    "            for (int64_t ib = 0; ib < %" PRId64 "; ib++) {\n"
+                    "                if (fail) continue;\n"
+                    "                const int64_t i0 = ib * %" PRId64 ", mc = %" PRId64 " - i0 < %" PRId64 " ? %" PRId64 " - i0 : %" PRId64 ";\n"
+                    "                for (int64_t pb = 0; pb < %" PRId64 "; pb++) {\n"
+                    "                    const int64_t p0 = pb * %" PRId64 ";\n"
+                    "                    const int64_t kc = %" PRId64 " - p0 < %" PRId64 " ? %" PRId64 " - p0 : %" PRId64 ";\n"
+                    "                    const int first = pb == 0, lastk = pb == %" PRId64 ";\n"
+                    "                    kf_pack_a(Ab, %" PRId64 ", i0, mc, p0, kc, ap);\n"
+                    "                    for (int64_t jr = 0; jr < %" PRId64 "; jr += KF_NR)\n"
+                    "                        for (int64_t ir = 0; ir < mc; ir += KF_MR) {\n"
+                    "                            const int64_t mr = mc - ir < KF_MR ? mc - ir : KF_MR;\n"
+                    "                            const int64_t nr = %" PRId64 " - jr < KF_NR ? %" PRId64 " - jr : KF_NR;\n"
+                    "                            const float *bp = bpk + p0 * %" PRId64 " + (jr / KF_NR) * KF_NR * kc;\n"
+                    "                            float *c = panel + ir * %" PRId64 " + jr;\n"
+                    "                            if (!lastk && mr == KF_MR && nr == KF_NR) {\n"
+                    "                                kf_ukernel(kc, ap + ir * kc, bp, c, %" PRId64 ", !first);\n"
+                    "                            } else {\n"
+                    "                                kf_ukernel(kc, ap + ir * kc, bp, tb, KF_NR, 0);\n"
+                    "                                if (lastk) {\n"
+                    "                                    /* epilogue into the panel (row index relative to the panel) */\n"
+                    "                                    group%d_store(a, tb, panel, rbase + i0, rbase + i0 + ir, jr, mr, nr, first);\n"
+                    "                                } else {\n"
+                    "                                    for (int64_t i = 0; i < mr; i++)\n"
+                    "                                        for (int64_t j = 0; j < nr; j++)\n"
+                    "                                            c[i * %" PRId64 " + j] = tb[i * KF_NR + j] + (first ? 0.0f : c[i * %" PRId64 " + j]);\n"
+                    "                                }\n"
+                    "                            }\n"
+                    "                        }\n"
+                    "                }\n",
+                    KB, NP, KC, K, KC, K, KC, ldb, gm->trans_b, N, NP * NR, NR,
+                    (MC * KC + 15) / 16 * 16, (MC * N + 15) / 16 * 16, MB, MC, M, MC, M, MC, KB, KC, K, KC, K, KC, KB - 1, K, N, N, N, NP * NR, N, N,
+                    gi, N, N);
+    if (store_last)
+        kf_bt_sb_printf(b,
+                        "                /* %s is needed later: write the panel out */\n"
+                        "                memcpy(V%d + (rbase + i0) * %" PRId64 ", panel, (size_t)(mc * %" PRId64 ") * sizeof(float));\n",
+                        kf_problem_value_name(g->p, last), last, N, N);
+    kf_bt_sb_printf(b,
+                    "                /* the row op (group %d: %s) while the panel is hot in cache */\n"
+                    "                for (int64_t i = 0; i < mc; i++) {\n"
+                    "                    const int64_t rr = rbase + i0 + i;\n"
+                    "                    const float *xr = panel + i * %" PRId64 ";\n",
+                    ti, kf_op_name(ran->op), N);
+    emit_row_body(g, ti, "                    ");
+    kf_bt_sb_puts(b,
+                  "                }\n"
+                  "            }\n"
+                  "            free(ap);\n"
+                  "            free(panel);\n"
+                  "        }\n"
+                  "    }\n}\n\n");
+}
+
+/* The start of a GEMM group that does not pack: its epilogue function, the
+ * group function's head with its pointers, a comment saying `what` it
+ * computes, and the batch loop opened with this batch's offsets in aoff and
+ * boff.  The caller emits the body and closes both braces. */
+static void emit_unpacked_gemm_head(gen_t *g, int gi, const char *what)
+{
+    const kf_bt_group *gr = &g->pl->groups[gi];
+    const kf_bt_gemm *gm = &gr->gemm;
+    kf_bt_sb *b = &g->b;
+    emit_epilogue_fn(g, gi, "dst");
+    begin_fn(g);
+    kf_bt_sb_printf(b, "static void group%d(const kf_cpu_args *a, int nt)\n{\n", gi);
+    declare_ptr(g, gm->a, 0);
+    declare_ptr(g, gm->b, 0);
+    declare_ptr(g, gr->last_value, 1);
+    kf_bt_sb_printf(b, "    /* %s, %" PRId64 " batch(es) */\n"
+                    "    for (int64_t bt = 0; bt < %" PRId64 "; bt++) {\n        int64_t aoff = 0, boff = 0;\n",
+                    what, gm->batch, gm->batch);
+    emit_batch_offsets(b, gm);
+}
+
+/* The plain-loop GEMM (pack = 0, the conservative fallback). */
+static void emit_gemm_plain(gen_t *g, int gi)
+{
+    const kf_bt_group *gr = &g->pl->groups[gi];
+    const kf_bt_gemm *gm = &gr->gemm;
+    kf_bt_sb *b = &g->b;
+    int last = gr->last_value;
+    char what[160];
+    snprintf(what, sizeof what, "plain loops: C[%" PRId64 " x %" PRId64 "] over K = %" PRId64, gm->M, gm->N, gm->K);
+    emit_unpacked_gemm_head(g, gi, what);
+    kf_bt_sb_printf(b,
+                    "        #pragma omp parallel for num_threads(nt) schedule(static)\n"
+                    "        for (int64_t i = 0; i < %" PRId64 "; i++) {\n"
+                    "            float tb[KF_NR];\n"
+                    "            const float *ar = V%d + aoff + i * %" PRId64 ";\n"
+                    "            for (int64_t j0 = 0; j0 < %" PRId64 "; j0 += KF_NR) {\n"
+                    "                const int64_t nr = %" PRId64 " - j0 < KF_NR ? %" PRId64 " - j0 : KF_NR;\n"
+                    "                for (int64_t jj = 0; jj < nr; jj++) {\n"
+                    "                    float s = 0.0f;\n",
+                    gm->M, gm->a, gm->K, gm->N, gm->N, gm->N);
+    if (gm->trans_b)
+        kf_bt_sb_printf(b,
+                        "                    const float *br = V%d + boff + (j0 + jj) * %" PRId64 ";\n"
+                        "                    #pragma omp simd reduction(+:s)\n"
+                        "                    for (int64_t k = 0; k < %" PRId64 "; k++) s += ar[k] * br[k];\n",
+                        gm->b, gm->K, gm->K);
+    else
+        kf_bt_sb_printf(b,
+                        "                    for (int64_t k = 0; k < %" PRId64 "; k++) s += ar[k] * V%d[boff + k * %" PRId64 " + j0 + jj];\n",
+                        gm->K, gm->b, gm->N);
+    kf_bt_sb_printf(b,
+                    "                    tb[jj] = s;\n"
+                    "                }\n"
+                    "                group%d_store(a, tb, V%d, 0, bt * %" PRId64 " + i, j0, 1, nr, 1);\n"
+                    "            }\n"
+                    "        }\n"
+                    "    }\n}\n\n",
+                    gi, last, gm->M);
+}
+
+/* Matrix-vector product (N == 1): one dot product per row of A, rows shared
+ * out by OpenMP, the k loop vectorised as a reduction.  Packing B and a
+ * KF_NR-wide micro-kernel would waste all but one lane; this streams A once,
+ * which is the whole cost (the problem is bound by reading A). */
+static void emit_gemv(gen_t *g, int gi)
+{
+    const kf_bt_group *gr = &g->pl->groups[gi];
+    const kf_bt_gemm *gm = &gr->gemm;
+    kf_bt_sb *b = &g->b;
+    int last = gr->last_value;
+    char what[160];
+    snprintf(what, sizeof what, "matrix-vector: y[%" PRId64 "] = A[%" PRId64 " x %" PRId64 "] x", gm->M, gm->M, gm->K);
+    emit_unpacked_gemm_head(g, gi, what);
+    kf_bt_sb_printf(b,
+                    "        const float *restrict x = V%d + boff;   /* K contiguous floats in either layout */\n"
+                    "        #pragma omp parallel for num_threads(nt) schedule(static)\n"
+                    "        for (int64_t i = 0; i < %" PRId64 "; i++) {\n"
+                    "            const float *restrict ar = V%d + aoff + i * %" PRId64 ";\n"
+                    "            float s = 0.0f, tb[KF_NR];\n"
+                    "            #pragma omp simd reduction(+:s)\n"
+                    "            for (int64_t k = 0; k < %" PRId64 "; k++) s += ar[k] * x[k];\n"
+                    "            tb[0] = s;\n"
+                    "            group%d_store(a, tb, V%d, 0, bt * %" PRId64 " + i, 0, 1, 1, 1);\n"
+                    "        }\n"
+                    "    }\n}\n\n",
+                    gm->b, gm->M, gm->a, gm->K, gm->K, gi, last, gm->M);
+}
+
+/* The op-by-op baseline GEMM: the platform BLAS (what PyTorch eager
+ * calls), bias pre-filled into C and beta = 1 as addmm does.  The BLAS must
+ * share one thread pool with the baseline's OpenMP loops (a pthreads
+ * OpenBLAS next to libgomp's spinning workers oversubscribes the cores):
+ * with the OpenMP build of OpenBLAS (configure prefers it) the library
+ * threads itself on that pool, as in PyTorch eager; with another build it
+ * runs single-threaded on each OpenMP thread's block of rows. */
+static void emit_gemm_blas(gen_t *g, int gi)
+{
+    const kf_bt_group *gr = &g->pl->groups[gi];
+    const kf_bt_gemm *gm = &gr->gemm;
+    kf_bt_sb *b = &g->b;
+    int last = gr->last_value;
+    begin_fn(g);
+    kf_bt_sb_printf(b, "static void group%d(const kf_cpu_args *a, int nt)\n{\n", gi);
+    declare_ptr(g, gm->a, 0);
+    declare_ptr(g, gm->b, 0);
+    if (gm->bias >= 0) declare_ptr(g, gm->bias, 0);
+    declare_ptr(g, last, 1);
+    kf_bt_sb_printf(b, "    openblas_set_num_threads(%s);\n"
+                    "    for (int64_t bt = 0; bt < %" PRId64 "; bt++) {\n        int64_t aoff = 0, boff = 0;\n",
+                    g->blas_split ? "1" : "nt", gm->batch);
+    emit_batch_offsets(b, gm);
+    kf_bt_sb_printf(b, "        float *C = V%d + bt * %" PRId64 ";\n", last, gm->M * gm->N);
+    if (g->blas_split) {
+        kf_bt_sb_printf(b,
+                        "        /* one thread pool: each OpenMP thread runs the library single-threaded on its rows */\n"
+                        "        #pragma omp parallel num_threads(nt)\n"
+                        "        {\n"
+                        "            const int64_t nth = omp_get_num_threads(), th = omp_get_thread_num();\n"
+                        "            const int64_t i0 = %" PRId64 " * th / nth, i1 = %" PRId64 " * (th + 1) / nth;\n",
+                        gm->M, gm->M);
+        if (gm->bias >= 0)
+            kf_bt_sb_printf(b,
+                            "            for (int64_t i = i0; i < i1; i++) memcpy(C + i * %" PRId64 ", V%d, %" PRId64 " * sizeof(float));\n",
+                            gm->N, gm->bias, gm->N);
+        kf_bt_sb_printf(b,
+                        "            if (i1 > i0)\n"
+                        "                cblas_sgemm(CblasRowMajor, CblasNoTrans, %s, (int)(i1 - i0), %" PRId64 ", %" PRId64 ", 1.0f,\n"
+                        "                            V%d + aoff + i0 * %" PRId64 ", %" PRId64 ", V%d + boff, %" PRId64 ", %s, C + i0 * %" PRId64 ", %" PRId64 ");\n"
+                        "        }\n    }\n}\n\n",
+                        gm->trans_b ? "CblasTrans" : "CblasNoTrans", gm->N, gm->K, gm->a, gm->K, gm->K, gm->b,
+                        gm->trans_b ? gm->K : gm->N, gm->bias >= 0 ? "1.0f" : "0.0f", gm->N, gm->N);
+        return;
+    }
+    if (gm->bias >= 0)
+        kf_bt_sb_printf(b,
+                        "        for (int64_t i = 0; i < %" PRId64 "; i++) memcpy(C + i * %" PRId64 ", V%d, %" PRId64 " * sizeof(float));\n",
+                        gm->M, gm->N, gm->bias, gm->N);
+    kf_bt_sb_printf(b,
+                    "        cblas_sgemm(CblasRowMajor, CblasNoTrans, %s, %" PRId64 ", %" PRId64 ", %" PRId64 ", 1.0f,\n"
+                    "                    V%d + aoff, %" PRId64 ", V%d + boff, %" PRId64 ", %s, C, %" PRId64 ");\n"
+                    "    }\n}\n\n",
+                    gm->trans_b ? "CblasTrans" : "CblasNoTrans", gm->M, gm->N, gm->K, gm->a, gm->K, gm->b,
+                    gm->trans_b ? gm->K : gm->N, gm->bias >= 0 ? "1.0f" : "0.0f", gm->N);
+}
+
+const char *kf_bt_blas_options(void)
+{
+#ifdef HAVE_OPENBLAS
+    return KF_BASELINE_BLAS_LIBS;
+#else
+    return NULL;
+#endif
+}
+
+const char *kf_bt_blas_name(void)
+{
+#ifdef HAVE_OPENBLAS
+    return KF_BASELINE_BLAS_PARALLEL == 2 ? "OpenBLAS, OpenMP build"
+         : KF_BASELINE_BLAS_PARALLEL == 1 ? "OpenBLAS, pthreads build"
+                                          : "OpenBLAS, sequential build";
+#else
+    return NULL;
+#endif
+}
+
+/* ------------------------------------------------------------------ */
+/* the file                                                            */
+
+static void emit_header(gen_t *g, const char *label)
+{
+    const kf_problem *p = g->p;
+    kf_bt_sb *b = &g->b;
+    char *desc = kf_bt_plan_describe(g->pl);
+    char *js = kf_bt_point_json(g->pt);
+    kf_bt_sb_printf(b, "/*\n * %s — generated by the kforge builtin agent (C + OpenMP).\n", p->name);
+    kf_bt_sb_printf(b, " * Candidate: %s\n * Search-space point: %s\n", label, js ? js : "?");
+    kf_bt_sb_printf(b, " * Sizes are baked in for preset \"%s\":", p->preset_names[g->r->preset]);
+    for (int d = 0; d < p->n_dims; d++) kf_bt_sb_printf(b, " %s=%" PRId64, p->dim_names[d], g->r->dims[d]);
+    kf_bt_sb_puts(b, "\n * (kf_kernel checks a->dims and writes NaN to every output if they differ).\n *\n"
+                     " * Plan (one function per group, called in order by kf_kernel):\n");
+    const char *s = desc ? desc : "";
+    while (*s) {
+        const char *nl = strchr(s, '\n');
+        size_t n = nl ? (size_t)(nl - s) : strlen(s);
+        kf_bt_sb_printf(b, " *   %.*s\n", (int)n, s);
+        s += n + (nl ? 1 : 0);
+    }
+    kf_bt_sb_puts(b, " */\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n#include <math.h>\n"
+                     "#include \"kforge-cpu.h\"\n");
+    if (g->uses_blas) kf_bt_sb_puts(b, "#include <cblas.h>\n");
+    if (g->blas_split) kf_bt_sb_puts(b, "#include <omp.h>\n");
+    free(desc);
+    free(js);
+}
+
+int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *backend, const kf_device_info *dev,
+                  kf_candidate **out, char **label,
+                  kf_error *err)
+{
+    (void)dev;
+    *out = NULL;
+    if (label) *label = NULL;
+    gen_t g = {.pl = plan, .r = plan->r, .p = plan->r->problem, .pt = pt, .err = err};
+    g.declared = calloc((size_t)plan->n_values + 1, 1);
+    if (!g.declared) return kf_fail(err, 6, "builtin cpu generator: out of memory");
+    int has_gemm = 0;
+    for (int gi = 0; gi < plan->n_groups; gi++) has_gemm |= plan->groups[gi].kind == KF_BT_GEMM;
+#ifdef HAVE_OPENBLAS
+    g.uses_blas = pt->baseline && has_gemm;
+    g.blas_split = g.uses_blas && KF_BASELINE_BLAS_PARALLEL == 1;
+#endif
+    char lab[256];
+    kf_bt_point_label(pt, lab, sizeof lab);
+    if (pt->baseline) {
+        int n = plan->n_groups;
+        if (!has_gemm)
+            snprintf(lab, sizeof lab, "op-by-op baseline: %d kernel%s, no matmul", n, n == 1 ? "" : "s");
+        else
+            snprintf(lab, sizeof lab, "op-by-op baseline: %d kernel%s, matmul via %s", n, n == 1 ? "" : "s",
+                     !g.uses_blas ? "the builtin tiled GEMM (OpenBLAS not found at configure time)"
+                     : g.blas_split ? "OpenBLAS cblas_sgemm (pthreads build, single-threaded on each OpenMP "
+                                      "thread's rows: one thread pool)"
+                     : KF_BLAS_OPENMP ? "OpenBLAS cblas_sgemm (OpenMP build: one thread pool with the loops)"
+                                      : "OpenBLAS cblas_sgemm (sequential build: one thread)");
+    }
+    for (int s = 0; s < plan->n_scratch; s++) {
+        char nm[32];
+        snprintf(nm, sizeof nm, "kf_scratch%d", s);
+        if (add_scratch(&g, nm, plan->scratch_elems[s] * 4) < 0) goto oom;
+    }
+    emit_header(&g, lab);
+    kf_bt_sb_puts(&g.b, kf_bt_prelude(KF_BT_C));
+    if (has_gemm) {
+        int mr = pt->knob[KC_MR], nr = pt->knob[KC_NR];
+        kf_bt_sb_printf(&g.b, "#define KF_MR %d\n#define KF_NR %d\n", mr, nr);
+        /* the library's unroll pragma takes a literal */
+        char unr[16];
+        snprintf(unr, sizeof unr, "%d", pt->knob[KC_UNROLL] < 1 ? 1 : pt->knob[KC_UNROLL]);
+        const char *lib = GEMM_LIB;
+        const char *pos = strstr(lib, "KF_UNROLL_LIT");
+        kf_bt_sb_printf(&g.b, "%.*s%s%s", (int)(pos - lib), lib, unr, pos + strlen("KF_UNROLL_LIT"));
+        kf_bt_sb_puts(&g.b, "\n");
+    }
+    for (int gi = 0; gi < plan->n_groups && !g.failed; gi++) {
+        const kf_bt_group *gr = &plan->groups[gi];
+        if (gr->fused_into >= 0) continue;   /* emitted inside its GEMM */
+        kf_bt_sb_printf(&g.b, "/* ---- group %d: %s ---- */\n", gi, kf_bt_group_kind_name(gr->kind));
+        switch (gr->kind) {
+        case KF_BT_GEMM:
+            if (pt->baseline && g.uses_blas) emit_gemm_blas(&g, gi);
+            else if (gr->gemm.N == 1 && gr->row_tail < 0 && !pt->baseline) emit_gemv(&g, gi);
+            else if (!pt->knob[KC_PACK]) emit_gemm_plain(&g, gi);
+            else emit_gemm_group(&g, gi);
+            break;
+        case KF_BT_ROW: emit_row_group(&g, gi); break;
+        case KF_BT_MAP: emit_map_group(&g, gi); break;
+        default: emit_generic_group(&g, gi); break;
+        }
+    }
+    if (g.failed) {
+        if (!err || !err->code) kf_fail(err, 1, "builtin cpu generator: could not emit %s", g.p->name);
+        goto fail;
+    }
+    /* the entry */
+    {
+        kf_bt_sb *b = &g.b;
+        const kf_problem *p = g.p;
+        kf_bt_sb_printf(b, "void kf_kernel(const kf_cpu_args *a)\n{\n    static const int64_t want[%d] = {", p->n_dims);
+        for (int d = 0; d < p->n_dims; d++) kf_bt_sb_printf(b, "%s%" PRId64, d ? ", " : "", g.r->dims[d]);
+        kf_bt_sb_printf(b, "};\n    int ok = a->n_dims == %d && a->n_in == %d && a->n_out == %d && a->n_scratch >= %d;\n"
+                        "    for (int d = 0; ok && d < %d; d++) ok = a->dims[d] == want[d];\n"
+                        "    if (!ok) {   /* built for other sizes: fail loudly */\n",
+                        p->n_dims, p->n_inputs, p->n_outputs, g.n_scratch, p->n_dims);
+        for (int o = 0; o < p->n_outputs; o++)
+            kf_bt_sb_printf(b, "        if (a->n_out > %d) for (int64_t i = 0; i < %" PRId64 "; i++) a->out[%d][i] = NAN;\n",
+                            o, elems(&g, p->outputs[o]), o);
+        kf_bt_sb_puts(b, "        return;\n    }\n");
+        kf_bt_sb_printf(b, "    const int nt = %s;\n",
+                        pt->knob[KC_THREADS] ? "" : "a->n_threads > 0 ? a->n_threads : 1");
+        if (pt->knob[KC_THREADS]) {
+            /* rewrite: min(threads, a->n_threads) */
+            b->len -= strlen("    const int nt = ;\n");
+            b->s[b->len] = 0;
+            kf_bt_sb_printf(b, "    const int nt = a->n_threads < %d ? (a->n_threads > 0 ? a->n_threads : 1) : %d;\n",
+                            pt->knob[KC_THREADS], pt->knob[KC_THREADS]);
+        }
+        for (int gi = 0; gi < plan->n_groups; gi++)
+            if (plan->groups[gi].fused_into < 0) kf_bt_sb_printf(b, "    group%d(a, nt);\n", gi);
+        /* outputs that are inputs, or named twice */
+        for (int o = 0; o < p->n_outputs; o++) {
+            int v = p->outputs[o];
+            const kf_bt_store *s = &plan->store[v];
+            if (s->kind == KF_BT_ST_OUTPUT && s->index == o) continue;
+            char bb[64];
+            kf_bt_sb_printf(b, "    memcpy(a->out[%d], %s, %" PRId64 " * sizeof(float));   /* %s */\n", o,
+                            buf_of(&g, v, bb, sizeof bb), elems(&g, v), kf_problem_value_name(p, v));
+        }
+        kf_bt_sb_puts(b, "}\n");
+    }
+    char *text = kf_bt_sb_take(&g.b);
+    if (!text) goto oom;
+    kf_candidate *c = kf_candidate_new(backend);
+    if (!c || kf_candidate_add_source(c, "kernel.c", text) != 0) {
+        free(text);
+        kf_candidate_free(c);
+        goto oom;
+    }
+    free(text);
+    free(c->entry);
+    c->entry = strdup("kf_kernel");
+    if (g.uses_blas) { free(c->build_options); c->build_options = strdup(kf_bt_blas_options()); }
+    if (g.n_scratch) {
+        c->scratch = calloc((size_t)g.n_scratch, sizeof *c->scratch);
+        if (!c->scratch) { kf_candidate_free(c); goto oom; }
+        for (int s = 0; s < g.n_scratch; s++) {
+            c->scratch[s].name = g.scratch_names[s];
+            g.scratch_names[s] = NULL;
+            if (asprintf(&c->scratch[s].bytes_expr, "%" PRId64, g.scratch_bytes[s]) < 0) c->scratch[s].bytes_expr = NULL;
+        }
+        c->n_scratch = g.n_scratch;
+    }
+    for (int s = 0; s < g.n_scratch; s++) free(g.scratch_names[s]);
+    free(g.scratch_names);
+    free(g.scratch_bytes);
+    free(g.declared);
+    *out = c;
+    if (label) *label = strdup(lab);
+    return 0;
+oom:
+    kf_fail(err, 6, "builtin cpu generator: out of memory");
+fail:
+    kf_bt_sb_free(&g.b);
+    for (int s = 0; s < g.n_scratch; s++) free(g.scratch_names[s]);
+    free(g.scratch_names);
+    free(g.scratch_bytes);
+    free(g.declared);
+    return -1;
+}

@@ -1,0 +1,598 @@
+/*
+ * builtin_ocl.c — the built-in agent's OpenCL C generator: kf_bt_gen_ocl()
+ * (builtin.h) and the helpers every OpenCL emitter shares (kernel
+ * signatures, buffers, broadcasting operands, epilogue chains, the launch
+ * plan).  The per-kind kernels live in builtin_ocl_gemm.c (tiled GEMM with a
+ * fused epilogue), builtin_ocl_reduce.c (row/column reductions, softmax,
+ * norms, batch norm) and builtin_ocl_map.c (elementwise and pooling).
+ *
+ * Every kernel bakes the resolved sizes in as constants and receives the
+ * problem's dims as int arguments: when they differ from the baked ones the
+ * kernel returns at once (or, when it uses barriers, runs its loops zero
+ * times: PoCL mishandles an early return before a barrier), so a run at
+ * another preset leaves its outputs unwritten (NaN) and fails loudly
+ * instead of reading out of bounds.
+ */
+#include <config.h>
+
+#include "builtin_ocl_internal.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* small helpers                                                       */
+
+void ocl_failf(ocl_gen *g, const char *fmt, ...)
+{
+    if (g->failed) return;
+    g->failed = 1;
+    va_list ap;
+    va_start(ap, fmt);
+    kf_vfail(g->err, 1, fmt, ap);
+    va_end(ap);
+}
+
+int64_t ocl_round_up(int64_t a, int64_t b)
+{
+    return b > 0 ? (a + b - 1) / b * b : a;
+}
+
+int ocl_row_local(int64_t len)
+{
+    int l = 16;
+    while (l < 256 && l < len) l *= 2;
+    return l;
+}
+
+static char *xstrdup(ocl_gen *g, const char *s)
+{
+    char *d = strdup(s ? s : "");
+    if (!d) ocl_failf(g, "out of memory while generating OpenCL code");
+    return d;
+}
+
+static char *xasprintf(ocl_gen *g, const char *fmt, ...) KF_PRINTF(2, 3);
+static char *xasprintf(ocl_gen *g, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = NULL;
+    if (vasprintf(&s, fmt, ap) < 0) s = NULL;
+    va_end(ap);
+    if (!s) ocl_failf(g, "out of memory while generating OpenCL code");
+    return s;
+}
+
+/* A C identifier for value v: its name when that is one, else the name
+ * with odd characters replaced and the value id appended. */
+static char *make_ident(const char *name, int v)
+{
+    size_t n = strlen(name);
+    char *s = malloc(n + 16);
+    if (!s) return NULL;
+    int changed = n == 0 || isdigit((unsigned char)name[0]);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)name[i];
+        s[i] = (isalnum(c) || c == '_') ? (char)c : '_';
+        if (s[i] != name[i]) changed = 1;
+    }
+    s[n] = 0;
+    if (changed) snprintf(s + n, 16, "_v%d", v);
+    return s;
+}
+
+/* Is `name` free for a new buffer of the launch plan? (inputs, outputs,
+ * dims and scratch buffers share one namespace) */
+static int name_taken(const ocl_gen *g, const char *name)
+{
+    const kf_problem *p = g->p;
+    for (int i = 0; i < p->n_inputs; i++)
+        if (!strcmp(p->inputs[i].name, name)) return 1;
+    for (int o = 0; o < p->n_outputs; o++)
+        if (!strcmp(kf_problem_value_name(p, p->outputs[o]), name)) return 1;
+    for (int d = 0; d < p->n_dims; d++)
+        if (!strcmp(p->dim_names[d], name)) return 1;
+    for (int s = 0; s < g->cand->n_scratch; s++)
+        if (!strcmp(g->cand->scratch[s].name, name)) return 1;
+    return 0;
+}
+
+static const char *add_scratch(ocl_gen *g, const char *stem, int64_t bytes)
+{
+    char name[160];
+    snprintf(name, sizeof name, "%s", stem);
+    for (int i = 2; name_taken(g, name); i++) snprintf(name, sizeof name, "%s_%d", stem, i);
+    kf_candidate *c = g->cand;
+    kf_cand_scratch *s = realloc(c->scratch, (size_t)(c->n_scratch + 1) * sizeof *s);
+    if (!s) { ocl_failf(g, "out of memory while generating OpenCL code"); return NULL; }
+    c->scratch = s;
+    s[c->n_scratch].name = xstrdup(g, name);
+    s[c->n_scratch].bytes_expr = xasprintf(g, "%" PRId64, bytes > 0 ? bytes : 4);
+    if (!s[c->n_scratch].name || !s[c->n_scratch].bytes_expr) {
+        free(s[c->n_scratch].name);
+        free(s[c->n_scratch].bytes_expr);
+        return NULL;
+    }
+    return s[c->n_scratch++].name;
+}
+
+const char *ocl_private_scratch(ocl_gen *g, const char *stem, int64_t bytes)
+{
+    return add_scratch(g, stem, bytes);
+}
+
+/* ------------------------------------------------------------------ */
+/* kernels                                                             */
+
+void ocl_kernel_begin(ocl_kernel *k, ocl_gen *g, int group, const char *what)
+{
+    memset(k, 0, sizeof *k);
+    k->g = g;
+    snprintf(k->name, sizeof k->name, "g%d_%s", group, what);
+}
+
+static void kernel_free(ocl_kernel *k)
+{
+    kf_bt_sb_free(&k->body);
+    for (int i = 0; i < k->n_bufs; i++) {
+        free(k->bufs[i].plan_name);
+        free(k->bufs[i].param);
+    }
+    k->n_bufs = 0;
+}
+
+void ocl_kernel_drop(ocl_kernel *k)
+{
+    kernel_free(k);
+}
+
+static const char *add_buf(ocl_kernel *k, const char *plan_name, const char *param, int write, int half)
+{
+    for (int i = 0; i < k->n_bufs; i++)
+        if (!strcmp(k->bufs[i].plan_name, plan_name)) {
+            k->bufs[i].written |= write;
+            return k->bufs[i].param;
+        }
+    if (k->n_bufs >= OCL_MAX_BUFS) {
+        ocl_failf(k->g, "kernel %s would take more than %d buffers (generator limit)", k->name, OCL_MAX_BUFS);
+        return "kf_none";
+    }
+    ocl_buf *b = &k->bufs[k->n_bufs];
+    b->plan_name = xstrdup(k->g, plan_name);
+    b->param = xstrdup(k->g, param);
+    b->written = write;
+    b->half = half;
+    if (!b->plan_name || !b->param) {
+        free(b->plan_name);
+        free(b->param);
+        return "kf_none";
+    }
+    k->n_bufs++;
+    return b->param;
+}
+
+const char *ocl_buf_value(ocl_kernel *k, int v, int write)
+{
+    ocl_gen *g = k->g;
+    if (!g->store_name[v]) {
+        ocl_failf(g, "value '%s' has no buffer (plan/generator mismatch)", kf_problem_value_name(g->p, v));
+        return "kf_none";
+    }
+    char param[200];
+    snprintf(param, sizeof param, "g_%s", g->ident[v]);
+    return add_buf(k, g->store_name[v], param, write, g->half[v]);
+}
+
+const char *ocl_buf_named(ocl_kernel *k, const char *plan_name, int write)
+{
+    char param[200];
+    snprintf(param, sizeof param, "p_%s", plan_name);
+    return add_buf(k, plan_name, param, write, 0);
+}
+
+void ocl_kernel_finish(ocl_kernel *k, int work_dim, const int64_t global[3], const int64_t local[3])
+{
+    ocl_gen *g = k->g;
+    kf_bt_sb *s = &g->src;
+    if (g->failed) { kernel_free(k); return; }
+    int64_t l[3] = {1, 1, 1};
+    for (int d = 0; d < work_dim; d++) {
+        l[d] = local[d];
+        if (l[d] < 1 || global[d] % l[d] != 0) {
+            ocl_failf(g, "kernel %s: global size %" PRId64 " is not a multiple of the local size %" PRId64
+                      " (generator bug)", k->name, global[d], l[d]);
+            kernel_free(k);
+            return;
+        }
+    }
+    kf_bt_sb_printf(s, "__kernel __attribute__((reqd_work_group_size(%" PRId64 ", %" PRId64 ", %" PRId64 ")))\n"
+                    "void %s(", l[0], l[1], l[2], k->name);
+    int first = 1;
+    for (int i = 0; i < k->n_bufs; i++) {
+        const ocl_buf *b = &k->bufs[i];
+        kf_bt_sb_printf(s, "%s%s%s%s *%s%s", first ? "" : ",\n    ", "__global ",
+                        b->written ? "" : "const ", b->half ? "half" : "float",
+                        b->written ? "" : "restrict ", b->param);
+        first = 0;
+    }
+    for (int d = 0; d < g->p->n_dims; d++) {
+        kf_bt_sb_printf(s, "%sint dim_%s", first ? "" : ", ", g->p->dim_names[d]);
+        first = 0;
+    }
+    if (first) kf_bt_sb_puts(s, "void");
+    kf_bt_sb_puts(s, k->barriers ? ")\n{\n    const int kf_ok = KF_DIMS_OK;\n" : ")\n{\n    KF_CHECK_DIMS;\n");
+    if (k->body.s) kf_bt_sb_puts(s, k->body.s);
+    if (k->body.oom) ocl_failf(g, "out of memory while generating OpenCL code");
+    kf_bt_sb_puts(s, "}\n\n");
+
+    /* the launch */
+    kf_candidate *c = g->cand;
+    kf_cand_launch *ls = realloc(c->launches, (size_t)(c->n_launches + 1) * sizeof *ls);
+    if (!ls) { ocl_failf(g, "out of memory while generating OpenCL code"); kernel_free(k); return; }
+    c->launches = ls;
+    kf_cand_launch *L = &ls[c->n_launches];
+    memset(L, 0, sizeof *L);
+    c->n_launches++;
+    L->kernel = xstrdup(g, k->name);
+    L->work_dim = work_dim;
+    for (int d = 0; d < work_dim; d++) {
+        L->global[d] = xasprintf(g, "%" PRId64, global[d]);
+        L->local[d] = xasprintf(g, "%" PRId64, l[d]);
+    }
+    L->args = calloc((size_t)(k->n_bufs + g->p->n_dims + 1), sizeof *L->args);
+    if (!L->args) { ocl_failf(g, "out of memory while generating OpenCL code"); kernel_free(k); return; }
+    for (int i = 0; i < k->n_bufs; i++) {
+        L->args[L->n_args].kind = KF_CARG_NAME;
+        L->args[L->n_args++].text = xstrdup(g, k->bufs[i].plan_name);
+    }
+    for (int d = 0; d < g->p->n_dims; d++) {
+        L->args[L->n_args].kind = KF_CARG_NAME;
+        L->args[L->n_args++].text = xstrdup(g, g->p->dim_names[d]);
+    }
+    g->n_kernels++;
+    kernel_free(k);
+}
+
+/* ------------------------------------------------------------------ */
+/* operands and epilogue chains                                        */
+
+char *ocl_elem(ocl_kernel *k, int v, const char *idx)
+{
+    const char *buf = ocl_buf_value(k, v, 0);
+    return k->g->half[v] ? xasprintf(k->g, "vload_half(%s, %s)", idx, buf)
+                         : xasprintf(k->g, "%s[%s]", buf, idx);
+}
+
+char *ocl_operand(ocl_kernel *k, int gi, int v, const kf_shape *target, const char *idx,
+                  const char *col)
+{
+    ocl_gen *g = k->g;
+    if (v >= g->p->n_inputs && g->plan->group_of[v] == gi)
+        return xasprintf(g, "t_%s", g->ident[v]);
+    const kf_shape *vs = &g->r->shapes[v];
+    int64_t st[KF_MAX_RANK];
+    if (kf_bt_bcast_strides(vs, target, st) != 0) {
+        ocl_failf(g, "value '%s' does not broadcast to the shape of group g%d (plan/generator mismatch)",
+                  kf_problem_value_name(g->p, v), gi);
+        return NULL;
+    }
+    int64_t inner[KF_MAX_RANK];
+    int contiguous = kf_shape_elems(vs) == kf_shape_elems(target);
+    int64_t acc = 1;
+    for (int d = target->rank - 1; d >= 0; d--) {
+        inner[d] = acc;
+        if (target->d[d] != 1 && st[d] != acc) contiguous = 0;
+        acc *= target->d[d];
+    }
+    if (contiguous) return ocl_elem(k, v, idx);
+    kf_bt_sb e = {0};
+    int terms = 0;
+    for (int d = 0; d < target->rank; d++) {
+        if (st[d] == 0 || target->d[d] == 1) continue;
+        if (terms++) kf_bt_sb_puts(&e, " + ");
+        if (d == target->rank - 1 && col) {
+            kf_bt_sb_printf(&e, "(size_t)(%s)", col);
+        } else {
+            kf_bt_sb_printf(&e, "(%s", idx);
+            if (inner[d] != 1) kf_bt_sb_printf(&e, " / %" PRId64, inner[d]);
+            kf_bt_sb_puts(&e, ")");
+            if (d > 0) kf_bt_sb_printf(&e, " %% %" PRId64, target->d[d]);
+        }
+        if (st[d] != 1) kf_bt_sb_printf(&e, " * %" PRId64, st[d]);
+    }
+    if (!terms) kf_bt_sb_puts(&e, "0");
+    char *ix = kf_bt_sb_take(&e);
+    if (!ix) { ocl_failf(g, "out of memory while generating OpenCL code"); return NULL; }
+    char *r = ocl_elem(k, v, ix);
+    free(ix);
+    return r;
+}
+
+static int same_shape(const kf_shape *a, const kf_shape *b)
+{
+    if (a->rank != b->rank) return 0;
+    for (int i = 0; i < a->rank; i++)
+        if (a->d[i] != b->d[i]) return 0;
+    return 1;
+}
+
+void ocl_emit_tail(ocl_kernel *k, int gi, int from, const char *idx, const char *col, const char *ind)
+{
+    ocl_gen *g = k->g;
+    const kf_problem *p = g->p;
+    const kf_bt_group *grp = &g->plan->groups[gi];
+    int anchor_v = p->n_inputs + grp->nodes[0];
+    const kf_shape *target = &g->r->shapes[anchor_v];
+    for (int n = from; n < grp->n_nodes && !g->failed; n++) {
+        const kf_node *nd = &p->nodes[grp->nodes[n]];
+        int v = p->n_inputs + grp->nodes[n];
+        if (!kf_bt_is_map_op(nd->op) || !same_shape(&g->r->shapes[v], target)) {
+            ocl_failf(g, "group g%d: node '%s' (%s) is not an elementwise op of the group's shape "
+                      "(plan/generator mismatch)", gi, nd->out, kf_op_name(nd->op));
+            return;
+        }
+        char *x = NULL, *y = NULL;
+        if (nd->n_in > 0 && !nd->in[0].is_scalar)
+            x = ocl_operand(k, gi, nd->in[0].value, target, idx, col);
+        if (nd->n_in > 1 && !nd->in[1].is_scalar)
+            y = ocl_operand(k, gi, nd->in[1].value, target, idx, col);
+        char *e = g->failed ? NULL : kf_bt_map_expr(nd, x, y);
+        if (!e && !g->failed)
+            ocl_failf(g, "group g%d: no OpenCL expression for '%s' (%s)", gi, nd->out, kf_op_name(nd->op));
+        if (e) OCL_P(k, "%sconst float t_%s = %s;   /* %s */\n", ind, g->ident[v], e, kf_op_name(nd->op));
+        free(x);
+        free(y);
+        free(e);
+    }
+    for (int n = 0; n < grp->n_nodes; n++) {
+        int v = p->n_inputs + grp->nodes[n];
+        if (!g->store_name[v]) continue;
+        const char *buf = ocl_buf_value(k, v, 1);
+        if (g->half[v]) OCL_P(k, "%svstore_half(t_%s, %s, %s);\n", ind, g->ident[v], idx, buf);
+        else OCL_P(k, "%s%s[%s] = t_%s;\n", ind, buf, idx, g->ident[v]);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* the entry                                                           */
+
+/* Buffers: the plan's stores, plus our own scratch for a value the plan
+ * keeps in registers (a GEMM whose row tail is fused into it on the CPU)
+ * but that another kernel of ours reads. */
+static void assign_storage(ocl_gen *g)
+{
+    const kf_bt_plan *pl = g->plan;
+    const kf_problem *p = g->p;
+    int nv = pl->n_values;
+    for (int v = 0; v < nv && !g->failed; v++) {
+        const char *name = kf_problem_value_name(p, v);
+        if (!(g->ident[v] = make_ident(name ? name : "v", v))) ocl_failf(g, "out of memory");
+    }
+    char *need = calloc((size_t)nv + 1, 1);
+    if (!need) { ocl_failf(g, "out of memory"); return; }
+    for (int gi = 0; gi < pl->n_groups; gi++) {
+        const kf_bt_group *grp = &pl->groups[gi];
+        for (int n = 0; n < grp->n_nodes; n++) {
+            const kf_node *nd = &p->nodes[grp->nodes[n]];
+            for (int i = 0; i < nd->n_in; i++)
+                if (!nd->in[i].is_scalar && pl->group_of[nd->in[i].value] != gi) need[nd->in[i].value] = 1;
+        }
+    }
+    int half = g->pt->precision == KF_BT_FP16_STORAGE;
+    for (int v = 0; v < nv && !g->failed; v++) {
+        const kf_bt_store *st = &pl->store[v];
+        switch (st->kind) {
+        case KF_BT_ST_INPUT:
+            g->store_name[v] = xstrdup(g, p->inputs[st->index].name);
+            break;
+        case KF_BT_ST_OUTPUT:
+            g->store_name[v] = xstrdup(g, kf_problem_value_name(p, p->outputs[st->index]));
+            break;
+        case KF_BT_ST_SCRATCH:
+        case KF_BT_ST_LOCAL: {
+            if (st->kind == KF_BT_ST_LOCAL && !need[v]) break;
+            char stem[160];
+            snprintf(stem, sizeof stem, "t_%s", g->ident[v]);
+            int64_t elems = kf_shape_elems(&g->r->shapes[v]);
+            const char *nm = add_scratch(g, stem, elems * (half ? 2 : 4));
+            g->store_name[v] = nm ? xstrdup(g, nm) : NULL;
+            g->half[v] = (unsigned char)half;
+            break;
+        }
+        }
+    }
+    free(need);
+}
+
+static void emit_header(ocl_gen *g, const char *label)
+{
+    const kf_problem *p = g->p;
+    kf_bt_sb *s = &g->src;
+    char *pj = kf_bt_point_json(g->pt);
+    char *desc = kf_bt_plan_describe(g->plan);
+    kf_bt_sb_printf(s, "/*\n * %s — generated by the kforge built-in agent (OpenCL C 1.2)\n", p->name);
+    kf_bt_sb_printf(s, " * %s\n * point: %s\n *\n * plan (one group per line):\n", label, pj ? pj : "?");
+    for (const char *l = desc ? desc : ""; *l;) {
+        const char *e = strchr(l, '\n');
+        int n = e ? (int)(e - l) : (int)strlen(l);
+        kf_bt_sb_printf(s, " *   %.*s\n", n, l);
+        l += n + (e ? 1 : 0);
+    }
+    kf_bt_sb_printf(s, " *\n * Sizes are baked in as constants (preset \"%s\":",
+                    p->preset_names[g->r->preset]);
+    for (int d = 0; d < p->n_dims; d++)
+        kf_bt_sb_printf(s, " %s=%" PRId64, p->dim_names[d], g->r->dims[d]);
+    kf_bt_sb_puts(s, ").  Every kernel receives the dims and returns\n"
+                  " * at once when they differ, leaving the outputs unwritten (NaN).\n");
+    if (g->pt->precision == KF_BT_FP16_STORAGE)
+        kf_bt_sb_puts(s, " * Scratch buffers hold fp16 (vstore_half/vload_half); arithmetic is fp32.\n");
+    kf_bt_sb_puts(s, " */\n\n");
+    free(pj);
+    free(desc);
+    kf_bt_sb_puts(s, kf_bt_prelude(KF_BT_OCL));
+    kf_bt_sb_puts(s, "\n/* Kernels without barriers return at once on other sizes; kernels with\n"
+                  " * barriers (PoCL mishandles an early return before one) run their loops\n"
+                  " * zero times and store nothing when kf_ok is 0. */\n#define KF_DIMS_OK ");
+    if (p->n_dims == 0) {
+        kf_bt_sb_puts(s, "1\n");
+    } else {
+        kf_bt_sb_puts(s, "(");
+        for (int d = 0; d < p->n_dims; d++)
+            kf_bt_sb_printf(s, "%sdim_%s == %" PRId64, d ? " && " : "", p->dim_names[d], g->r->dims[d]);
+        kf_bt_sb_puts(s, ")\n");
+    }
+    kf_bt_sb_puts(s, "#define KF_CHECK_DIMS if (!KF_DIMS_OK) return\n");
+    kf_bt_sb_puts(s,
+        "\n/* Work-group reductions: every work-item passes its partial value and\n"
+        " * gets the combined one; part holds get_local_size(0) floats (a power of 2). */\n"
+        "float kf_wg_sum(float v, __local float *part)\n"
+        "{\n"
+        "    const int l = get_local_id(0);\n"
+        "    part[l] = v;\n"
+        "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "    for (int w = get_local_size(0) / 2; w > 0; w >>= 1) {\n"
+        "        if (l < w) part[l] += part[l + w];\n"
+        "        barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "    }\n"
+        "    const float r = part[0];\n"
+        "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "    return r;\n"
+        "}\n\n"
+        "float kf_wg_max(float v, __local float *part)\n"
+        "{\n"
+        "    const int l = get_local_id(0);\n"
+        "    part[l] = v;\n"
+        "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "    for (int w = get_local_size(0) / 2; w > 0; w >>= 1) {\n"
+        "        if (l < w) part[l] = fmax(part[l], part[l + w]);\n"
+        "        barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "    }\n"
+        "    const float r = part[0];\n"
+        "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "    return r;\n"
+        "}\n\n"
+        "float kf_wg_min(float v, __local float *part)\n"
+        "{\n"
+        "    return -kf_wg_max(-v, part);\n"
+        "}\n\n");
+}
+
+static int check_point(const kf_bt_point *pt, const kf_bt_plan *plan, kf_error *err)
+{
+    if (pt->em != &kf_bt_emit_opencl_c)
+        return kf_fail(err, 2, "the OpenCL C generator got a point of language '%s'", pt->em ? pt->em->language : "?");
+    if (pt->knob[KO_TS] != 8 && pt->knob[KO_TS] != 16 && pt->knob[KO_TS] != 32 && pt->knob[KO_TS] != 64 && pt->knob[KO_TS] != 128)
+        return kf_fail(err, 2, "OpenCL point: ts = %d; use 8, 16, 32, 64 or 128", pt->knob[KO_TS]);
+    if (pt->knob[KO_WPT] != 1 && pt->knob[KO_WPT] != 2 && pt->knob[KO_WPT] != 4 && pt->knob[KO_WPT] != 8)
+        return kf_fail(err, 2, "OpenCL point: wpt = %d; use 1, 2, 4 or 8", pt->knob[KO_WPT]);
+    if (pt->knob[KO_WPT] > pt->knob[KO_TS])
+        return kf_fail(err, 2, "OpenCL point: wpt = %d exceeds the tile ts = %d; lower wpt", pt->knob[KO_WPT], pt->knob[KO_TS]);
+    if (pt->knob[KO_VEC] != 1 && pt->knob[KO_VEC] != 2 && pt->knob[KO_VEC] != 4 && pt->knob[KO_VEC] != 8)
+        return kf_fail(err, 2, "OpenCL point: vec = %d; use 1, 2, 4 or 8", pt->knob[KO_VEC]);
+    if (pt->knob[KO_VEC] > pt->knob[KO_TS])
+        return kf_fail(err, 2, "OpenCL point: vec = %d exceeds the tile ts = %d; lower vec", pt->knob[KO_VEC], pt->knob[KO_TS]);
+    if (kf_bt_ocl_work_group(pt) > KF_BT_OCL_MAX_WG)
+        return kf_fail(err, 2, "OpenCL point: ts %d, wpt %d, vec %d makes work-groups of %d work-items (at most %d); "
+                       "raise wpt or vec, or lower ts", pt->knob[KO_TS], pt->knob[KO_WPT], pt->knob[KO_VEC], kf_bt_ocl_work_group(pt),
+                       KF_BT_OCL_MAX_WG);
+    if (pt->precision != KF_BT_FP32 && pt->precision != KF_BT_FP16_STORAGE)
+        return kf_fail(err, 2, "OpenCL point: precision %d is unknown; use 0 (fp32) or 1 (fp16 storage)",
+                       pt->precision);
+    if (pt->baseline && plan->fusion != KF_BT_FUSE_NONE)
+        return kf_fail(err, 2, "the op-by-op baseline needs a plan built with KF_BT_FUSE_NONE");
+    return 0;
+}
+
+static void gen_group(ocl_gen *g, int gi)
+{
+    const kf_bt_group *grp = &g->plan->groups[gi];
+    const kf_node *an = &g->p->nodes[grp->nodes[0]];
+    switch (an->op) {
+    case KF_OP_MATMUL: case KF_OP_LINEAR:
+        if (grp->kind != KF_BT_GEMM) {
+            ocl_failf(g, "group g%d: a %s anchor outside a GEMM group (plan/generator mismatch)", gi,
+                      kf_op_name(an->op));
+            return;
+        }
+        ocl_gen_gemm(g, gi);
+        return;
+    case KF_OP_SUM: case KF_OP_MEAN: case KF_OP_AMAX: case KF_OP_AMIN: case KF_OP_LOGSUMEXP:
+    case KF_OP_SOFTMAX: case KF_OP_LOG_SOFTMAX:
+    case KF_OP_LAYER_NORM: case KF_OP_RMS_NORM: case KF_OP_GROUP_NORM: case KF_OP_INSTANCE_NORM:
+        ocl_gen_reduce(g, gi);
+        return;
+    case KF_OP_BATCH_NORM:
+        ocl_gen_batch_norm(g, gi);
+        return;
+    default:
+        ocl_gen_map(g, gi);   /* map ops and pooling: one work-item per output element */
+        return;
+    }
+}
+
+int kf_bt_gen_ocl(const kf_bt_plan *plan, const kf_bt_point *pt, const char *backend, const kf_device_info *dev,
+                  kf_candidate **out, char **label, kf_error *err)
+{
+    *out = NULL;
+    if (label) *label = NULL;
+    if (!plan || !plan->r || !pt) return kf_fail(err, 2, "kf_bt_gen_ocl: no plan or point");
+    if (check_point(pt, plan, err) != 0) return -1;
+    ocl_gen g;
+    memset(&g, 0, sizeof g);
+    g.plan = plan;
+    g.r = plan->r;
+    g.p = plan->r->problem;
+    g.pt = pt;
+    g.dev = dev;
+    g.err = err;
+    g.cand = kf_candidate_new(backend);
+    int nv = plan->n_values;
+    g.store_name = calloc((size_t)nv + 1, sizeof *g.store_name);
+    g.ident = calloc((size_t)nv + 1, sizeof *g.ident);
+    g.half = calloc((size_t)nv + 1, 1);
+    if (!g.cand || !g.store_name || !g.ident || !g.half) ocl_failf(&g, "out of memory");
+
+    char lab[256], pl[160];
+    if (pt->baseline)
+        snprintf(lab, sizeof lab, "op-by-op, own tiled GEMM ts%d wpt%d v%d (CLBlast not callable from a launch plan)",
+                 pt->knob[KO_TS], pt->knob[KO_WPT], pt->knob[KO_VEC]);
+    else
+        snprintf(lab, sizeof lab, "%s", kf_bt_point_label(pt, pl, sizeof pl));
+
+    if (!g.failed) assign_storage(&g);
+    if (!g.failed) emit_header(&g, lab);
+    for (int gi = 0; gi < plan->n_groups && !g.failed; gi++) gen_group(&g, gi);
+
+    char *text = kf_bt_sb_take(&g.src);
+    if (!text && !g.failed) ocl_failf(&g, "out of memory while generating OpenCL code");
+    if (!g.failed && kf_candidate_add_source(g.cand, "kernel.cl", text) != 0)
+        ocl_failf(&g, "out of memory while generating OpenCL code");
+    free(text);
+    if (!g.failed) {
+        free(g.cand->build_options);
+        g.cand->build_options = xstrdup(&g, "-cl-mad-enable");
+        char full[400];
+        snprintf(full, sizeof full, "%s, %d kernel%s", lab, g.n_kernels, g.n_kernels == 1 ? "" : "s");
+        g.cand->notes = xstrdup(&g, full);
+        if (label) *label = xstrdup(&g, full);
+    }
+    for (int v = 0; v < nv; v++) {
+        if (g.store_name) free(g.store_name[v]);
+        if (g.ident) free(g.ident[v]);
+    }
+    free(g.store_name);
+    free(g.ident);
+    free(g.half);
+    if (g.failed) {
+        kf_candidate_free(g.cand);
+        if (label) { free(*label); *label = NULL; }
+        return -1;
+    }
+    *out = g.cand;
+    return 0;
+}

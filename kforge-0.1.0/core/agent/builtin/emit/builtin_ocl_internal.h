@@ -1,0 +1,104 @@
+/*
+ * builtin_ocl_internal.h — shared state of the OpenCL generator
+ * (builtin_ocl*.c).  Not part of builtin.h: only the OpenCL files see it.
+ *
+ * One ocl_gen per call of kf_bt_gen_ocl(); one ocl_kernel per emitted
+ * __kernel.  A kernel's body is written first; the buffers it touches are
+ * recorded on the way (ocl_buf), then ocl_kernel_finish() writes the
+ * signature and the body into the program text and appends the launch to
+ * the candidate.  Errors: helpers record the first error in the ocl_gen
+ * (ocl_failf) and the entry reports it; generation goes on harmlessly.
+ */
+#ifndef KF_BUILTIN_OCL_INTERNAL_H
+#define KF_BUILTIN_OCL_INTERNAL_H
+
+#include "agent/builtin/builtin.h"
+#include "ocl_knobs.h"
+
+#define OCL_MAX_BUFS 48
+
+typedef struct ocl_gen {
+    const kf_bt_plan *plan;
+    const kf_resolved *r;
+    const kf_problem *p;
+    const kf_bt_point *pt;
+    const kf_device_info *dev;
+    kf_candidate *cand;
+    kf_bt_sb src;            /* kernel.cl */
+    char **store_name;       /* per value: buffer name in the launch plan, NULL = register only */
+    char **ident;            /* per value: a C identifier made from its name */
+    unsigned char *half;     /* per value: stored as fp16 (vstore_half) */
+    int n_kernels;
+    int failed;
+    kf_error *err;
+} ocl_gen;
+
+typedef struct ocl_buf {
+    char *plan_name;         /* what the launch binds (input/output/scratch name) */
+    char *param;             /* parameter name in the kernel */
+    int written;
+    int half;
+} ocl_buf;
+
+typedef struct ocl_kernel {
+    ocl_gen *g;
+    char name[80];
+    kf_bt_sb body;
+    int barriers;            /* 1: the body uses barriers, so it must not return
+                                early: it gets `kf_ok` (dims match) instead of
+                                KF_CHECK_DIMS and honours it itself */
+    int n_bufs;
+    ocl_buf bufs[OCL_MAX_BUFS];
+} ocl_kernel;
+
+/* Records the first error (one line) and marks the generation failed. */
+void ocl_failf(ocl_gen *g, const char *fmt, ...) KF_PRINTF(2, 3);
+
+/* Starts kernel "g<group>_<what>". */
+void ocl_kernel_begin(ocl_kernel *k, ocl_gen *g, int group, const char *what);
+/* Writes the kernel (attributes, signature with every recorded buffer then
+ * the dims, the body) into g->src and appends its launch: global/local
+ * sizes per dimension (work_dim 1..3; each global a multiple of its local).
+ * Frees the kernel's storage. */
+void ocl_kernel_finish(ocl_kernel *k, int work_dim, const int64_t global[3], const int64_t local[3]);
+/* Abandons a kernel (after an error). */
+void ocl_kernel_drop(ocl_kernel *k);
+#define OCL_P(k, ...) kf_bt_sb_printf(&(k)->body, __VA_ARGS__)
+
+/* The kernel parameter of value v's buffer (registered on first use). */
+const char *ocl_buf_value(ocl_kernel *k, int v, int write);
+/* A buffer that is not a value (generator-private scratch), by plan name. */
+const char *ocl_buf_named(ocl_kernel *k, const char *plan_name, int write);
+/* Adds a private scratch buffer of `bytes` to the candidate; returns its
+ * plan name (owned by the candidate). */
+const char *ocl_private_scratch(ocl_gen *g, const char *stem, int64_t bytes);
+
+/* Expression reading element `idx` (a size_t expression) of value v's
+ * buffer, fp16-aware.  malloc'ed. */
+char *ocl_elem(ocl_kernel *k, int v, const char *idx);
+/* Expression of value v at element `idx` of a tensor of shape `target`
+ * that v broadcasts to (PyTorch rules); v's own register when v is computed
+ * in group `gi`.  `col`, when not NULL, is an expression of the last-dim
+ * coordinate that the caller already has.  malloc'ed. */
+char *ocl_operand(ocl_kernel *k, int gi, int v, const kf_shape *target, const char *idx,
+                  const char *col);
+/* Emits `const float t_<v> = ...;` for the map nodes g->nodes[from..] of
+ * group gi, then stores every value of the group that has a buffer at
+ * element idx.  The anchor's register t_<anchor> must already be defined
+ * when from > 0.  `ind` is the indentation. */
+void ocl_emit_tail(ocl_kernel *k, int gi, int from, const char *idx, const char *col,
+                   const char *ind);
+
+/* Per-kind emitters (builtin_ocl_gemm.c, builtin_ocl_reduce.c,
+ * builtin_ocl_map.c).  Each emits the kernels of group gi. */
+void ocl_gen_gemm(ocl_gen *g, int gi);
+void ocl_gen_reduce(ocl_gen *g, int gi);
+void ocl_gen_batch_norm(ocl_gen *g, int gi);
+void ocl_gen_map(ocl_gen *g, int gi);
+
+int64_t ocl_round_up(int64_t a, int64_t b);
+/* Work-group size for a reduction over `len` elements: a power of two in
+ * [16, 256]. */
+int ocl_row_local(int64_t len);
+
+#endif

@@ -1,0 +1,229 @@
+/* cpu_space.c — the search space of the C + OpenMP emitter (language "c",
+ * host entry kf_kernel; plugins/cpu-simd): its knobs, defaults,
+ * neighbours, labels and the cost model's GEMM efficiency (emit.h).  The
+ * generator is builtin_cpu.c. */
+#include "agent/builtin/builtin.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_knobs.h"
+
+#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static int host_has_avx512(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f");
+#else
+    return 0;
+#endif
+}
+
+/* Micro-kernel tiles offered on this host: MR x NR with MR*NR/VL
+ * accumulators, VL = 16 (AVX-512) or 8 (AVX2). */
+typedef struct { int mr, nr; } tile_t;
+static const tile_t TILES512[] = {{12, 32}, {8, 32}, {14, 32}, {6, 32}, {6, 64}, {24, 16}};
+static const tile_t TILES256[] = {{6, 16}, {4, 16}, {4, 24}, {8, 8}, {3, 32}, {12, 8}};
+static const int MCS[] = {48, 72, 96, 144, 192, 288};
+static const int NCS[] = {128, 256, 512, 1024, 2048};
+static const int KCS[] = {128, 192, 256, 384, 512};
+
+static const kf_bt_knob KNOBS[KC_N] = {
+    [KC_MC] = {"mc", 1, 4096, MCS, NELEM(MCS), "MC"},
+    [KC_NC] = {"nc", 8, 65536, NCS, NELEM(NCS), "NC"},
+    [KC_KC] = {"kc", 8, 8192, KCS, NELEM(KCS), "KC"},
+    [KC_MR] = {"mr", 1, 32, NULL, 0, "MR"},
+    [KC_NR] = {"nr", 8, 128, NULL, 0, "NR"},
+    [KC_PACK] = {"pack", 0, 1, NULL, 0, "pack"},
+    [KC_THREADS] = {"threads", 0, 4096, NULL, 0, "threads"},
+    [KC_LOOP_ORDER] = {"loop_order", 0, 1, NULL, 0, "loop_order"},
+    [KC_UNROLL] = {"unroll", 1, 8, NULL, 0, "the k-loop unroll"},
+};
+
+/* Rows of the GEMM with the fewest rows (M of C = x W^T), 0 if none. */
+static int64_t min_gemm_rows(const kf_resolved *r)
+{
+    const kf_problem *pr = r->problem;
+    int64_t m = 0;
+    for (int k = 0; k < pr->n_nodes; k++) {
+        if (pr->nodes[k].op != KF_OP_MATMUL && pr->nodes[k].op != KF_OP_LINEAR) continue;
+        const kf_shape *y = &r->shapes[pr->n_inputs + k];
+        int64_t n = y->rank ? y->d[y->rank - 1] : 1;
+        int64_t rows = n ? kf_shape_elems(y) / n : 0;
+        if (m == 0 || rows < m) m = rows;
+    }
+    return m;
+}
+
+static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info *dev)
+{
+    (void)dev;
+    int a512 = host_has_avx512();
+    p->knob[KC_MR] = a512 ? 12 : 6;
+    p->knob[KC_NR] = a512 ? 32 : 16;
+    p->knob[KC_MC] = a512 ? 96 : 72;
+    p->knob[KC_NC] = 256;
+    p->knob[KC_KC] = 384;
+    p->knob[KC_PACK] = 1;
+    p->knob[KC_THREADS] = 0;
+    p->knob[KC_LOOP_ORDER] = 0;
+    p->knob[KC_UNROLL] = 1;
+    if (!r) return;
+    /* few rows (a wide, short GEMM): B is the big operand, so read it once
+       (column-block order) and keep the row op as its own pass: row
+       panels would leave threads idle */
+    int64_t m = min_gemm_rows(r);
+    if (m > 0 && m <= 4 * (int64_t)p->knob[KC_MC]) {
+        p->knob[KC_LOOP_ORDER] = 1;
+        p->fusion = KF_BT_FUSE_EPILOGUE;
+    }
+}
+
+static int check(const kf_bt_point *p, kf_error *err)
+{
+    if (p->knob[KC_NR] % 8 != 0)
+        return kf_fail(err, 2, "builtin point: nr = %d must be a multiple of 8 (the AVX2 vector width)",
+                       p->knob[KC_NR]);
+    return 0;
+}
+
+static int conservative(kf_bt_point *p)
+{
+    if (p->knob[KC_PACK]) { p->knob[KC_PACK] = 0; return 1; }
+    return 0;
+}
+
+/* index of v in a table, or of the nearest entry */
+static int nearest(const int *t, int n, int v)
+{
+    int best = 0;
+    for (int i = 1; i < n; i++)
+        if (abs(t[i] - v) < abs(t[best] - v)) best = i;
+    return best;
+}
+
+/* the previous and next table entries of a stepped knob */
+static void step_knob(const kf_bt_point *p, int k, kf_bt_nbr_sink *s)
+{
+    const kf_bt_knob *kn = &KNOBS[k];
+    int i = nearest(kn->steps, kn->n_steps, p->knob[k]);
+    for (int d = -1; d <= 1; d += 2) {
+        int j = i + d;
+        if (j < 0 || j >= kn->n_steps) continue;
+        kf_bt_point q = *p;
+        q.knob[k] = kn->steps[j];
+        kf_bt_nbr_push(s, &q);
+    }
+}
+
+static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
+{
+    kf_bt_point q;
+    if (!p->knob[KC_PACK]) { q = *p; q.knob[KC_PACK] = 1; kf_bt_nbr_push(s, &q); return; }
+    int a512 = host_has_avx512();
+    const tile_t *tl = a512 ? TILES512 : TILES256;
+    int nt = a512 ? NELEM(TILES512) : NELEM(TILES256);
+    for (int i = 0; i < nt; i++) {
+        q = *p; q.knob[KC_MR] = tl[i].mr; q.knob[KC_NR] = tl[i].nr; kf_bt_nbr_push(s, &q);
+    }
+    step_knob(p, KC_MC, s);
+    step_knob(p, KC_NC, s);
+    step_knob(p, KC_KC, s);
+    int u = p->knob[KC_UNROLL];
+    q = *p; q.knob[KC_UNROLL] = u == 1 ? 2 : (u == 2 ? 4 : 1); kf_bt_nbr_push(s, &q);
+    q = *p; q.knob[KC_LOOP_ORDER] = !p->knob[KC_LOOP_ORDER]; kf_bt_nbr_push(s, &q);
+    q = *p; q.knob[KC_THREADS] = p->knob[KC_THREADS] ? 0 : 1; kf_bt_nbr_push(s, &q);
+}
+
+static char *label(const kf_bt_point *p, const char *fusion, char *buf, size_t n)
+{
+    char thr[24] = "omp";
+    const int *k = p->knob;
+    if (k[KC_THREADS]) snprintf(thr, sizeof thr, "omp%d", k[KC_THREADS]);
+    if (k[KC_PACK])
+        snprintf(buf, n, "gemm %dx%dx%d mr%dnr%d%s%s %s %s", k[KC_MC], k[KC_NC], k[KC_KC], k[KC_MR], k[KC_NR],
+                 k[KC_UNROLL] > 1 ? " u" : "", k[KC_UNROLL] > 1 ? (k[KC_UNROLL] == 2 ? "2" : "4") : "", fusion, thr);
+    else
+        snprintf(buf, n, "gemm plain loops %s %s", fusion, thr);
+    if (k[KC_LOOP_ORDER]) strncat(buf, " colmajor", n - strlen(buf) - 1);
+    return buf;
+}
+
+static const char *describe_change(const kf_bt_point *pa, const kf_bt_point *pb, char *buf, size_t n)
+{
+    const int *a = pa->knob, *b = pb->knob;
+    if (a[KC_MR] != b[KC_MR] || a[KC_NR] != b[KC_NR])
+        snprintf(buf, n, "use a %dx%d micro-kernel (was %dx%d)", b[KC_MR], b[KC_NR], a[KC_MR], a[KC_NR]);
+    else if (a[KC_MC] != b[KC_MC]) snprintf(buf, n, "set MC to %d (was %d)", b[KC_MC], a[KC_MC]);
+    else if (a[KC_NC] != b[KC_NC]) snprintf(buf, n, "set NC to %d (was %d)", b[KC_NC], a[KC_NC]);
+    else if (a[KC_KC] != b[KC_KC]) snprintf(buf, n, "set KC to %d (was %d)", b[KC_KC], a[KC_KC]);
+    else if (a[KC_UNROLL] != b[KC_UNROLL]) snprintf(buf, n, "unroll the k loop by %d", b[KC_UNROLL]);
+    else if (a[KC_LOOP_ORDER] != b[KC_LOOP_ORDER])
+        snprintf(buf, n, "order blocks %s", b[KC_LOOP_ORDER] ? "column-major" : "row-major");
+    else if (a[KC_THREADS] != b[KC_THREADS]) snprintf(buf, n, "use %s threads", b[KC_THREADS] ? "1" : "all");
+    else if (a[KC_PACK] != b[KC_PACK]) snprintf(buf, n, "%s packing", b[KC_PACK] ? "enable" : "disable");
+    else return NULL;
+    return buf;
+}
+
+static int plan_fusion(const kf_bt_point *p, int fusion)
+{
+    /* the plain-loop GEMM has no row panels */
+    return !p->knob[KC_PACK] && fusion == KF_BT_FUSE_ROWS ? KF_BT_FUSE_EPILOGUE : fusion;
+}
+
+static int threads(const kf_bt_point *p) { return p->knob[KC_THREADS]; }
+
+/* Relative efficiency (0..1] of the GEMM at point p: register blocking,
+ * cache fit of the blocks, load balance over threads. */
+static double gemm_eff(const kf_bt_point *pt, const kf_bt_gemm_work *w, int threads)
+{
+    const int *p = pt->knob;
+    if (!p[KC_PACK]) return 0.15;
+    int vl = host_has_avx512() ? 16 : 8;
+    int nv = p[KC_NR] / vl;
+    if (nv < 1) nv = 1;
+    int acc = p[KC_MR] * nv;
+    double e = 1.0;
+    if (acc + nv + 1 > 32 || (vl == 8 && acc + nv + 1 > 16)) e *= 0.55;       /* spills */
+    else e *= (double)acc / (acc + 0.5 * nv + 1.5);                             /* load/FMA ratio */
+    double l1 = (double)p[KC_MR] * p[KC_KC] * 4 + (double)p[KC_NR] * p[KC_KC] * 4 / 4;
+    if (l1 > 32768) e *= 0.9;
+    double l2 = (double)p[KC_KC] * p[KC_NC] * 4 + (double)p[KC_MC] * p[KC_KC] * 4;
+    if (l2 > 1024.0 * 1024) e *= 0.85;
+    if (p[KC_KC] < 256) e *= 0.93;
+    /* balance: (MC x NC) blocks over threads */
+    double bm = ceil(w->max_m / p[KC_MC]), bn = ceil(w->max_n / p[KC_NC]);
+    double blocks = bm * bn;
+    if (blocks < 1) blocks = 1;
+    double waves = ceil(blocks / threads);
+    e *= blocks / (waves * threads);
+    /* padding waste of edge tiles */
+    if (w->max_m > 0 && w->max_n > 0) {
+        double um = ceil(w->max_m / p[KC_MR]) * p[KC_MR], un = ceil(w->max_n / p[KC_NR]) * p[KC_NR];
+        e *= (w->max_m * w->max_n) / (um * un);
+    }
+    return e;
+}
+
+const kf_bt_emitter kf_bt_emit_c = {
+    .language = "c",
+    .what = "C + OpenMP, host entry kf_kernel",
+    .n_knobs = KC_N,
+    .knobs = KNOBS,
+    .defaults = defaults,
+    .check = check,
+    .conservative = conservative,
+    .neighbours = neighbours,
+    .label = label,
+    .describe_change = describe_change,
+    .plan_fusion = plan_fusion,
+    .threads = threads,
+    .gemm_eff = gemm_eff,
+    .generate = kf_bt_gen_cpu,
+    .library_gemm = kf_bt_cpu_library_gemm,
+};

@@ -1,0 +1,131 @@
+/* ocl_space.c — the search space of the OpenCL C emitter (language
+ * "opencl-c": kernels + launch plan; plugins/opencl and any other plugin
+ * of that language): knobs, defaults, neighbours, labels (emit.h).  The
+ * generator is builtin_ocl*.c.  It has no GEMM efficiency model of its
+ * own: the analyzer ranks its tile knobs by the measured/modelled gap. */
+#include "agent/builtin/builtin.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ocl_knobs.h"
+
+#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static const int TSS[] = {8, 16, 32, 64, 128};
+static const int WPTS[] = {1, 2, 4, 8};
+static const int VECS[] = {1, 2, 4, 8};
+
+static const kf_bt_knob KNOBS[KO_N] = {
+    [KO_TS] = {"ts", 1, 128, TSS, NELEM(TSS), "the work-group tile"},
+    [KO_WPT] = {"wpt", 1, 16, WPTS, NELEM(WPTS), "work per item"},
+    [KO_VEC] = {"vec", 1, 16, VECS, NELEM(VECS), "the vector width"},
+    [KO_LOCAL_MEM] = {"local_mem", 0, 1, NULL, 0, "local_mem"},
+};
+
+int kf_bt_ocl_work_group(const kf_bt_point *p)
+{
+    const int *k = p->knob;
+    if (k[KO_TS] <= 0 || k[KO_WPT] <= 0 || k[KO_VEC] <= 0) return 0;
+    return (k[KO_TS] / k[KO_VEC]) * (k[KO_TS] / k[KO_WPT]);
+}
+
+static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info *dev)
+{
+    (void)r;
+    p->knob[KO_TS] = 16;
+    p->knob[KO_WPT] = 4;
+    p->knob[KO_VEC] = 4;
+    p->knob[KO_LOCAL_MEM] = 1;
+    if (!dev) return;
+    /* starting points that measured best on each kind of device
+     * (bench/results/): on an H100 at the kernelbench preset, ts64 wpt8
+     * v4 ran problem 9 in 7.42 ms and problem 68 in 4.02 ms, where ts32
+     * wpt8 v4 took 7.64 and 4.91 ms and ts16 wpt4 v4 21.7 ms on 9; on
+     * PoCL's CPU device ts8 wpt8 v8 ran the cpu preset 2.4x faster. */
+    if (!strcmp(dev->kind, "gpu")) { p->knob[KO_TS] = 64; p->knob[KO_WPT] = 8; p->knob[KO_VEC] = 4; }
+    else if (!strcmp(dev->kind, "cpu")) { p->knob[KO_TS] = 8; p->knob[KO_WPT] = 8; p->knob[KO_VEC] = 8; }
+}
+
+/* What the neighbour search may offer.  A point given by hand is not
+ * refused here: the generator checks the exact values (builtin_ocl.c)
+ * with messages of its own. */
+static int offerable(const kf_bt_point *p)
+{
+    const int *k = p->knob;
+    return k[KO_WPT] <= k[KO_TS] && k[KO_VEC] <= k[KO_TS] && kf_bt_ocl_work_group(p) <= KF_BT_OCL_MAX_WG;
+}
+
+static int conservative(kf_bt_point *p)
+{
+    int *k = p->knob;
+    if (k[KO_LOCAL_MEM] || k[KO_TS] > 8 || k[KO_WPT] > 1 || k[KO_VEC] > 1) {
+        k[KO_LOCAL_MEM] = 0; k[KO_TS] = 8; k[KO_WPT] = 1; k[KO_VEC] = 1;
+        return 1;
+    }
+    return 0;
+}
+
+static int nearest(const int *t, int n, int v)
+{
+    int best = 0;
+    for (int i = 1; i < n; i++)
+        if (abs(t[i] - v) < abs(t[best] - v)) best = i;
+    return best;
+}
+
+static void step_knob(const kf_bt_point *p, int k, kf_bt_nbr_sink *s)
+{
+    const kf_bt_knob *kn = &KNOBS[k];
+    int i = nearest(kn->steps, kn->n_steps, p->knob[k]);
+    for (int d = -1; d <= 1; d += 2) {
+        int j = i + d;
+        if (j < 0 || j >= kn->n_steps) continue;
+        kf_bt_point q = *p;
+        q.knob[k] = kn->steps[j];
+        kf_bt_nbr_push(s, &q);
+    }
+}
+
+static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
+{
+    kf_bt_point q;
+    step_knob(p, KO_TS, s);
+    step_knob(p, KO_WPT, s);
+    step_knob(p, KO_VEC, s);
+    q = *p; q.knob[KO_LOCAL_MEM] = !p->knob[KO_LOCAL_MEM]; kf_bt_nbr_push(s, &q);
+    q = *p; q.precision = p->precision ? KF_BT_FP32 : KF_BT_FP16_STORAGE; kf_bt_nbr_push(s, &q);
+}
+
+static char *label(const kf_bt_point *p, const char *fusion, char *buf, size_t n)
+{
+    const int *k = p->knob;
+    snprintf(buf, n, "gemm ts%d wpt%d v%d%s %s%s", k[KO_TS], k[KO_WPT], k[KO_VEC], k[KO_LOCAL_MEM] ? " local" : "",
+             fusion, p->precision ? " fp16" : "");
+    return buf;
+}
+
+static const char *describe_change(const kf_bt_point *a, const kf_bt_point *b, char *buf, size_t n)
+{
+    if (a->knob[KO_LOCAL_MEM] != b->knob[KO_LOCAL_MEM] && a->knob[KO_TS] == b->knob[KO_TS] &&
+        a->knob[KO_WPT] == b->knob[KO_WPT] && a->knob[KO_VEC] == b->knob[KO_VEC]) {
+        snprintf(buf, n, "%s local-memory tiling", b->knob[KO_LOCAL_MEM] ? "enable" : "disable");
+        return buf;
+    }
+    return NULL;
+}
+
+const kf_bt_emitter kf_bt_emit_opencl_c = {
+    .language = "opencl-c",
+    .what = "OpenCL C kernels + launch plan",
+    .n_knobs = KO_N,
+    .knobs = KNOBS,
+    .defaults = defaults,
+    .offerable = offerable,
+    .conservative = conservative,
+    .neighbours = neighbours,
+    .label = label,
+    .describe_change = describe_change,
+    .generate = kf_bt_gen_ocl,
+};

@@ -1,0 +1,72 @@
+/*
+ * registry.h — finding, loading and checking backend plugins with libltdl.
+ *
+ * Search order (DESIGN.md): every directory of KFORGE_PLUGIN_PATH (colon
+ * list), then $(pkglibdir)/plugins.  Explicit directories only.  Candidate
+ * files are regular files named `kf-<name>.so` or any other `*.so`; the
+ * first plugin of a given name wins, later ones are skipped with a reason.
+ * A file that fails to load or is refused is recorded in `skipped` with the
+ * reason; the rest go on.
+ */
+#ifndef KF_REGISTRY_H
+#define KF_REGISTRY_H
+
+#include "util/error.h"
+#include "kforge-plugin.h"
+
+typedef struct kf_plugin {
+    char *name;               /* "cpu-simd" */
+    char *path;               /* file it came from */
+    const kf_backend *be;
+    void *handle;             /* lt_dlhandle */
+    int probed;
+    kf_status probe_status;   /* KF_OK or KF_ERR_UNAVAILABLE ... */
+    char *probe_why;          /* reason when unavailable, else NULL */
+    int n_devices;
+    kf_device_info *devices;
+} kf_plugin;
+
+typedef struct kf_skipped {
+    char *path;
+    char *reason;
+} kf_skipped;
+
+typedef struct kf_registry {
+    int n_plugins;
+    kf_plugin *plugins;
+    int n_skipped;
+    kf_skipped *skipped;
+    char *search_path;        /* the directories scanned, colon-separated */
+} kf_registry;
+
+/* Scans the search path; `probe` = call each plugin's probe hook. */
+kf_registry *kf_registry_open(int probe, kf_error *err);
+void kf_registry_close(kf_registry *reg);
+kf_plugin *kf_registry_find(kf_registry *reg, const char *name);
+
+/* Loads and checks one file (ABI major, struct size, name vs file name).
+ * Returns 0, or -1 with the refusal reason in err. */
+int kf_plugin_open(const char *path, kf_plugin *out, kf_error *err);
+int kf_plugin_probe(kf_plugin *p);
+void kf_plugin_close(kf_plugin *p);
+
+/* The backend name implied by a file name: "…/kf-cpu-simd.so" -> "cpu-simd";
+ * malloc'ed, NULL if the name has no usable stem. */
+char *kf_plugin_name_from_path(const char *path);
+
+/* What the agents need to know of a plugin besides its hooks.  The
+ * language the plugin declares ("c", "opencl-c", "cuda-c"; "" if none);
+ * the extension of its source files (".c", ".cl", ".cu"); the tag of the
+ * fenced block an LLM answers with ("c", "opencl", "cuda"); static strings. */
+const char *kf_plugin_language(const kf_plugin *p);
+const char *kf_plugin_source_ext(const kf_plugin *p);
+const char *kf_plugin_fence_tag(const kf_plugin *p);
+/* The plugin's LLM guide (malloc'ed path), or NULL when none is found:
+ * prompts_dir/backends/NAME.md when prompts_dir (the user's --prompts) has
+ * it, then the guide installed with the plugin, then the shared prompts. */
+char *kf_plugin_guide_path(const kf_plugin *p, const char *prompts_dir);
+
+/* Default search path string (malloc'ed). */
+char *kf_plugin_search_path(void);
+
+#endif

@@ -1,0 +1,184 @@
+/* kforge run — the refinement loop from the command line (core/run/loop.h). */
+#include <getopt.h>
+#include <limits.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "common.h"
+#include "sandbox_opts.h"
+#include "util/error.h"
+#include "util/fmt.h"
+#include "run/loop.h"
+#include "run/run_record.h"
+
+static void run_usage(FILE *f)
+{
+    fprintf(f,
+        "usage: kforge run PROBLEM.json --backend B [options]\n"
+        "       kforge run --resume DIR [budget options]\n"
+        "\n"
+        "  --backend B          backend plugin (see 'kforge backends')\n"
+        "  --device N           device index of the backend (default 0)\n"
+        "  --preset P           problem size preset (default small)\n"
+        "  --agent SPEC         builtin (default), builtin:POINT (start the search at\n"
+        "                       POINT, e.g. 'builtin:{\"ts\":64,\"wpt\":8}'), openai:MODEL,\n"
+        "                       anthropic:MODEL, cmd:'COMMAND', replay:FILE, or an alias\n"
+        "                       from the config\n"
+        "  --out DIR            run directory (default runs/PROBLEM-PRESET-BACKEND-TIME)\n"
+        "  --resume DIR         continue a run after a crash or a kill\n"
+        "  --max-iterations N   loop steps (default 12)\n"
+        "  --max-time S         wall-clock budget in seconds (default 600)\n"
+        "  --max-cost USD       LLM spending budget (default 5)\n"
+        "  --samples K          candidates per step (default 1), compiled and verified in\n"
+        "                       parallel, timed one at a time\n"
+        "  --target F           stop at this fraction of the roofline floor (default 0.8;\n"
+        "                       0: only the budgets and the analysis agent stop the run)\n"
+        "  --prompts DIR        prompt templates overriding the installed ones\n"
+        "  --record FILE        record every LLM exchange into a cassette (keys never written)\n"
+        "  --trials N --reps N  verification trials (>= 5) and timed runs (>= 20)\n"
+        "  --seed S             base seed of the input draws\n"
+        "  --no-baseline        do not measure the op-by-op baseline\n"
+        "  --sandbox MODE       auto (default), strict or off: the worker sandbox (doc/sandbox.md)\n"
+        "  --mem-limit SIZE     memory of a worker and its compiler (e.g. 8G; default half the RAM)\n"
+        "  --quiet              no progress lines      --json   progress and result as JSON\n"
+        "\n"
+        "exit status: 0 a correct kernel was found, 1 none was, 2 bad input, 3 internal error\n");
+}
+
+int kf_cmd_run(int argc, char **argv)
+{
+    kf_run_opts o;
+    kf_run_opts_default(&o);
+    kf_run_opts cli_budget = {0};     /* which budgets the user set (for --resume) */
+    int quiet = 0, json = 0;
+    enum { O_BACKEND = 1, O_DEVICE, O_PRESET, O_AGENT, O_OUT, O_RESUME, O_ITER, O_TIME, O_COST,
+           O_SAMPLES, O_TARGET, O_PROMPTS, O_RECORD, O_TRIALS, O_REPS, O_SEED, O_NOBASE, O_QUIET,
+           O_JSON, O_HELP, O_SANDBOX, O_MEM };
+    static const struct option opts[] = {
+        {"backend", required_argument, 0, O_BACKEND}, {"device", required_argument, 0, O_DEVICE},
+        {"preset", required_argument, 0, O_PRESET}, {"agent", required_argument, 0, O_AGENT},
+        {"out", required_argument, 0, O_OUT}, {"resume", required_argument, 0, O_RESUME},
+        {"max-iterations", required_argument, 0, O_ITER}, {"max-time", required_argument, 0, O_TIME},
+        {"max-cost", required_argument, 0, O_COST}, {"samples", required_argument, 0, O_SAMPLES},
+        {"target", required_argument, 0, O_TARGET}, {"prompts", required_argument, 0, O_PROMPTS},
+        {"record", required_argument, 0, O_RECORD}, {"trials", required_argument, 0, O_TRIALS},
+        {"reps", required_argument, 0, O_REPS}, {"seed", required_argument, 0, O_SEED},
+        {"no-baseline", no_argument, 0, O_NOBASE}, {"quiet", no_argument, 0, O_QUIET},
+        {"json", no_argument, 0, O_JSON}, {"help", no_argument, 0, O_HELP},
+        {"sandbox", required_argument, 0, O_SANDBOX}, {"mem-limit", required_argument, 0, O_MEM}, {0, 0, 0, 0}};
+    int c;
+    long long iv;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case O_BACKEND: o.backend = optarg; break;
+        case O_DEVICE: if (kf_cli_int("--device", optarg, 0, 1023, &iv)) return KF_EXIT_BAD_INPUT;
+            o.device = (int)iv;
+            break;
+        case O_PRESET: o.preset = optarg; break;
+        case O_AGENT: o.agent = optarg; break;
+        case O_OUT: o.out_dir = optarg; break;
+        case O_RESUME: o.resume_dir = optarg; break;
+        case O_ITER: if (kf_cli_int("--max-iterations", optarg, 1, 1000000, &iv)) return KF_EXIT_BAD_INPUT;
+            o.max_iterations = cli_budget.max_iterations = (int)iv;
+            break;
+        case O_TIME: if (kf_cli_double("--max-time", optarg, 0, 1e9, 1, &o.max_time_s)) return KF_EXIT_BAD_INPUT;
+            cli_budget.max_time_s = o.max_time_s;
+            break;
+        case O_COST: if (kf_cli_double("--max-cost", optarg, 0, 1e9, 0, &o.max_cost_usd)) return KF_EXIT_BAD_INPUT;
+            cli_budget.max_cost_usd = o.max_cost_usd;
+            break;
+        case O_SAMPLES: if (kf_cli_int("--samples", optarg, 1, 64, &iv)) return KF_EXIT_BAD_INPUT;
+            o.samples = (int)iv;
+            break;
+        case O_TARGET: if (kf_cli_double("--target", optarg, 0, 1, 0, &o.target_fraction)) return KF_EXIT_BAD_INPUT;
+            break;
+        case O_PROMPTS: o.prompts_dir = optarg; break;
+        case O_RECORD: o.record_path = optarg; break;
+        case O_TRIALS: if (kf_cli_int("--trials", optarg, 1, 1000000, &iv)) return KF_EXIT_BAD_INPUT;
+            o.eval.trials = (int)iv;
+            break;
+        case O_REPS: if (kf_cli_int("--reps", optarg, 1, 1000000, &iv)) return KF_EXIT_BAD_INPUT;
+            o.eval.reps = (int)iv;
+            break;
+        case O_SEED: if (kf_cli_int("--seed", optarg, 0, LLONG_MAX, &iv)) return KF_EXIT_BAD_INPUT;
+            o.seed = (uint64_t)iv;
+            break;
+        case O_SANDBOX: if (kf_cli_sandbox_mode(optarg, &o.eval)) return KF_EXIT_BAD_INPUT; break;
+        case O_MEM: if (kf_cli_mem_limit(optarg, &o.eval)) return KF_EXIT_BAD_INPUT; break;
+        case O_NOBASE: o.baseline = 0; break;
+        case O_QUIET: quiet = 1; break;
+        case O_JSON: json = 1; break;
+        case O_HELP: run_usage(stdout); return 0;
+        default: run_usage(stderr); return KF_EXIT_BAD_INPUT;
+        }
+    }
+    if (optind < argc) o.problem_path = argv[optind++];
+    if (optind < argc) {
+        kf_cli_error("unexpected argument '%s'", argv[optind]);
+        return KF_EXIT_BAD_INPUT;
+    }
+    if (!o.resume_dir && (!o.problem_path || !o.backend)) {
+        kf_cli_error("run needs PROBLEM.json and --backend (or --resume DIR)");
+        run_usage(stderr);
+        return KF_EXIT_BAD_INPUT;
+    }
+    if (o.resume_dir) {
+        o.max_iterations = cli_budget.max_iterations ? o.max_iterations : 0;
+        o.max_time_s = cli_budget.max_time_s > 0 ? o.max_time_s : 0;
+        o.max_cost_usd = cli_budget.max_cost_usd > 0 ? o.max_cost_usd : 0;
+    }
+    if (!o.prompts_dir) o.prompts_dir = getenv("KFORGE_PROMPTS");
+    o.progress = quiet ? NULL : (json ? stdout : stdout);
+    o.json_progress = json;
+
+    kf_run_summary s = {0};
+    kf_error err = {0};
+    int rc = kf_run(&o, &s, &err);
+    if (rc != 0 && !s.run_dir) {
+        kf_cli_error("%s", err.msg);
+        return err.code == 2 ? KF_EXIT_BAD_INPUT : KF_EXIT_INTERNAL;
+    }
+    char t1[32], t2[32];
+    if (json) {
+        json_object *js = json_object_new_object();
+        json_object_object_add(js, "run_dir", json_object_new_string(s.run_dir));
+        json_object_object_add(js, "have_best", json_object_new_boolean(s.have_best));
+        json_object_object_add(js, "best_dir", s.best_dir ? json_object_new_string(s.best_dir) : NULL);
+        json_object_object_add(js, "best_s", json_object_new_double(s.best_s));
+        json_object_object_add(js, "baseline_s", json_object_new_double(s.baseline_s));
+        json_object_object_add(js, "gemm_anchor_s", json_object_new_double(s.anchor_s));
+        json_object_object_add(js, "speedup", json_object_new_double(s.speedup));
+        json_object_object_add(js, "roofline_fraction", json_object_new_double(s.fraction));
+        json_object_object_add(js, "steps", json_object_new_int(s.steps));
+        json_object_object_add(js, "tokens_in", json_object_new_int64(s.tokens_in));
+        json_object_object_add(js, "tokens_out", json_object_new_int64(s.tokens_out));
+        json_object_object_add(js, "cost_usd", json_object_new_double(s.cost_usd));
+        json_object_object_add(js, "stop_reason", json_object_new_string(s.stop_reason ? s.stop_reason : ""));
+        printf("%s\n", json_object_to_json_string_ext(js, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+        json_object_put(js);
+    } else if (s.have_best) {
+        printf("\nbest kernel: %s\n", s.best_dir);
+        printf("  time %s", kf_fmt_duration(s.best_s, t1, sizeof t1));
+        if (s.baseline_s > 0)
+            printf(", op-by-op baseline %s, speedup %.2fx", kf_fmt_duration(s.baseline_s, t2, sizeof t2), s.speedup);
+        if (s.anchor_s > 0) {
+            char t3[32];
+            printf(" (GEMM anchor %s", kf_fmt_duration(s.anchor_s, t3, sizeof t3));
+            if (s.baseline_s > 0) printf(": baseline = %.2fx it", s.baseline_s / s.anchor_s);
+            printf(")");
+        }
+        printf(", roofline fraction %.1f%%\n", s.fraction * 100);
+        printf("  %d steps, stopped: %s\n  record: %s/result.json\n", s.steps, s.stop_reason, s.run_dir);
+    } else {
+        printf("\nno correct kernel after %d steps (%s)\n  record: %s\n", s.steps,
+               s.stop_reason ? s.stop_reason : "?", s.run_dir);
+    }
+    int code = rc != 0 ? KF_EXIT_INTERNAL : (s.have_best ? KF_EXIT_OK : KF_EXIT_CANDIDATE_FAILED);
+    kf_run_summary_free(&s);
+    return code;
+}

@@ -1,0 +1,198 @@
+/* kforge suite — the loop over every problem of a suite, then the reports
+ * (core/suite/suite.h, core/suite/report.h). */
+#include <getopt.h>
+#include <limits.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "common.h"
+#include "sandbox_opts.h"
+#include "util/error.h"
+#include "suite/report.h"
+#include "suite/suite.h"
+
+static void suite_usage(FILE *f)
+{
+    fprintf(f,
+        "usage: kforge suite DIR|FILE... --backend B --report DIR [options]\n"
+        "       kforge suite --report-only DIR\n"
+        "\n"
+        "  --backend B          backend plugin (see 'kforge backends')\n"
+        "  --device N           device index of the backend (default 0)\n"
+        "  --preset P           problem size preset (default small)\n"
+        "  --agent SPEC         builtin (default) or an LLM agent (see 'kforge run --help')\n"
+        "  --jobs N             problems run at once, each in its own process (default 1)\n"
+        "  --max-iterations N   loop steps per problem (default 12)\n"
+        "  --max-time S         wall-clock budget per problem in seconds (default 600)\n"
+        "  --sandbox MODE       auto (default), strict or off: the worker sandbox (doc/sandbox.md)\n"
+        "  --mem-limit SIZE     memory of a worker and its compiler (e.g. 8G; default half the RAM)\n"
+        "  --report DIR         where the runs (DIR/runs/PROBLEM), logs and reports go;\n"
+        "                       running again continues: finished problems are kept\n"
+        "  --report-only DIR    rewrite DIR/report.{json,md,html} from its runs, run nothing\n"
+        "  --quiet              no progress lines\n"
+        "\n"
+        "Directories are scanned recursively for *.json problems, in name order.\n"
+        "exit status: 0 every problem has a correct kernel, 1 some have none, 2 bad input,\n"
+        "3 internal error\n");
+}
+
+static int write_reports(const char *dir, const char *const *run_dirs, int n, int quiet)
+{
+    kf_report r;
+    kf_error err = {0};
+    if (kf_report_build(run_dirs, n, &r, &err) != 0 || kf_report_machine_load(&r, dir, &err) != 0 ||
+        kf_report_write_all(&r, dir, &err) != 0) {
+        kf_cli_error("%s", err.msg);
+        kf_report_free(&r);
+        return KF_EXIT_INTERNAL;
+    }
+    if (!quiet) {
+        printf("\n%d/%d problems correct", r.sum.n_correct, r.sum.n);
+        if (r.sum.n_speedup)
+            printf("; geometric-mean speedup %.3gx over %d; fast_1 %.3f", r.sum.geomean_correct,
+                   r.sum.n_speedup, r.sum.fast_p[3]);
+        printf("\n");
+        if (r.sum.n_anchor_warnings)
+            printf("warning: %d of %d baselines take over 1.5x their GEMM anchor (the library GEMM alone): "
+                   "see the Warnings of the report\n", r.sum.n_anchor_warnings, r.sum.n_anchor);
+        printf("reports: %s/report.html, %s/report.md, %s/report.json\n", dir, dir, dir);
+    }
+    int code = r.sum.n_correct == r.sum.n && r.sum.n > 0 ? KF_EXIT_OK : KF_EXIT_CANDIDATE_FAILED;
+    kf_report_free(&r);
+    return code;
+}
+
+static int report_only(const char *dir, int quiet)
+{
+    char **dirs = NULL;
+    kf_error err = {0};
+    int n = kf_report_list_runs(dir, &dirs, &err);
+    if (n < 0) {
+        kf_cli_error("%s", err.msg);
+        return KF_EXIT_BAD_INPUT;
+    }
+    if (n == 0) {
+        kf_cli_error("%s/runs holds no run directories: run 'kforge suite ... --report %s' first", dir, dir);
+        kf_report_free_list(dirs, n);
+        return KF_EXIT_BAD_INPUT;
+    }
+    int code = write_reports(dir, (const char *const *)dirs, n, quiet);
+    kf_report_free_list(dirs, n);
+    return code;
+}
+
+static char *settings_json(const kf_run_opts *ro, int jobs, const char *const *inputs, int n_inputs)
+{
+    json_object *o = json_object_new_object();
+    json_object *in = json_object_new_array();
+    for (int i = 0; i < n_inputs; i++) json_object_array_add(in, json_object_new_string(inputs[i]));
+    json_object_object_add(o, "problems", in);
+    json_object_object_add(o, "backend", json_object_new_string(ro->backend));
+    json_object_object_add(o, "device", json_object_new_int(ro->device));
+    json_object_object_add(o, "preset", json_object_new_string(ro->preset ? ro->preset : "small"));
+    json_object_object_add(o, "agent", json_object_new_string(ro->agent ? ro->agent : "builtin"));
+    json_object_object_add(o, "jobs", json_object_new_int(jobs));
+    json_object_object_add(o, "max_iterations", json_object_new_int(ro->max_iterations));
+    json_object_object_add(o, "max_time_s", json_object_new_double(ro->max_time_s));
+    char *s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(o);
+    return s;
+}
+
+int kf_cmd_suite(int argc, char **argv)
+{
+    kf_suite_opts so = {0};
+    kf_run_opts_default(&so.run);
+    so.jobs = 1;
+    const char *only = NULL;
+    int quiet = 0;
+    enum { O_BACKEND = 1, O_DEVICE, O_PRESET, O_AGENT, O_JOBS, O_ITER, O_TIME, O_REPORT, O_ONLY, O_QUIET,
+           O_HELP, O_SANDBOX, O_MEM };
+    static const struct option opts[] = {
+        {"backend", required_argument, 0, O_BACKEND}, {"device", required_argument, 0, O_DEVICE},
+        {"preset", required_argument, 0, O_PRESET}, {"agent", required_argument, 0, O_AGENT},
+        {"jobs", required_argument, 0, O_JOBS}, {"max-iterations", required_argument, 0, O_ITER},
+        {"max-time", required_argument, 0, O_TIME}, {"report", required_argument, 0, O_REPORT},
+        {"report-only", required_argument, 0, O_ONLY}, {"quiet", no_argument, 0, O_QUIET},
+        {"help", no_argument, 0, O_HELP}, {"sandbox", required_argument, 0, O_SANDBOX},
+        {"mem-limit", required_argument, 0, O_MEM}, {0, 0, 0, 0}};
+    int c;
+    long long iv;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case O_BACKEND: so.run.backend = optarg; break;
+        case O_DEVICE: if (kf_cli_int("--device", optarg, 0, 1023, &iv)) return KF_EXIT_BAD_INPUT;
+            so.run.device = (int)iv;
+            break;
+        case O_PRESET: so.run.preset = optarg; break;
+        case O_AGENT: so.run.agent = optarg; break;
+        case O_JOBS: if (kf_cli_int("--jobs", optarg, 1, 256, &iv)) return KF_EXIT_BAD_INPUT;
+            so.jobs = (int)iv;
+            break;
+        case O_ITER: if (kf_cli_int("--max-iterations", optarg, 1, 1000000, &iv)) return KF_EXIT_BAD_INPUT;
+            so.run.max_iterations = (int)iv;
+            break;
+        case O_TIME: if (kf_cli_double("--max-time", optarg, 0, 1e9, 1, &so.run.max_time_s)) return KF_EXIT_BAD_INPUT;
+            break;
+        case O_SANDBOX: if (kf_cli_sandbox_mode(optarg, &so.run.eval)) return KF_EXIT_BAD_INPUT; break;
+        case O_MEM: if (kf_cli_mem_limit(optarg, &so.run.eval)) return KF_EXIT_BAD_INPUT; break;
+        case O_REPORT: so.report_dir = optarg; break;
+        case O_ONLY: only = optarg; break;
+        case O_QUIET: quiet = 1; break;
+        case O_HELP: suite_usage(stdout); return 0;
+        default: suite_usage(stderr); return KF_EXIT_BAD_INPUT;
+        }
+    }
+    const char *const *inputs = (const char *const *)argv + optind;
+    int n_inputs = argc - optind;
+    if (only) {
+        if (n_inputs > 0 || so.report_dir) {
+            kf_cli_error("--report-only DIR takes no problems and no --report");
+            return KF_EXIT_BAD_INPUT;
+        }
+        return report_only(only, quiet);
+    }
+    if (n_inputs == 0 || !so.run.backend || !so.report_dir) {
+        kf_cli_error("suite needs problem directories or files, --backend and --report DIR");
+        suite_usage(stderr);
+        return KF_EXIT_BAD_INPUT;
+    }
+    if (!so.run.prompts_dir) so.run.prompts_dir = getenv("KFORGE_PROMPTS");
+
+    kf_suite_problem *probs = NULL;
+    int n = 0;
+    kf_error err = {0};
+    if (kf_suite_collect(inputs, n_inputs, so.run.preset, &probs, &n, &err) != 0) {
+        kf_cli_error("%s", err.msg);
+        return err.code == 2 ? KF_EXIT_BAD_INPUT : KF_EXIT_INTERNAL;
+    }
+    if (kf_suite_check_backend(so.run.backend, so.run.device, &err) != 0) {
+        kf_cli_error("%s", err.msg);
+        kf_suite_problems_free(probs, n);
+        return err.code == 2 ? KF_EXIT_BAD_INPUT : KF_EXIT_INTERNAL;
+    }
+    char *settings = settings_json(&so.run, so.jobs, inputs, n_inputs);
+    so.settings_json = settings;
+    so.progress = quiet ? NULL : stdout;
+    if (!quiet)
+        printf("suite: %d problems on %s, preset %s, agent %s, %d at once; runs in %s/runs\n", n,
+               so.run.backend, so.run.preset ? so.run.preset : "small", so.run.agent ? so.run.agent : "builtin",
+               so.jobs, so.report_dir);
+    kf_suite_outcome out = {0};
+    int rc = kf_suite_run(&so, probs, n, &out, &err);
+    int code;
+    if (rc != 0) {
+        kf_cli_error("%s", err.msg);
+        code = err.code == 2 ? KF_EXIT_BAD_INPUT : KF_EXIT_INTERNAL;
+    } else {
+        code = write_reports(so.report_dir, (const char *const *)out.run_dirs, out.n, quiet);
+    }
+    kf_suite_outcome_free(&out);
+    kf_suite_problems_free(probs, n);
+    free(settings);
+    return code;
+}

@@ -1,0 +1,185 @@
+/*
+ * eval.h — evaluating an untrusted candidate: compile, verify, profile.
+ *
+ * The candidate never runs in the caller's process.  kf_evaluate() starts a
+ * worker (the `kforge-worker` executable) with resource limits, shares the
+ * guarded buffers with it through a memfd, and talks to it over pipes, one
+ * JSON line per command (compile / run / profile / quit), each command under
+ * its own wall-clock timeout.  A crash, hang, OOM or garbage reply is one
+ * failed evaluation with a diagnosis, never a failure of the caller.
+ *
+ * Verification (defaults; configurable up, never down):
+ *  - trials >= 5, fresh inputs per trial (seed + trial), outputs poisoned
+ *    with NaN before every run, guard bands checked, inputs checked
+ *    unchanged, allclose(atol, rtol) AND relative L2 per output;
+ *  - the first mismatches and error statistics go into the result.
+ * Timing, judged by the parent: warm-up discarded, then reps >= 20 timed
+ * runs, each its own command whose round trip the parent times, on input
+ * sets rotated for the cache and refilled with fresh random content after
+ * every run (a memo keyed on inputs misses), outputs re-poisoned before
+ * every run; the worker is stopped (SIGSTOP) as soon as a run replies, and
+ * the outputs of a random majority of the runs (reps/2 + 1, unknown to the
+ * candidate) are checked against the reference (KF_FAIL_STALE), so no
+ * median can come from skipped work.  A reported sample longer than the
+ * parent's round trip, a host-clock median far below the parent's, or an
+ * unsolicited reply fails as KF_FAIL_TIMING; a median below the enforced
+ * roofline floor fails as KF_FAIL_TOO_FAST.
+ */
+#ifndef KF_EVAL_H
+#define KF_EVAL_H
+
+#include <stdint.h>
+#include "candidate/candidate.h"
+#include "util/error.h"
+#include "problem/problem.h"
+#include "backend/registry.h"
+
+typedef enum kf_verdict {
+    KF_PASS = 0,
+    KF_FAIL_COMPILE,         /* did not compile; diagnostics = compiler log */
+    KF_FAIL_BIND,            /* launch plan / manifest does not fit the problem */
+    KF_FAIL_MISMATCH,        /* wrong values */
+    KF_FAIL_NOT_WRITTEN,     /* NaN poison survived in some outputs */
+    KF_FAIL_OUT_OF_BOUNDS,   /* a guard band was overwritten */
+    KF_FAIL_INPUT_MODIFIED,  /* an input buffer changed */
+    KF_FAIL_CRASH,           /* worker died on a signal */
+    KF_FAIL_TIMEOUT,         /* worker exceeded its wall-clock limit */
+    KF_FAIL_RUNTIME,         /* backend reported a launch/runtime error */
+    KF_FAIL_TOO_FAST,        /* profiled median under the roofline floor */
+    KF_FAIL_STALE,           /* outputs of timed runs wrong (cached results) */
+    KF_FAIL_UNAVAILABLE,     /* backend/device not usable here */
+    KF_FAIL_INTERNAL,        /* worker protocol broke, out of memory ... */
+    KF_FAIL_TIMING           /* timing reply inconsistent with the parent's clock */
+} kf_verdict;
+
+const char *kf_verdict_name(kf_verdict v);   /* "mismatch", "out-of-bounds" ... */
+
+typedef struct kf_eval_opts {
+    int trials;               /* >= 5 */
+    int warmup;               /* >= 1 */
+    int reps;                 /* >= 20 */
+    double run_timeout_s;     /* per run/trial command, default 10 */
+    double compile_timeout_s; /* default 120 */
+    double profile_timeout_s; /* default 120 */
+    uint64_t mem_limit_bytes; /* RLIMIT_DATA of the worker (and of the compiler
+                                 it runs), default kf_sandbox_default_mem(),
+                                 0 = none; the shared buffers come on top and
+                                 must fit under it themselves.  Not applied in
+                                 ASan builds (ASan reserves terabytes). */
+    int sandbox;              /* kf_sandbox_mode, default KF_SANDBOX_AUTO */
+    uint64_t seed;            /* base seed; trial t uses seed + t */
+    int device;               /* index into the plugin's devices */
+    int threads;              /* reference threads, 0 = all CPUs */
+    int max_sets;             /* input sets rotated while timing, default 4:
+                                 as many as make all sets together exceed
+                                 64 MiB, at most max_sets and reps, >= 1 */
+    const char *work_dir;     /* where the worker may write (candidate/ and
+                                 build/ inside); NULL = a temp dir.  A dir the
+                                 caller names is never removed. */
+    int keep_work_dir;        /* keep the temp dir (its path ends the diagnostics) */
+} kf_eval_opts;
+
+void kf_eval_opts_default(kf_eval_opts *o);
+
+#define KF_MAX_MISMATCHES 8
+
+typedef struct kf_mismatch {
+    int output;
+    int64_t index;
+    double expected, got;
+} kf_mismatch;
+
+typedef struct kf_output_stats {
+    double max_abs_err, max_rel_err, rel_l2;
+    int64_t n_bad, n_nan, n_elems;
+    double rel_spread;        /* ||got-exp||2 / ||exp-mean(exp)||2; 0 when the
+                                 reference is constant up to float32 rounding */
+    int spread_applies;       /* the reference varies (compare.c) */
+} kf_output_stats;
+
+typedef struct kf_timing {
+    int n;
+    double *samples_s;        /* n samples, malloc'ed */
+    double median_s, min_s, max_s, mean_s, p10_s, p90_s;
+    int clock_is_device;
+    int n_sets;
+    kf_counter counters[KF_MAX_COUNTERS];
+    int n_counters;
+    char *report;             /* the plugin's text, malloc'ed or NULL */
+    /* The parent's own measurements: every timed run is one command whose
+     * round trip the parent times; the samples above must fit inside. */
+    double parent_median_s;   /* median round trip less the channel's cost */
+    double channel_s;         /* median round trip of an empty command */
+    int n_checked;            /* timed runs whose outputs were checked */
+    double *round_trips_s;    /* n round trips on the parent's clock, malloc'ed */
+} kf_timing;
+
+typedef struct kf_roofline {
+    double flops, min_bytes;
+    double peak_flops, peak_bytes_per_s, cache_bytes_per_s;
+    double floor_s;           /* max(flops/peak_flops, bytes/peak_bw) */
+    double hard_floor_s;      /* the enforced floor: a median below it fails as
+                                 too fast (roofline.c says how it is derived) */
+    int cache_resident;       /* the timed working set may stay in cache */
+    int flop_term;            /* the FLOP term is part of hard_floor_s */
+    double fraction;          /* floor_s / median_s, 0 if unknown */
+    double achieved_flops, achieved_bytes_per_s;
+} kf_roofline;
+
+typedef struct kf_eval_result {
+    kf_verdict verdict;
+    int failed_trial;         /* -1 if none */
+    char *summary;            /* one line for humans */
+    char *diagnostics;        /* long text for the agent (compiler log, faults) */
+    int n_outputs;
+    kf_output_stats *stats;   /* per output, worst trial */
+    int n_mismatches;
+    kf_mismatch mismatches[KF_MAX_MISMATCHES];
+    int trials_run;
+    int profiled;
+    kf_timing timing;
+    kf_roofline roofline;
+    double compile_s, verify_s, profile_s;   /* wall time of each phase */
+    int sandbox_mode;         /* kf_sandbox_mode the worker ran under */
+    unsigned sandbox_layers;  /* KF_SB_* bits that held (sandbox.h) */
+    char *sandbox_why;        /* why the others did not, or NULL */
+} kf_eval_result;
+
+/* Compiles and verifies, then profiles when `profile` is set (and the
+ * candidate passed): see "Timing" above (KF_FAIL_STALE, KF_FAIL_TIMING),
+ * then the median against the enforced roofline floor (KF_FAIL_TOO_FAST).
+ * The worker runs under the sandbox of o->sandbox (sandbox.h); the result
+ * says which layers held.
+ * Options below the minimums are raised to them.  The worker is
+ * $KFORGE_WORKER, else kforge-worker next to the running executable, else
+ * the installed one.  Returns 0 when an evaluation happened (whatever the
+ * verdict) and -1 only when the request itself is unusable (err says why).
+ * The roofline peaks come from plugin->devices[o->device] (probed here if
+ * the plugin was not). */
+int kf_evaluate(kf_plugin *plugin, const kf_resolved *r, const kf_candidate *c,
+                const kf_eval_opts *o, int profile, kf_eval_result *res, kf_error *err);
+void kf_eval_result_free(kf_eval_result *res);
+
+/* Roofline of a resolved problem on a device (no timing); fraction unset. */
+void kf_roofline_compute(const kf_resolved *r, const kf_device_info *dev, kf_roofline *out);
+
+/* A trivial predictor that passes a problem's tolerance: `kforge check`
+ * warns (the problem cannot tell a kernel that skips the work from one
+ * that does it).  predictor: "zero", "mean" (the reference's mean as a
+ * constant), "first-row" (row 0 broadcast over the leading dimension),
+ * "column-mean" (each column's mean over the leading dimension). */
+typedef struct kf_trivial {
+    int output;               /* index into problem->outputs */
+    const char *predictor;    /* static string */
+    double rel_l2;
+} kf_trivial;
+
+/* Tests every trivial predictor of every output against the reference of
+ * the inputs drawn with `seed`, with the evaluator's own comparison.
+ * Fills out[0..*n_out).  0, or -1 with err set. */
+int kf_trivial_predictors(const kf_resolved *r, uint64_t seed, kf_trivial *out, int max, int *n_out, kf_error *err);
+
+/* JSON text of a result (malloc'ed), as written into run records and --json. */
+char *kf_eval_result_json(const kf_eval_result *res);
+
+#endif

@@ -1,0 +1,105 @@
+/* roofline.c — the fastest time any correct kernel could reach on a device
+ * (DESIGN.md "The problem"): FLOPs at peak compute, fewest bytes at peak
+ * bandwidth.  Unknown peaks count as infinitely fast (they bound nothing). */
+#include "eval_internal.h"
+
+#include <string.h>
+#include <unistd.h>
+
+static double ratio(double work, double rate)
+{
+    return (rate > 0 && work > 0) ? work / rate : 0.0;
+}
+
+static double dmax(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+void kf_roofline_compute(const kf_resolved *r, const kf_device_info *dev, kf_roofline *out)
+{
+    memset(out, 0, sizeof *out);
+    out->flops = r ? r->flops : 0;
+    out->min_bytes = r ? r->min_bytes : 0;
+    if (dev) {
+        out->peak_flops = dev->peak_flops;
+        out->peak_bytes_per_s = dev->peak_bytes_per_s;
+        out->cache_bytes_per_s = dev->cache_bytes_per_s;
+    }
+    double compute_s = ratio(out->flops, out->peak_flops);
+    out->floor_s = dmax(compute_s, ratio(out->min_bytes, out->peak_bytes_per_s));
+    /* The hard floor is what no correct kernel can beat: every input byte
+     * read and every output byte written, from on-chip memory at that.  The
+     * FLOP term is left out on purpose: the graph's nominal FLOPs are not a
+     * lower bound when algebra shrinks the work (sum_n (x W^T)[b,n] is
+     * x . (sum_n W[n,:]), N times fewer FLOPs), and a cache-resident problem
+     * may beat floor_s.  A time under this is a measurement error or an
+     * exploit. */
+    out->hard_floor_s = ratio(out->min_bytes, out->cache_bytes_per_s);
+}
+
+void kf_roofline_apply(kf_roofline *rf, double median_s)
+{
+    if (median_s > 0) {
+        rf->achieved_flops = rf->flops / median_s;
+        rf->achieved_bytes_per_s = rf->min_bytes / median_s;
+        rf->fraction = rf->floor_s > 0 ? rf->floor_s / median_s : 0.0;
+    } else {
+        rf->achieved_flops = rf->achieved_bytes_per_s = rf->fraction = 0.0;
+    }
+}
+
+int kf_roofline_too_fast(const kf_roofline *rf, double median_s)
+{
+    return rf->hard_floor_s > 0 && median_s < rf->hard_floor_s;
+}
+
+/* The enforced floor (doc/sandbox.md, "The enforced floor").  Allowances,
+ * each for a reason a correct kernel can beat the printed floor:
+ *  - bytes: the peak bandwidth is a measured copy or a datasheet figure,
+ *    which good kernels beat by up to ~30% (read-mostly traffic): the bytes
+ *    count at 1.5x it.  When all the sets the timed runs rotate through
+ *    fit in the last-level cache (cache_capacity) they may stay there, and
+ *    the bytes count at the on-chip bandwidth instead.
+ *  - FLOPs: at KF_FLOP_SLACK_CPU x the measured FMA peak on a CPU (clock
+ *    headroom), at KF_FLOP_SLACK_ACCEL x the fp32 peak elsewhere (tensor
+ *    cores run bf16 at up to ~15x the fp32 SIMT rate on Hopper).  Left out
+ *    when the graph has a linear reduction (sum, mean, average pooling):
+ *    algebra can shrink the work there (sum_n (x W^T)[b,n] = x . sum_n W). */
+#define KF_CACHE_RESIDENT (64.0 * 1024 * 1024)
+#define KF_BW_SLACK 1.5
+#define KF_FLOP_SLACK_CPU 1.25
+#define KF_FLOP_SLACK_ACCEL 16.0
+
+static int has_linear_reduction(const kf_problem *p)
+{
+    for (int i = 0; p && i < p->n_nodes; i++)
+        if (p->nodes[i].op == KF_OP_SUM || p->nodes[i].op == KF_OP_MEAN || p->nodes[i].op == KF_OP_AVG_POOL1D)
+            return 1;
+    return 0;
+}
+
+/* Bytes that may stay in the device's cache between runs: the host's
+ * last-level cache for a CPU device, at most KF_CACHE_RESIDENT, which is
+ * also the figure elsewhere (H100: 50 MB of L2). */
+static double cache_capacity(const kf_device_info *dev)
+{
+    if (dev && !strcmp(dev->kind, "cpu")) {
+        /* a VM reports the whole host's L3 (384 MB here for 2 cores) */
+        long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+        double c = l3 > 0 ? (double)l3 : l2 > 0 ? (double)l2 : KF_CACHE_RESIDENT;
+        return c < KF_CACHE_RESIDENT ? c : KF_CACHE_RESIDENT;
+    }
+    return KF_CACHE_RESIDENT;
+}
+
+void kf_roofline_enforce(kf_roofline *rf, const kf_resolved *r, const kf_device_info *dev, double timed_bytes)
+{
+    rf->cache_resident = timed_bytes <= cache_capacity(dev);
+    double bw = rf->cache_resident ? rf->cache_bytes_per_s : rf->peak_bytes_per_s * KF_BW_SLACK;
+    double bytes_s = ratio(rf->min_bytes, bw);
+    rf->flop_term = !has_linear_reduction(r ? r->problem : NULL) && rf->peak_flops > 0;
+    double slack = (dev && !strcmp(dev->kind, "cpu")) ? KF_FLOP_SLACK_CPU : KF_FLOP_SLACK_ACCEL;
+    double flops_s = rf->flop_term ? ratio(rf->flops, rf->peak_flops * slack) : 0.0;
+    rf->hard_floor_s = dmax(bytes_s, flops_s);
+}

@@ -1,0 +1,221 @@
+/* llm_cmd.c — the command provider: /bin/sh -c COMMAND, the prompt on stdin, the answer on
+ * stdout, killed with its whole process group after [cmd] timeout seconds. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "llm_internal.h"
+
+#define CMD_MAX_OUTPUT (64u << 20)
+#define CMD_STDERR_TAIL 400
+
+typedef struct buf { char *p; size_t len, cap; } buf;
+
+static int buf_add(buf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->len + n + 1) cap *= 2;
+        char *np = realloc(b->p, cap);
+        if (!np) return -1;
+        b->p = np;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+    return 0;
+}
+
+/* "=== system ===\n...\n\n=== user ===\n...\n" */
+static char *render(const kf_llm_request *req)
+{
+    buf b = {0};
+    for (int i = 0; i < req->n_messages; i++) {
+        char head[64];
+        int n = snprintf(head, sizeof head, "%s=== %s ===\n", i ? "\n" : "", kf_llm_role_name(req->messages[i].role));
+        const char *c = req->messages[i].content;
+        size_t cl = strlen(c);
+        if (buf_add(&b, head, (size_t)n) < 0 || buf_add(&b, c, cl) < 0 ||
+            ((cl == 0 || c[cl - 1] != '\n') && buf_add(&b, "\n", 1) < 0)) {
+            free(b.p);
+            return NULL;
+        }
+    }
+    return b.p ? b.p : strdup("");
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The last CMD_STDERR_TAIL bytes of stderr on one line. */
+static void stderr_tail(const buf *e, char *out, size_t n)
+{
+    const char *s = e->p ? e->p : "";
+    size_t len = e->len;
+    while (len && (s[len - 1] == '\n' || s[len - 1] == ' ')) len--;
+    size_t start = len > CMD_STDERR_TAIL ? len - CMD_STDERR_TAIL : 0;
+    snprintf(out, n, "%s%.*s", start ? "..." : "", (int)(len - start), s + start);
+    for (char *p = out; *p; p++)
+        if (*p == '\n' || *p == '\r' || *p == '\t') *p = ' ';
+    if (!out[0]) snprintf(out, n, "(no stderr output)");
+}
+
+static int cmd_complete(kf_llm *llm, const kf_llm_request *req, const char *model,
+                        kf_llm_response *resp, kf_error *err)
+{
+    (void)model;
+    const char *cmd = llm->arg;
+    char *prompt = render(req);
+    if (!prompt) return kf_fail(err, KF_LLM_E_CMD, "cmd: out of memory");
+    int in[2] = {-1, -1}, out[2] = {-1, -1}, er[2] = {-1, -1};
+    buf o = {0}, e = {0};
+    int rc = -1;
+    if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(er, O_CLOEXEC) < 0) {
+        kf_fail(err, KF_LLM_E_CMD, "cmd: cannot create pipes: %s", strerror(errno));
+        goto close_fds;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        kf_fail(err, KF_LLM_E_CMD, "cmd: cannot fork: %s", strerror(errno));
+        goto close_fds;
+    }
+    if (pid == 0) {
+        setpgid(0, 0);
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        dup2(er[1], 2);
+        signal(SIGPIPE, SIG_DFL);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    setpgid(pid, pid);   /* both sides, so the group exists before any kill */
+    close(in[0]); in[0] = -1;
+    close(out[1]); out[1] = -1;
+    close(er[1]); er[1] = -1;
+    fcntl(in[1], F_SETFL, O_NONBLOCK);
+
+    /* a command that stops reading early must not kill us with SIGPIPE */
+    sigset_t pipe_set, old_set;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &old_set);
+
+    size_t plen = strlen(prompt), sent = 0;
+    double deadline = now_s() + llm->cmd_timeout_s;
+    int timed_out = 0, too_big = 0;
+    if (plen == 0) { close(in[1]); in[1] = -1; }
+    while (out[0] >= 0 || er[0] >= 0) {
+        struct pollfd pf[3];
+        int np = 0, iin = -1, iout = -1, ierr = -1;
+        if (in[1] >= 0) { iin = np; pf[np++] = (struct pollfd){in[1], POLLOUT, 0}; }
+        if (out[0] >= 0) { iout = np; pf[np++] = (struct pollfd){out[0], POLLIN, 0}; }
+        if (er[0] >= 0) { ierr = np; pf[np++] = (struct pollfd){er[0], POLLIN, 0}; }
+        double left = deadline - now_s();
+        if (left <= 0) { timed_out = 1; break; }
+        int pr = poll(pf, (nfds_t)np, (int)(left * 1000) + 1);
+        if (pr < 0 && errno != EINTR) break;
+        if (pr <= 0) continue;
+        if (iin >= 0 && pf[iin].revents) {
+            ssize_t w = write(in[1], prompt + sent, plen - sent);
+            if (w > 0) sent += (size_t)w;
+            if ((w < 0 && errno != EAGAIN && errno != EINTR) || sent == plen) {
+                close(in[1]);
+                in[1] = -1;
+            }
+        }
+        int *fds[2] = {&out[0], &er[0]};
+        int idx[2] = {iout, ierr};
+        buf *bufs[2] = {&o, &e};
+        for (int k = 0; k < 2; k++) {
+            if (idx[k] < 0 || !pf[idx[k]].revents) continue;
+            char chunk[65536];
+            ssize_t r = read(*fds[k], chunk, sizeof chunk);
+            if (r > 0) {
+                if (bufs[k]->len + (size_t)r > CMD_MAX_OUTPUT || buf_add(bufs[k], chunk, (size_t)r) < 0) {
+                    too_big = 1;
+                    break;
+                }
+            } else if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
+                close(*fds[k]);
+                *fds[k] = -1;
+            }
+        }
+        if (too_big) break;
+    }
+    /* drop a SIGPIPE that our writes may have raised, then restore the mask */
+    struct timespec zero = {0, 0};
+    while (sigtimedwait(&pipe_set, NULL, &zero) > 0) {}
+    pthread_sigmask(SIG_SETMASK, &old_set, NULL);
+
+    int status = 0;
+    if (timed_out || too_big) {
+        kill(-pid, SIGKILL);
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+    } else {
+        /* outputs closed: the shell is exiting; give it until the deadline */
+        pid_t w;
+        while ((w = waitpid(pid, &status, WNOHANG)) == 0 && now_s() < deadline) {
+            struct timespec ts = {0, 5000000};
+            nanosleep(&ts, NULL);
+        }
+        if (w == 0) {
+            timed_out = 1;
+            kill(-pid, SIGKILL);
+            waitpid(pid, &status, 0);
+        } else {
+            kill(-pid, SIGKILL);   /* stragglers left in its group */
+        }
+    }
+    char tail[CMD_STDERR_TAIL + 64];
+    stderr_tail(&e, tail, sizeof tail);
+    if (timed_out) {
+        kf_fail(err, KF_LLM_E_CMD, "cmd: '%.200s' gave no complete answer within %g s and was killed — raise [cmd] timeout in the config or check the command",
+                cmd, llm->cmd_timeout_s);
+    } else if (too_big) {
+        kf_fail(err, KF_LLM_E_CMD, "cmd: '%.200s' wrote more than %u MiB and was killed", cmd, CMD_MAX_OUTPUT >> 20);
+    } else if (WIFSIGNALED(status)) {
+        kf_fail(err, KF_LLM_E_CMD, "cmd: '%.200s' was killed by signal %d: %s", cmd, WTERMSIG(status), tail);
+    } else if (WEXITSTATUS(status) != 0) {
+        kf_fail(err, KF_LLM_E_CMD, "cmd: '%.200s' exited with status %d%s: %s", cmd, WEXITSTATUS(status),
+                WEXITSTATUS(status) == 127 ? " (command not found?)" : "", tail);
+    } else {
+        resp->content = o.p ? o.p : strdup("");
+        o.p = NULL;
+        if (!resp->content) {
+            kf_fail(err, KF_LLM_E_CMD, "cmd: out of memory");
+        } else {
+            snprintf(resp->finish_reason, sizeof resp->finish_reason, "stop");
+            snprintf(resp->model, sizeof resp->model, "%s", cmd);
+            rc = 0;
+        }
+    }
+close_fds:
+    for (int i = 0; i < 2; i++) {
+        if (in[i] >= 0) close(in[i]);
+        if (out[i] >= 0) close(out[i]);
+        if (er[i] >= 0) close(er[i]);
+    }
+    free(o.p);
+    free(e.p);
+    free(prompt);
+    return rc;
+}
+
+const kf_llm_provider kf_llm_provider_cmd = {
+    .name = "cmd",
+    .cacheable = 1,
+    .complete = cmd_complete,
+};

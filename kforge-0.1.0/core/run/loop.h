@@ -1,0 +1,92 @@
+/*
+ * loop.h — `kforge run`: the refinement loop of the two agents.
+ *
+ * Functional passes (generate -> compile -> verify, failures fed back until a
+ * candidate is correct) alternate with optimization passes (profile ->
+ * analysis agent -> new candidate -> functional pass -> keep the best).
+ * Every step is recorded in the run directory:
+ *
+ *   DIR/run.json              the run's settings (used by --resume)
+ *   DIR/problem.json          a copy of the problem
+ *   DIR/journal.jsonl         one JSON line per event, fsync'ed
+ *   DIR/baseline/             the op-by-op baseline candidate and its eval
+ *   DIR/baseline/anchor/      the GEMM anchor (anchor.h): the problem's main
+ *                             GEMM alone as a library call, its problem,
+ *                             candidate and eval, timed right after the
+ *                             baseline (result.json baseline.gemm_anchor)
+ *   DIR/steps/NNNN-S/         prompt.md, answer.md, candidate/, eval.json,
+ *                             verdict.json, reverify/ (a resume's check)
+ *   DIR/steps/NNNN-analysis/  prompt.md, answer.md, analysis.json
+ *   DIR/result.json           the best candidate, its verified status, time,
+ *                             speedup over the baseline, roofline fraction
+ *
+ * Everything in it is created owner-only (directories 0700, files 0600);
+ * the worker that runs candidates never gets the run directory (loop.c).
+ *
+ * Every evaluation is preceded by an "eval-start" event on disk.  Resume
+ * (core/run/loop_resume.c): the journal is replayed through the loop's own step
+ * code, with the evaluations read back whole from eval.json, the last
+ * analysis and the agent's search state from the journal, so the resumed
+ * run decides as the uninterrupted one would.  A candidate whose
+ * evaluation had started but has no result (kforge died with it) is
+ * recorded as a crash and never run again; one generated but not started
+ * is evaluated from its saved copy (never generated again); the recorded
+ * best is evaluated again before it is adopted, and dropped if it fails.
+ * LLM answers also go through the response cache.
+ */
+#ifndef KF_LOOP_H
+#define KF_LOOP_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "util/error.h"
+#include "eval/eval.h"
+
+typedef struct kf_run_opts {
+    const char *problem_path;
+    const char *preset;          /* NULL: "small" */
+    const char *backend;         /* required */
+    int device;
+    const char *agent;           /* NULL: "builtin" */
+    const char *out_dir;         /* NULL: runs/<problem>-<preset>-<backend>-<time> */
+    const char *resume_dir;      /* continue this run */
+    const char *prompts_dir;     /* NULL: $KFORGE_PROMPTS or the installed set */
+    const char *record_path;     /* --record FILE */
+    const char *cache_dir;       /* LLM response cache, NULL: $XDG_CACHE_HOME/kforge/llm */
+    int max_iterations;          /* steps, default 12 */
+    double max_time_s;           /* wall clock budget, default 600 */
+    double max_cost_usd;         /* default 5 */
+    int samples;                 /* candidates per step, default 1: compiled and verified in
+                                    parallel, then timed one at a time (never two timings, nor
+                                    a timing and a compile, at once) */
+    int max_fix;                 /* functional repairs of one optimization variant, default 2 */
+    double target_fraction;      /* stop at this roofline fraction, default 0.8; 0 = never */
+    uint64_t seed;
+    int baseline;                /* 1: measure the op-by-op baseline (default) */
+    kf_eval_opts eval;
+    FILE *progress;              /* NULL: quiet */
+    int json_progress;           /* progress as JSON lines */
+} kf_run_opts;
+
+void kf_run_opts_default(kf_run_opts *o);
+
+typedef struct kf_run_summary {
+    char *run_dir;               /* malloc'ed */
+    int have_best;
+    char *best_dir;              /* candidate directory of the best, malloc'ed */
+    double best_s, baseline_s, speedup, fraction;
+    double anchor_s;             /* the GEMM anchor (anchor.h), 0 when not measured */
+    int steps;
+    long tokens_in, tokens_out;
+    double cost_usd;
+    char *stop_reason;           /* malloc'ed */
+} kf_run_summary;
+
+void kf_run_summary_free(kf_run_summary *s);
+
+/* Runs (or resumes) a run.  Returns 0 when the loop ran (whether or not a
+ * correct candidate was found: see summary->have_best), -1 on a bad request
+ * or an I/O error that makes recording impossible (err says why). */
+int kf_run(const kf_run_opts *o, kf_run_summary *out, kf_error *err);
+
+#endif

@@ -1,0 +1,151 @@
+/*
+ * loop_internal.h — what core/run/loop.c (the live loop) and core/run/loop_resume.c
+ * (--resume) share: the state of a run, and the one path every step's
+ * results take into it (kf_loop_finish_step), whether they were measured
+ * now or read back from the run directory.  Replaying a journal through
+ * the same code is what puts a resumed run in the state the interrupted
+ * one was in.
+ */
+#ifndef KF_LOOP_INTERNAL_H
+#define KF_LOOP_INTERNAL_H
+
+#include <json-c/json.h>
+#include <stdint.h>
+
+#include "agent/agent.h"
+#include "journal.h"
+#include "loop.h"
+#include "backend/registry.h"
+
+typedef enum { PHASE_FUNCTIONAL = 0, PHASE_OPTIMIZE = 1 } phase_t;
+
+#define KF_LOOP_MAX_SAMPLES 64
+
+/* A correct, profiled candidate the run has seen: where the resumed run
+ * turns when the recorded best fails its re-verification. */
+typedef struct loop_pass {
+    char *dir;                    /* DIR/steps/NNNN-S */
+    double median_s;
+    int fresh;                    /* measured by this process */
+    int rejected;                 /* failed re-verification */
+} loop_pass;
+
+typedef struct run_state {
+    kf_run_opts o;                /* effective options (resume: from run.json) */
+    char *dir;
+    char *problem_copy;
+    char *recorded[3];            /* backend, agent, preset read from run.json (resume) */
+    kf_problem *p;
+    kf_resolved r;
+    int have_r;
+    kf_registry *reg;
+    kf_plugin *plugin;
+    const kf_device_info *dev;
+    kf_agent *agent;
+    kf_agent *builtin;
+    kf_agent_ctx ctx;
+    kf_journal *j;
+
+    int step;
+    phase_t phase;
+    int fixes;                    /* repairs of the current optimization variant */
+    kf_candidate *last;
+    kf_eval_result *last_eval;
+    kf_candidate *best;
+    kf_eval_result *best_eval;
+    char *best_dir;               /* DIR/steps/NNNN-S/candidate */
+    int best_recorded;            /* best_eval was read from the records, not measured
+                                     by this process: re-verified before it is adopted */
+    loop_pass *passes;            /* every correct profiled sample, in journal order */
+    int n_passes;
+    kf_analysis *analysis;
+    int analysis_step;            /* st->step when `analysis` was made, -1 if none */
+    double analysis_base_s;
+    double baseline_s;
+    char *baseline_how;
+    /* the GEMM anchor (anchor.h), measured right after the baseline */
+    int anchor_state;             /* 0 not measured, 1 measured, -1 not available / failed */
+    double anchor_s, anchor_min_s;
+    int anchor_runs, anchor_threads, anchor_trans_b;
+    int64_t anchor_m, anchor_n, anchor_k, anchor_batch;
+    char *anchor_how;             /* what was timed */
+    char *anchor_why;             /* why there is no anchor time */
+    int have_baseline;            /* the journal has a "baseline" event (resume) */
+    int have_anchor;              /* the journal has an "anchor" event (resume) */
+    long tok_in, tok_out;
+    double cost;
+    double elapsed_before;        /* seconds spent before a resume */
+    double t0;
+
+    /* test hook KFORGE_TEST_DIE_AFTER=EV[:N] (see kf_loop_journal) */
+    char die_ev[32];
+    int die_n, die_seen;
+} run_state;
+
+/* One sample of a step: where it lives, what was generated, how it fared. */
+typedef struct step_sample {
+    char *dir;                    /* DIR/steps/NNNN-S, malloc'ed */
+    kf_candidate *cand;           /* NULL: the answer held no usable candidate */
+    char *label;
+    kf_eval_result *res;          /* NULL until evaluated */
+    int recorded;                 /* the journal has its "eval" event */
+    int started;                  /* the journal has its "eval-start" event */
+    /* when the evaluation that made res ran (wall clock), and which pass:
+       with several samples, compile + verify in parallel, then each
+       correct one profiled alone (loop.c, kf_loop_evaluate) */
+    double t_start, t_end;
+    int profile, serial;
+    double verify_t0, verify_t1;
+} step_sample;
+
+typedef struct step_t {
+    int step;
+    kf_gen_kind kind;
+    int n;                        /* samples 0..n-1 */
+    step_sample s[KF_LOOP_MAX_SAMPLES];
+} step_t;
+
+/* The run's GEMM anchor from an "anchor" journal event (loop.c). */
+void kf_loop_anchor_from_event(run_state *st, json_object *ev);
+
+/* Appends an event to the journal (flushed and fsync'ed).  Test hook:
+ * with KFORGE_TEST_DIE_AFTER=EV[:N] in the environment, kforge kills
+ * itself with SIGKILL right after the N-th (default first) event named EV
+ * of this process is on disk, as a candidate that kills its parent would. */
+int kf_loop_journal(run_state *st, const char *ev_name, json_object *ev, kf_error *err);
+
+/* Evaluates every sample of sp that has a candidate and no result, in
+ * parallel, each after its "eval-start" event is on disk. */
+int kf_loop_evaluate(run_state *st, step_t *sp, kf_error *err);
+
+/* Takes a step's results into the run: records those the journal lacks
+ * (eval.json, verdict.json, the "eval" and "best" events), updates the
+ * best and the last candidate, the phase and the repair count.  pass names
+ * the step in progress lines; NULL (replaying records) prints nothing.
+ * Frees the samples' contents. */
+int kf_loop_finish_step(run_state *st, step_t *sp, const char *pass, kf_error *err);
+
+/* Records sample s of sp as an unusable answer (no candidate): a failed
+ * step fed back to the agent.  why: the agent's reason. */
+int kf_loop_bad_answer(run_state *st, step_t *sp, int s, const char *why, const char *pass, kf_error *err);
+
+void kf_loop_step_free(step_t *sp);
+/* Makes the sample in DIR/steps/NNNN-S (its candidate and recorded
+ * evaluation) the best; fresh: measured by this process.  Returns 0, or -1
+ * when its records cannot be read. */
+int kf_loop_adopt_best(run_state *st, const char *sdir, int fresh, kf_error *err);
+void kf_loop_eval_free(kf_eval_result *e);
+void kf_loop_set_last(run_state *st, kf_candidate *c, kf_eval_result *e);
+void kf_loop_progress(run_state *st, const char *pass, const char *status, const char *label,
+                      const kf_eval_result *e);
+uint64_t kf_loop_seed(const run_state *st, int step, int sample);
+/* path inside the run directory, relative to it */
+const char *kf_loop_rel(const run_state *st, const char *path);
+
+/* --resume (core/run/loop_resume.c): rebuilds the state from the journal,
+ * appends the "resume" event, records a candidate whose evaluation kforge
+ * did not survive as a crash, evaluates what was generated but never
+ * started, and re-verifies the recorded best. */
+int kf_loop_resume(run_state *st, json_object *events, kf_error *err);
+
+#endif

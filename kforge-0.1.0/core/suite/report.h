@@ -1,0 +1,138 @@
+/*
+ * report.h — suite reports built from run directories (core/run/loop.h layout).
+ *
+ * Each run directory contributes one entry read from its result.json (the
+ * verdict, best time, baseline, speedup, roofline fraction, steps, tokens,
+ * cost) and its journal.jsonl (the "eval" and "best" events: time per step
+ * of the loop).  A run directory without result.json (a run that was killed)
+ * is an entry with status "no result", counted as not correct.
+ *
+ * The suite statistics follow KernelBench: fast_p is the fraction of ALL
+ * problems that are correct AND have speedup > p (p = 0 counts the correct
+ * ones, whether or not a baseline was measured); the geometric-mean speedup
+ * is taken over the correct problems that have a measured speedup.
+ *
+ * Writers: DIR/report.json, DIR/report.md and DIR/report.html (one file:
+ * inline CSS and inline SVG plots, no scripts, no external resources).
+ */
+#ifndef KF_REPORT_H
+#define KF_REPORT_H
+
+#include "util/error.h"
+
+#define KF_REPORT_N_P 6
+/* The thresholds of fast_p: 0, 0.5, 0.8, 1, 1.5, 2. */
+extern const double kf_report_p[KF_REPORT_N_P];
+
+/* One evaluated candidate of the loop, from the journal. */
+typedef struct kf_report_point {
+    int step;
+    double time_s;            /* this candidate's median (0: failed, not timed) */
+    double best_s;            /* best correct time known after this event, 0 if none */
+    int passed;
+} kf_report_point;
+
+typedef enum kf_report_status {
+    KF_REPORT_CORRECT = 0,    /* result.json has a verified best */
+    KF_REPORT_INCORRECT,      /* the loop ended without a correct kernel */
+    KF_REPORT_NO_RESULT       /* no (readable) result.json: killed or crashed */
+} kf_report_status;
+
+typedef struct kf_report_entry {
+    char *name;               /* problem name (result.json, else the dir's basename) */
+    char *run_dir;
+    kf_report_status status;
+    char *stop_reason;        /* or why there is no result */
+    char *backend, *device, *preset, *agent;   /* NULL when unknown */
+    double best_s;            /* 0 when not correct */
+    double baseline_s;        /* 0 when not measured */
+    char *baseline_how;       /* result.json baseline.how, NULL if absent */
+    double anchor_s;          /* the GEMM anchor (core/run/anchor.h): the problem's main
+                                 GEMM alone through the library, timed next to the
+                                 baseline; 0 when not measured */
+    char *anchor_how;         /* what the anchor timed, or why there is none; NULL if absent */
+    int anchor_threads;
+    double baseline_over_anchor;  /* baseline_s / anchor_s, 0 when either is missing */
+    char *anchor_warning;     /* set when baseline_over_anchor > KF_ANCHOR_WARN_RATIO */
+    double speedup;           /* baseline_s / best_s, 0 when unknown */
+    double fraction;          /* roofline fraction of the best, 0 when unknown */
+    int steps;
+    long tokens_in, tokens_out;
+    double cost_usd, wall_s;
+    int n_points;
+    kf_report_point *points;  /* in journal order */
+} kf_report_entry;
+
+typedef struct kf_report_machine {
+    char *hostname, *cpu_model, *os;
+    int cpus;
+} kf_report_machine;
+
+typedef struct kf_report_summary {
+    int n, n_correct, n_speedup;          /* n_speedup: correct with a measured speedup */
+    double fast_p[KF_REPORT_N_P];
+    double geomean_correct;               /* over correct problems with a speedup, 0 if none */
+    double geomean_all_zero;              /* over all, 0 for incorrect (0 if any is incorrect) */
+    double geomean_fallback;              /* over all, 1.0 (keep the baseline) for incorrect */
+    double min_speedup, max_speedup;      /* over correct problems with a speedup */
+    int n_anchor;                         /* problems with a GEMM anchor time */
+    int n_anchor_warnings;                /* baseline above 1.5x its anchor */
+    double mean_fraction;                 /* roofline fraction, mean over correct problems */
+    long tokens;                          /* in + out, all problems */
+    double cost_usd;
+} kf_report_summary;
+
+typedef struct kf_report {
+    int n;
+    kf_report_entry *e;
+    kf_report_summary sum;
+    kf_report_machine machine;
+    char *settings_json;      /* the suite's settings (DIR/suite.json "settings"), or NULL */
+    char *generated;          /* ISO 8601 time of the report */
+} kf_report;
+
+/* Reads one run directory into `out` (zeroed first).  A missing directory
+ * or result.json gives status KF_REPORT_NO_RESULT, not an error; -1 only
+ * when dir is something other than a directory or memory runs out. */
+int kf_report_entry_load(const char *dir, kf_report_entry *out, kf_error *err);
+void kf_report_entry_free(kf_report_entry *e);
+
+/* Builds a report from `n` run directories (in that order) and computes its
+ * summary.  The machine is left empty: see kf_report_machine_load().
+ * Returns 0, or -1 (err says why); the caller frees with kf_report_free. */
+int kf_report_build(const char *const *run_dirs, int n, kf_report *out, kf_error *err);
+void kf_report_free(kf_report *r);
+
+/* Computes r->sum from r->e (called by kf_report_build). */
+void kf_report_summarize(kf_report *r);
+
+/* The run directories under REPORT_DIR/runs/ (sorted by name), malloc'ed
+ * array of malloc'ed strings in *dirs.  Returns the count, or -1 when the
+ * directory cannot be read (err says why). */
+int kf_report_list_runs(const char *report_dir, char ***dirs, kf_error *err);
+void kf_report_free_list(char **dirs, int n);
+
+/* This machine: hostname, CPU model (/proc/cpuinfo), CPU count, uname. */
+void kf_report_machine_probe(kf_report_machine *m);
+void kf_report_machine_free(kf_report_machine *m);
+
+/* Writes REPORT_DIR/suite.json: `settings_json` (a JSON object text, may be
+ * NULL) and this machine, so that reports regenerated later on another
+ * machine still name the machine that ran the suite. */
+int kf_report_save_suite(const char *report_dir, const char *settings_json, kf_error *err);
+
+/* Fills r->machine and r->settings_json from REPORT_DIR/suite.json, or from
+ * this machine when there is none.  Returns 0 or -1 (unreadable JSON). */
+int kf_report_machine_load(kf_report *r, const char *report_dir, kf_error *err);
+
+/* Writers.  Each writes one file atomically; 0 or -1 (err says why). */
+int kf_report_write_json(const kf_report *r, const char *path, kf_error *err);
+int kf_report_write_md(const kf_report *r, const char *path, kf_error *err);
+int kf_report_write_html(const kf_report *r, const char *path, kf_error *err);
+/* All three into REPORT_DIR (report.json, report.md, report.html). */
+int kf_report_write_all(const kf_report *r, const char *report_dir, kf_error *err);
+
+/* Label of a status: "correct", "incorrect", "no result". */
+const char *kf_report_status_name(kf_report_status s);
+
+#endif

@@ -1,0 +1,113 @@
+/* report_json.c — DIR/report.json (report.h). */
+#include "config.h"
+#include "report_internal.h"
+
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run/journal.h"
+
+static json_object *num_or_null(double v) { return v > 0 ? json_object_new_double(v) : NULL; }
+static json_object *str_or_null(const char *s) { return s ? json_object_new_string(s) : NULL; }
+
+static json_object *entry_json(const kf_report_entry *e)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "name", json_object_new_string(e->name));
+    json_object_object_add(o, "run_dir", json_object_new_string(e->run_dir));
+    json_object_object_add(o, "status", json_object_new_string(kf_report_status_name(e->status)));
+    json_object_object_add(o, "correct", json_object_new_boolean(e->status == KF_REPORT_CORRECT));
+    json_object_object_add(o, "stop_reason", str_or_null(e->stop_reason));
+    json_object_object_add(o, "backend", str_or_null(e->backend));
+    json_object_object_add(o, "device", str_or_null(e->device));
+    json_object_object_add(o, "preset", str_or_null(e->preset));
+    json_object_object_add(o, "agent", str_or_null(e->agent));
+    json_object_object_add(o, "best_s", num_or_null(e->best_s));
+    json_object_object_add(o, "baseline_s", num_or_null(e->baseline_s));
+    json_object_object_add(o, "baseline_how", str_or_null(e->baseline_how));
+    json_object_object_add(o, "gemm_anchor_s", num_or_null(e->anchor_s));
+    json_object_object_add(o, "gemm_anchor_how", str_or_null(e->anchor_how));
+    json_object_object_add(o, "gemm_anchor_threads", e->anchor_threads > 0 ? json_object_new_int(e->anchor_threads) : NULL);
+    json_object_object_add(o, "baseline_over_gemm_anchor", num_or_null(e->baseline_over_anchor));
+    json_object *w = json_object_new_array();
+    if (e->anchor_warning) json_object_array_add(w, json_object_new_string(e->anchor_warning));
+    json_object_object_add(o, "warnings", w);
+    json_object_object_add(o, "speedup", num_or_null(e->speedup));
+    json_object_object_add(o, "roofline_fraction", e->status == KF_REPORT_CORRECT ? json_object_new_double(e->fraction) : NULL);
+    json_object_object_add(o, "steps", json_object_new_int(e->steps));
+    json_object_object_add(o, "tokens_in", json_object_new_int64(e->tokens_in));
+    json_object_object_add(o, "tokens_out", json_object_new_int64(e->tokens_out));
+    json_object_object_add(o, "cost_usd", json_object_new_double(e->cost_usd));
+    json_object_object_add(o, "wall_s", json_object_new_double(e->wall_s));
+    json_object *tr = json_object_new_array();
+    for (int i = 0; i < e->n_points; i++) {
+        const kf_report_point *p = &e->points[i];
+        json_object *pt = json_object_new_object();
+        json_object_object_add(pt, "step", json_object_new_int(p->step));
+        json_object_object_add(pt, "passed", json_object_new_boolean(p->passed));
+        json_object_object_add(pt, "time_s", num_or_null(p->time_s));
+        json_object_object_add(pt, "best_s", num_or_null(p->best_s));
+        json_object_array_add(tr, pt);
+    }
+    json_object_object_add(o, "trace", tr);
+    return o;
+}
+
+static json_object *summary_json(const kf_report *r)
+{
+    const kf_report_summary *s = &r->sum;
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "problems", json_object_new_int(s->n));
+    json_object_object_add(o, "correct", json_object_new_int(s->n_correct));
+    json_object_object_add(o, "with_speedup", json_object_new_int(s->n_speedup));
+    json_object *fp = json_object_new_object();
+    for (int k = 0; k < KF_REPORT_N_P; k++) {
+        char lab[16];
+        json_object_object_add(fp, kf_rep_p_label(k, lab, sizeof lab), json_object_new_double(s->fast_p[k]));
+    }
+    json_object_object_add(o, "fast_p", fp);
+    json_object_object_add(o, "geomean_speedup_correct", json_object_new_double(s->geomean_correct));
+    json_object_object_add(o, "geomean_speedup_all_zero_for_incorrect", json_object_new_double(s->geomean_all_zero));
+    json_object_object_add(o, "geomean_speedup_all_baseline_for_incorrect", json_object_new_double(s->geomean_fallback));
+    json_object_object_add(o, "min_speedup", json_object_new_double(s->min_speedup));
+    json_object_object_add(o, "max_speedup", json_object_new_double(s->max_speedup));
+    json_object_object_add(o, "mean_roofline_fraction", json_object_new_double(s->mean_fraction));
+    json_object_object_add(o, "with_gemm_anchor", json_object_new_int(s->n_anchor));
+    json_object_object_add(o, "baseline_over_gemm_anchor_warnings", json_object_new_int(s->n_anchor_warnings));
+    json_object_object_add(o, "tokens", json_object_new_int64(s->tokens));
+    json_object_object_add(o, "cost_usd", json_object_new_double(s->cost_usd));
+    json_object_object_add(o, "notes", json_object_new_string(
+        "fast_p: fraction of all problems that are correct and have speedup > p (p = 0: correct); "
+        "geomean_speedup_correct: over correct problems with a measured baseline; "
+        "all_zero_for_incorrect is 0 as soon as one problem has no correct kernel; "
+        "all_baseline_for_incorrect counts such problems as speedup 1 (the baseline is kept); "
+        KF_REP_ANCHOR_NOTE));
+    return o;
+}
+
+int kf_report_write_json(const kf_report *r, const char *path, kf_error *err)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "kforge_version", json_object_new_string(PACKAGE_VERSION));
+    json_object_object_add(o, "generated", str_or_null(r->generated));
+    json_object *m = json_object_new_object();
+    json_object_object_add(m, "hostname", str_or_null(r->machine.hostname));
+    json_object_object_add(m, "cpu_model", str_or_null(r->machine.cpu_model));
+    json_object_object_add(m, "cpus", json_object_new_int(r->machine.cpus));
+    json_object_object_add(m, "os", str_or_null(r->machine.os));
+    char devs[2048];
+    kf_rep_devices(r, devs, sizeof devs);
+    json_object_object_add(m, "devices", json_object_new_string(devs));
+    json_object_object_add(o, "machine", m);
+    json_object *settings = r->settings_json ? json_tokener_parse(r->settings_json) : NULL;
+    json_object_object_add(o, "settings", settings);
+    json_object_object_add(o, "summary", summary_json(r));
+    json_object *arr = json_object_new_array();
+    for (int i = 0; i < r->n; i++) json_object_array_add(arr, entry_json(&r->e[i]));
+    json_object_object_add(o, "problems", arr);
+    const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+    int rc = kf_write_file_atomic(path, text, err);
+    json_object_put(o);
+    return rc;
+}

@@ -1,0 +1,139 @@
+/* report_md.c — DIR/report.md (report.h). */
+#include "config.h"
+#include "report_internal.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A table cell: '|' escaped, line breaks as spaces. */
+static void cell(FILE *f, const char *text)
+{
+    if (!text) return;
+    for (const char *p = text; *p; p++) {
+        if (*p == '|') fputs("\\|", f);
+        else if (*p == '\n' || *p == '\r') fputc(' ', f);
+        else fputc(*p, f);
+    }
+}
+
+static void settings_line(FILE *f, const char *settings_json)
+{
+    json_object *s = settings_json ? json_tokener_parse(settings_json) : NULL;
+    if (!s || !json_object_is_type(s, json_type_object)) { json_object_put(s); return; }
+    fputs("- Settings:", f);
+    json_object_object_foreach(s, key, val) {
+        fprintf(f, " %s=", key);
+        cell(f, json_object_is_type(val, json_type_string)
+                  ? json_object_get_string(val)
+                  : json_object_to_json_string_ext(val, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+    }
+    fputc('\n', f);
+    json_object_put(s);
+}
+
+static void summary(FILE *f, const kf_report *r)
+{
+    const kf_report_summary *s = &r->sum;
+    char b1[32];
+    fprintf(f, "## Summary\n\n");
+    fprintf(f, "- Problems: %d, correct: %d, with a measured baseline: %d\n", s->n, s->n_correct, s->n_speedup);
+    fprintf(f, "- Geometric-mean speedup over the correct problems: **%s** (%d problems)\n",
+            kf_rep_speedup(s->geomean_correct, b1, sizeof b1), s->n_speedup);
+    fprintf(f, "- Over all problems with 0 for the incorrect ones: %.3g (0 as soon as one problem has no correct kernel)\n",
+            s->geomean_all_zero);
+    fprintf(f, "- Over all problems with the baseline kept (1.0) for the incorrect ones: %.3gx\n", s->geomean_fallback);
+    if (s->n_speedup)
+        fprintf(f, "- Speedup range: %.2fx .. %.2fx\n", s->min_speedup, s->max_speedup);
+    fprintf(f, "- Mean roofline fraction of the correct problems: %.1f%%\n", s->mean_fraction * 100);
+    fprintf(f, "- GEMM anchor measured for %d problems; baselines over 1.5x their anchor: %d%s\n", s->n_anchor,
+            s->n_anchor_warnings, s->n_anchor_warnings ? " (see Warnings)" : "");
+    fprintf(f, "- Tokens: %ld, cost: $%.4f\n\n", s->tokens, s->cost_usd);
+    fprintf(f, "fast_p: fraction of all problems that are correct and have speedup > p (p = 0 counts the correct ones).\n\n");
+    fputs("| p |", f);
+    for (int k = 0; k < KF_REPORT_N_P; k++) fprintf(f, " %s |", kf_rep_p_label(k, b1, sizeof b1));
+    fputs("\n| --- |", f);
+    for (int k = 0; k < KF_REPORT_N_P; k++) fputs(" --- |", f);
+    fputs("\n| fast_p |", f);
+    for (int k = 0; k < KF_REPORT_N_P; k++)
+        fprintf(f, " %.3f (%.0f/%d) |", s->fast_p[k], s->fast_p[k] * s->n, s->n);
+    fputs("\n\n", f);
+}
+
+static void table(FILE *f, const kf_report *r)
+{
+    fputs("## Problems\n\n", f);
+    fputs("| problem | status | best | baseline | baseline made by | GEMM anchor (library GEMM alone) | baseline / anchor "
+          "| speedup | roofline | steps | tokens | cost |\n", f);
+    fputs("| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n", f);
+    for (int i = 0; i < r->n; i++) {
+        const kf_report_entry *e = &r->e[i];
+        char t[32], b[32], sp[32];
+        fputs("| ", f);
+        cell(f, e->name);
+        fputs(" | ", f);
+        if (e->status == KF_REPORT_CORRECT) fputs("correct", f);
+        else fprintf(f, "**%s**", kf_report_status_name(e->status));
+        if (e->stop_reason && *e->stop_reason) {
+            fputs(" (", f);
+            cell(f, e->stop_reason);
+            fputs(")", f);
+        }
+        fprintf(f, " | %s | %s | ", kf_rep_time(e->best_s, t, sizeof t), kf_rep_time(e->baseline_s, b, sizeof b));
+        cell(f, e->baseline_how ? e->baseline_how : "-");
+        char an[32], ra[32];
+        fprintf(f, " | %s | %s%s%s", kf_rep_time(e->anchor_s, an, sizeof an), e->anchor_warning ? "**" : "",
+                kf_rep_speedup(e->baseline_over_anchor, ra, sizeof ra), e->anchor_warning ? "** (warning)" : "");
+        fprintf(f, " | %s | ", kf_rep_speedup(e->speedup, sp, sizeof sp));
+        if (e->status == KF_REPORT_CORRECT) fprintf(f, "%.1f%%", e->fraction * 100);
+        else fputs("-", f);
+        fprintf(f, " | %d | %ld | $%.4f |\n", e->steps, e->tokens_in + e->tokens_out, e->cost_usd);
+    }
+    fputc('\n', f);
+    fputs(KF_REP_ANCHOR_NOTE ".\n\n", f);
+}
+
+static void warnings(FILE *f, const kf_report *r)
+{
+    if (!r->sum.n_anchor_warnings) return;
+    fputs("## Warnings\n\n", f);
+    for (int i = 0; i < r->n; i++) {
+        const kf_report_entry *e = &r->e[i];
+        if (!e->anchor_warning) continue;
+        char b[32], a[32];
+        fputs("- ", f);
+        cell(f, e->name);
+        fprintf(f, ": baseline %s, GEMM anchor %s (", kf_rep_time(e->baseline_s, b, sizeof b),
+                kf_rep_time(e->anchor_s, a, sizeof a));
+        cell(f, e->anchor_how);
+        fputs("): ", f);
+        cell(f, e->anchor_warning);
+        fputc('\n', f);
+    }
+    fputc('\n', f);
+}
+
+int kf_report_write_md(const kf_report *r, const char *path, kf_error *err)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return kf_fail(err, ENOMEM, "%s: out of memory", path);
+    char devs[2048];
+    kf_rep_devices(r, devs, sizeof devs);
+    fprintf(f, "# KForge suite report\n\n");
+    fprintf(f, "- Generated: %s by kforge %s\n", r->generated ? r->generated : "?", PACKAGE_VERSION);
+    fprintf(f, "- Machine: %s, %s (%d CPUs), %s\n", r->machine.hostname ? r->machine.hostname : "?",
+            r->machine.cpu_model ? r->machine.cpu_model : "unknown CPU", r->machine.cpus,
+            r->machine.os ? r->machine.os : "?");
+    fputs("- Devices: ", f);
+    cell(f, devs);
+    fputc('\n', f);
+    settings_line(f, r->settings_json);
+    fputc('\n', f);
+    summary(f, r);
+    warnings(f, r);
+    table(f, r);
+    return kf_rep_finish(f, &buf, path, err);
+}

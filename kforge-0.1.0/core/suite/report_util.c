@@ -1,0 +1,78 @@
+/* report_util.c — formatting helpers of the report writers. */
+#include "report_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run/journal.h"
+
+const char *kf_rep_time(double s, char *buf, size_t n)
+{
+    if (s <= 0) snprintf(buf, n, "-");
+    else if (s < 1e-3) snprintf(buf, n, "%.1f us", s * 1e6);
+    else if (s < 1) snprintf(buf, n, "%.3g ms", s * 1e3);
+    else snprintf(buf, n, "%.3g s", s);
+    return buf;
+}
+
+const char *kf_rep_speedup(double x, char *buf, size_t n)
+{
+    if (x <= 0) snprintf(buf, n, "-");
+    else snprintf(buf, n, "%.2fx", x);
+    return buf;
+}
+
+const char *kf_rep_p_label(int k, char *buf, size_t n)
+{
+    snprintf(buf, n, "%g", kf_report_p[k]);
+    return buf;
+}
+
+void kf_rep_devices(const kf_report *r, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    for (int i = 0; i < r->n; i++) {
+        const kf_report_entry *e = &r->e[i];
+        if (!e->device) continue;
+        char one[512];
+        snprintf(one, sizeof one, "%s: %s", e->backend ? e->backend : "?", e->device);
+        if (strstr(buf, one)) continue;
+        if (buf[0]) strncat(buf, "; ", n - strlen(buf) - 1);
+        strncat(buf, one, n - strlen(buf) - 1);
+    }
+    if (!buf[0]) snprintf(buf, n, "unknown");
+}
+
+void kf_rep_html_escape(FILE *f, const char *text)
+{
+    if (!text) return;
+    for (const char *p = text; *p; p++) {
+        switch (*p) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*p, f);
+        }
+    }
+}
+
+int kf_rep_finish(FILE *f, char **buf, const char *path, kf_error *err)
+{
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad || !*buf) {
+        free(*buf);
+        *buf = NULL;
+        return kf_fail(err, ENOMEM, "%s: out of memory while writing the report", path);
+    }
+    int rc = kf_write_file_atomic(path, *buf, err);
+    free(*buf);
+    *buf = NULL;
+    return rc;
+}
+
+const char *kf_rep_reason(const kf_report_entry *e)
+{
+    return e->stop_reason ? e->stop_reason : "";
+}

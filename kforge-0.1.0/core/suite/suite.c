@@ -1,0 +1,321 @@
+/* suite.c — running the problems of a suite, one forked child each
+ * (suite.h).  The children call exit(): that ends the child process only,
+ * never the caller's. */
+#include "suite.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+#include <time.h>
+#include <unistd.h>
+
+#include "run/journal.h"
+#include "backend/registry.h"
+#include "report.h"
+#include "report_internal.h"
+
+void kf_suite_outcome_free(kf_suite_outcome *out)
+{
+    if (!out) return;
+    kf_report_free_list(out->run_dirs, out->n);
+    memset(out, 0, sizeof *out);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int exists(const char *dir, const char *name)
+{
+    char p[4800];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    struct stat sb;
+    return stat(p, &sb) == 0;
+}
+
+/* An existing run directory must belong to this suite's backend and agent
+ * (and preset, when one is asked for): a resumed run keeps its settings. */
+static int check_existing(const kf_suite_opts *o, const char *run_dir, kf_error *err)
+{
+    char p[4800];
+    snprintf(p, sizeof p, "%s/run.json", run_dir);
+    struct stat sb;
+    if (stat(p, &sb) != 0) return 0;
+    kf_error e = {0};
+    char *text = kf_read_file(p, &e);
+    json_object *j = text ? json_tokener_parse(text) : NULL;
+    free(text);
+    if (!j) return kf_fail(err, 2, "%s: unreadable; delete %s to run this problem again", p, run_dir);
+    json_object *v;
+    const char *backend = json_object_object_get_ex(j, "backend", &v) ? json_object_get_string(v) : "";
+    const char *preset = json_object_object_get_ex(j, "preset", &v) ? json_object_get_string(v) : "";
+    const char *agent = json_object_object_get_ex(j, "agent", &v) ? json_object_get_string(v) : "builtin";
+    const char *want_agent = o->run.agent ? o->run.agent : "builtin";
+    int rc = 0;
+    if (strcmp(backend, o->run.backend) || (o->run.preset && strcmp(preset, o->run.preset)) ||
+        strcmp(agent, want_agent))
+        rc = kf_fail(err, 2, "%s holds a run with backend %s, preset %s, agent %s: use another --report directory",
+                     run_dir, backend, preset, agent);
+    json_object_put(j);
+    return rc;
+}
+
+int kf_suite_check_backend(const char *backend, int device, kf_error *err)
+{
+    int fds[2];
+    if (pipe(fds) != 0) return kf_fail(err, errno, "cannot create a pipe: %s", strerror(errno));
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return kf_fail(err, errno, "cannot start a process: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        kf_error e = {0};
+        kf_registry *reg = kf_registry_open(1, &e);
+        kf_plugin *pl = reg ? kf_registry_find(reg, backend) : NULL;
+        if (!reg) {
+            /* e holds the reason */
+        } else if (!pl) {
+            char known[1024] = "";
+            for (int i = 0; i < reg->n_plugins; i++) {
+                if (i) strncat(known, ", ", sizeof known - strlen(known) - 1);
+                strncat(known, reg->plugins[i].name, sizeof known - strlen(known) - 1);
+            }
+            kf_fail(&e, 2, "no backend '%s' (found: %s; see 'kforge backends')", backend, known[0] ? known : "none");
+        } else {
+            if (!pl->probed) kf_plugin_probe(pl);
+            if (pl->probe_status != KF_OK)
+                kf_fail(&e, 2, "backend '%s' is not available here: %s", backend,
+                        pl->probe_why ? pl->probe_why : "probe failed");
+            else if (device < 0 || device >= pl->n_devices)
+                kf_fail(&e, 2, "backend '%s' has no device %d (it has %d)", backend, device, pl->n_devices);
+        }
+        kf_registry_close(reg);
+        size_t len = strlen(e.msg);
+        ssize_t w = len ? write(fds[1], e.msg, len) : 0;
+        (void)w;
+        close(fds[1]);
+        exit(e.code ? 2 : 0);
+    }
+    close(fds[1]);
+    char msg[KF_ERROR_MAX] = "";
+    size_t len = 0;
+    ssize_t r;
+    while (len + 1 < sizeof msg && (r = read(fds[0], msg + len, sizeof msg - 1 - len)) != 0) {
+        if (r < 0) { if (errno == EINTR) continue; break; }
+        len += (size_t)r;
+    }
+    msg[len] = '\0';
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return 0;
+    if (WIFEXITED(status)) return kf_fail(err, 2, "%s", msg[0] ? msg : "the backend check failed");
+    return kf_fail(err, 3, "loading the backend plugins crashed (signal %d); see 'kforge backends'",
+                   WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+/* The child: one problem through kf_run, output into its log. */
+static _Noreturn void child(const kf_suite_opts *o, const kf_suite_problem *p, const char *run_dir, const char *log,
+                            pid_t parent)
+{
+#ifdef __linux__
+    /* a killed suite takes its runs with it (they resume on the next
+       invocation) instead of leaving orphans that race the next one */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+    if (getppid() != parent) _exit(KF_EXIT_INTERNAL);
+    int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+    if (fd >= 0) {
+        dup2(fd, STDOUT_FILENO);
+        dup2(fd, STDERR_FILENO);
+        close(fd);
+    }
+    kf_run_opts ro = o->run;
+    ro.problem_path = p->path;
+    ro.out_dir = NULL;
+    ro.resume_dir = NULL;
+    if (exists(run_dir, "journal.jsonl")) ro.resume_dir = run_dir;
+    else ro.out_dir = run_dir;
+    ro.progress = stdout;
+    ro.json_progress = 0;
+    kf_run_summary s = {0};
+    kf_error e = {0};
+    int rc = kf_run(&ro, &s, &e);
+    if (rc != 0) fprintf(stderr, "kforge: %s\n", e.msg);
+    int code = rc != 0 ? KF_EXIT_INTERNAL : (s.have_best ? KF_EXIT_OK : KF_EXIT_CANDIDATE_FAILED);
+    kf_run_summary_free(&s);
+    fflush(NULL);
+    exit(code);
+}
+
+/* The last non-empty line of a log, for the progress line of a failure. */
+static void last_line(const char *log, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    kf_error e = {0};
+    char *text = kf_read_file(log, &e);
+    if (!text) return;
+    size_t len = strlen(text);
+    while (len && (text[len - 1] == '\n' || text[len - 1] == ' ')) len--;
+    text[len] = '\0';
+    char *start = strrchr(text, '\n');
+    snprintf(buf, n, "%s", start ? start + 1 : text);
+    free(text);
+}
+
+static void report_line(const kf_suite_opts *o, int idx, int n, const kf_suite_problem *p,
+                        const char *run_dir, const char *log, int status, double secs,
+                        kf_suite_outcome *out)
+{
+    kf_report_entry e;
+    kf_error err = {0};
+    int loaded = kf_report_entry_load(run_dir, &e, &err) == 0;
+    int correct = loaded && e.status == KF_REPORT_CORRECT;
+    if (correct) out->n_correct++;
+    int crashed = !WIFEXITED(status) || WEXITSTATUS(status) == KF_EXIT_INTERNAL;
+    if (crashed) out->n_crashed++;
+    FILE *f = o->progress;
+    if (f) {
+        fprintf(f, "[%*d/%d] %-40s ", n >= 10 ? 2 : 1, idx + 1, n, p->name);
+        char t1[32], t2[32];
+        if (correct) {
+            fprintf(f, "correct    best %s", kf_rep_time(e.best_s, t1, sizeof t1));
+            if (e.speedup > 0)
+                fprintf(f, "  baseline %s  speedup %.2fx", kf_rep_time(e.baseline_s, t2, sizeof t2), e.speedup);
+            if (e.anchor_s > 0) {
+                char t3[32];
+                fprintf(f, "  gemm anchor %s", kf_rep_time(e.anchor_s, t3, sizeof t3));
+                if (e.anchor_warning) fprintf(f, " (WARNING: baseline %.2fx the anchor)", e.baseline_over_anchor);
+            }
+            fprintf(f, "  roofline %.0f%%  %d steps", e.fraction * 100, e.steps);
+        } else if (WIFSIGNALED(status)) {
+            fprintf(f, "crashed    (signal %d) log: %s", WTERMSIG(status), log);
+        } else if (crashed) {
+            char line[512];
+            last_line(log, line, sizeof line);
+            fprintf(f, "error      %s (log: %s)", line, log);
+        } else {
+            fprintf(f, "incorrect  (%s) log: %s", loaded && e.stop_reason ? e.stop_reason : "no result", log);
+        }
+        fprintf(f, "  %.1f s\n", secs);
+        fflush(f);
+    }
+    if (loaded) kf_report_entry_free(&e);
+}
+
+typedef struct slot {
+    pid_t pid;
+    int idx;
+    double t0;
+} slot;
+
+int kf_suite_run(const kf_suite_opts *o, const kf_suite_problem *probs, int n,
+                 kf_suite_outcome *out, kf_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!o->report_dir || !o->run.backend) return kf_fail(err, 2, "a suite needs a report directory and a backend");
+    int jobs = o->jobs < 1 ? 1 : o->jobs;
+    char runs[4200], logs[4200];
+    snprintf(runs, sizeof runs, "%s/runs", o->report_dir);
+    snprintf(logs, sizeof logs, "%s/logs", o->report_dir);
+    if (kf_mkdir_p(runs, err) != 0 || kf_mkdir_p(logs, err) != 0) return -1;
+    if (kf_report_save_suite(o->report_dir, o->settings_json, err) != 0) return -1;
+
+    out->run_dirs = calloc(n > 0 ? (size_t)n : 1, sizeof *out->run_dirs);
+    if (!out->run_dirs) return kf_fail(err, ENOMEM, "out of memory");
+    out->n = n;
+    for (int i = 0; i < n; i++) {
+        char d[4600];
+        snprintf(d, sizeof d, "%s/%s", runs, probs[i].name);
+        if (!(out->run_dirs[i] = strdup(d))) return kf_fail(err, ENOMEM, "out of memory");
+        if (check_existing(o, d, err) != 0) return -1;
+    }
+
+    slot *running = calloc((size_t)jobs, sizeof *running);
+    if (!running) return kf_fail(err, ENOMEM, "out of memory");
+    int next = 0, active = 0, rc = 0;
+    while (next < n || active > 0) {
+        /* start children while there is room */
+        while (rc == 0 && next < n && active < jobs) {
+            int i = next++;
+            const char *rd = out->run_dirs[i];
+            if (exists(rd, "result.json")) {
+                out->n_skipped++;
+                kf_report_entry e;
+                kf_error ignore = {0};
+                if (kf_report_entry_load(rd, &e, &ignore) == 0) {
+                    if (e.status == KF_REPORT_CORRECT) out->n_correct++;
+                    if (o->progress)
+                        fprintf(o->progress, "[%*d/%d] %-40s already done: %s (delete %s to run it again)\n",
+                                n >= 10 ? 2 : 1, i + 1, n, probs[i].name, kf_report_status_name(e.status), rd);
+                    kf_report_entry_free(&e);
+                }
+                continue;
+            }
+            char log[4600];
+            snprintf(log, sizeof log, "%s/%s.log", logs, probs[i].name);
+            if (kf_mkdir_p(rd, err) != 0) { rc = -1; break; }
+            if (o->progress && exists(rd, "journal.jsonl"))
+                fprintf(o->progress, "[%*d/%d] %-40s resuming the run killed before\n", n >= 10 ? 2 : 1, i + 1,
+                        n, probs[i].name);
+            fflush(NULL);
+            pid_t self = getpid();
+            pid_t pid = fork();
+            if (pid < 0) {
+                rc = kf_fail(err, errno, "cannot start a process for %s: %s", probs[i].name, strerror(errno));
+                break;
+            }
+            if (pid == 0) {
+                free(running);            /* the child owns nothing of the scheduler */
+                child(o, &probs[i], rd, log, self);
+            }
+            for (int s = 0; s < jobs; s++) {
+                if (running[s].pid) continue;
+                running[s] = (slot){.pid = pid, .idx = i, .t0 = now_s()};
+                break;
+            }
+            active++;
+        }
+        if (active == 0) break;
+        /* reap whichever of our children ended (only ours: never waitpid(-1)) */
+        int reaped = 0;
+        for (int s = 0; s < jobs; s++) {
+            if (!running[s].pid) continue;
+            int status = 0;
+            pid_t w = waitpid(running[s].pid, &status, active == 1 ? 0 : WNOHANG);
+            if (w == 0) continue;
+            if (w < 0 && errno == EINTR) continue;
+            if (w < 0) status = SIGKILL;   /* lost (ECHILD): a wait status "killed by SIGKILL" */
+            int i = running[s].idx;
+            char log[4600];
+            snprintf(log, sizeof log, "%s/%s.log", logs, probs[i].name);
+            report_line(o, i, n, &probs[i], out->run_dirs[i], log, status,
+                        now_s() - running[s].t0, out);
+            running[s].pid = 0;
+            active--;
+            reaped = 1;
+        }
+        if (!reaped && active > 0) {
+            struct timespec ts = {0, 50 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+        }
+        if (rc != 0 && active == 0) break;
+    }
+    free(running);
+    return rc;
+}

@@ -1,0 +1,73 @@
+/*
+ * suite.h — `kforge suite`: the refinement loop (core/run/loop.h) over every
+ * problem of a set of directories and files, then the reports (report.h).
+ *
+ * Layout of the report directory REPORT:
+ *
+ *   REPORT/suite.json          the settings and the machine that ran them
+ *   REPORT/runs/PROBLEM/       one run directory per problem (loop.h)
+ *   REPORT/logs/PROBLEM.log    the run's progress lines and errors
+ *   REPORT/report.{json,md,html}
+ *
+ * Every problem runs in its own forked child process, so a crash of one
+ * run never loses the suite; up to `jobs` children run at once.  A problem
+ * whose run directory already holds result.json is not run again; one
+ * whose run was killed (journal.jsonl but no result.json) is resumed
+ * (kf_run with resume_dir), so a killed suite continues where it stopped.
+ */
+#ifndef KF_SUITE_H
+#define KF_SUITE_H
+
+#include <stdio.h>
+#include "util/error.h"
+#include "run/loop.h"
+
+typedef struct kf_suite_problem {
+    char *path;               /* the problem file */
+    char *name;               /* its "name": the run directory's name */
+} kf_suite_problem;
+
+/* Collects the problem files of `inputs` (files, or directories scanned
+ * recursively: *.json in name order, subdirectories in name order among
+ * them).  Every file is loaded, so a malformed problem, a missing `preset`
+ * (when preset is not NULL) or two problems with one name is an error
+ * before anything runs.  Returns 0 with a malloc'ed array, or -1 (err:
+ * code 2, one line naming the file). */
+int kf_suite_collect(const char *const *inputs, int n_inputs, const char *preset,
+                     kf_suite_problem **out, int *n_out, kf_error *err);
+void kf_suite_problems_free(kf_suite_problem *v, int n);
+
+/* Checks that `backend` is installed, available here and has device
+ * `device`, in a child process: plugins are never loaded into the suite's
+ * own process, so that every forked run starts clean.  Returns 0, or -1
+ * (err: code 2 and the loader's reason, e.g. "no backend 'x' (found: ...)"). */
+int kf_suite_check_backend(const char *backend, int device, kf_error *err);
+
+typedef struct kf_suite_opts {
+    const char *report_dir;   /* required */
+    int jobs;                 /* problems at once, >= 1 */
+    kf_run_opts run;          /* template for every problem: backend, preset, agent,
+                                 device, budgets (problem_path, out_dir, resume_dir and
+                                 progress are set per problem) */
+    const char *settings_json;/* recorded into REPORT/suite.json, may be NULL */
+    FILE *progress;           /* one line per problem, NULL: quiet */
+} kf_suite_opts;
+
+typedef struct kf_suite_outcome {
+    int n;                    /* problems */
+    int n_correct;            /* with a correct kernel (run now or before) */
+    int n_skipped;            /* already done: result.json present */
+    int n_crashed;            /* child died or kf_run failed */
+    char **run_dirs;          /* n run directories, in problem order (malloc'ed) */
+} kf_suite_outcome;
+
+/* Runs every problem (see the header comment) and returns 0 when each one
+ * was run or skipped, whatever the verdicts; -1 when the suite cannot run at
+ * all (report dir not writable, a run directory that belongs to another
+ * backend, agent or preset; err code 2 for those the user must fix).  The reports
+ * are not written here: build them from out->run_dirs. */
+int kf_suite_run(const kf_suite_opts *o, const kf_suite_problem *probs, int n,
+                 kf_suite_outcome *out, kf_error *err);
+void kf_suite_outcome_free(kf_suite_outcome *out);
+
+#endif

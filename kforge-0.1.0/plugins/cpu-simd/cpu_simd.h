@@ -1,0 +1,60 @@
+/*
+ * cpu_simd.h — internals of the cpu-simd backend plugin (kf-cpu-simd.so).
+ * The plugin depends only on kforge-plugin.h, libc, libdl and pthreads.
+ */
+#ifndef KF_CPU_SIMD_H
+#define KF_CPU_SIMD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kforge-plugin.h"
+#include "kforge-cpu.h"
+
+/* The text of kforge-cpu.h, generated from it at build time
+ * (kforge-cpu-h.c); written into every compile work_dir. */
+extern const char kf_cpu_header_text[];
+
+/* A compiled candidate: the dlopen'ed object, its entry and the problem
+ * facts a run needs (copied: the compile request does not outlive it). */
+struct kf_artifact {
+    void *handle;
+    kf_cpu_entry entry;       /* NULL until kf_cpu_load */
+    char *entry_name;
+    char *so_path;
+    int n_in, n_out, n_scratch, n_dims;
+    int64_t *dims;
+    int n_threads;
+};
+
+/* probe.c */
+kf_status kf_cpu_probe(kf_device_info *devs, int max, int *n, char *why, size_t why_len);
+/* Vector width in floats of the best ISA here, and its name ("avx512f"...). */
+int kf_cpu_vector_floats(const char **isa);
+/* Online CPUs this process may run on (sysconf, narrowed by affinity). */
+int kf_cpu_cores(void);
+/* Threads a run uses: $KFORGE_THREADS if set and positive, else
+ * kf_cpu_cores(). */
+int kf_cpu_threads(void);
+/* The compiler command: $KFORGE_CC if set and non-empty, else "cc". */
+const char *kf_cpu_compiler(void);
+
+/* compile.c */
+kf_status kf_cpu_compile(const kf_compile_request *req, kf_artifact **out, char **diagnostics);
+/* Runs argv (no shell) in directory cwd (NULL: the current one), captures
+ * stdout+stderr into *output (malloc'ed, may be NULL when empty); returns
+ * the exit status, 128+signal, KF_CPU_NOEXEC when argv[0] could not be
+ * executed (then *output says why), or -1 when no process could be made. */
+#define KF_CPU_NOEXEC 127
+int kf_cpu_run_capture(char *const argv[], const char *cwd, char **output);
+
+/* Loads the object and looks up the entry, once; KF_OK or an error text. */
+kf_status kf_cpu_load(kf_artifact *art, char **error);
+
+/* run.c */
+kf_status kf_cpu_verify(kf_artifact *art, kf_buffer_set *set, char **error);
+kf_status kf_cpu_profile(kf_artifact *art, const kf_profile_request *req,
+                         kf_profile_result *res, char **error);
+void kf_cpu_release(kf_artifact *art);
+
+#endif

@@ -1,0 +1,366 @@
+/*
+ * probe.c — the one "cpu" device: model name, ISA, vector width, cores,
+ * frequency; peak FLOP/s the larger of an estimate from them and a measured
+ * FMA rate, memory bandwidth the faster of a short multi-threaded copy and
+ * read, an L1 bound for the cache bandwidth.  The
+ * result is computed once per process and cached.
+ */
+#include "cpu_simd.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BW_BYTES (64u << 20)   /* bytes copied per bandwidth trial */
+#define BW_TRIALS 3      /* copy passes */
+#define BW_READ_TRIALS 5 /* read passes: noisier on a shared VM, and cheaper */
+
+static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
+static kf_device_info probe_dev;
+
+int kf_cpu_vector_floats(const char **isa)
+{
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) {
+        if (isa) *isa = "avx512f";
+        return 16;
+    }
+    if (__builtin_cpu_supports("avx")) {
+        if (isa) *isa = __builtin_cpu_supports("avx2") ? "avx2" : "avx";
+        return 8;
+    }
+    if (isa) *isa = __builtin_cpu_supports("sse4.2") ? "sse4.2" : "sse2";
+    return 4;
+}
+
+int kf_cpu_cores(void)
+{
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0 &&
+        (online < 1 || CPU_COUNT(&set) < online))
+        online = CPU_COUNT(&set);
+    return online > 0 ? (int)online : 1;
+}
+
+int kf_cpu_threads(void)
+{
+    const char *env = getenv("KFORGE_THREADS");
+    if (env && atoi(env) > 0)
+        return atoi(env);
+    return kf_cpu_cores();
+}
+
+const char *kf_cpu_compiler(void)
+{
+    const char *cc = getenv("KFORGE_CC");
+    return cc && *cc ? cc : "cc";
+}
+
+/* Value of the first "key<spaces>: value" line of /proc/cpuinfo. */
+static int cpuinfo_field(const char *key, char *out, size_t len)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+    size_t kl = strlen(key);
+    int found = 0;
+    if (!f)
+        return 0;
+    while (!found && fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, key, kl) != 0 || !colon)
+            continue;
+        colon++;
+        while (*colon == ' ' || *colon == '\t')
+            colon++;
+        colon[strcspn(colon, "\n")] = '\0';
+        snprintf(out, len, "%s", colon);
+        found = 1;
+    }
+    fclose(f);
+    return found;
+}
+
+/* Highest frequency in Hz: cpufreq's max, else the largest "cpu MHz". */
+static double cpu_max_hz(const char **source)
+{
+    FILE *f = fopen("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", "r");
+    double khz = 0, mhz = 0;
+    char line[256];
+    if (f) {
+        if (fscanf(f, "%lf", &khz) != 1)
+            khz = 0;
+        fclose(f);
+        if (khz > 0) {
+            *source = "cpufreq max";
+            return khz * 1e3;
+        }
+    }
+    if ((f = fopen("/proc/cpuinfo", "r"))) {
+        while (fgets(line, sizeof line, f)) {
+            double v;
+            char *colon = strchr(line, ':');
+            if (!strncmp(line, "cpu MHz", 7) && colon && sscanf(colon + 1, "%lf", &v) == 1 &&
+                v > mhz)
+                mhz = v;
+        }
+        fclose(f);
+    }
+    *source = mhz > 0 ? "/proc/cpuinfo MHz" : "unknown";
+    return mhz * 1e6;
+}
+
+typedef struct bw_job {
+    unsigned char *dst;         /* NULL: read only */
+    const unsigned char *src;
+    size_t bytes;
+    float sum;                  /* what the read pass summed (kept, so it runs) */
+} bw_job;
+
+typedef float bw_vec __attribute__((vector_size(32)));
+
+/* Copies src to dst, or (dst NULL) sums src with four independent vector
+ * accumulators: a pure read stream, which has no write-allocate traffic. */
+static void *bw_chunk(void *p)
+{
+    bw_job *j = p;
+    if (j->dst) {
+        memcpy(j->dst, j->src, j->bytes);
+        return NULL;
+    }
+    const bw_vec *v = (const bw_vec *)(const void *)j->src;
+    bw_vec a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
+    for (size_t i = 0, n = j->bytes / sizeof(bw_vec) / 4 * 4; i < n; i += 4) {
+        a0 += v[i];
+        a1 += v[i + 1];
+        a2 += v[i + 2];
+        a3 += v[i + 3];
+    }
+    bw_vec acc = a0 + a1 + a2 + a3;
+    j->sum = acc[0] + acc[7];
+    return NULL;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static volatile float bw_sink;
+
+/* The best multi-threaded pass over BW_BYTES, in bytes moved per second, of
+ * two streams: a copy (bytes read + written; BW_TRIALS passes) and a
+ * read-only sum (BW_READ_TRIALS passes).  The larger is the peak: the
+ * roofline floor must not be beaten by a kernel that only reads (a copy pays
+ * for write-allocate traffic it does not count).
+ * 0 when memory could not be had. */
+static double measure_bandwidth(int threads)
+{
+    unsigned char *src, *dst;
+    bw_job jobs[256];
+    pthread_t tid[256];
+    double best = 0;
+    if (threads > 256)
+        threads = 256;
+    src = mmap(NULL, BW_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+               -1, 0);
+    dst = mmap(NULL, BW_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+               -1, 0);
+    if (src == MAP_FAILED || dst == MAP_FAILED)
+        goto out;
+    memset(src, 1, BW_BYTES);   /* real pages, not the shared zero page */
+    for (int t = 0; t < BW_TRIALS + BW_READ_TRIALS; t++) {
+        int reading = t >= BW_TRIALS;
+        size_t chunk = (BW_BYTES / (size_t)threads) & ~(size_t)4095;
+        int started[256] = {0};
+        double t0 = now_s(), dt;
+        for (int i = 0; i < threads; i++) {
+            size_t off = (size_t)i * chunk;
+            jobs[i] = (bw_job){reading ? NULL : dst + off, src + off,
+                               i == threads - 1 ? BW_BYTES - off : chunk, 0};
+            started[i] = i > 0 && pthread_create(&tid[i], NULL, bw_chunk, &jobs[i]) == 0;
+        }
+        for (int i = 0; i < threads; i++)
+            if (!started[i])
+                bw_chunk(&jobs[i]);   /* thread 0, or a thread that did not start */
+        for (int i = 1; i < threads; i++)
+            if (started[i])
+                pthread_join(tid[i], NULL);
+        dt = now_s() - t0;
+        bw_sink = jobs[0].sum;
+        double rate = (reading ? 1.0 : 2.0) * BW_BYTES / dt;
+        if (dt > 0 && rate > best)
+            best = rate;
+    }
+out:
+    if (src != MAP_FAILED)
+        munmap(src, BW_BYTES);
+    if (dst != MAP_FAILED)
+        munmap(dst, BW_BYTES);
+    return best;
+}
+
+/* ---- FMA throughput: independent chains of vector FMAs per thread ---- */
+
+#define FMA_CHAINS 12
+#define FMA_ITERS 400000
+
+typedef float v16 __attribute__((vector_size(64)));
+typedef float v8 __attribute__((vector_size(32)));
+
+/* One loop per ISA (the target attribute is per function): FMA_CHAINS
+ * independent accumulators kept in registers, FMA_ITERS FMAs on each. */
+#define FMA_LOOP(name, vtype, lanes, isa)                                                   \
+    __attribute__((target(isa), noinline)) static double name(float seed)                  \
+    {                                                                                       \
+        vtype acc[FMA_CHAINS], m = {0}, a = {0};                                            \
+        for (int i = 0; i < (lanes); i++) { m[i] = 0.999999f; a[i] = 1e-7f * seed; }         \
+        for (int c = 0; c < FMA_CHAINS; c++) acc[c] = a + (float)c;                         \
+        for (long it = 0; it < FMA_ITERS; it++) {                                           \
+            _Pragma("GCC unroll 16")                                                        \
+            for (int c = 0; c < FMA_CHAINS; c++) acc[c] = acc[c] * m + a;                   \
+        }                                                                                   \
+        double sink = 0;                                                                    \
+        for (int c = 0; c < FMA_CHAINS; c++) sink += acc[c][0];                             \
+        return sink;                                                                        \
+    }
+
+FMA_LOOP(fma_loop16, v16, 16, "avx512f")
+FMA_LOOP(fma_loop8, v8, 8, "avx2,fma")
+
+typedef struct fma_job { int lanes; double sink; } fma_job;
+
+/* The loops are pure functions: without a volatile sink the compiler drops
+ * the calls and the "measurement" times nothing. */
+static volatile double fma_sink;
+
+static void *fma_thread(void *p)
+{
+    fma_job *j = p;
+    j->sink = j->lanes == 16 ? fma_loop16(1.0f) : fma_loop8(1.0f);
+    fma_sink = j->sink;
+    return NULL;
+}
+
+/* FLOP/s of `threads` threads each running FMA chains (best of 2), or 0
+ * when the CPU has neither AVX-512 nor AVX2+FMA.  About 20-60 ms. */
+static double measure_fma_peak(int threads, int lanes)
+{
+    if (lanes != 16 && lanes != 8) return 0;
+    if (lanes == 16 && !__builtin_cpu_supports("avx512f")) return 0;
+    if (lanes == 8 && !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))) return 0;
+    if (threads > 256) threads = 256;
+    fma_job jobs[256];
+    pthread_t tid[256];
+    double best = 0;
+    for (int trial = 0; trial < 2; trial++) {
+        int started[256] = {0};
+        double t0 = now_s();
+        for (int i = 0; i < threads; i++) {
+            jobs[i].lanes = lanes;
+            started[i] = i > 0 && pthread_create(&tid[i], NULL, fma_thread, &jobs[i]) == 0;
+        }
+        for (int i = 0; i < threads; i++)
+            if (!started[i]) fma_thread(&jobs[i]);
+        for (int i = 1; i < threads; i++)
+            if (started[i]) pthread_join(tid[i], NULL);
+        double dt = now_s() - t0;
+        double flops = 2.0 * FMA_CHAINS * (double)FMA_ITERS * lanes * threads;
+        if (dt > 0 && flops / dt > best) best = flops / dt;
+    }
+    return best;
+}
+
+/* First line of `$KFORGE_CC --version`, or a note that it did not run. */
+static void compiler_version(char *out, size_t len)
+{
+    char *argv[16], *words, *text = NULL, *save = NULL;
+    int n = 0, rc;
+    if (!(words = strdup(kf_cpu_compiler()))) {
+        snprintf(out, len, "?");
+        return;
+    }
+    for (char *w = strtok_r(words, " \t", &save); w && n < 14; w = strtok_r(NULL, " \t", &save))
+        argv[n++] = w;
+    argv[n++] = "--version";
+    argv[n] = NULL;
+    rc = kf_cpu_run_capture(argv, NULL, &text);
+    if (rc == 0 && text)
+        snprintf(out, len, "%.*s", (int)strcspn(text, "\n"), text);
+    else
+        snprintf(out, len, "'%s' did not run (set KFORGE_CC to a C compiler)", kf_cpu_compiler());
+    free(text);
+    free(words);
+}
+
+static void probe_once_fn(void)
+{
+    kf_device_info *d = &probe_dev;
+    const char *isa, *freq_src;
+    char model[KF_NAME_MAX] = "cpu", cc[160], flags[96] = "";
+    int lanes = kf_cpu_vector_floats(&isa);
+    int cores = kf_cpu_cores();
+    double hz = cpu_max_hz(&freq_src);
+    static const char *const feats[] = {"sse4.2", "avx", "avx2", "fma", "avx512f"};
+    size_t used = 0;
+
+    cpuinfo_field("model name", model, sizeof model);
+    for (size_t i = 0; i < sizeof feats / sizeof feats[0]; i++) {
+        int has = 0;
+        switch (i) {   /* __builtin_cpu_supports needs literal strings */
+        case 0: has = __builtin_cpu_supports("sse4.2"); break;
+        case 1: has = __builtin_cpu_supports("avx"); break;
+        case 2: has = __builtin_cpu_supports("avx2"); break;
+        case 3: has = __builtin_cpu_supports("fma"); break;
+        case 4: has = __builtin_cpu_supports("avx512f"); break;
+        }
+        if (has)
+            used += (size_t)snprintf(flags + used, sizeof flags - used, "%s%s",
+                                     used ? " " : "", feats[i]);
+    }
+    compiler_version(cc, sizeof cc);
+
+    memset(d, 0, sizeof *d);
+    snprintf(d->name, sizeof d->name, "%s", model);
+    snprintf(d->kind, sizeof d->kind, "cpu");
+    double estimate = (double)cores * hz * lanes * 2.0 /* FMA */ * 2.0 /* FMA ports */;
+    /* one thread times the cores: steadier than all threads at once when
+     * other work shares the machine (an upper bound on SMT machines) */
+    double measured = measure_fma_peak(1, lanes) * cores;
+    /* The roofline must be an upper bound: /proc/cpuinfo's clock is often the
+     * base clock, so a measured FMA rate above the estimate wins. */
+    d->peak_flops = measured > estimate ? measured : estimate;
+    d->peak_flops_measured = measured > estimate;
+    d->peak_bytes_per_s = measure_bandwidth(cores);
+    d->peak_bw_measured = d->peak_bytes_per_s > 0;
+    double turbo = (estimate > 0 && measured > estimate) ? measured / estimate : 1.0;
+    d->cache_bytes_per_s = (double)cores * hz * turbo * 128.0;
+    snprintf(d->detail, sizeof d->detail,
+             "ISA: %s; vector width: %d floats (%s); cores: %d; max frequency: %.2f GHz (%s); "
+             "peak FLOP/s estimated as cores x GHz x %d lanes x 2 (FMA) x 2 (FMA ports) = %.0f GFLOP/s, "
+             "FMA throughput measured %.0f GFLOP/s (one thread x cores; the larger is the peak); "
+             "bandwidth measured as the faster of a %u MiB multi-threaded copy and read; compiler: %s (%s)",
+             flags[0] ? flags : "-", lanes, isa, cores, hz * 1e-9, freq_src, lanes, estimate * 1e-9,
+             measured * 1e-9, BW_BYTES >> 20, kf_cpu_compiler(), cc);
+}
+
+kf_status kf_cpu_probe(kf_device_info *devs, int max, int *n, char *why, size_t why_len)
+{
+    pthread_once(&probe_once, probe_once_fn);
+    *n = 0;
+    if (max < 1 || !devs) {
+        if (why && why_len)
+            snprintf(why, why_len, "no room for the device list (max = %d)", max);
+        return KF_ERR_INVALID;
+    }
+    devs[0] = probe_dev;
+    *n = 1;
+    return KF_OK;
+}

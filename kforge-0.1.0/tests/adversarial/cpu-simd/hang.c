@@ -1,0 +1,10 @@
+/* Never returns. */
+#include "kforge-cpu.h"
+
+void kf_kernel(const kf_cpu_args *a)
+{
+    volatile int spin = 1;
+    (void)a;
+    while (spin)
+        ;
+}

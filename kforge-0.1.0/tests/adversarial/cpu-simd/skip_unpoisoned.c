@@ -1,0 +1,17 @@
+/* Timing: skips the work when the output does not hold the harness's NaN
+ * poison (i.e. when it believes nobody will check).  The parent poisons
+ * the outputs before every run, so it never skips: it must pass with an
+ * honest time. */
+#include <math.h>
+#include "kforge-cpu.h"
+
+void kf_kernel(const kf_cpu_args *a)
+{
+    const float *x = a->in[0], *b = a->in[1];
+    float *y = a->out[0];
+    int64_t M = a->dims[0], N = a->dims[1];
+    if (!isnan(y[0]) || !isnan(y[M * N - 1])) return;
+    for (int64_t i = 0; i < M; i++)
+        for (int64_t j = 0; j < N; j++)
+            y[i * N + j] = 2.0f * x[i * N + j] + b[j];
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Writes the scripted model answers of the loop's end-to-end tests.
+
+    make_script.py walk OUT.json    stub script (OpenAI wire format) for test_run_llm.sh
+    make_script.py answer N [SEQ]   answer N of a cmd-agent sequence: "resume" (the default),
+                                    "crash" (test_run_resume.sh), "records" (test_run_records.sh)
+    make_script.py wrong            a kernel that compiles but forgets the scale
+"""
+import json
+import sys
+
+HEAD = '#include "kforge-cpu.h"\n#include <unistd.h>\n'
+BODY = """void kf_kernel(const kf_cpu_args *a)
+{
+    const float *x = a->in[0];
+    float *y = a->out[0];
+    long n = (long)(a->dims[0] * a->dims[1]);
+%s    for (long i = 0; i < n; i++) {
+        float h = %s;
+        y[i] = h > 0.0f ? h : 0.0f;
+    }
+}
+"""
+
+def cand(pre="", expr="2.0f * x[i]"):
+    return HEAD + BODY % (pre, expr)
+
+BROKEN = HEAD + "void kf_kernel(const kf_cpu_args *a) { this is not C; }\n"
+WRONG = cand(expr="x[i]")                                  # forgets the scale
+SLOW = cand(pre="    usleep(3000);\n")                      # correct, 3 ms per call
+FAST = cand()                                               # correct
+# correct, but slow on its first call in a process (the evaluation the test kills)
+FIRST_SLOW = cand(pre="    static int first = 1;\n    if (first) { first = 0; sleep(4); }\n")
+
+def fenced(code, prose="Here is the kernel."):
+    return "%s\n\n```c\n%s```\nIt computes y = relu(2x).\n" % (prose, code)
+
+ANALYSIS = ('The kernel sleeps.\n```json\n{"bottleneck": "launch", "text": "the entry sleeps 3 ms", '
+            '"recommendations": [{"what": "remove the usleep", "why": "3 ms of idle time per call", '
+            '"expected_gain": 100,}]}\n```\n')       # trailing comma: models write them
+NO_MORE = '```json\n{"bottleneck": "memory", "text": "nothing left", "recommendations": []}\n```\n'
+
+def walk(path):
+    items = [
+        {"content": fenced(BROKEN), "usage": [100, 50]},
+        {"content": fenced(WRONG, "Fixed the syntax."), "usage": [120, 60]},
+        {"content": fenced(SLOW, "Fixed the scale."), "usage": [130, 70]},
+        {"content": ANALYSIS, "usage": [90, 40]},
+        {"content": fenced(FAST, "Removed the sleep."), "usage": [140, 80]},
+        {"content": NO_MORE, "usage": [90, 20]},
+    ]
+    with open(path, "w") as f:
+        json.dump({"openai": items}, f)
+
+SEQUENCES = {
+    # killed before the first evaluation starts: evaluated on resume
+    "resume": [fenced(FIRST_SLOW), ANALYSIS, fenced(FAST), NO_MORE],
+    # killed while the first candidate runs: a crash, then its repair
+    "crash": [fenced(FIRST_SLOW), fenced(FAST, "Fixed."), NO_MORE],
+    # two correct kernels, the second faster, then nothing left to try
+    "records": [fenced(SLOW), ANALYSIS, fenced(FAST, "Removed the sleep."), NO_MORE],
+}
+
+if __name__ == "__main__":
+    if sys.argv[1] == "walk":
+        walk(sys.argv[2])
+    elif sys.argv[1] == "wrong":
+        sys.stdout.write(WRONG)
+    else:
+        n = int(sys.argv[2])
+        seq = SEQUENCES[sys.argv[3] if len(sys.argv) > 3 else "resume"]
+        sys.stdout.write(seq[min(n, len(seq) - 1)])

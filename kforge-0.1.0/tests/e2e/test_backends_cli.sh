@@ -1,0 +1,109 @@
+#!/bin/sh
+# test_backends_cli.sh — `kforge backends` against the fixture plugins of
+# tests/plugins/fixtures: the listing, --json, and exit 2 with no plugin.
+# Needs: $KFORGE, $KF_BUILDDIR (set by `make check`), python3.
+
+KFORGE=${KFORGE:-./core/kforge}
+KF_BUILDDIR=${KF_BUILDDIR:-.}
+PY=${PYTHON3:-python3}
+FIX="$KF_BUILDDIR/tests/plugins/fixtures/.libs"
+
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failed=1; echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
+# check NAME TEXT NEEDLE...: every needle is a fixed substring of TEXT
+check() {
+    name=$1; text=$2; shift 2
+    for needle in "$@"; do
+        case $text in
+        *"$needle"*) ;;
+        *) not_ok "$name" "missing: $needle" "in:" "$(printf '%s\n' "$text" | sed 's/^/  /')"; return ;;
+        esac
+    done
+    ok "$name"
+}
+
+echo "1..12"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/kf-backends.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/plugins" "$tmp/empty"
+for f in good abi name nosym small unavail; do
+    if [ ! -f "$FIX/kf-fixture-$f.so" ]; then
+        echo "Bail out! fixture $FIX/kf-fixture-$f.so missing: run 'make check' (it builds check_LTLIBRARIES)"
+        exit 1
+    fi
+    ln -s "$FIX/kf-fixture-$f.so" "$tmp/plugins/"
+done
+printf 'not an ELF file, only text pretending to be a shared object for the test\n' > "$tmp/plugins/kf-garbage.so"
+printf 'unrelated\n' > "$tmp/plugins/README"
+P="$tmp/plugins"
+
+# 1-6: the text listing
+out=$(KFORGE_PLUGIN_PATH="$tmp/missing:$P" "$KFORGE" backends 2>&1); rc=$?
+if [ $rc -eq 0 ]; then ok "backends exits 0 although files were skipped"; else not_ok "backends exits 0 although files were skipped" "rc=$rc" "$out"; fi
+check "lists the good plugin with ABI, language, caps and file" "$out" \
+    "fixture-good 1.2.3" "plugin ABI 1.0, language c, caps: host-entry" "file: $P/kf-fixture-good.so"
+check "lists its device with peaks marked measured/estimated" "$out" \
+    "device 0: fixture-device (cpu)" "peak 12.5 GFLOP/s (measured), 3.25 GB/s (estimated)" "a fake device for tests"
+check "an unavailable backend says why" "$out" \
+    "fixture-unavail 0.9" "caps: kernel-plan device-timer" \
+    "not available here: no fixture driver on this machine; install libfixture"
+check "every refused file is listed with its own reason" "$out" \
+    "$P/kf-fixture-abi.so: built for plugin ABI 2, this kforge speaks ABI 1: rebuild it against kforge-plugin.h 1.x" \
+    "$P/kf-fixture-name.so: declares name 'foo' but its file name says 'fixture-name'" \
+    "$P/kf-fixture-nosym.so: missing symbol 'kforge_backend_fixture_nosym'" \
+    "$P/kf-fixture-small.so: struct_size is" \
+    "$P/kf-garbage.so: not loadable: " \
+    "$tmp/missing: no such directory"
+check "the search path is shown, missing entries marked" "$out" \
+    "search path:" "$tmp/missing (KFORGE_PLUGIN_PATH, missing)" "$P (KFORGE_PLUGIN_PATH)"
+
+# 7-8: JSON
+json=$(KFORGE_PLUGIN_PATH="$P" "$KFORGE" backends --json 2>/dev/null); rc=$?
+if [ $rc -eq 0 ]; then ok "backends --json exits 0"; else not_ok "backends --json exits 0" "rc=$rc"; fi
+res=$(printf '%s' "$json" | "$PY" -c '
+import json, sys
+P = sys.argv[1]
+d = json.load(sys.stdin)
+assert set(d) == {"plugins", "skipped", "search_path", "sandbox"}, sorted(d)
+assert "seccomp" in d["sandbox"]["layers"] or d["sandbox"]["why"], d["sandbox"]
+mine = {p["name"]: p for p in d["plugins"] if p["file"].startswith(P + "/")}
+assert sorted(mine) == ["fixture-good", "fixture-unavail"], sorted(mine)
+g = mine["fixture-good"]
+assert (g["version"], g["abi_major"], g["abi_minor"], g["language"]) == ("1.2.3", 1, 0, "c"), g
+assert g["caps"] == ["host-entry"] and g["available"] is True, g
+assert g["file"] == P + "/kf-fixture-good.so", g["file"]
+dev, = g["devices"]
+assert (dev["index"], dev["name"], dev["kind"]) == (0, "fixture-device", "cpu"), dev
+assert abs(dev["peak_gflops"] - 12.5) < 1e-9 and dev["peak_gflops_measured"] is True, dev
+assert abs(dev["peak_gbps"] - 3.25) < 1e-9 and dev["peak_gbps_measured"] is False, dev
+u = mine["fixture-unavail"]
+assert u["available"] is False and u["devices"] == [] and "install libfixture" in u["why"], u
+sk = {s["file"].rsplit("/", 1)[1]: s["reason"] for s in d["skipped"]}
+want = {"kf-fixture-abi.so": "built for plugin ABI 2", "kf-fixture-name.so": "declares name",
+        "kf-fixture-nosym.so": "missing symbol", "kf-fixture-small.so": "struct_size",
+        "kf-garbage.so": "not loadable"}
+for f, r in want.items():
+    assert f in sk and r in sk[f], (f, sk.get(f))
+assert "README" not in sk
+assert d["search_path"][0] == P, d["search_path"]
+print("fine")
+' "$P" 2>&1)
+if [ "$res" = fine ]; then ok "--json is one object {plugins, skipped, search_path, sandbox} with the same facts"
+else not_ok "--json is one object {plugins, skipped, search_path, sandbox} with the same facts" "$res" "$json"; fi
+
+# 9-10: no plugin at all
+out=$(KFORGE_PLUGIN_PATH="$tmp/empty" "$KFORGE" backends 2>&1); rc=$?
+if [ $rc -eq 2 ]; then ok "no plugin at all exits 2"; else not_ok "no plugin at all exits 2" "rc=$rc" "$out"; fi
+check "and says where to point KFORGE_PLUGIN_PATH" "$out" "no backend plugin found in $tmp/empty" "KFORGE_PLUGIN_PATH"
+
+# 11-12: usage
+out=$("$KFORGE" backends --help 2>&1); rc=$?
+if [ $rc -eq 0 ]; then check "--help exits 0 and documents --json" "$out" "usage: kforge backends [--json]" "KFORGE_PLUGIN_PATH"
+else not_ok "--help exits 0 and documents --json" "rc=$rc" "$out"; fi
+out=$("$KFORGE" backends --bogus 2>&1); rc=$?
+if [ $rc -eq 2 ]; then ok "an unknown option exits 2"; else not_ok "an unknown option exits 2" "rc=$rc" "$out"; fi
+
+exit $failed

@@ -1,0 +1,107 @@
+#!/bin/bash
+# The records of a run: owner-only files, and what --resume does not take on
+# trust.  A run with the cmd agent keeps a slow correct kernel (step 1), then
+# a fast one (step 2, the best); copies of it are then tampered with:
+#  a. a forged "best" event naming step 1: not what decides the best;
+#  b. step 1's kernel replaced by a wrong one and its recorded time made the
+#     fastest: re-verification fails, it is dropped, step 2 is the best again;
+#  c. step 2's recorded time below what the device can do: it stays the best
+#     with the time measured again.
+set -u
+here="$KF_SRCDIR/tests/e2e/llm"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+. "$KF_SRCDIR/tests/e2e/tap.sh"
+echo "1..12"
+export XDG_CACHE_HOME="$tmp/cache"
+
+cat >"$tmp/agent.sh" <<AG
+#!/bin/sh
+cat >/dev/null
+c=\$(cat "$tmp/calls" 2>/dev/null || echo 0)
+echo \$((c + 1)) >"$tmp/calls"
+exec "$PYTHON3" "$here/make_script.py" answer \$c records
+AG
+chmod +x "$tmp/agent.sh"
+best_dir() {
+    "$PYTHON3" -c '
+import json,sys
+b = json.load(open(sys.argv[1]))["best"]
+print(b["dir"] if b and b["verified"] is True else "none")' "$1/result.json" 2>&1
+}
+# set_median RUN STEP SECONDS: forges steps/STEP-0/eval.json's median
+set_median() {
+    "$PYTHON3" -c '
+import json,sys
+p = sys.argv[1] + "/steps/" + sys.argv[2] + "-0/eval.json"
+e = json.load(open(p)); e["timing"]["median_s"] = float(sys.argv[3]); json.dump(e, open(p, "w"))' "$1" "$2" "$3"
+}
+median_of() {
+    "$PYTHON3" -c 'import json,sys; print(json.load(open(sys.argv[1] + "/steps/" + sys.argv[2] + "-0/eval.json"))["timing"]["median_s"])' "$1" "$2"
+}
+
+"$KFORGE" run "$here/scale_relu.json" --backend cpu-simd --agent "cmd:$tmp/agent.sh" \
+    --out "$tmp/run" --no-baseline --target 0 --max-iterations 4 >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && [ "$(best_dir "$tmp/run")" = steps/0002-0/candidate ] && ok "the run keeps step 2 as its best" \
+    || no "the run keeps step 2 as its best" "exit $rc" "$(tail -n 20 "$tmp/out")"
+
+# --- owner-only records ---------------------------------------------------------
+modes=$(cd "$tmp/run" && stat -c '%a %n' . steps steps/0002-0 steps/0002-0/candidate journal.jsonl result.json \
+    run.json problem.json steps/0002-0/eval.json steps/0002-0/verdict.json steps/0002-0/prompt.md \
+    steps/0002-0/candidate/candidate.json steps/0002-0/candidate/candidate.c steps/0001-analysis/analysis.json)
+bad=$(echo "$modes" | grep -v -e '^700 ' -e '^600 ')
+dirs_ok=$(echo "$modes" | grep -c -e '^700 \.$' -e '^700 steps' )
+[ -z "$bad" ] && [ "$dirs_ok" = 4 ] && ok "directories 0700, files 0600" || no "directories 0700, files 0600" "$modes"
+
+# --- a. a forged "best" event ------------------------------------------------------
+cp -a "$tmp/run" "$tmp/a"
+echo '{"ev":"best","t":0,"step":1,"sample":0,"dir":"steps/0001-0","median_s":1e-09}' >>"$tmp/a/journal.jsonl"
+"$KFORGE" run --resume "$tmp/a" >"$tmp/a.out" 2>&1
+rc=$?
+grep -q 'the journal'"'"'s last "best" event names steps/0001-0, but the evaluations recorded make steps/0002-0 the best; the event is not trusted' "$tmp/a.out" \
+    && ok "a forged best event: the resume says it is not trusted" || no "a forged best event: the resume says it is not trusted" "$(cat "$tmp/a.out")"
+[ $rc -eq 0 ] && [ "$(best_dir "$tmp/a")" = steps/0002-0/candidate ] && ok "a forged best event: the best stays step 2" \
+    || no "a forged best event: the best stays step 2" "exit $rc" "$(cat "$tmp/a/result.json")"
+grep -q 'the recorded best steps/0002-0 passed re-verification' "$tmp/a.out" \
+    && grep -q 'analysis (recorded before the resume)' "$tmp/a.out" && [ "$(cat "$tmp/calls")" = 4 ] \
+    && ok "the best is re-verified; the recorded analysis is reused, not asked for again" \
+    || no "the best is re-verified; the recorded analysis is reused, not asked for again" "calls=$(cat "$tmp/calls")" "$(cat "$tmp/a.out")"
+
+# --- b. a wrong kernel recorded as the fastest -------------------------------------
+cp -a "$tmp/run" "$tmp/b"
+"$PYTHON3" "$here/make_script.py" wrong >"$tmp/b/steps/0001-0/candidate/candidate.c"
+set_median "$tmp/b" 0001 "$("$PYTHON3" -c "print($(median_of "$tmp/b" 0002) / 10)")"
+"$KFORGE" run --resume "$tmp/b" >"$tmp/b.out" 2>&1
+rc=$?
+grep -q 'the recorded best steps/0001-0 failed re-verification (mismatch' "$tmp/b.out" \
+    && grep -q 'the best is now steps/0002-0' "$tmp/b.out" \
+    && ok "a forged record: the wrong kernel fails re-verification and is dropped" \
+    || no "a forged record: the wrong kernel fails re-verification and is dropped" "$(cat "$tmp/b.out")"
+[ $rc -eq 0 ] && [ "$(best_dir "$tmp/b")" = steps/0002-0/candidate ] && ok "a forged record: the best is step 2 again" \
+    || no "a forged record: the best is step 2 again" "exit $rc" "$(cat "$tmp/b/result.json")"
+grep -q '"ev":"verify-best","[^}]*"dir":"steps/0001-0","outcome":"dropped","verdict":"mismatch"' "$tmp/b/journal.jsonl" \
+    && grep -q '"ev":"verify-best","[^}]*"dir":"steps/0002-0","outcome":"kept"' "$tmp/b/journal.jsonl" \
+    && ok "journal: step 1 dropped, step 2 kept" || no "journal: step 1 dropped, step 2 kept" "$(grep verify "$tmp/b/journal.jsonl")"
+"$KFORGE" run --resume "$tmp/b" >"$tmp/b2.out" 2>&1
+rc=$?
+n1=$(grep -c '"ev":"verify-best-start","[^}]*"dir":"steps/0001-0"' "$tmp/b/journal.jsonl")
+n2=$(grep -c '"ev":"verify-best-start","[^}]*"dir":"steps/0002-0"' "$tmp/b/journal.jsonl")
+[ $rc -eq 0 ] && [ "$n1" = 1 ] && [ "$n2" = 2 ] && [ "$(best_dir "$tmp/b")" = steps/0002-0/candidate ] \
+    && ok "a second resume remembers the drop: only step 2 is re-verified" \
+    || no "a second resume remembers the drop: only step 2 is re-verified" "exit $rc; starts: $n1 $n2" "$(cat "$tmp/b2.out")"
+
+# --- c. a recorded time below the roofline's hard floor ---------------------------
+cp -a "$tmp/run" "$tmp/c"
+set_median "$tmp/c" 0002 1e-12
+"$KFORGE" run --resume "$tmp/c" >"$tmp/c.out" 2>&1
+rc=$?
+grep -q 'the recorded best steps/0002-0 is correct, but its recorded time .* is below what this device can do' "$tmp/c.out" \
+    && ok "an impossible recorded time is said" || no "an impossible recorded time is said" "$(cat "$tmp/c.out")"
+"$PYTHON3" -c '
+import json,sys
+b = json.load(open(sys.argv[1]))["best"]
+sys.exit(0 if b["dir"] == "steps/0002-0/candidate" and b["median_s"] > 1e-9 else 1)' "$tmp/c/result.json" && [ $rc -eq 0 ] \
+    && ok "result.json reports the time measured again" || no "result.json reports the time measured again" "exit $rc" "$(cat "$tmp/c/result.json")"
+grep -q '"ev":"verify-best","[^}]*"dir":"steps/0002-0","outcome":"remeasured"' "$tmp/c/journal.jsonl" \
+    && ok "journal: verify-best remeasured" || no "journal: verify-best remeasured" "$(grep verify "$tmp/c/journal.jsonl")"
+tap_exit

@@ -1,0 +1,113 @@
+#!/bin/bash
+# kforge suite on two tiny problems with the built-in agent (two at once):
+# the three reports and their content, a second invocation that runs nothing
+# again, the resume of a run whose result was lost, --report-only, and bad
+# input (exit 2).
+set -u
+here="$KF_SRCDIR/tests/e2e/suite"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+. "$KF_SRCDIR/tests/e2e/tap.sh"
+echo "1..24"
+export XDG_CACHE_HOME="$tmp/cache"
+rep="$tmp/report"
+
+"$KFORGE" suite "$here" --backend cpu-simd --preset small --max-iterations 2 --jobs 2 \
+    --report "$rep" >"$tmp/out1" 2>&1
+rc=$?
+[ $rc -eq 0 ] && ok "suite exits 0: both problems have a correct kernel" \
+    || no "suite exits 0: both problems have a correct kernel" "exit $rc" "$(tail -n 20 "$tmp/out1")" \
+          "$(tail -n 5 "$rep"/logs/*.log 2>/dev/null)"
+for f in report.json report.md report.html suite.json; do
+    check "$f written" test -s "$rep/$f"
+done
+
+summary=$("$PYTHON3" -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+p = r["problems"]
+print(len(p), " ".join(x["name"] for x in p), " ".join(x["status"] for x in p),
+      r["summary"]["fast_p"]["0"], r["summary"]["correct"],
+      all(x["best_s"] > 0 and x["steps"] >= 1 for x in p),
+      all(x["baseline_how"] for x in p), r["machine"]["cpus"] > 0)
+' "$rep/report.json" 2>&1)
+[ "$summary" = "2 a_scale_relu b_add_sigmoid correct correct 1.0 2 True True True" ] \
+    && ok "report.json parses: the two problems, correct, fast_0 = 1" \
+    || no "report.json parses: the two problems, correct, fast_0 = 1" "got: $summary"
+
+grep -q '^| a_scale_relu | correct' "$rep/report.md" && grep -q '^| b_add_sigmoid | correct' "$rep/report.md" \
+    && ok "report.md has a table row per problem" || no "report.md has a table row per problem" "$(cat "$rep/report.md")"
+nsvg=$(grep -o '<svg' "$rep/report.html" | wc -l)
+[ "$nsvg" -eq 4 ] && ok "report.html has the speedup, roofline and two trace plots" \
+    || no "report.html has 4 plots" "got $nsvg"
+if grep -q -e 'http' -e '<script' "$rep/report.html"; then no "report.html is self-contained" "$(grep -n -e http -e '<script' "$rep/report.html" | head -3)"
+else ok "report.html is self-contained"; fi
+grep -q '^\[1/2\] ' "$tmp/out1" && grep -q '^\[2/2\] ' "$tmp/out1" \
+    && ok "one progress line per problem" || no "one progress line per problem" "$(cat "$tmp/out1")"
+check "each run directory has its result" test -s "$rep/runs/a_scale_relu/result.json" -a -s "$rep/runs/b_add_sigmoid/result.json"
+
+# under --enable-sanitizers each run process checks itself at exit: its log must be clean
+if grep -l -e 'Sanitizer' -e 'runtime error' "$rep"/logs/*.log >/dev/null 2>&1; then
+    no "the run logs hold no sanitizer report" "$(grep -h -A8 -e Sanitizer -e 'runtime error' "$rep"/logs/*.log | head -40)"
+else ok "the run logs hold no sanitizer report"; fi
+
+# again: finished problems are not run again
+lines=$(cat "$rep"/runs/*/journal.jsonl | wc -l)
+"$KFORGE" suite "$here" --backend cpu-simd --preset small --max-iterations 2 --report "$rep" >"$tmp/out2" 2>&1
+rc=$?
+lines2=$(cat "$rep"/runs/*/journal.jsonl | wc -l)
+[ $rc -eq 0 ] && [ "$(grep -c 'already done: correct' "$tmp/out2")" -eq 2 ] && [ "$lines" -eq "$lines2" ] \
+    && ok "a second invocation runs nothing again" || no "a second invocation runs nothing again" "exit $rc, journal $lines -> $lines2" "$(cat "$tmp/out2")"
+
+# a run that lost its result (killed at the end) is resumed, not restarted
+rm "$rep/runs/b_add_sigmoid/result.json"
+"$KFORGE" suite "$here" --backend cpu-simd --preset small --max-iterations 2 --report "$rep" >"$tmp/out3" 2>&1
+rc=$?
+starts=$(grep -c '"ev":"start"' "$rep/runs/b_add_sigmoid/journal.jsonl")
+[ $rc -eq 0 ] && grep -q 'b_add_sigmoid .*resuming' "$tmp/out3" && [ "$starts" -eq 1 ] \
+    && grep -q '"ev":"resume"' "$rep/runs/b_add_sigmoid/journal.jsonl" && test -s "$rep/runs/b_add_sigmoid/result.json" \
+    && ok "a killed run is resumed" || no "a killed run is resumed" "exit $rc, starts $starts" "$(cat "$tmp/out3")"
+
+# --report-only rewrites the reports from the runs
+rm "$rep/report.json" "$rep/report.md" "$rep/report.html"
+"$KFORGE" suite --report-only "$rep" >"$tmp/out4" 2>&1
+rc=$?
+[ $rc -eq 0 ] && [ -s "$rep/report.json" ] && [ -s "$rep/report.md" ] && [ -s "$rep/report.html" ] \
+    && ok "--report-only rewrites the three reports" || no "--report-only rewrites the three reports" "exit $rc" "$(cat "$tmp/out4")"
+
+# a run process that dies (the agent kills it) loses that problem only
+cat >"$tmp/killer.sh" <<'AG'
+#!/bin/sh
+cat >/dev/null
+p=$PPID
+while [ "$p" -gt 1 ] && [ "$(cat /proc/$p/comm)" != kforge ]; do p=$(cut -d' ' -f4 /proc/$p/stat); done
+kill -9 "$p"
+AG
+chmod +x "$tmp/killer.sh"
+"$KFORGE" suite "$here" --backend cpu-simd --preset small --max-iterations 2 --agent "cmd:$tmp/killer.sh" \
+    --report "$tmp/crash" >"$tmp/out5" 2>&1
+rc=$?
+[ $rc -eq 1 ] && [ "$(grep -c 'crashed    (signal 9)' "$tmp/out5")" -eq 2 ] \
+    && ok "a crashed run is reported and the suite goes on (exit 1)" \
+    || no "a crashed run is reported and the suite goes on (exit 1)" "exit $rc" "$(cat "$tmp/out5")"
+[ "$(grep -c '| \*\*no result\*\* (no result.json: the run was killed' "$tmp/crash/report.md")" -eq 2 ] \
+    && ok "the report lists the crashed runs as 'no result'" \
+    || no "the report lists the crashed runs as 'no result'" "$(cat "$tmp/crash/report.md" 2>&1)"
+
+# bad input: exit 2 with a message that says what is wrong
+bad() {
+    local name=$1 want=$2; shift 2
+    "$KFORGE" suite "$@" >"$tmp/bad.out" 2>&1
+    local rc=$?
+    if [ $rc -eq 2 ] && grep -q -- "$want" "$tmp/bad.out"; then ok "$name"
+    else no "$name" "exit $rc (want 2), output:" "$(cat "$tmp/bad.out")"; fi
+}
+bad "a missing directory exits 2" "No such file" "$tmp/nope" --backend cpu-simd --report "$tmp/r2"
+bad "no --backend exits 2" "needs" "$here" --report "$tmp/r2"
+bad "an unknown backend exits 2" "no backend 'nope'" "$here" --backend nope --report "$tmp/r2"
+bad "a preset a problem lacks exits 2" "no preset 'huge'" "$here" --backend cpu-simd --preset huge --report "$tmp/r2"
+printf '{"name": "broken", "dims": ["N"]}' >"$tmp/broken.json"
+bad "a malformed problem exits 2" "broken.json" "$tmp/broken.json" --backend cpu-simd --report "$tmp/r2"
+bad "a report directory of another agent exits 2" "holds a run with backend cpu-simd, preset small, agent cmd:" \
+    "$here" --backend cpu-simd --preset small --report "$tmp/crash"
+bad "--report-only of a directory without runs exits 2" "runs" --report-only "$tmp/r2"
+tap_exit

@@ -1,0 +1,588 @@
+/*
+ * test_builtin.c — the built-in agent (core/agent/builtin/).
+ *
+ * The proof that the lowering is correct: for EVERY problem of
+ * problems/level1 and problems/level2 at the small preset, the default
+ * fused candidate and the op-by-op baseline candidate are generated for
+ * cpu-simd and evaluated with kf_evaluate() (the real worker and the real
+ * cpu-simd plugin from KFORGE_PLUGIN_PATH): every one must pass.  Then the
+ * plan, the search points' JSON, the analyzer and the error paths.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/agent.h"
+#include "agent/builtin/builtin.h"
+#include "agent/builtin/emit/cpu_knobs.h"
+#include "agent/builtin/emit/ocl_knobs.h"
+#include "eval/eval.h"
+#include "kf_test.h"
+#include "problem/problem.h"
+#include "backend/registry.h"
+
+typedef struct loaded {
+    kf_problem *p;
+    kf_resolved r;
+} loaded;
+
+static void load(loaded *l, const char *rel, const char *preset)
+{
+    char path[4096];
+    kf_error err = {0};
+    snprintf(path, sizeof path, "%s/%s", kf_test_srcdir(), rel);
+    l->p = kf_problem_load(path, &err);
+    KF_CHECK_MSG(l->p != NULL, "%s", err.msg);
+    int pi = kf_problem_find_preset(l->p, preset);
+    KF_CHECK_MSG(pi >= 0, "%s has no preset %s", rel, preset);
+    KF_CHECK_MSG(kf_resolve(l->p, pi, &l->r, &err) == 0, "%s", err.msg);
+}
+
+static void unload(loaded *l)
+{
+    kf_resolved_free(&l->r);
+    kf_problem_free(l->p);
+}
+
+/* The languages the real plugins declare; the agent finds its emitter by
+ * the language, never by the backend's name. */
+static kf_agent_ctx ctx_for(const kf_resolved *r, const char *backend)
+{
+    const char *lang = !strcmp(backend, "cpu-simd") ? "c" : !strcmp(backend, "opencl") ? "opencl-c" : "cuda-c";
+    kf_agent_ctx c = {.r = r, .backend = backend, .backend_language = lang, .target_fraction = 0.8};
+    return c;
+}
+
+/* Generates the candidate of `kind` and returns it (label in *label). */
+static kf_candidate *generate(kf_agent *a, const kf_resolved *r, kf_gen_kind kind, char **label)
+{
+    kf_agent_ctx ctx = ctx_for(r, "cpu-simd");
+    kf_gen_request req = {.kind = kind};
+    kf_gen_result g = {0};
+    kf_error err = {0};
+    int rc = a->ops->generate(a, &ctx, &req, &g, &err);
+    KF_CHECK_MSG(rc == 0, "generate: %s", err.msg);
+    KF_CHECK_MSG(g.cand != NULL, "%s: no candidate: %s", r->problem->name, g.error ? g.error : "?");
+    kf_candidate *c = g.cand;
+    g.cand = NULL;
+    if (label) *label = g.label ? strdup(g.label) : NULL;
+    kf_gen_result_free(&g);
+    return c;
+}
+
+/* Every problem file of `dir`: fused default + baseline must pass. */
+static void all_pass(const char *dir)
+{
+    kf_error err = {0};
+    kf_registry *reg = kf_registry_open(1, &err);
+    KF_CHECK_MSG(reg != NULL, "registry: %s", err.msg);
+    kf_plugin *pl = kf_registry_find(reg, "cpu-simd");
+    KF_CHECK_MSG(pl != NULL, "the cpu-simd plugin is not on KFORGE_PLUGIN_PATH");
+    kf_agent *a = kf_builtin_agent_open(NULL, &err);
+    KF_CHECK(a != NULL);
+
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", kf_test_srcdir(), dir);
+    struct dirent **ents = NULL;
+    int n = scandir(path, &ents, NULL, alphasort);
+    KF_CHECK_MSG(n > 0, "cannot list %s", path);
+    int checked = 0, failed = 0;
+    for (int i = 0; i < n; i++) {
+        const char *nm = ents[i]->d_name;
+        size_t len = strlen(nm);
+        if (len < 6 || strcmp(nm + len - 5, ".json") != 0) continue;
+        char rel[4200];
+        snprintf(rel, sizeof rel, "%s/%s", dir, nm);
+        loaded l;
+        load(&l, rel, "small");
+        for (int k = 0; k < 2; k++) {
+            char *label = NULL;
+            kf_candidate *c = generate(a, &l.r, k ? KF_GEN_BASELINE : KF_GEN_FIRST, &label);
+            if (k) {   /* the baseline's label says how its matmul was made, or that it has none */
+                int mm = 0;
+                for (int j = 0; j < l.r.problem->n_nodes; j++)
+                    mm |= l.r.problem->nodes[j].op == KF_OP_MATMUL || l.r.problem->nodes[j].op == KF_OP_LINEAR;
+                KF_CHECK_MSG(label && strstr(label, mm ? ", matmul via " : ", no matmul"), "%s: baseline label '%s'",
+                             nm, label ? label : "(none)");
+            }
+            kf_eval_opts o;
+            kf_eval_opts_default(&o);
+            o.trials = 5;
+            o.reps = 20;
+            o.seed = 7;
+            kf_eval_result res = {0};
+            int rc = kf_evaluate(pl, &l.r, c, &o, 0, &res, &err);
+            KF_CHECK_MSG(rc == 0, "kf_evaluate %s: %s", nm, err.msg);
+            checked++;
+            if (res.verdict != KF_PASS) {
+                failed++;
+                fprintf(stderr, "# FAIL %s [%s]: %s: %s\n%.2000s\n", nm, label ? label : "?",
+                        kf_verdict_name(res.verdict), res.summary ? res.summary : "",
+                        res.diagnostics ? res.diagnostics : "");
+            } else {
+                fprintf(stderr, "# pass %s [%s]\n", nm, label ? label : "?");
+            }
+            kf_eval_result_free(&res);
+            kf_candidate_free(c);
+            free(label);
+        }
+        unload(&l);
+    }
+    for (int i = 0; i < n; i++) free(ents[i]);
+    free(ents);
+    kf_agent_close(a);
+    kf_registry_close(reg);
+    KF_CHECK_MSG(checked >= 2 * 10, "only %d candidates checked in %s", checked, dir);
+    KF_CHECK_MSG(failed == 0, "%d of %d candidates failed in %s (see the log above)", failed, checked, dir);
+}
+
+/* 28 and 40 compile-verify cycles: under ASan on a 2-core machine busy with
+ * other work the Level-2 case has taken more than 170 s */
+KF_TEST_TIMEOUT(level1_fused_and_baseline_pass, 400.0) { all_pass("problems/level1"); }
+KF_TEST_TIMEOUT(level2_fused_and_baseline_pass, 400.0) { all_pass("problems/level2"); }
+
+/* Alternative points (row panels with the row op fused, epilogue-only
+ * fusion in row-block order, plain loops, another tile, one thread) on
+ * problems that exercise every group kind: they must pass too.  (At the
+ * small preset the default is epilogue fusion in column-block order.) */
+KF_TEST_TIMEOUT(other_points_pass, 120.0)
+{
+    static const char *const probs[] = {"problems/level2/45_Gemm_Sigmoid_LogSumExp.json",
+                                        "problems/level2/88_Gemm_GroupNorm_Swish_Multiply_Swish.json",
+                                        "problems/level2/33_Gemm_Scale_BatchNorm.json"};
+    static const char *const pts[] = {
+        "{\"fusion\":2,\"loop_order\":0}", "{\"fusion\":1,\"loop_order\":0,\"kc\":100}",
+        "{\"fusion\":0,\"pack\":0}", "{\"mr\":6,\"nr\":16,\"mc\":48,\"nc\":128,\"kc\":128}",
+        "{\"loop_order\":1,\"threads\":1,\"unroll\":2,\"kc\":100}"};
+    kf_error err = {0};
+    kf_registry *reg = kf_registry_open(1, &err);
+    KF_CHECK(reg != NULL);
+    kf_plugin *pl = kf_registry_find(reg, "cpu-simd");
+    KF_CHECK(pl != NULL);
+    kf_agent *a = kf_builtin_agent_open(NULL, &err);
+    for (size_t i = 0; i < sizeof probs / sizeof probs[0]; i++) {
+        loaded l;
+        load(&l, probs[i], "small");
+        for (size_t j = 0; j < sizeof pts / sizeof pts[0]; j++) {
+            kf_recommendation rec = {.what = "t", .why = "t", .expected_gain = 1.1, .params = (char *)pts[j]};
+            kf_analysis an = {.n_recs = 1, .recs = &rec};
+            kf_agent_ctx ctx = ctx_for(&l.r, "cpu-simd");
+            kf_gen_request req = {.kind = KF_GEN_OPTIMIZE, .analysis = &an, .rec_index = 0};
+            kf_gen_result g = {0};
+            KF_CHECK(a->ops->generate(a, &ctx, &req, &g, &err) == 0);
+            KF_CHECK_MSG(g.cand != NULL, "%s %s: %s", probs[i], pts[j], g.error ? g.error : "?");
+            kf_eval_opts o;
+            kf_eval_opts_default(&o);
+            kf_eval_result res = {0};
+            KF_CHECK(kf_evaluate(pl, &l.r, g.cand, &o, 0, &res, &err) == 0);
+            KF_CHECK_MSG(res.verdict == KF_PASS, "%s at %s [%s]: %s\n%.1500s", probs[i], pts[j], g.label,
+                         res.summary ? res.summary : "", res.diagnostics ? res.diagnostics : "");
+            kf_eval_result_free(&res);
+            kf_gen_result_free(&g);
+        }
+        unload(&l);
+    }
+    kf_agent_close(a);
+    kf_registry_close(reg);
+}
+
+KF_TEST(plan_groups)
+{
+    loaded l;
+    load(&l, "problems/level2/09_Matmul_Subtract_Multiply_ReLU.json", "small");
+    kf_bt_plan pl;
+    kf_error err = {0};
+    KF_CHECK(kf_bt_plan_build(&l.r, KF_BT_FUSE_ROWS, &pl, &err) == 0);
+    KF_CHECK_INT(pl.n_groups, 1);
+    KF_CHECK_INT(pl.groups[0].kind, KF_BT_GEMM);
+    KF_CHECK_INT(pl.groups[0].n_nodes, 4);
+    KF_CHECK_INT(pl.groups[0].gemm.M, 127);
+    KF_CHECK_INT(pl.groups[0].gemm.N, 333);
+    KF_CHECK_INT(pl.groups[0].gemm.K, 250);
+    KF_CHECK_INT(pl.groups[0].gemm.trans_b, 1);
+    KF_CHECK_INT(pl.n_scratch, 0);   /* h, h1, h2 live in registers */
+    kf_bt_plan_free(&pl);
+    KF_CHECK(kf_bt_plan_build(&l.r, KF_BT_FUSE_NONE, &pl, &err) == 0);
+    KF_CHECK_INT(pl.n_groups, 4);
+    KF_CHECK_INT(pl.n_scratch, 3);
+    KF_CHECK_INT(pl.groups[1].kind, KF_BT_MAP);
+    kf_bt_plan_free(&pl);
+    unload(&l);
+
+    load(&l, "problems/level2/45_Gemm_Sigmoid_LogSumExp.json", "small");
+    KF_CHECK(kf_bt_plan_build(&l.r, KF_BT_FUSE_ROWS, &pl, &err) == 0);
+    KF_CHECK_INT(pl.n_groups, 3);   /* gemm+sigmoid, gemm, logsumexp */
+    KF_CHECK_INT(pl.groups[0].n_nodes, 2);
+    KF_CHECK_INT(pl.groups[2].kind, KF_BT_ROW);
+    KF_CHECK_INT(pl.groups[2].fused_into, 1);
+    KF_CHECK_INT(pl.groups[1].row_tail, 2);
+    KF_CHECK_INT(pl.n_scratch, 1);  /* sigmoid(h), read by the second GEMM */
+    char *d = kf_bt_plan_describe(&pl);
+    KF_CHECK_CONTAINS(d, "per row panel of g1");
+    free(d);
+    kf_bt_plan_free(&pl);
+    unload(&l);
+
+    load(&l, "problems/level1/47_Sum_reduction_over_a_dimension.json", "small");
+    KF_CHECK(kf_bt_plan_build(&l.r, KF_BT_FUSE_ROWS, &pl, &err) == 0);
+    KF_CHECK_INT(pl.groups[0].kind, KF_BT_GENERIC);
+    KF_CHECK_INT(pl.groups[0].gen.outer, 7);
+    KF_CHECK_INT(pl.groups[0].gen.len, 250);
+    KF_CHECK_INT(pl.groups[0].gen.inner, 333);
+    kf_bt_plan_free(&pl);
+    unload(&l);
+}
+
+KF_TEST(prelude_and_expressions)
+{
+    kf_node nd = {.op = KF_OP_SUB, .n_in = 2};
+    nd.in[1].is_scalar = 1;
+    nd.in[1].scalar = 2.0;
+    char *e = kf_bt_map_expr(&nd, "acc", NULL);
+    KF_CHECK_STR(e, "kf_sub(acc, 2.0f)");
+    free(e);
+    kf_node lr = {.op = KF_OP_LEAKY_RELU, .n_in = 1, .alpha = 0.1};
+    e = kf_bt_map_expr(&lr, "t3", NULL);
+    KF_CHECK_STR(e, "kf_leaky_relu(t3, 0.1f)");
+    free(e);
+    kf_node ht = {.op = KF_OP_HARDTANH, .n_in = 1, .lo = -2, .hi = 2};
+    e = kf_bt_map_expr(&ht, "x", NULL);
+    KF_CHECK_STR(e, "kf_hardtanh(x, (-2.0f), 2.0f)");
+    free(e);
+    KF_CHECK(kf_bt_map_expr(&(kf_node){.op = KF_OP_SOFTMAX}, "x", NULL) == NULL);
+    KF_CHECK_CONTAINS(kf_bt_prelude(KF_BT_C), "static inline");
+    KF_CHECK_CONTAINS(kf_bt_prelude(KF_BT_C), "1.6732632423543772f");
+    KF_CHECK_CONTAINS(kf_bt_prelude(KF_BT_OCL), "#define kf__erf erf\n");
+    KF_CHECK(strstr(kf_bt_prelude(KF_BT_OCL), "erff") == NULL);
+}
+
+KF_TEST(point_json_roundtrip)
+{
+    loaded l;
+    load(&l, "problems/level2/09_Matmul_Subtract_Multiply_ReLU.json", "small");
+    kf_bt_point p, q;
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, NULL, &p);
+    p.knob[KC_MC] = 144; p.knob[KC_KC] = 192; p.knob[KC_UNROLL] = 2; p.fusion = KF_BT_FUSE_EPILOGUE; p.knob[KC_LOOP_ORDER] = 1;
+    char *js = kf_bt_point_json(&p);
+    KF_CHECK_CONTAINS(js, "\"mc\":144");
+    kf_error err = {0};
+    KF_CHECK_MSG(kf_bt_point_from_json(js, &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q, &err) == 0, "%s", err.msg);
+    KF_CHECK(kf_bt_point_equal(&p, &q));
+    free(js);
+    KF_CHECK(kf_bt_point_from_json("{\"mq\":3}", &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q, &err) != 0);
+    KF_CHECK_CONTAINS(err.msg, "unknown field \"mq\"");
+    KF_CHECK(kf_bt_point_from_json("{\"kc\":0}", &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q, &err) != 0);
+    KF_CHECK_CONTAINS(err.msg, "\"kc\" = 0 is out of range");
+    KF_CHECK(kf_bt_point_from_json("{\"backend\":\"opencl\"}", &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q, &err) != 0);
+    char lb[128];
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, NULL, &p);   /* 127 rows: column-block order */
+    kf_bt_point_label(&p, lb, sizeof lb);
+    KF_CHECK_CONTAINS(lb, "epilogue-fused");
+    KF_CHECK_CONTAINS(lb, "colmajor");
+    unload(&l);
+    load(&l, "problems/level2/99_Matmul_GELU_Softmax.json", "cpu");   /* 512 rows */
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, NULL, &p);
+    kf_bt_point_label(&p, lb, sizeof lb);
+    KF_CHECK_CONTAINS(lb, "rows-fused");
+    KF_CHECK(strstr(lb, "colmajor") == NULL);
+    unload(&l);
+}
+
+/* A profile of a GEMM-heavy problem at a low roofline fraction. */
+static void fake_eval(const kf_resolved *r, double t, double frac, kf_eval_result *e)
+{
+    memset(e, 0, sizeof *e);
+    e->verdict = KF_PASS;
+    e->profiled = 1;
+    e->timing.median_s = t;
+    e->roofline.flops = r->flops;
+    e->roofline.min_bytes = r->min_bytes;
+    e->roofline.peak_flops = 4e11;
+    e->roofline.peak_bytes_per_s = 2e10;
+    e->roofline.floor_s = r->flops / 4e11;
+    e->roofline.fraction = frac;
+    e->roofline.achieved_flops = r->flops / t;
+}
+
+KF_TEST(analyzer_names_compute_and_recommends)
+{
+    loaded l;
+    load(&l, "problems/level2/09_Matmul_Subtract_Multiply_ReLU.json", "cpu");
+    kf_bt_history h = {0};
+    kf_bt_point cur;
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, NULL, &cur);
+    kf_eval_result e;
+    double floor_s = l.r.flops / 4e11;
+    fake_eval(&l.r, floor_s / 0.3, 0.3, &e);
+    kf_analysis an;
+    kf_error err = {0};
+    KF_CHECK_MSG(kf_bt_analyze(&h, &l.r, &cur, &e, 0, 0.8, &an, &err) == 0, "%s", err.msg);
+    KF_CHECK_STR(an.bottleneck, "compute");
+    KF_CHECK_MSG(an.n_recs >= 1 && an.n_recs <= 4, "n_recs = %d", an.n_recs);
+    KF_CHECK_INT(an.stop, 0);
+    KF_CHECK(an.missed == NULL);
+    for (int i = 0; i < an.n_recs; i++) {
+        KF_CHECK_MSG(an.recs[i].expected_gain > 1.0, "rec %d gain %g", i, an.recs[i].expected_gain);
+        if (i) KF_CHECK(an.recs[i].expected_gain <= an.recs[i - 1].expected_gain);
+        kf_bt_point q;
+        KF_CHECK(kf_bt_point_from_json(an.recs[i].params, &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q, &err) == 0);
+        KF_CHECK(!kf_bt_point_equal(&q, &cur));
+        KF_CHECK(!kf_bt_history_has(&h, &q));
+        KF_CHECK_CONTAINS(an.recs[i].why, "compute-bound at 30%");
+    }
+    /* the same inputs give the same analysis (determinism) */
+    kf_bt_history h2 = {0};
+    kf_analysis an2;
+    KF_CHECK(kf_bt_analyze(&h2, &l.r, &cur, &e, 0, 0.8, &an2, &err) == 0);
+    KF_CHECK_INT(an2.n_recs, an.n_recs);
+    for (int i = 0; i < an.n_recs; i++) KF_CHECK_STR(an2.recs[i].params, an.recs[i].params);
+    kf_analysis_free(&an2);
+    kf_bt_history_free(&h2);
+
+    /* the first recommendation is tried and brings nothing: missed */
+    kf_bt_point tried;
+    kf_bt_point_from_json(an.recs[0].params, &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &tried, &err);
+    kf_bt_history_add(&h, &tried, e.timing.median_s * 1.2);
+    kf_analysis an3;
+    KF_CHECK(kf_bt_analyze(&h, &l.r, &cur, &e, e.timing.median_s, 0.8, &an3, &err) == 0);
+    KF_CHECK_MSG(an3.missed != NULL, "no missed note");
+    KF_CHECK_CONTAINS(an3.missed, "got 1.00x");
+    KF_CHECK_CONTAINS(an3.missed, "ran slower");
+    for (int i = 0; i < an3.n_recs; i++) {
+        kf_bt_point q;
+        kf_bt_point_from_json(an3.recs[i].params, &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q, &err);
+        KF_CHECK(!kf_bt_point_equal(&q, &tried));
+    }
+    kf_analysis_free(&an3);
+    kf_analysis_free(&an);
+    kf_bt_history_free(&h);
+    unload(&l);
+}
+
+KF_TEST(analyzer_stops_at_target)
+{
+    loaded l;
+    load(&l, "problems/level2/09_Matmul_Subtract_Multiply_ReLU.json", "cpu");
+    kf_bt_history h = {0};
+    kf_bt_point cur;
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, NULL, &cur);
+    kf_eval_result e;
+    fake_eval(&l.r, l.r.flops / 4e11 / 0.85, 0.85, &e);
+    kf_analysis an;
+    kf_error err = {0};
+    KF_CHECK(kf_bt_analyze(&h, &l.r, &cur, &e, 0, 0.8, &an, &err) == 0);
+    KF_CHECK_INT(an.stop, 1);
+    kf_analysis_free(&an);
+    kf_bt_history_free(&h);
+    unload(&l);
+}
+
+KF_TEST(unsupported_backend_and_determinism)
+{
+    loaded l;
+    load(&l, "problems/level2/99_Matmul_GELU_Softmax.json", "small");
+    kf_error err = {0};
+    kf_agent *a = kf_builtin_agent_open(NULL, &err);
+    KF_CHECK(a != NULL);
+    KF_CHECK_STR(a->ops->kind, "builtin");
+    kf_agent_ctx ctx = ctx_for(&l.r, "cuda");
+    kf_gen_request req = {.kind = KF_GEN_FIRST};
+    kf_gen_result g = {0};
+    KF_CHECK_INT(a->ops->generate(a, &ctx, &req, &g, &err), 0);
+    KF_CHECK(g.cand == NULL);
+    KF_CHECK_STR(g.error, "the builtin agent has no code emitter for backend cuda (language \"cuda-c\"; it emits "
+                          "c, opencl-c); use an LLM agent for it");
+    kf_gen_result_free(&g);
+    /* a third-party plugin of a language with an emitter gets the agent:
+       the candidate is for that plugin, in the emitter's language */
+    kf_agent_ctx tp = {.r = &l.r, .backend = "acme-cl", .backend_language = "opencl-c", .target_fraction = 0.8};
+    memset(&g, 0, sizeof g);
+    KF_CHECK_INT(a->ops->generate(a, &tp, &req, &g, &err), 0);
+    KF_CHECK_MSG(g.cand != NULL, "acme-cl: %s", g.error ? g.error : "no candidate");
+    if (g.cand) {
+        KF_CHECK_STR(g.cand->backend, "acme-cl");
+        KF_CHECK_INT(g.cand->n_sources, 1);
+        KF_CHECK(g.cand->n_launches > 0);
+        KF_CHECK_CONTAINS(g.cand->notes, "\"backend\":\"acme-cl\"");
+        KF_CHECK_CONTAINS(g.cand->notes, "\"ts\":");
+        KF_CHECK(strstr(g.cand->notes, "\"mc\":") == NULL);   /* only its own language's knobs */
+    }
+    kf_gen_result_free(&g);
+
+    kf_candidate *c1 = generate(a, &l.r, KF_GEN_FIRST, NULL);
+    kf_candidate *c2 = generate(a, &l.r, KF_GEN_FIRST, NULL);
+    KF_CHECK_STR(c1->sources[0].text, c2->sources[0].text);
+    KF_CHECK_CONTAINS(c1->sources[0].text, "Search-space point:");
+    KF_CHECK_CONTAINS(c1->sources[0].text, "a->dims");
+    KF_CHECK_CONTAINS(c1->notes, "builtin point: {");
+
+    /* a failed candidate -> a more conservative point, said in the label */
+    kf_agent_ctx cc = ctx_for(&l.r, "cpu-simd");
+    kf_gen_request fix = {.kind = KF_GEN_FIX_MISMATCH, .last = c1};
+    KF_CHECK(a->ops->generate(a, &cc, &fix, &g, &err) == 0);
+    KF_CHECK(g.cand != NULL);
+    KF_CHECK_CONTAINS(g.label, "unfused");   /* the default was epilogue-fused */
+    KF_CHECK_CONTAINS(g.label, "more conservative");
+    kf_gen_result_free(&g);
+
+    kf_candidate *b = generate(a, &l.r, KF_GEN_BASELINE, NULL);
+#ifdef HAVE_OPENBLAS
+    KF_CHECK_STR(b->build_options, KF_BASELINE_BLAS_LIBS);
+    KF_CHECK_CONTAINS(b->sources[0].text, "cblas_sgemm");
+    /* one thread pool with the loops: the OpenMP build threads itself,
+       another build runs single-threaded inside the baseline's OpenMP region */
+    KF_CHECK_CONTAINS(b->sources[0].text, KF_BASELINE_BLAS_PARALLEL == 1 ? "openblas_set_num_threads(1)"
+                                                                        : "openblas_set_num_threads(nt)");
+    if (KF_BASELINE_BLAS_PARALLEL == 1) KF_CHECK_CONTAINS(b->sources[0].text, "#pragma omp parallel num_threads(nt)");
+#endif
+    kf_candidate_free(b);
+    kf_candidate_free(c1);
+    kf_candidate_free(c2);
+    kf_agent_close(a);
+    unload(&l);
+}
+
+/* N == 1: one dot product per row instead of a packed GEMM whose
+ * micro-kernel would use one lane in KF_NR (level1_fused_and_baseline_pass
+ * checks its values). */
+KF_TEST(matrix_vector_gets_the_dot_product_kernel)
+{
+    loaded l;
+    load(&l, "problems/level1/04_Matrix_vector_multiplication.json", "small");
+    kf_error err = {0};
+    kf_agent *a = kf_builtin_agent_open(NULL, &err);
+    KF_CHECK(a != NULL);
+    kf_candidate *c = generate(a, &l.r, KF_GEN_FIRST, NULL);
+    KF_CHECK_CONTAINS(c->sources[0].text, "/* matrix-vector: y[");
+    KF_CHECK_CONTAINS(c->sources[0].text, "#pragma omp simd reduction(+:s)");
+    kf_candidate *b = generate(a, &l.r, KF_GEN_BASELINE, NULL);
+    KF_CHECK(strstr(b->sources[0].text, "/* matrix-vector: y[") == NULL);   /* the baseline is op-by-op BLAS */
+    kf_candidate_free(b);
+    kf_candidate_free(c);
+    kf_agent_close(a);
+    unload(&l);
+}
+
+/* OpenCL neighbours step the tile up to 128 and never offer a work-group
+ * the generator refuses. */
+KF_TEST(opencl_neighbours_stay_launchable)
+{
+    loaded l;
+    load(&l, "problems/level2/09_Matmul_Subtract_Multiply_ReLU.json", "small");
+    kf_bt_point p, nb[64];
+    kf_bt_point_default(&kf_bt_emit_opencl_c, "opencl", &l.r, NULL, &p);
+    p.knob[KO_TS] = 32; p.knob[KO_WPT] = 8; p.knob[KO_VEC] = 4;
+    int n = kf_bt_neighbours(&p, &l.r, nb, 64), up = 0;
+    for (int i = 0; i < n; i++) up |= nb[i].knob[KO_TS] == 64 && nb[i].knob[KO_WPT] == 8 && nb[i].knob[KO_VEC] == 4;
+    KF_CHECK_MSG(up, "ts32 wpt8 v4 has no ts64 neighbour");
+    int pts[][3] = {{128, 8, 8}, {128, 1, 1}, {64, 1, 2}, {8, 1, 1}, {32, 1, 1}};
+    for (int j = 0; j < 5; j++) {
+        p.knob[KO_TS] = pts[j][0]; p.knob[KO_WPT] = pts[j][1]; p.knob[KO_VEC] = pts[j][2];
+        n = kf_bt_neighbours(&p, &l.r, nb, 64);
+        if (kf_bt_ocl_work_group(&p) <= KF_BT_OCL_MAX_WG) KF_CHECK(n > 0);   /* else none may be valid */
+        for (int i = 0; i < n; i++)
+            KF_CHECK_MSG(kf_bt_ocl_work_group(&nb[i]) <= KF_BT_OCL_MAX_WG && nb[i].knob[KO_WPT] <= nb[i].knob[KO_TS] &&
+                         nb[i].knob[KO_VEC] <= nb[i].knob[KO_TS], "ts%d wpt%d v%d: neighbour ts%d wpt%d v%d", p.knob[KO_TS], p.knob[KO_WPT], p.knob[KO_VEC],
+                         nb[i].knob[KO_TS], nb[i].knob[KO_WPT], nb[i].knob[KO_VEC]);
+    }
+    unload(&l);
+}
+
+/* An optimization variant that fails (a device limit) is not "repaired" into
+ * a more conservative copy of itself: the next step takes the next untried
+ * recommendation, then the best point again. */
+KF_TEST(failed_variant_moves_on_to_the_next_recommendation)
+{
+    loaded l;
+    load(&l, "problems/level2/09_Matmul_Subtract_Multiply_ReLU.json", "small");
+    kf_error err = {0};
+    kf_agent *a = kf_builtin_agent_open(NULL, &err);
+    KF_CHECK(a != NULL);
+    kf_agent_ctx ctx = ctx_for(&l.r, "cpu-simd");
+    kf_candidate *best = generate(a, &l.r, KF_GEN_FIRST, NULL);
+    kf_bt_point p0, p1, p2;
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, NULL, &p0);
+    p1 = p0; p1.knob[KC_UNROLL] = 2;
+    p2 = p0; p2.knob[KC_UNROLL] = 4;
+    kf_recommendation recs[2] = {{.params = kf_bt_point_json(&p1)}, {.params = kf_bt_point_json(&p2)}};
+    kf_analysis an = {.n_recs = 2, .recs = recs};
+
+    /* step 2: the analysis' first recommendation (p1) */
+    kf_gen_request opt = {.kind = KF_GEN_OPTIMIZE, .last = best, .best = best, .analysis = &an, .rec_index = 0};
+    kf_gen_result g1 = {0};
+    KF_CHECK(a->ops->generate(a, &ctx, &opt, &g1, &err) == 0 && g1.cand);
+    KF_CHECK_CONTAINS(g1.cand->notes, "\"unroll\":2");
+    /* it failed: step 3 takes p2, not a conservative p1 */
+    kf_gen_request fix = {.kind = KF_GEN_FIX_MISMATCH, .last = g1.cand, .best = best, .analysis = &an};
+    kf_gen_result g2 = {0};
+    KF_CHECK(a->ops->generate(a, &ctx, &fix, &g2, &err) == 0 && g2.cand);
+    KF_CHECK_CONTAINS(g2.cand->notes, "\"unroll\":4");
+    KF_CHECK_CONTAINS(g2.label, "next untried recommendation");
+    KF_CHECK(strstr(g2.label, "conservative") == NULL);
+    /* p2 failed too: nothing untried is left, so the best point again */
+    fix.last = g2.cand;
+    kf_gen_result g3 = {0};
+    KF_CHECK(a->ops->generate(a, &ctx, &fix, &g3, &err) == 0 && g3.cand);
+    KF_CHECK_CONTAINS(g3.label, "back to the best point");
+    KF_CHECK_STR(g3.cand->sources[0].text, best->sources[0].text);
+
+    kf_gen_result_free(&g1);
+    kf_gen_result_free(&g2);
+    kf_gen_result_free(&g3);
+    free(recs[0].params);
+    free(recs[1].params);
+    kf_candidate_free(best);
+    kf_agent_close(a);
+    unload(&l);
+}
+
+/* --agent builtin:POINT: the first candidate comes from the start point laid
+ * over the default; a bad point is refused when the agent opens, with the
+ * field named; the spec round-trips (a resumed run reopens the same agent). */
+KF_TEST(start_point_sets_the_first_candidate)
+{
+    loaded l;
+    load(&l, "problems/level2/09_Matmul_Subtract_Multiply_ReLU.json", "small");
+    kf_error err = {0};
+    KF_CHECK(kf_agent_open("builtin:{\"tss\":64}", NULL, &err) == NULL);
+    KF_CHECK_INT(err.code, 2);
+    KF_CHECK_CONTAINS(err.msg, "--agent builtin:POINT: builtin point: unknown field \"tss\"");
+    KF_CHECK(kf_agent_open("builtin:{\"mr\":99}", NULL, &err) == NULL);
+    KF_CHECK_CONTAINS(err.msg, "\"mr\" = 99 is out of range 1..32");
+    KF_CHECK(kf_agent_open("builtin:ts=64", NULL, &err) == NULL);
+    KF_CHECK_CONTAINS(err.msg, "not a JSON object: ts=64");
+
+    kf_agent *a = kf_agent_open("builtin:{\"mr\":4,\"nr\":24,\"unroll\":2}", NULL, &err);
+    KF_CHECK_MSG(a != NULL, "%s", err.msg);
+    if (!a) { unload(&l); return; }
+    KF_CHECK_STR(a->spec, "builtin:{\"mr\":4,\"nr\":24,\"unroll\":2}");
+    char *label = NULL;
+    kf_candidate *c = generate(a, &l.r, KF_GEN_FIRST, &label);
+    KF_CHECK_CONTAINS(label, "mr4nr24 u2");
+    KF_CHECK_CONTAINS(label, "start point of --agent builtin:POINT");
+    KF_CHECK_CONTAINS(c->notes, "\"mr\":4,\"nr\":24");
+    free(label);
+    kf_candidate_free(c);
+    /* the baseline is not affected by the start point */
+    c = generate(a, &l.r, KF_GEN_BASELINE, &label);
+    KF_CHECK_CONTAINS(label, "op-by-op");
+    free(label);
+    kf_candidate_free(c);
+    kf_agent_close(a);
+
+    /* a field the backend refuses (nr not a multiple of 8) fails the step, not the run */
+    a = kf_agent_open("builtin:{\"nr\":12}", NULL, &err);
+    KF_CHECK(a != NULL);
+    kf_agent_ctx ctx = ctx_for(&l.r, "cpu-simd");
+    kf_gen_request req = {.kind = KF_GEN_FIRST};
+    kf_gen_result g = {0};
+    KF_CHECK_INT(a->ops->generate(a, &ctx, &req, &g, &err), 0);
+    KF_CHECK(g.cand == NULL);
+    KF_CHECK_CONTAINS(g.error, "--agent builtin:POINT: builtin point: nr = 12 must be a multiple of 8");
+    kf_gen_result_free(&g);
+    kf_agent_close(a);
+    unload(&l);
+}
+
+int main(void) { return kf_test_main(); }

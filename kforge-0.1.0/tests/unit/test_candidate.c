@@ -1,0 +1,389 @@
+/*
+ * test_candidate.c — integer expressions, candidate.json load/save, binding
+ * a launch plan to a (hand-built) resolved problem, single .c file loading.
+ */
+#include "../kf_test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "candidate/candidate.h"
+
+/* A resolved problem built by hand: dims B=127 K=250 N=333, inputs x(B,K),
+ * W(N,K), b(N), one node y = linear(x, W, b), output y. */
+static char *dim_names[] = {"B", "K", "N"};
+static int64_t dim_vals[] = {127, 250, 333};
+static kf_input inputs[] = {{.name = "x"}, {.name = "W"}, {.name = "b"}};
+static kf_node nodes[] = {{.out = "y", .op = KF_OP_LINEAR}};
+static int outputs[] = {3};
+static kf_shape shapes[] = {{2, {127, 250}}, {2, {333, 250}}, {1, {333}}, {2, {127, 333}}};
+static kf_problem prob = {
+    .path = "p.json", .name = "lin", .n_dims = 3, .dim_names = dim_names,
+    .n_inputs = 3, .inputs = inputs, .n_nodes = 1, .nodes = nodes,
+    .n_outputs = 1, .outputs = outputs};
+static kf_resolved res = {.problem = &prob, .dims = dim_vals, .shapes = shapes};
+
+static int64_t ev(const char *e)
+{
+    int64_t v = -999999;
+    kf_error err;
+    kf_error_clear(&err);
+    if (kf_eval_int_expr(e, &res, &v, &err) != 0)
+        kf_test_fail(__FILE__, __LINE__, "'%s' failed: %s", e, err.msg);
+    return v;
+}
+
+static const char *ev_err(const char *e)
+{
+    static kf_error err;
+    int64_t v;
+    kf_error_clear(&err);
+    if (kf_eval_int_expr(e, &res, &v, &err) == 0)
+        kf_test_fail(__FILE__, __LINE__, "'%s' should fail, gave %lld", e, (long long)v);
+    return err.msg;
+}
+
+KF_TEST(expr_arithmetic_and_precedence)
+{
+    KF_CHECK_INT(ev("42"), 42);
+    KF_CHECK_INT(ev("2+3*4"), 14);
+    KF_CHECK_INT(ev("(2+3)*4"), 20);
+    KF_CHECK_INT(ev("10-4-3"), 3);            /* left associative */
+    KF_CHECK_INT(ev("100/10/5"), 2);
+    KF_CHECK_INT(ev("2*3%4"), 2);             /* (2*3)%4 */
+    KF_CHECK_INT(ev("-3*-2"), 6);
+    KF_CHECK_INT(ev("-(B)"), -127);
+    KF_CHECK_INT(ev(" B * N "), 127 * 333);
+    KF_CHECK_INT(ev("4*B*N"), 4 * 127 * 333);
+    KF_CHECK_INT(ev("+K"), 250);
+}
+
+KF_TEST(expr_floor_division_and_modulo)
+{
+    KF_CHECK_INT(ev("7/2"), 3);
+    KF_CHECK_INT(ev("-7/2"), -4);
+    KF_CHECK_INT(ev("7/-2"), -4);
+    KF_CHECK_INT(ev("-7/-2"), 3);
+    KF_CHECK_INT(ev("-7%2"), 1);
+    KF_CHECK_INT(ev("7%-2"), -1);
+    KF_CHECK_INT(ev("-8/2"), -4);
+    KF_CHECK_INT(ev("N%16"), 333 % 16);
+}
+
+KF_TEST(expr_functions)
+{
+    KF_CHECK_INT(ev("ceil_div(N,16)"), 21);
+    KF_CHECK_INT(ev("ceil_div(32,16)"), 2);
+    KF_CHECK_INT(ev("ceil_div(-7,2)"), -3);
+    KF_CHECK_INT(ev("round_up(N,16)"), 336);
+    KF_CHECK_INT(ev("round_up(B, 64)"), 128);
+    KF_CHECK_INT(ev("min(B,K)"), 127);
+    KF_CHECK_INT(ev("max(B, K) + 1"), 251);
+    KF_CHECK_INT(ev("min(ceil_div(N,4), max(2,3))*2"), 6);
+}
+
+KF_TEST(expr_errors_name_the_expression)
+{
+    const char *m = ev_err("K/0");
+    KF_CHECK_CONTAINS(m, "'K/0'");
+    KF_CHECK_CONTAINS(m, "division by zero");
+    m = ev_err("N%(B-B)");
+    KF_CHECK_CONTAINS(m, "division by zero");
+    m = ev_err("ceil_div(N,0)");
+    KF_CHECK_CONTAINS(m, "division by zero");
+    m = ev_err("Q*2");
+    KF_CHECK_CONTAINS(m, "expression 'Q*2'");
+    KF_CHECK_CONTAINS(m, "unknown name 'Q'");
+    KF_CHECK_CONTAINS(m, "dims: B, K, N");
+    m = ev_err("2*(B");
+    KF_CHECK_CONTAINS(m, "expected ')'");
+    m = ev_err("B N");
+    KF_CHECK_CONTAINS(m, "unexpected 'N'");
+    m = ev_err("");
+    KF_CHECK_CONTAINS(m, "operand is missing");
+    m = ev_err("min(B)");
+    KF_CHECK_CONTAINS(m, "expected ','");
+    m = ev_err("99999999999*99999999999");
+    KF_CHECK_CONTAINS(m, "overflow");
+}
+
+static const char *manifest =
+    "{\"backend\": \"opencl\", \"sources\": [{\"name\": \"k.cl\", \"text\": \"kernel void g(){}\"}],\n"
+    " \"build_options\": \"-cl-mad-enable\",\n"
+    " \"scratch\": [{\"name\": \"t\", \"bytes\": \"4*B*N\"}],\n"
+    " \"launches\": [{\"kernel\": \"g\", \"global\": [\"round_up(N,16)\", \"round_up(B,16)\"],\n"
+    "   \"local\": [16, 16],\n"
+    "   \"args\": [\"x\", \"W\", \"b\", \"y\", \"t\", \"B\", \"K\", \"N\", {\"float\": 2.5},\n"
+    "            {\"int\": \"K/4\"}, {\"long\": \"B*N\"}, {\"local\": \"4*16*17\"}, 7]}],\n"
+    " \"notes\": \"tiled\"}";
+
+static kf_candidate *parse_ok(const char *text)
+{
+    kf_error err;
+    kf_error_clear(&err);
+    kf_candidate *c = kf_candidate_parse_manifest(text, NULL, "m/candidate.json", &err);
+    if (!c)
+        kf_test_fail(__FILE__, __LINE__, "parse failed: %s", err.msg);
+    return c;
+}
+
+static void check_manifest_fields(const kf_candidate *c)
+{
+    KF_CHECK_STR(c->backend, "opencl");
+    KF_CHECK_INT(c->n_sources, 1);
+    KF_CHECK_STR(c->sources[0].name, "k.cl");
+    KF_CHECK_STR(c->sources[0].text, "kernel void g(){}");
+    KF_CHECK_STR(c->build_options, "-cl-mad-enable");
+    KF_CHECK(c->entry == NULL);
+    KF_CHECK_INT(c->n_scratch, 1);
+    KF_CHECK_STR(c->scratch[0].name, "t");
+    KF_CHECK_STR(c->scratch[0].bytes_expr, "4*B*N");
+    KF_CHECK_INT(c->n_launches, 1);
+    const kf_cand_launch *l = &c->launches[0];
+    KF_CHECK_STR(l->kernel, "g");
+    KF_CHECK_INT(l->work_dim, 2);
+    KF_CHECK_STR(l->global[0], "round_up(N,16)");
+    KF_CHECK_STR(l->local[1], "16");
+    KF_CHECK_INT(l->n_args, 13);
+    KF_CHECK_INT(l->args[0].kind, KF_CARG_NAME);
+    KF_CHECK_STR(l->args[4].text, "t");
+    KF_CHECK_INT(l->args[8].kind, KF_CARG_FLOAT);
+    KF_CHECK_NEAR(l->args[8].fval, 2.5, 0);
+    KF_CHECK_INT(l->args[9].kind, KF_CARG_INT);
+    KF_CHECK_STR(l->args[9].text, "K/4");
+    KF_CHECK_INT(l->args[10].kind, KF_CARG_LONG);
+    KF_CHECK_INT(l->args[11].kind, KF_CARG_LOCAL);
+    KF_CHECK_INT(l->args[12].kind, KF_CARG_INT);
+    KF_CHECK_STR(l->args[12].text, "7");
+    KF_CHECK_STR(c->notes, "tiled");
+}
+
+KF_TEST(manifest_parse_save_load_round_trip)
+{
+    kf_error err;
+    char dir[4200], path[4300];
+    kf_candidate *c = parse_ok(manifest), *back;
+    check_manifest_fields(c);
+    snprintf(dir, sizeof dir, "%s/sub/cand", kf_test_tmpdir());
+    kf_error_clear(&err);
+    KF_CHECK_MSG(kf_candidate_save(c, dir, &err) == 0, "save: %s", err.msg);
+    snprintf(path, sizeof path, "%s/k.cl", dir);
+    char *src = kf_test_read_file(path);
+    KF_CHECK_STR(src, "kernel void g(){}");
+    free(src);
+    back = kf_candidate_load(dir, &err);
+    KF_CHECK_MSG(back != NULL, "load: %s", err.msg);
+    check_manifest_fields(back);
+    snprintf(path, sizeof path, "%s/candidate.json", dir);
+    KF_CHECK_STR(back->origin, path);
+    /* the manifest text is stable through a second round */
+    char *j1 = kf_candidate_manifest_json(c), *j2 = kf_candidate_manifest_json(back);
+    KF_CHECK_STR(j1, j2);
+    KF_CHECK_CONTAINS(j1, "\"global\"");
+    free(j1);
+    free(j2);
+    /* loading the candidate.json path itself works too */
+    kf_candidate *again = kf_candidate_load(path, &err);
+    KF_CHECK_MSG(again != NULL, "load json: %s", err.msg);
+    KF_CHECK_INT(again->n_launches, 1);
+    kf_candidate_free(again);
+    kf_candidate_free(back);
+    kf_candidate_free(c);
+}
+
+KF_TEST(manifest_errors)
+{
+    kf_error err;
+    struct { const char *json, *want; } cases[] = {
+        {"{", "not valid JSON"},
+        {"{\"sources\": [\"a.c\"]}", "backend: missing"},
+        {"{\"backend\": \"cpu-simd\"}", "sources: missing"},
+        {"{\"backend\": \"cpu-simd\", \"sources\": []}", "sources: empty"},
+        {"{\"backend\": \"cpu-simd\", \"sources\": [\"../x.c\"]}", "not a plain file name"},
+        {"{\"backend\": \"cpu-simd\", \"sources\": [\"a.c\"]}", "no directory"},
+        {"{\"backend\": \"x\", \"lanches\": []}", "unknown field 'lanches'"},
+        {"{\"backend\": \"x\", \"sources\": [{\"name\": \"a\", \"text\": \"\"}], "
+         "\"launches\": [{\"kernel\": \"k\", \"global\": [1,2,3,4]}]}",
+         "launches[0].global: has 4 entries; work_dim must be 1, 2 or 3"},
+        {"{\"backend\": \"x\", \"sources\": [{\"name\": \"a\", \"text\": \"\"}], "
+         "\"launches\": [{\"kernel\": \"k\", \"global\": [1,2], \"local\": [1]}]}",
+         "launches[0].local: has 1 entries but global has 2"},
+        {"{\"backend\": \"x\", \"sources\": [{\"name\": \"a\", \"text\": \"\"}], "
+         "\"launches\": [{\"kernel\": \"k\", \"global\": [1], \"args\": [[1]]}]}",
+         "launches[0].args[0]: expected a name"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        kf_error_clear(&err);
+        kf_candidate *c = kf_candidate_parse_manifest(cases[i].json, NULL, "d/candidate.json", &err);
+        KF_CHECK_MSG(c == NULL, "case %zu parsed", i);
+        KF_CHECK_CONTAINS(err.msg, "d/candidate.json: ");
+        KF_CHECK_CONTAINS(err.msg, cases[i].want);
+    }
+}
+
+KF_TEST(load_single_c_file)
+{
+    kf_error err;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/add.c", kf_test_tmpdir());
+    KF_CHECK(kf_test_write_file(path, "void kf_kernel(void *a) { (void)a; }\n") == 0);
+    kf_candidate *c = kf_candidate_load(path, &err);
+    KF_CHECK_MSG(c != NULL, "load: %s", err.msg);
+    KF_CHECK_STR(c->backend, "cpu-simd");
+    KF_CHECK_STR(c->entry, "kf_kernel");
+    KF_CHECK_INT(c->n_sources, 1);
+    KF_CHECK_STR(c->sources[0].name, "add.c");
+    KF_CHECK_CONTAINS(c->sources[0].text, "kf_kernel");
+    KF_CHECK_INT(c->n_launches, 0);
+    kf_candidate_free(c);
+
+    snprintf(path, sizeof path, "%s/missing.c", kf_test_tmpdir());
+    KF_CHECK(kf_candidate_load(path, &err) == NULL);
+    KF_CHECK_CONTAINS(err.msg, "missing.c");
+    KF_CHECK_CONTAINS(err.msg, "No such file");
+}
+
+KF_TEST(bind_resolves_names_and_sizes)
+{
+    kf_error err;
+    kf_bound b;
+    kf_candidate *c = parse_ok(manifest);
+    kf_error_clear(&err);
+    KF_CHECK_MSG(kf_candidate_bind(c, &res, &b, &err) == 0, "bind: %s", err.msg);
+    KF_CHECK_STR(b.view.backend, "opencl");
+    KF_CHECK_INT(b.view.n_sources, 1);
+    KF_CHECK_STR(b.view.sources[0].name, "k.cl");
+    KF_CHECK_INT(b.pview.n_inputs, 3);
+    KF_CHECK_INT(b.pview.input_elems[1], 333 * 250);
+    KF_CHECK_STR(b.pview.output_names[0], "y");
+    KF_CHECK_INT(b.pview.output_elems[0], 127 * 333);
+    KF_CHECK_INT(b.pview.n_scratch, 1);
+    KF_CHECK_INT(b.pview.scratch_bytes[0], 4 * 127 * 333);
+    KF_CHECK_INT(b.pview.dim_values[2], 333);
+    const kf_launch *l = &b.view.launches[0];
+    KF_CHECK_INT(l->global[0], 336);
+    KF_CHECK_INT(l->global[1], 128);
+    KF_CHECK_INT(l->global[2], 1);
+    KF_CHECK_INT(l->local[0], 16);
+    KF_CHECK_INT(l->args[1].kind, KF_ARG_INPUT);
+    KF_CHECK_INT(l->args[1].index, 1);
+    KF_CHECK_INT(l->args[3].kind, KF_ARG_OUTPUT);
+    KF_CHECK_INT(l->args[3].index, 0);
+    KF_CHECK_INT(l->args[4].kind, KF_ARG_SCRATCH);
+    KF_CHECK_INT(l->args[7].kind, KF_ARG_INT);
+    KF_CHECK_INT(l->args[7].ival, 333);
+    KF_CHECK_NEAR(l->args[8].fval, 2.5, 0);
+    KF_CHECK_INT(l->args[9].ival, 62);
+    KF_CHECK_INT(l->args[10].kind, KF_ARG_LONG);
+    KF_CHECK_INT(l->args[10].ival, 127 * 333);
+    KF_CHECK_INT(l->args[11].kind, KF_ARG_LOCAL);
+    KF_CHECK_INT(l->args[11].bytes, 4 * 16 * 17);
+    KF_CHECK_INT(l->args[12].ival, 7);
+    kf_bound_free(&b);
+    kf_candidate_free(c);
+}
+
+/* Parses `json`, binds it, and returns the bind error message. */
+static char *bind_error(const char *json)
+{
+    static kf_error err;
+    kf_bound b;
+    kf_candidate *c = parse_ok(json);
+    kf_error_clear(&err);
+    int rc = kf_candidate_bind(c, &res, &b, &err);
+    kf_candidate_free(c);
+    KF_CHECK_MSG(rc == -1, "bind of %s succeeded", json);
+    return err.msg;
+}
+
+#define PLAN(global, local, args, scratch) \
+    "{\"backend\": \"opencl\", \"sources\": [{\"name\": \"k.cl\", \"text\": \"\"}], " \
+    "\"scratch\": [" scratch "], \"launches\": [{\"kernel\": \"g\", \"global\": " global \
+    ", \"local\": " local ", \"args\": " args "}]}"
+
+KF_TEST(bind_errors)
+{
+    char *m = bind_error(PLAN("[\"N\"]", "null", "[\"x\", \"W\", \"b\", \"Wt\"]", ""));
+    KF_CHECK_STR(m, "m/candidate.json: launches[0].args[3]: unknown name 'Wt' (inputs: x, W, "
+                    "b; outputs: y; scratch: -; dims: B, K, N)");
+
+    m = bind_error(PLAN("[\"N\"]", "null", "[\"x\", \"y\"]", "{\"name\": \"y\", \"bytes\": 4}"));
+    KF_CHECK_CONTAINS(m, "scratch[0].name: 'y' collides with a problem output");
+
+    m = bind_error(PLAN("[\"N\", \"B\"]", "[16, 16]", "[]", ""));
+    KF_CHECK_CONTAINS(m, "launches[0].local[0]: local size 16 does not divide global size 333");
+    KF_CHECK_CONTAINS(m, "round_up(N,16)");
+
+    m = bind_error(PLAN("[\"N-N\"]", "null", "[]", ""));
+    KF_CHECK_CONTAINS(m, "launches[0].global[0]: 'N-N' = 0; a global size must be >= 1");
+
+    m = bind_error(PLAN("[\"N/(B-B)\"]", "null", "[]", ""));
+    KF_CHECK_CONTAINS(m, "launches[0].global[0]: expression 'N/(B-B)': division by zero");
+
+    m = bind_error(PLAN("[\"N\"]", "null", "[{\"int\": \"Z\"}]", ""));
+    KF_CHECK_CONTAINS(m, "launches[0].args[0]: expression 'Z': unknown name 'Z'");
+
+    m = bind_error(PLAN("[1]", "null", "[{\"int\": \"B*K*N*N\"}]", ""));
+    KF_CHECK_CONTAINS(m, "does not fit a 32-bit int");
+
+    m = bind_error(PLAN("[1]", "null", "[]", "{\"name\": \"t\", \"bytes\": \"-B\"}"));
+    KF_CHECK_CONTAINS(m, "scratch[0].bytes: '-B' = -127 bytes");
+}
+
+KF_TEST(bind_ambiguous_name_and_bad_work_dim)
+{
+    kf_error err;
+    kf_bound b;
+    /* a problem whose output is also an input: the name is ambiguous */
+    int outs[] = {0};
+    kf_problem p2 = prob;
+    p2.outputs = outs;
+    kf_resolved r2 = res;
+    r2.problem = &p2;
+    kf_candidate *c = parse_ok(PLAN("[\"N\"]", "null", "[\"x\"]", ""));
+    kf_error_clear(&err);
+    KF_CHECK(kf_candidate_bind(c, &r2, &b, &err) == -1);
+    KF_CHECK_CONTAINS(err.msg, "launches[0].args[0]: ambiguous name 'x': it is an input and an "
+                               "output");
+    KF_CHECK_CONTAINS(err.msg, "outputs: x");
+
+    /* work_dim is checked at bind time for candidates built in code */
+    c->launches[0].work_dim = 4;
+    kf_error_clear(&err);
+    KF_CHECK(kf_candidate_bind(c, &res, &b, &err) == -1);
+    KF_CHECK_CONTAINS(err.msg, "launches[0]: work_dim is 4; it must be 1, 2 or 3");
+    c->launches[0].work_dim = 0;
+    KF_CHECK(kf_candidate_bind(c, &res, &b, &err) == -1);
+    KF_CHECK_CONTAINS(err.msg, "work_dim is 0");
+    kf_candidate_free(c);
+}
+
+KF_TEST(candidate_built_in_code)
+{
+    kf_error err;
+    kf_bound b;
+    kf_candidate *c = kf_candidate_new("cpu-simd");
+    KF_CHECK(c != NULL);
+    KF_CHECK_STR(c->build_options, "");
+    KF_CHECK(kf_candidate_add_source(c, "k.c", "int a;") == 0);
+    KF_CHECK(kf_candidate_add_source(c, "k.c", "int b;") == 0);   /* replaces */
+    KF_CHECK(kf_candidate_add_source(c, "../evil.c", "x") == -1);
+    KF_CHECK_INT(c->n_sources, 1);
+    KF_CHECK_STR(c->sources[0].text, "int b;");
+    kf_error_clear(&err);
+    KF_CHECK_MSG(kf_candidate_bind(c, &res, &b, &err) == 0, "bind: %s", err.msg);
+    KF_CHECK_INT(b.view.n_launches, 0);
+    KF_CHECK_STR(b.view.build_options, "");
+    KF_CHECK_INT(b.pview.n_dims, 3);
+    kf_bound_free(&b);
+    char *j = kf_candidate_manifest_json(c);
+    KF_CHECK_CONTAINS(j, "\"backend\": \"cpu-simd\"");
+    KF_CHECK(strstr(j, "launches") == NULL);
+    free(j);
+    kf_candidate_free(c);
+}
+
+int main(void)
+{
+    return kf_test_main();
+}

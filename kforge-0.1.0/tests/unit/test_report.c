@@ -1,0 +1,528 @@
+/* Suite reports from hand-written run directories: fast_p and geometric
+ * means computed by hand, the journal trace, the three writers; and the
+ * collection of a suite's problem files. */
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "kf_test.h"
+#include "suite/report.h"
+#include "suite/suite.h"
+
+/* A run directory DIR/runs/NAME with result.json (unless NULL) and
+ * journal.jsonl (unless NULL). */
+static char *make_run(const char *root, const char *name, const char *result, const char *journal)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/runs", root);
+    mkdir(path, 0777);
+    char *dir = NULL;
+    if (asprintf(&dir, "%s/runs/%s", root, name) < 0) return NULL;
+    mkdir(dir, 0777);
+    if (result) {
+        snprintf(path, sizeof path, "%s/result.json", dir);
+        kf_test_write_file(path, result);
+    }
+    if (journal) {
+        snprintf(path, sizeof path, "%s/journal.jsonl", dir);
+        kf_test_write_file(path, journal);
+    }
+    return dir;
+}
+
+static char *result_json(const char *name, double best_s, double baseline_s, double speedup, double fraction,
+                         int verified)
+{
+    char best[512] = "null", bl[128] = "";
+    if (baseline_s > 0) snprintf(bl, sizeof bl, ", \"median_s\": %.9g", baseline_s);
+    if (best_s > 0) {
+        char sp[64] = "";
+        if (speedup > 0) snprintf(sp, sizeof sp, "\"speedup_vs_baseline\": %.9g, ", speedup);
+        snprintf(best, sizeof best,
+                 "{\"dir\": \"steps/0002-0/candidate\", \"verified\": %s, \"verdict\": \"pass\", \"trials\": 5, "
+                 "\"median_s\": %.9g, \"min_s\": %.9g, %s\"roofline_fraction\": %.9g, \"roofline_floor_s\": 1e-4}",
+                 verified ? "true" : "false", best_s, best_s, sp, fraction);
+    }
+    char *s = NULL;
+    if (asprintf(&s,
+                 "{\"problem\": \"%s\", \"preset\": \"small\", \"backend\": \"cpu-simd\", "
+                 "\"device\": \"pthread-avx2\", \"agent\": \"builtin\", \"steps\": 3, "
+                 "\"stop_reason\": \"%s\", \"tokens_in\": 100, \"tokens_out\": 50, \"cost_usd\": 0.01, "
+                 "\"wall_s\": 2.5, \"baseline\": {\"how\": \"op-by-op, OpenBLAS sgemm\", \"dir\": \"baseline\"%s}, "
+                 "\"best\": %s}",
+                 name, best_s > 0 && verified ? "iteration budget spent" : "no correct <kernel> & done", bl, best) < 0)
+        return NULL;
+    return s;
+}
+
+static const char *JOURNAL =
+    "{\"ev\":\"start\",\"t\":1}\n"
+    "{\"ev\":\"baseline\",\"t\":2,\"how\":\"op-by-op\",\"median_s\":0.002}\n"
+    "{\"ev\":\"gen\",\"t\":3,\"step\":1,\"sample\":0}\n"
+    "{\"ev\":\"eval\",\"t\":4,\"step\":1,\"sample\":0,\"verdict\":\"mismatch\"}\n"
+    "{\"ev\":\"eval\",\"t\":5,\"step\":2,\"sample\":0,\"verdict\":\"pass\",\"median_s\":0.0015,\"roofline_fraction\":0.3}\n"
+    "{\"ev\":\"best\",\"t\":5,\"step\":2,\"sample\":0,\"median_s\":0.0015}\n"
+    "{\"ev\":\"eval\",\"t\":6,\"step\":3,\"sample\":0,\"verdict\":\"pass\",\"median_s\":0.003,\"roofline_fraction\":0.1}\n"
+    "{\"ev\":\"eval\",\"t\":7,\"step\":4,\"sample\":0,\"verdict\":\"pass\",\"median_s\":0.001,\"roofline_fraction\":0.5}\n"
+    "{\"ev\":\"best\",\"t\":7,\"step\":4,\"sample\":0,\"median_s\":0.001}\n"
+    "{\"ev\":\"done\",\"t\":8,\"reason\":\"iteration budget spent\"}\n"
+    "{\"ev\":\"eval\",\"step\":9,\"verd";   /* a torn last line is ignored */
+
+/* Five problems: A 2x, B 0.5x, C 1.25x (speedup from the times), D not
+ * verified (a bogus 10x that must not count), E killed (no result.json). */
+static int build_five(const char *root, kf_report *r)
+{
+    char *dirs[5];
+    char *res;
+    res = result_json("A_two", 0.001, 0.002, 2.0, 0.5, 1);
+    dirs[0] = make_run(root, "A_two", res, JOURNAL);
+    free(res);
+    res = result_json("B_half", 0.004, 0.002, 0.5, 0.25, 1);
+    dirs[1] = make_run(root, "B_half", res, NULL);
+    free(res);
+    res = result_json("C_five_quarters", 0.002, 0.0025, 0, 0.8, 1);
+    dirs[2] = make_run(root, "C_five_quarters", res, NULL);
+    free(res);
+    res = result_json("D_unverified", 0.0001, 0.001, 10.0, 0.9, 0);
+    dirs[3] = make_run(root, "D_unverified", res, NULL);
+    free(res);
+    dirs[4] = make_run(root, "E_killed", NULL, "{\"ev\":\"start\",\"t\":1}\n");
+    kf_error err = {0};
+    int rc = kf_report_build((const char *const *)dirs, 5, r, &err);
+    KF_CHECK_MSG(rc == 0, "kf_report_build: %s", err.msg);
+    for (int i = 0; i < 5; i++) free(dirs[i]);
+    return rc;
+}
+
+KF_TEST(fast_p_and_geomean_by_hand)
+{
+    char *root = kf_test_tmpdir();
+    kf_report r;
+    if (build_five(root, &r) != 0) return;
+    KF_CHECK_INT(r.n, 5);
+    KF_CHECK_INT(r.sum.n_correct, 3);
+    KF_CHECK_INT(r.sum.n_speedup, 3);
+    /* correct: 2, 0.5, 1.25 out of 5 problems */
+    KF_CHECK_NEAR(r.sum.fast_p[0], 3.0 / 5, 1e-12);   /* p = 0: the correct ones */
+    KF_CHECK_NEAR(r.sum.fast_p[1], 2.0 / 5, 1e-12);   /* > 0.5: 0.5 itself is not */
+    KF_CHECK_NEAR(r.sum.fast_p[2], 2.0 / 5, 1e-12);   /* > 0.8 */
+    KF_CHECK_NEAR(r.sum.fast_p[3], 2.0 / 5, 1e-12);   /* > 1 */
+    KF_CHECK_NEAR(r.sum.fast_p[4], 1.0 / 5, 1e-12);   /* > 1.5 */
+    KF_CHECK_NEAR(r.sum.fast_p[5], 0.0, 1e-12);       /* > 2: 2.0 itself is not */
+    /* (2 * 0.5 * 1.25)^(1/3); the unverified 10x is excluded */
+    KF_CHECK_NEAR(r.sum.geomean_correct, pow(1.25, 1.0 / 3), 1e-12);
+    KF_CHECK_NEAR(r.sum.geomean_all_zero, 0.0, 0);
+    KF_CHECK_NEAR(r.sum.geomean_fallback, pow(1.25, 1.0 / 5), 1e-12);
+    KF_CHECK_NEAR(r.sum.min_speedup, 0.5, 1e-12);
+    KF_CHECK_NEAR(r.sum.max_speedup, 2.0, 1e-12);
+    KF_CHECK_NEAR(r.sum.mean_fraction, (0.5 + 0.25 + 0.8) / 3, 1e-12);
+    KF_CHECK_INT(r.sum.tokens, 4 * 150);
+    KF_CHECK_NEAR(r.sum.cost_usd, 0.04, 1e-12);
+    kf_report_free(&r);
+}
+
+KF_TEST(entries_read_from_result_json)
+{
+    char *root = kf_test_tmpdir();
+    kf_report r;
+    if (build_five(root, &r) != 0) return;
+    KF_CHECK_STR(r.e[0].name, "A_two");
+    KF_CHECK_INT(r.e[0].status, KF_REPORT_CORRECT);
+    KF_CHECK_NEAR(r.e[0].best_s, 0.001, 1e-15);
+    KF_CHECK_NEAR(r.e[0].baseline_s, 0.002, 1e-15);
+    KF_CHECK_STR(r.e[0].baseline_how, "op-by-op, OpenBLAS sgemm");
+    KF_CHECK_STR(r.e[0].device, "pthread-avx2");
+    KF_CHECK_STR(r.e[0].stop_reason, "iteration budget spent");
+    KF_CHECK_INT(r.e[0].steps, 3);
+    KF_CHECK_INT(r.e[0].tokens_in, 100);
+    /* no speedup_vs_baseline in C: baseline / best */
+    KF_CHECK_NEAR(r.e[2].speedup, 1.25, 1e-12);
+    KF_CHECK_INT(r.e[3].status, KF_REPORT_INCORRECT);
+    KF_CHECK_NEAR(r.e[3].speedup, 0, 0);
+    KF_CHECK_INT(r.e[4].status, KF_REPORT_NO_RESULT);
+    KF_CHECK_STR(r.e[4].name, "E_killed");
+    KF_CHECK_CONTAINS(r.e[4].stop_reason, "resume");
+    kf_report_free(&r);
+}
+
+KF_TEST(missing_run_dir_is_no_result)
+{
+    char *root = kf_test_tmpdir();
+    char dir[4096], file[4096];
+    snprintf(dir, sizeof dir, "%s/never_started", root);
+    snprintf(file, sizeof file, "%s/plain.txt", root);
+    kf_test_write_file(file, "x");
+    kf_report_entry e;
+    kf_error err = {0};
+    KF_CHECK(kf_report_entry_load(dir, &e, &err) == 0);
+    KF_CHECK_INT(e.status, KF_REPORT_NO_RESULT);
+    KF_CHECK_STR(e.name, "never_started");
+    KF_CHECK_CONTAINS(e.stop_reason, "did not start");
+    kf_report_entry_free(&e);
+    KF_CHECK_INT(kf_report_entry_load(file, &e, &err), -1);
+    KF_CHECK_CONTAINS(err.msg, "plain.txt: not a run directory");
+    kf_report_entry_free(&e);
+}
+
+KF_TEST(all_correct_geomean_over_all)
+{
+    char *root = kf_test_tmpdir();
+    char *res1 = result_json("P1", 0.001, 0.004, 4.0, 0.5, 1);
+    char *res2 = result_json("P2", 0.001, 0.001, 1.0, 0.5, 1);
+    char *dirs[2] = {make_run(root, "P1", res1, NULL), make_run(root, "P2", res2, NULL)};
+    kf_report r;
+    kf_error err = {0};
+    KF_CHECK(kf_report_build((const char *const *)dirs, 2, &r, &err) == 0);
+    KF_CHECK_NEAR(r.sum.geomean_correct, 2.0, 1e-12);
+    KF_CHECK_NEAR(r.sum.geomean_all_zero, 2.0, 1e-12);
+    KF_CHECK_NEAR(r.sum.geomean_fallback, 2.0, 1e-12);
+    KF_CHECK_NEAR(r.sum.fast_p[3], 0.5, 1e-12);       /* 1.0 is not > 1 */
+    kf_report_free(&r);
+    free(res1);
+    free(res2);
+    free(dirs[0]);
+    free(dirs[1]);
+}
+
+KF_TEST(trace_from_the_journal)
+{
+    char *root = kf_test_tmpdir();
+    kf_report r;
+    if (build_five(root, &r) != 0) return;
+    const kf_report_entry *e = &r.e[0];
+    KF_CHECK_INT(e->n_points, 4);                    /* the torn line is not one */
+    KF_CHECK_INT(e->points[0].step, 1);
+    KF_CHECK_INT(e->points[0].passed, 0);
+    KF_CHECK_NEAR(e->points[0].best_s, 0, 0);
+    KF_CHECK_INT(e->points[1].passed, 1);
+    KF_CHECK_NEAR(e->points[1].time_s, 0.0015, 1e-15);
+    KF_CHECK_NEAR(e->points[1].best_s, 0.0015, 1e-15);
+    KF_CHECK_NEAR(e->points[2].time_s, 0.003, 1e-15);
+    KF_CHECK_NEAR(e->points[2].best_s, 0.0015, 1e-15); /* slower: best unchanged */
+    KF_CHECK_INT(e->points[3].step, 4);
+    KF_CHECK_NEAR(e->points[3].best_s, 0.001, 1e-15);
+    KF_CHECK_INT(r.e[1].n_points, 0);                  /* no journal */
+    kf_report_free(&r);
+}
+
+static char *read_in(const char *dir, const char *name)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return kf_test_read_file(p);
+}
+
+static int count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle)) n++;
+    return n;
+}
+
+KF_TEST(writers_html_md_json)
+{
+    char *root = kf_test_tmpdir();
+    kf_report r;
+    if (build_five(root, &r) != 0) return;
+    r.machine.hostname = strdup("benchbox");
+    r.machine.cpu_model = strdup("Test CPU @ 3.0GHz");
+    r.machine.cpus = 2;
+    kf_error err = {0};
+    KF_CHECK_MSG(kf_report_write_all(&r, root, &err) == 0, "write_all: %s", err.msg);
+    kf_report_free(&r);
+
+    char *html = read_in(root, "report.html");
+    KF_CHECK(html != NULL);
+    if (!html) return;
+    /* speedup + roofline + one trace per problem */
+    KF_CHECK_INT(count(html, "<svg"), 2 + 5);
+    KF_CHECK_CONTAINS(html, "aria-label=\"speedup per problem, log scale\"");
+    KF_CHECK_CONTAINS(html, "aria-label=\"roofline fraction per problem\"");
+    KF_CHECK_CONTAINS(html, "class=\"one\"");                 /* the line at 1.0 */
+    KF_CHECK_CONTAINS(html, "<polyline class=\"best\"");      /* A's best-so-far line */
+    KF_CHECK_MSG(strstr(html, "http") == NULL, "report.html references an external resource");
+    KF_CHECK(strstr(html, "<script") == NULL);
+    KF_CHECK(strstr(html, "<link") == NULL);
+    KF_CHECK(strstr(html, "src=") == NULL);
+    KF_CHECK_CONTAINS(html, "<style>");
+    KF_CHECK_CONTAINS(html, "benchbox");
+    KF_CHECK_CONTAINS(html, "Test CPU @ 3.0GHz");
+    KF_CHECK_CONTAINS(html, "cpu-simd: pthread-avx2");
+    KF_CHECK_CONTAINS(html, "no correct &lt;kernel&gt; &amp; done");   /* escaped */
+    KF_CHECK(strstr(html, "<kernel>") == NULL);
+    KF_CHECK_CONTAINS(html, "C_five_quarters");
+    free(html);
+
+    char *md = read_in(root, "report.md");
+    KF_CHECK(md != NULL);
+    if (!md) return;
+    KF_CHECK_CONTAINS(md, "| problem | status | best | baseline | baseline made by | GEMM anchor (library GEMM alone) | "
+                          "baseline / anchor | speedup | roofline | steps | tokens | cost |");
+    KF_CHECK_CONTAINS(md, "| A_two | correct (iteration budget spent) | 1 ms | 2 ms | op-by-op, OpenBLAS sgemm | - | - | 2.00x | 50.0% | 3 | 150 | $0.0100 |");
+    KF_CHECK_CONTAINS(md, "| C_five_quarters | correct (iteration budget spent) | 2 ms | 2.5 ms |");
+    KF_CHECK_CONTAINS(md, "| D_unverified | **incorrect**");
+    KF_CHECK_CONTAINS(md, "| E_killed | **no result**");
+    KF_CHECK_CONTAINS(md, "| fast_p | 0.600 (3/5) | 0.400 (2/5) | 0.400 (2/5) | 0.400 (2/5) | 0.200 (1/5) | 0.000 (0/5) |");
+    KF_CHECK_CONTAINS(md, "Geometric-mean speedup over the correct problems: **1.08x** (3 problems)");
+    free(md);
+
+    char *js = read_in(root, "report.json");
+    json_object *o = js ? json_tokener_parse(js) : NULL;
+    free(js);
+    KF_CHECK(o != NULL);
+    if (!o) return;
+    json_object *sum, *fp, *v, *probs;
+    KF_CHECK(json_object_object_get_ex(o, "summary", &sum));
+    KF_CHECK(json_object_object_get_ex(sum, "fast_p", &fp));
+    KF_CHECK(json_object_object_get_ex(fp, "0.5", &v));
+    KF_CHECK_NEAR(json_object_get_double(v), 0.4, 1e-12);
+    KF_CHECK(json_object_object_get_ex(fp, "1.5", &v));
+    KF_CHECK_NEAR(json_object_get_double(v), 0.2, 1e-12);
+    KF_CHECK(json_object_object_get_ex(sum, "geomean_speedup_correct", &v));
+    KF_CHECK_NEAR(json_object_get_double(v), pow(1.25, 1.0 / 3), 1e-9);
+    KF_CHECK(json_object_object_get_ex(o, "problems", &probs));
+    KF_CHECK_INT(json_object_array_length(probs), 5);
+    json_object *d = json_object_array_get_idx(probs, 3);
+    KF_CHECK(json_object_object_get_ex(d, "correct", &v) && !json_object_get_boolean(v));
+    KF_CHECK(json_object_object_get_ex(d, "speedup", &v) && v == NULL);
+    json_object *a = json_object_array_get_idx(probs, 0);
+    KF_CHECK(json_object_object_get_ex(a, "trace", &v));
+    KF_CHECK_INT(json_object_array_length(v), 4);
+    KF_CHECK(json_object_object_get_ex(o, "machine", &v));
+    KF_CHECK(json_object_object_get_ex(v, "hostname", &d));
+    KF_CHECK_STR(json_object_get_string(d), "benchbox");
+    json_object_put(o);
+}
+
+/* result.json with a baseline.gemm_anchor object as kf_run writes it. */
+static char *result_with_anchor(const char *name, double baseline_s, const char *anchor)
+{
+    char *s = NULL;
+    if (asprintf(&s,
+                 "{\"problem\": \"%s\", \"preset\": \"cpu\", \"backend\": \"cpu-simd\", \"device\": \"EPYC\", "
+                 "\"agent\": \"builtin\", \"steps\": 1, \"stop_reason\": \"iteration budget spent\", "
+                 "\"baseline\": {\"how\": \"op-by-op\", \"dir\": \"baseline\", \"median_s\": %.9g, \"gemm_anchor\": %s}, "
+                 "\"best\": {\"dir\": \"steps/0001-0/candidate\", \"verified\": true, \"verdict\": \"pass\", "
+                 "\"median_s\": 0.0005, \"roofline_fraction\": 0.5}}",
+                 name, baseline_s, anchor) < 0)
+        return NULL;
+    return s;
+}
+
+/* The GEMM anchor: read from result.json, a baseline over 1.5x its anchor
+ * flagged in the entry and all three reports, labelled everywhere. */
+KF_TEST(gemm_anchor_columns_and_warning)
+{
+    char *root = kf_test_tmpdir();
+    const char *slow = "{\"label\": \"GEMM anchor: standalone library timing\", \"available\": true, "
+                       "\"how\": \"cblas_sgemm alone (OpenBLAS), M=512 N=2048 K=2048, B transposed\", "
+                       "\"threads\": 2, \"runs\": 20, \"median_s\": 0.001, \"min_s\": 0.0009}";
+    const char *none = "{\"available\": false, \"why\": \"the problem has no matmul or linear\"}";
+    char *dirs[3], *res;
+    res = result_with_anchor("F_slow_baseline", 0.003, slow);
+    dirs[0] = make_run(root, "F_slow_baseline", res, NULL);
+    free(res);
+    res = result_with_anchor("G_fair_baseline", 0.0012, slow);
+    dirs[1] = make_run(root, "G_fair_baseline", res, NULL);
+    free(res);
+    res = result_with_anchor("H_no_gemm", 0.0012, none);
+    dirs[2] = make_run(root, "H_no_gemm", res, NULL);
+    free(res);
+    kf_report r;
+    kf_error err = {0};
+    int rc = kf_report_build((const char *const *)dirs, 3, &r, &err);
+    for (int i = 0; i < 3; i++) free(dirs[i]);
+    KF_CHECK_MSG(rc == 0, "build: %s", err.msg);
+    if (rc != 0) return;
+    KF_CHECK_NEAR(r.e[0].anchor_s, 0.001, 1e-15);
+    KF_CHECK_NEAR(r.e[0].baseline_over_anchor, 3.0, 1e-9);
+    KF_CHECK_INT(r.e[0].anchor_threads, 2);
+    KF_CHECK(r.e[0].anchor_warning != NULL);
+    KF_CHECK_CONTAINS(r.e[0].anchor_how, "cblas_sgemm alone");
+    KF_CHECK_NEAR(r.e[1].baseline_over_anchor, 1.2, 1e-9);
+    KF_CHECK(r.e[1].anchor_warning == NULL);
+    KF_CHECK(r.e[2].anchor_s == 0 && r.e[2].anchor_warning == NULL);
+    KF_CHECK_STR(r.e[2].anchor_how, "the problem has no matmul or linear");
+    KF_CHECK_INT(r.sum.n_anchor, 2);
+    KF_CHECK_INT(r.sum.n_anchor_warnings, 1);
+    KF_CHECK_MSG(kf_report_write_all(&r, root, &err) == 0, "write_all: %s", err.msg);
+    kf_report_free(&r);
+
+    char *md = read_in(root, "report.md");
+    KF_CHECK(md != NULL);
+    if (!md) return;
+    KF_CHECK_CONTAINS(md, "baselines over 1.5x their anchor: 1 (see Warnings)");
+    KF_CHECK_CONTAINS(md, "## Warnings\n\n- F_slow_baseline: baseline 3 ms, GEMM anchor 1 ms (cblas_sgemm alone");
+    KF_CHECK_CONTAINS(md, "takes 3.00x its standalone GEMM anchor");
+    KF_CHECK(strstr(md, "- G_fair_baseline:") == NULL);
+    KF_CHECK_CONTAINS(md, "| op-by-op | 1 ms | **3.00x** (warning) |");
+    KF_CHECK_CONTAINS(md, "| op-by-op | 1 ms | 1.20x |");
+    KF_CHECK_CONTAINS(md, "| op-by-op | - | - |");
+    KF_CHECK_CONTAINS(md, "GEMM anchor: a standalone library timing of the problem's main GEMM alone");
+    free(md);
+
+    char *html = read_in(root, "report.html");
+    KF_CHECK(html != NULL);
+    if (!html) return;
+    KF_CHECK_CONTAINS(html, "<th>GEMM anchor (library GEMM alone)</th><th>baseline / anchor</th>");
+    KF_CHECK_CONTAINS(html, "<h2>Warnings</h2>");
+    KF_CHECK_CONTAINS(html, "<li class=\"warn\"><b>F_slow_baseline</b>");
+    KF_CHECK_CONTAINS(html, "<td class=\"n warn\">3.00x</td>");
+    KF_CHECK_CONTAINS(html, "title=\"cblas_sgemm alone (OpenBLAS), M=512 N=2048 K=2048, B transposed\">1 ms</td>");
+    KF_CHECK_CONTAINS(html, "not a kernel for the problem");
+    free(html);
+
+    char *js = read_in(root, "report.json");
+    json_object *o = js ? json_tokener_parse(js) : NULL;
+    free(js);
+    KF_CHECK(o != NULL);
+    if (!o) return;
+    json_object *probs, *p, *v, *sum;
+    KF_CHECK(json_object_object_get_ex(o, "summary", &sum));
+    KF_CHECK(json_object_object_get_ex(sum, "with_gemm_anchor", &v) && json_object_get_int(v) == 2);
+    KF_CHECK(json_object_object_get_ex(sum, "baseline_over_gemm_anchor_warnings", &v) && json_object_get_int(v) == 1);
+    KF_CHECK(json_object_object_get_ex(sum, "notes", &v));
+    KF_CHECK_CONTAINS(json_object_get_string(v), "GEMM anchor: a standalone library timing");
+    KF_CHECK(json_object_object_get_ex(o, "problems", &probs));
+    p = json_object_array_get_idx(probs, 0);
+    KF_CHECK(json_object_object_get_ex(p, "gemm_anchor_s", &v) && json_object_get_double(v) == 0.001);
+    KF_CHECK(json_object_object_get_ex(p, "gemm_anchor_threads", &v) && json_object_get_int(v) == 2);
+    KF_CHECK(json_object_object_get_ex(p, "baseline_over_gemm_anchor", &v));
+    KF_CHECK_NEAR(json_object_get_double(v), 3.0, 1e-9);
+    KF_CHECK(json_object_object_get_ex(p, "warnings", &v) && json_object_array_length(v) == 1);
+    p = json_object_array_get_idx(probs, 1);
+    KF_CHECK(json_object_object_get_ex(p, "warnings", &v) && json_object_array_length(v) == 0);
+    p = json_object_array_get_idx(probs, 2);
+    KF_CHECK(json_object_object_get_ex(p, "gemm_anchor_s", &v) && v == NULL);
+    KF_CHECK(json_object_object_get_ex(p, "gemm_anchor_how", &v));
+    KF_CHECK_STR(json_object_get_string(v), "the problem has no matmul or linear");
+    json_object_put(o);
+}
+
+KF_TEST(machine_from_suite_json_and_list_runs)
+{
+    char *root = kf_test_tmpdir();
+    free(make_run(root, "b_second", NULL, NULL));
+    free(make_run(root, "a_first", NULL, NULL));
+    char p[4096];
+    snprintf(p, sizeof p, "%s/runs/not_a_dir.txt", root);
+    kf_test_write_file(p, "x");
+    char **dirs = NULL;
+    kf_error err = {0};
+    int n = kf_report_list_runs(root, &dirs, &err);
+    KF_CHECK_INT(n, 2);
+    if (n == 2) {
+        KF_CHECK(strstr(dirs[0], "/runs/a_first") != NULL);
+        KF_CHECK(strstr(dirs[1], "/runs/b_second") != NULL);
+    }
+    kf_report_free_list(dirs, n);
+    KF_CHECK_INT(kf_report_list_runs("/nonexistent-kf", &dirs, &err), -1);
+    KF_CHECK_CONTAINS(err.msg, "/nonexistent-kf/runs");
+
+    /* suite.json written here records this machine and the settings */
+    KF_CHECK(kf_report_save_suite(root, "{\"backend\":\"cpu-simd\",\"jobs\":2}", &err) == 0);
+    snprintf(p, sizeof p, "%s/suite.json", root);
+    char *text = kf_test_read_file(p);
+    KF_CHECK_CONTAINS(text, "\"backend\"");
+    free(text);
+    /* ... and a saved machine wins over this one when reports are rewritten */
+    kf_test_write_file(p, "{\"settings\":{\"backend\":\"opencl\"},\"machine\":{\"hostname\":\"other-host\","
+                          "\"cpu_model\":\"Other CPU\",\"cpus\":64,\"os\":\"Linux\"}}");
+    kf_report r = {0};
+    KF_CHECK(kf_report_machine_load(&r, root, &err) == 0);
+    KF_CHECK_STR(r.machine.hostname, "other-host");
+    KF_CHECK_INT(r.machine.cpus, 64);
+    KF_CHECK_CONTAINS(r.settings_json, "opencl");
+    kf_report_free(&r);
+    kf_test_write_file(p, "{not json");
+    KF_CHECK_INT(kf_report_machine_load(&r, root, &err), -1);
+    KF_CHECK_CONTAINS(err.msg, "suite.json: not valid JSON");
+    kf_report_free(&r);
+}
+
+#define PROBLEM \
+    "{\"name\": \"%s\", \"dims\": [\"N\"], \"presets\": {\"small\": {\"N\": 7}%s}," \
+    " \"inputs\": [{\"name\": \"x\", \"shape\": [\"N\"]}]," \
+    " \"graph\": [{\"out\": \"y\", \"op\": \"relu\", \"in\": [\"x\"]}], \"outputs\": [\"y\"]}"
+
+static void write_problem(const char *dir, const char *file, const char *name, int with_cpu)
+{
+    char path[4096], text[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    snprintf(text, sizeof text, PROBLEM, name, with_cpu ? ", \"cpu\": {\"N\": 70}" : "");
+    KF_CHECK(kf_test_write_file(path, text) == 0);
+}
+
+KF_TEST(collect_problem_files)
+{
+    char *root = kf_test_tmpdir();
+    char d1[4096], d2[4096];
+    snprintf(d1, sizeof d1, "%s/level1", root);
+    snprintf(d2, sizeof d2, "%s/level2", root);
+    mkdir(d1, 0777);
+    mkdir(d2, 0777);
+    write_problem(d2, "02_b.json", "two_b", 1);
+    write_problem(d2, "01_a.json", "two_a", 1);
+    write_problem(d1, "10_z.json", "one_z", 1);
+    write_problem(root, "00_top.json", "top", 1);
+    char readme[4200];
+    snprintf(readme, sizeof readme, "%s/README.md", root);
+    kf_test_write_file(readme, "not a problem");
+
+    kf_suite_problem *v = NULL;
+    int n = 0;
+    kf_error err = {0};
+    const char *in[] = {root};
+    KF_CHECK_MSG(kf_suite_collect(in, 1, "cpu", &v, &n, &err) == 0, "collect: %s", err.msg);
+    KF_CHECK_INT(n, 4);
+    if (n == 4) {
+        KF_CHECK_STR(v[0].name, "top");
+        KF_CHECK_STR(v[1].name, "one_z");
+        KF_CHECK_STR(v[2].name, "two_a");
+        KF_CHECK_STR(v[3].name, "two_b");
+        KF_CHECK(strstr(v[2].path, "level2/01_a.json") != NULL);
+    }
+    kf_suite_problems_free(v, n);
+
+    /* a file given directly, then a directory: in the order given */
+    char file[4200];
+    snprintf(file, sizeof file, "%s/00_top.json", root);
+    const char *in2[] = {file, d1};
+    KF_CHECK(kf_suite_collect(in2, 2, NULL, &v, &n, &err) == 0);
+    KF_CHECK_INT(n, 2);
+    if (n == 2) KF_CHECK_STR(v[1].name, "one_z");
+    kf_suite_problems_free(v, n);
+
+    /* a preset that one problem lacks */
+    write_problem(d1, "11_small_only.json", "small_only", 0);
+    KF_CHECK_INT(kf_suite_collect(in, 1, "cpu", &v, &n, &err), -1);
+    KF_CHECK_INT(err.code, 2);
+    KF_CHECK_CONTAINS(err.msg, "11_small_only.json: no preset 'cpu'");
+    KF_CHECK(v == NULL);
+
+    /* two problems of one name */
+    write_problem(d2, "03_dup.json", "one_z", 1);
+    KF_CHECK_INT(kf_suite_collect(in, 1, NULL, &v, &n, &err), -1);
+    KF_CHECK_CONTAINS(err.msg, "two problems named 'one_z'");
+
+    /* a malformed problem, a missing path, an empty directory */
+    char bad[4200];
+    snprintf(bad, sizeof bad, "%s/bad.json", root);
+    kf_test_write_file(bad, "{\"name\": \"bad\"}");
+    const char *in3[] = {bad};
+    KF_CHECK_INT(kf_suite_collect(in3, 1, NULL, &v, &n, &err), -1);
+    KF_CHECK_INT(err.code, 2);
+    KF_CHECK_CONTAINS(err.msg, "bad.json");
+    const char *in4[] = {"/nonexistent-kf-suite"};
+    KF_CHECK_INT(kf_suite_collect(in4, 1, NULL, &v, &n, &err), -1);
+    KF_CHECK_CONTAINS(err.msg, "/nonexistent-kf-suite: No such file");
+    char empty[4200];
+    snprintf(empty, sizeof empty, "%s/empty", root);
+    mkdir(empty, 0777);
+    const char *in5[] = {empty};
+    KF_CHECK_INT(kf_suite_collect(in5, 1, NULL, &v, &n, &err), -1);
+    KF_CHECK_CONTAINS(err.msg, "no problem files");
+}
+
+int main(void) { return kf_test_main(); }
