@@ -1,7 +1,7 @@
 /* cuda_from_ocl.c — the "cuda-c" emitter (emit.h): CUDA C for the cuda
  * plugin, translated from the OpenCL C emitter's kernels through a small
- * compatibility prelude (work-item functions, barriers, float4/float2 with
- * OpenCL's .s0..s3 components, vload/vstore) and two rewrites the
+ * compatibility prelude (work-item functions, barriers, float2/4/8 with
+ * OpenCL's .s0.. components, vload/vstore) and two rewrites the
  * preprocessor cannot do (a __local pointer parameter is a plain pointer in
  * CUDA; reqd_work_group_size becomes __launch_bounds__).  The search space
  * is the OpenCL emitter's, minus fp16 storage.  FP32 on CUDA cores: the
@@ -44,6 +44,14 @@ static const char COMPAT[] =
     "    __device__ kf_float2(float v) : s0(v), s1(v) {}\n"
     "    __device__ kf_float2(float a, float b) : s0(a), s1(b) {}\n"
     "};\n"
+    "struct kf_float8 {\n"
+    "    float s0, s1, s2, s3, s4, s5, s6, s7;\n"
+    "    __device__ kf_float8() {}\n"
+    "    __device__ kf_float8(float v) : s0(v), s1(v), s2(v), s3(v), s4(v), s5(v), s6(v), s7(v) {}\n"
+    "    __device__ kf_float8(float a, float b, float c, float d, float e, float f, float g, float h)\n"
+    "        : s0(a), s1(b), s2(c), s3(d), s4(e), s5(f), s6(g), s7(h) {}\n"
+    "};\n"
+    "#define float8 kf_float8\n"
     "#define float4 kf_float4\n"
     "#define float2 kf_float2\n"
     "static __device__ __forceinline__ float4 operator+(float4 a, float4 b) { return float4(a.s0 + b.s0, a.s1 + b.s1, a.s2 + b.s2, a.s3 + b.s3); }\n"
@@ -52,6 +60,9 @@ static const char COMPAT[] =
     "static __device__ __forceinline__ float2 operator*(float2 a, float2 b) { return float2(a.s0 * b.s0, a.s1 * b.s1); }\n"
     "static __device__ __forceinline__ float4 mad(float4 a, float4 b, float4 c) { return float4(fmaf(a.s0, b.s0, c.s0), fmaf(a.s1, b.s1, c.s1), fmaf(a.s2, b.s2, c.s2), fmaf(a.s3, b.s3, c.s3)); }\n"
     "static __device__ __forceinline__ float2 mad(float2 a, float2 b, float2 c) { return float2(fmaf(a.s0, b.s0, c.s0), fmaf(a.s1, b.s1, c.s1)); }\n"
+    "static __device__ __forceinline__ float8 mad(float8 a, float8 b, float8 c) { return float8(fmaf(a.s0, b.s0, c.s0), fmaf(a.s1, b.s1, c.s1), fmaf(a.s2, b.s2, c.s2), fmaf(a.s3, b.s3, c.s3), fmaf(a.s4, b.s4, c.s4), fmaf(a.s5, b.s5, c.s5), fmaf(a.s6, b.s6, c.s6), fmaf(a.s7, b.s7, c.s7)); }\n"
+    "static __device__ __forceinline__ float8 vload8(size_t i, const float *p) { p += 8 * i; return float8(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]); }\n"
+    "static __device__ __forceinline__ void vstore8(float8 v, size_t i, float *p) { p += 8 * i; p[0] = v.s0; p[1] = v.s1; p[2] = v.s2; p[3] = v.s3; p[4] = v.s4; p[5] = v.s5; p[6] = v.s6; p[7] = v.s7; }\n"
     "static __device__ __forceinline__ float4 vload4(size_t i, const float *p) { p += 4 * i; return float4(p[0], p[1], p[2], p[3]); }\n"
     "static __device__ __forceinline__ void vstore4(float4 v, size_t i, float *p) { p += 4 * i; p[0] = v.s0; p[1] = v.s1; p[2] = v.s2; p[3] = v.s3; }\n"
     "static __device__ __forceinline__ float2 vload2(size_t i, const float *p) { p += 2 * i; return float2(p[0], p[1]); }\n"
