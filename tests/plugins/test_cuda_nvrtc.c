@@ -1,8 +1,9 @@
 /*
  * test_cuda_nvrtc.c — every built-in cuda-c candidate compiles, on any
  * machine with NVRTC and no GPU: for each problem of problems/level1 and
- * problems/level2 (small preset), the cuda-c emitter's default point for a
- * GPU, its first neighbours and the op-by-op baseline are compiled by NVRTC
+ * problems/level2 (small preset), the cuda-c emitter's default point for an
+ * sm_90 GPU (TF32 tensor cores), the same in fp32, its first neighbours and
+ * the op-by-op baseline are compiled by NVRTC
  * for sm_80 and sm_90 with the options the cuda plugin uses
  * (plugins/cuda/cu_compile.c).  TAP, one case per problem; without NVRTC
  * the whole test is skipped and says why.
@@ -114,6 +115,7 @@ int main(void)
     kf_device_info gpu;
     memset(&gpu, 0, sizeof gpu);
     snprintf(gpu.kind, sizeof gpu.kind, "gpu");
+    snprintf(gpu.detail, sizeof gpu.detail, "compute capability 9.0 (sm_90)");
     int fails = 0;
     for (int i = 0; i < nf; i++) {
         const char *base = strrchr(files[i], '/') + 1;
@@ -125,9 +127,12 @@ int main(void)
         int ok = p && idx >= 0 && kf_resolve(p, idx, &r, &err) == 0;
         if (!ok) snprintf(msg, sizeof msg, "load: %.900s", err.msg);
         if (ok) {
-            kf_bt_point pts[1 + 1 + 8];
+            kf_bt_point pts[1 + 1 + 1 + 8];
             int np = 0;
-            kf_bt_point_default(&kf_bt_emit_cuda_c, "cuda", &r, &gpu, &pts[np++]);
+            kf_bt_point_default(&kf_bt_emit_cuda_c, "cuda", &r, &gpu, &pts[np++]);   /* TF32 on sm_90 */
+            if (pts[0].precision != KF_BT_TF32) { snprintf(msg, sizeof msg, "the default on sm_90 is not TF32"); ok = 0; }
+            pts[np] = pts[0];
+            pts[np++].precision = KF_BT_FP32;
             kf_bt_point_baseline(&kf_bt_emit_cuda_c, "cuda", &pts[np++]);
             np += kf_bt_neighbours(&pts[0], &r, &pts[np], 8);
             for (int k = 0; k < np && ok; k++) ok = check_point(&r, &pts[k], msg, sizeof msg) == 0;

@@ -199,9 +199,12 @@ int kf_bt_gemm_rows_contiguous(const kf_bt_group *g);
 
 typedef enum kf_bt_precision {
     KF_BT_FP32 = 0,           /* everything in float32 */
-    KF_BT_FP16_STORAGE = 1    /* half scratch storage where the emitter offers
+    KF_BT_FP16_STORAGE = 1,   /* half scratch storage where the emitter offers
                                  it (OpenCL with cl_khr_fp16); kept only if
                                  it passes the tolerance */
+    KF_BT_TF32 = 2            /* GEMMs on tensor cores with TF32 inputs and
+                                 FP32 accumulation (cuda-c); kept only if it
+                                 passes the tolerance */
 } kf_bt_precision;
 
 /* One point of the search space: the common fields, and the values of the
@@ -224,8 +227,9 @@ void kf_bt_point_default(const kf_bt_emitter *em, const char *backend, const kf_
                          const kf_device_info *dev, kf_bt_point *p);
 /* The op-by-op eager baseline point. */
 void kf_bt_point_baseline(const kf_bt_emitter *em, const char *backend, kf_bt_point *p);
-/* A more conservative point after a failure: fusion off, then the
- * emitter's own steps (smaller tiles, plain loops).  Returns 1 if it
+/* A more conservative point after a failure: full fp32 precision first,
+ * then fusion off, then the emitter's own steps (smaller tiles, plain
+ * loops).  Returns 1 if it
  * changed p, 0 if p is already the most conservative. */
 int kf_bt_point_conservative(kf_bt_point *p);
 

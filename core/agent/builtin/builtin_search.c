@@ -44,6 +44,7 @@ void kf_bt_point_baseline(const kf_bt_emitter *em, const char *backend, kf_bt_po
 int kf_bt_point_conservative(kf_bt_point *p)
 {
     if (p->baseline) return 0;
+    if (p->precision != KF_BT_FP32) { p->precision = KF_BT_FP32; return 1; }
     if (p->fusion == KF_BT_FUSE_ROWS) { p->fusion = KF_BT_FUSE_EPILOGUE; return 1; }
     if (p->fusion == KF_BT_FUSE_EPILOGUE) { p->fusion = KF_BT_FUSE_NONE; return 1; }
     return p->em->conservative ? p->em->conservative(p) : 0;
@@ -75,7 +76,7 @@ int kf_bt_point_knob(const kf_bt_point *p, const char *name, int dflt)
 /* the common fields */
 typedef struct { const char *name; size_t off; int lo, hi; } field_t;
 #define F(n, lo, hi) {#n, offsetof(kf_bt_point, n), lo, hi}
-static const field_t FIELDS[] = {F(baseline, 0, 1), F(fusion, 0, 2), F(precision, 0, 1)};
+static const field_t FIELDS[] = {F(baseline, 0, 1), F(fusion, 0, 2), F(precision, 0, 2)};
 #undef F
 
 char *kf_bt_point_json(const kf_bt_point *p)
@@ -469,7 +470,8 @@ static const char *knob_change(const kf_bt_point *a, const kf_bt_point *b, char 
             snprintf(buf, n, "set %s to %d (was %d)", em->knobs[i].noun, b->knob[i], a->knob[i]);
             return buf;
         }
-    if (a->precision != b->precision) snprintf(buf, n, "use %s", b->precision ? "fp16 storage" : "fp32");
+    if (a->precision != b->precision)
+        snprintf(buf, n, "use %s", b->precision == KF_BT_TF32 ? "TF32 tensor cores" : b->precision ? "fp16 storage" : "fp32");
     else snprintf(buf, n, "retry");
     return buf;
 }

@@ -519,7 +519,8 @@ static void gen_group(ocl_gen *g, int gi)
                       kf_op_name(an->op));
             return;
         }
-        ocl_gen_gemm(g, gi);
+        if (g->tc) ocl_gen_gemm_tc(g, gi);
+        else ocl_gen_gemm(g, gi);
         return;
     case KF_OP_SUM: case KF_OP_MEAN: case KF_OP_AMAX: case KF_OP_AMIN: case KF_OP_LOGSUMEXP:
     case KF_OP_SOFTMAX: case KF_OP_LOG_SOFTMAX:
@@ -538,6 +539,12 @@ static void gen_group(ocl_gen *g, int gi)
 int kf_bt_gen_ocl(const kf_bt_plan *plan, const kf_bt_point *pt, const char *backend, const kf_device_info *dev,
                   kf_candidate **out, char **label, kf_error *err)
 {
+    return kf_bt_gen_ocl_tc(plan, pt, backend, dev, 0, out, label, err);
+}
+
+int kf_bt_gen_ocl_tc(const kf_bt_plan *plan, const kf_bt_point *pt, const char *backend, const kf_device_info *dev,
+                     int tc, kf_candidate **out, char **label, kf_error *err)
+{
     *out = NULL;
     if (label) *label = NULL;
     if (!plan || !plan->r || !pt) return kf_fail(err, 2, "kf_bt_gen_ocl: no plan or point");
@@ -549,6 +556,7 @@ int kf_bt_gen_ocl(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
     g.p = plan->r->problem;
     g.pt = pt;
     g.dev = dev;
+    g.tc = tc;
     g.err = err;
     g.cand = kf_candidate_new(backend);
     int nv = plan->n_values;

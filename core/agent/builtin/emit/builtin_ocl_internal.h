@@ -29,6 +29,8 @@ typedef struct ocl_gen {
     char **ident;            /* per value: a C identifier made from its name */
     unsigned char *half;     /* per value: stored as fp16 (vstore_half) */
     int n_kernels;
+    int tc;                  /* 1: GEMMs on tensor cores (TF32 mma.sync), for the
+                                cuda-c emitter only: the text is CUDA C */
     int failed;
     kf_error *err;
 } ocl_gen;
@@ -92,6 +94,12 @@ void ocl_emit_tail(ocl_kernel *k, int gi, int from, const char *idx, const char 
 /* Per-kind emitters (builtin_ocl_gemm.c, builtin_ocl_reduce.c,
  * builtin_ocl_map.c).  Each emits the kernels of group gi. */
 void ocl_gen_gemm(ocl_gen *g, int gi);
+/* The GEMM of group gi on tensor cores (cuda_gemm_tc.c; CUDA C inline PTX,
+ * only when g->tc). */
+void ocl_gen_gemm_tc(ocl_gen *g, int gi);
+/* kf_bt_gen_ocl with GEMMs on tensor cores when tc (the cuda-c emitter). */
+int kf_bt_gen_ocl_tc(const kf_bt_plan *plan, const kf_bt_point *pt, const char *backend, const kf_device_info *dev,
+                     int tc, kf_candidate **out, char **label, kf_error *err);
 void ocl_gen_reduce(ocl_gen *g, int gi);
 void ocl_gen_batch_norm(ocl_gen *g, int gi);
 void ocl_gen_map(ocl_gen *g, int gi);

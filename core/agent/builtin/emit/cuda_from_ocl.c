@@ -4,9 +4,11 @@
  * OpenCL's .s0.. components, vload/vstore) and two rewrites the
  * preprocessor cannot do (a __local pointer parameter is a plain pointer in
  * CUDA; reqd_work_group_size becomes __launch_bounds__).  The search space
- * is the OpenCL emitter's, minus fp16 storage.  FP32 on CUDA cores: the
- * tensor-core emitter is still to come (issue 16). */
+ * is the OpenCL emitter's, minus fp16 storage, plus the precision knob
+ * fp32 / TF32: with TF32 every GEMM group runs on tensor cores
+ * (cuda_gemm_tc.c), the default on sm_80 and later. */
 #include "agent/builtin/builtin.h"
+#include "builtin_ocl_internal.h"
 #include "ocl_knobs.h"
 
 #include <stdio.h>
@@ -124,12 +126,18 @@ int kf_bt_gen_cuda(const kf_bt_plan *plan, const kf_bt_point *pt, const char *ba
 {
     *out = NULL;
     if (label) *label = NULL;
-    if (pt->precision != KF_BT_FP32)
-        return kf_fail(err, 2, "CUDA point: precision %d; this emitter writes fp32 only", pt->precision);
+    if (pt->precision != KF_BT_FP32 && pt->precision != KF_BT_TF32)
+        return kf_fail(err, 2, "CUDA point: precision %d; this emitter writes fp32 or TF32 tensor-core GEMMs",
+                       pt->precision);
     kf_bt_point q = *pt;
     q.em = &kf_bt_emit_opencl_c;
+    q.precision = KF_BT_FP32;
     kf_candidate *c = NULL;
-    if (kf_bt_gen_ocl(plan, &q, backend, dev, &c, label, err) != 0) return -1;
+    if (kf_bt_gen_ocl_tc(plan, &q, backend, dev, pt->precision == KF_BT_TF32, &c, label, err) != 0) return -1;
+    if (label && *label && pt->precision == KF_BT_TF32) {
+        char *l2 = NULL;
+        if (asprintf(&l2, "%s, TF32 tensor cores", *label) >= 0) { free(*label); *label = l2; }
+    }
     for (int i = 0; i < c->n_sources; i++) {
         char *cu = translate(c->sources[i].text);
         char *name = NULL;
@@ -154,18 +162,37 @@ int kf_bt_gen_cuda(const kf_bt_plan *plan, const kf_bt_point *pt, const char *ba
 
 static int offerable(const kf_bt_point *p)
 {
-    return p->precision == KF_BT_FP32 && kf_bt_ocl_offerable(p);
+    return (p->precision == KF_BT_FP32 || p->precision == KF_BT_TF32) && kf_bt_ocl_offerable(p);
+}
+
+/* TF32 tensor cores where the device has them (sm_80 and later: the
+ * plugin's device detail names the compute capability), else fp32. */
+static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info *dev)
+{
+    kf_bt_ocl_defaults(p, r, dev);
+    const char *cc = dev ? strstr(dev->detail, "compute capability ") : NULL;
+    if (cc && atoi(cc + 19) >= 8) p->precision = KF_BT_TF32;
+}
+
+/* The OpenCL neighbours (fp16 storage is not offered), and the other
+ * precision: fp32 <-> TF32 tensor cores. */
+static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
+{
+    kf_bt_ocl_neighbours(p, s);
+    kf_bt_point q = *p;
+    q.precision = p->precision == KF_BT_TF32 ? KF_BT_FP32 : KF_BT_TF32;
+    kf_bt_nbr_push(s, &q);
 }
 
 const kf_bt_emitter kf_bt_emit_cuda_c = {
     .language = "cuda-c",
-    .what = "CUDA C translated from the OpenCL C kernels (FP32, CUDA cores)",
+    .what = "CUDA C from the OpenCL C kernels; GEMMs on TF32 tensor cores (mma.sync) or FP32 CUDA cores",
     .n_knobs = KO_N,
     .knobs = kf_bt_ocl_knobs,
-    .defaults = kf_bt_ocl_defaults,
+    .defaults = defaults,
     .offerable = offerable,
     .conservative = kf_bt_ocl_conservative,
-    .neighbours = kf_bt_ocl_neighbours,
+    .neighbours = neighbours,
     .label = kf_bt_ocl_label,
     .describe_change = kf_bt_ocl_describe_change,
     .generate = kf_bt_gen_cuda,

@@ -102,7 +102,7 @@ char *kf_bt_ocl_label(const kf_bt_point *p, const char *fusion, char *buf, size_
 {
     const int *k = p->knob;
     snprintf(buf, n, "gemm ts%d wpt%d v%d%s %s%s", k[KO_TS], k[KO_WPT], k[KO_VEC], k[KO_LOCAL_MEM] ? " local" : "",
-             fusion, p->precision ? " fp16" : "");
+             fusion, p->precision == KF_BT_TF32 ? " tf32-tc" : p->precision ? " fp16" : "");
     return buf;
 }
 
