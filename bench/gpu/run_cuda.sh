@@ -45,7 +45,7 @@ for p in problems/level1/*.json problems/level2/*.json; do
 done | tee "$OUT/small.txt"
 for n in ${PROBLEMS:-09 12 99}; do
     p=$(ls problems/level2/${n}_*.json)
-    for be in cuda opencl; do
+    for be in ${BACKENDS:-cuda opencl}; do
         d=0; [ $be = opencl ] && d=$dev
         log "kforge run $p --backend $be (kernelbench, ${ITER:-3} steps)"
         timeout ${RUN_TIME:-150} kforge run "$p" --backend $be --device $d --preset kernelbench --max-iterations ${ITER:-3} \
