@@ -3,7 +3,8 @@
  * machine with NVRTC and no GPU: for each problem of problems/level1 and
  * problems/level2 (small preset), the cuda-c emitter's default point for an
  * sm_90 GPU (TF32 tensor cores), the same in fp32, its first neighbours and
- * the op-by-op baseline are compiled by NVRTC
+ * the op-by-op baseline, and the default point at the kernelbench preset
+ * (the cp.async path of the tensor-core GEMM) are compiled by NVRTC
  * for sm_80 and sm_90 with the options the cuda plugin uses
  * (plugins/cuda/cu_compile.c).  TAP, one case per problem; without NVRTC
  * the whole test is skipped and says why.
@@ -137,6 +138,15 @@ int main(void)
             np += kf_bt_neighbours(&pts[0], &r, &pts[np], 8);
             for (int k = 0; k < np && ok; k++) ok = check_point(&r, &pts[k], msg, sizeof msg) == 0;
             kf_resolved_free(&r);
+            /* the large preset too: its K is a multiple of 4, the cp.async
+               path of the tensor-core GEMM */
+            int big = kf_problem_find_preset(p, "kernelbench");
+            if (ok && big >= 0 && kf_resolve(p, big, &r, &err) == 0) {
+                kf_bt_point tc;
+                kf_bt_point_default(&kf_bt_emit_cuda_c, "cuda", &r, &gpu, &tc);
+                ok = check_point(&r, &tc, msg, sizeof msg) == 0;
+                kf_resolved_free(&r);
+            }
         }
         kf_problem_free(p);
         if (ok) printf("ok %d - %s: every cuda-c candidate tried compiles for sm_90 and sm_80\n", i + 1, base);

@@ -69,6 +69,13 @@ static const char COMPAT[] =
     "static __device__ __forceinline__ void vstore4(float4 v, size_t i, float *p) { p += 4 * i; p[0] = v.s0; p[1] = v.s1; p[2] = v.s2; p[3] = v.s3; }\n"
     "static __device__ __forceinline__ float2 vload2(size_t i, const float *p) { p += 2 * i; return float2(p[0], p[1]); }\n"
     "static __device__ __forceinline__ void vstore2(float2 v, size_t i, float *p) { p += 2 * i; p[0] = v.s0; p[1] = v.s1; }\n"
+    "/* tensor-core helpers (cuda_gemm_tc.c): round to TF32; a 16-byte cp.async\n"
+    " * that zero-fills when !ok (src must then still be a valid address) */\n"
+    "static __device__ __forceinline__ unsigned kf_tf32(float x) { unsigned t; asm(\"cvt.rna.tf32.f32 %0, %1;\" : \"=r\"(t) : \"f\"(x)); return t; }\n"
+    "static __device__ __forceinline__ void kf_cp16(void *dst, const void *src, int ok) {\n"
+    "    unsigned s; asm volatile(\"{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }\" : \"=r\"(s) : \"l\"(dst));\n"
+    "    asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\" :: \"r\"(s), \"l\"(src), \"r\"(ok ? 16 : 0));\n"
+    "}\n"
     "/* ------------------------------------------------------------------ */\n";
 
 /* Appends src[0..n) to the growing text; -1 when out of memory. */

@@ -57,6 +57,79 @@ void ocl_gen_gemm_tc(ocl_gen *g, int gi)
     } else {
         OCL_P(k, "    const size_t a_off = 0, b_off = 0, c_off = 0;\n");
     }
+    if (gm->K % 4 == 0) {
+        /* K a multiple of 4: rows of A (and of B when it is (N, K)) start
+           16-byte aligned, so the tiles stream in with cp.async, two stages
+           deep, while the tensor cores work on the previous one */
+        OCL_P(k, "    const float *A = %s + a_off;\n"
+                 "    const float *Bm = %s + b_off;\n"
+                 "    __shared__ __align__(16) float As[2][128][20];\n"
+                 "    __shared__ __align__(16) float Bs[2][128][20];\n"
+                 "    float acc[4][4][4];\n"
+                 "#pragma unroll\n"
+                 "    for (int i = 0; i < 4; i++)\n"
+                 "#pragma unroll\n"
+                 "        for (int j = 0; j < 4; j++)\n"
+                 "#pragma unroll\n"
+                 "            for (int e = 0; e < 4; e++) acc[i][j][e] = 0.0f;\n"
+                 "    const int nk = kf_ok ? (K + 15) / 16 : 0;\n", A, B);
+        OCL_P(k, "#define KF_LOAD_STAGE(st, k0) do { \\\n"
+                 "        for (int c = tid; c < 512; c += 256) { \\\n"
+                 "            const int r = c >> 2, kq = (c & 3) * 4, gr = m0 + r, gk = (k0) + kq; \\\n"
+                 "            kf_cp16(&As[st][r][kq], gr < M && gk < K ? A + (size_t)gr * K + gk : A, gr < M && gk < K); \\\n"
+                 "        } \\\n");
+        if (gm->trans_b)
+            OCL_P(k, "        for (int c = tid; c < 512; c += 256) { \\\n"
+                     "            const int r = c >> 2, kq = (c & 3) * 4, gn = n0 + r, gk = (k0) + kq; \\\n"
+                     "            kf_cp16(&Bs[st][r][kq], gn < N && gk < K ? Bm + (size_t)gn * K + gk : Bm, gn < N && gk < K); \\\n"
+                     "        } \\\n");
+        else
+            OCL_P(k, "        for (int c = tid; c < 128 * 16; c += 256) { \\\n"
+                     "            const int kk_ = c >> 7, r = c & 127, gn = n0 + r, gk = (k0) + kk_; \\\n"
+                     "            Bs[st][r][kk_] = (gn < N && gk < K) ? Bm[(size_t)gk * N + gn] : 0.0f; \\\n"
+                     "        } \\\n");
+        OCL_P(k, "        asm volatile(\"cp.async.commit_group;\"); \\\n"
+                 "    } while (0)\n"
+                 "    if (nk > 0) KF_LOAD_STAGE(0, 0);\n"
+                 "    for (int kt = 0; kt < nk; kt++) {\n"
+                 "        const int st = kt & 1;\n"
+                 "        if (kt + 1 < nk) {\n"
+                 "            KF_LOAD_STAGE(st ^ 1, (kt + 1) * 16);\n"
+                 "            asm volatile(\"cp.async.wait_group 1;\");\n"
+                 "        } else {\n"
+                 "            asm volatile(\"cp.async.wait_group 0;\");\n"
+                 "        }\n"
+                 "        __syncthreads();\n"
+                 "#pragma unroll\n"
+                 "        for (int kk = 0; kk < 16; kk += 8) {\n"
+                 "            unsigned a[4][4], b[4][2];\n"
+                 "#pragma unroll\n"
+                 "            for (int i = 0; i < 4; i++) {\n"
+                 "                const int r = wm * 64 + i * 16 + gid;\n"
+                 "                a[i][0] = kf_tf32(As[st][r][kk + tig]);\n"
+                 "                a[i][1] = kf_tf32(As[st][r + 8][kk + tig]);\n"
+                 "                a[i][2] = kf_tf32(As[st][r][kk + tig + 4]);\n"
+                 "                a[i][3] = kf_tf32(As[st][r + 8][kk + tig + 4]);\n"
+                 "            }\n"
+                 "#pragma unroll\n"
+                 "            for (int j = 0; j < 4; j++) {\n"
+                 "                const int c = wn * 32 + j * 8 + gid;\n"
+                 "                b[j][0] = kf_tf32(Bs[st][c][kk + tig]);\n"
+                 "                b[j][1] = kf_tf32(Bs[st][c][kk + tig + 4]);\n"
+                 "            }\n"
+                 "#pragma unroll\n"
+                 "            for (int i = 0; i < 4; i++)\n"
+                 "#pragma unroll\n"
+                 "                for (int j = 0; j < 4; j++)\n"
+                 "                    asm volatile(\"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 \"\n"
+                 "                                 \"{%%0, %%1, %%2, %%3}, {%%4, %%5, %%6, %%7}, {%%8, %%9}, {%%0, %%1, %%2, %%3};\"\n"
+                 "                                 : \"+f\"(acc[i][j][0]), \"+f\"(acc[i][j][1]), \"+f\"(acc[i][j][2]), \"+f\"(acc[i][j][3])\n"
+                 "                                 : \"r\"(a[i][0]), \"r\"(a[i][1]), \"r\"(a[i][2]), \"r\"(a[i][3]), \"r\"(b[j][0]), \"r\"(b[j][1]));\n"
+                 "        }\n"
+                 "        __syncthreads();\n"
+                 "    }\n"
+                 "#undef KF_LOAD_STAGE\n");
+    } else {
     OCL_P(k, "    const float *A = %s + a_off;\n"
              "    const float *Bm = %s + b_off;\n"
              "    __shared__ float As[128][36];\n"
@@ -116,8 +189,9 @@ void ocl_gen_gemm_tc(ocl_gen *g, int gi)
              "                                 : \"r\"(a[i][0]), \"r\"(a[i][1]), \"r\"(a[i][2]), \"r\"(a[i][3]), \"r\"(b[j][0]), \"r\"(b[j][1]));\n"
              "        }\n"
              "        __syncthreads();\n"
-             "    }\n"
-             "    if (!kf_ok) return;\n"
+             "    }\n");
+    }
+    OCL_P(k, "    if (!kf_ok) return;\n"
              "#pragma unroll\n"
              "    for (int i = 0; i < 4; i++)\n"
              "#pragma unroll\n"
