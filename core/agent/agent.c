@@ -97,7 +97,7 @@ int kf_analysis_parse(const char *json, kf_analysis *out, kf_error *err)
     json_object *o = json ? json_tokener_parse(json) : NULL, *v, *recs;
     if (!o || !json_object_is_type(o, json_type_object)) {
         json_object_put(o);
-        return kf_fail(err, 2, "analysis: not a JSON object");
+        return kf_fail(err, KF_E_BAD_INPUT, "analysis: not a JSON object");
     }
     out->bottleneck = dup_key(o, "bottleneck");
     out->text = dup_key(o, "text");
@@ -107,10 +107,10 @@ int kf_analysis_parse(const char *json, kf_analysis *out, kf_error *err)
     if (json_object_object_get_ex(o, "recommendations", &recs) && json_object_is_type(recs, json_type_array)) {
         size_t n = json_object_array_length(recs);
         out->recs = calloc(n ? n : 1, sizeof *out->recs);
-        if (!out->recs) rc = kf_fail(err, 6, "analysis: out of memory");
+        if (!out->recs) rc = kf_fail(err, KF_E_INTERNAL, "analysis: out of memory");
         for (size_t i = 0; i < n && rc == 0; i++) {
             if (parse_rec(json_object_array_get_idx(recs, i), &out->recs[out->n_recs++]) != 0)
-                rc = kf_fail(err, 2, "analysis: recommendations[%zu] has no \"what\"", i);
+                rc = kf_fail(err, KF_E_BAD_INPUT, "analysis: recommendations[%zu] has no \"what\"", i);
         }
     }
     json_object_put(o);

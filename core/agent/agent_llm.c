@@ -373,7 +373,7 @@ static int llm_generate(kf_agent *a, const kf_agent_ctx *ctx, const kf_gen_reque
     llm_agent *la = a->impl;
     memset(res, 0, sizeof *res);
     if (req->kind == KF_GEN_BASELINE)
-        return kf_fail(err, 2, "the LLM agent does not write baselines (the builtin agent does)");
+        return kf_fail(err, KF_E_BAD_INPUT, "the LLM agent does not write baselines (the builtin agent does)");
     const char *role = req->kind == KF_GEN_FIX_COMPILE ? "roles/fix-compile.md"
                      : req->kind == KF_GEN_FIX_MISMATCH ? "roles/fix-mismatch.md"
                      : req->kind == KF_GEN_OPTIMIZE ? "roles/optimize.md" : "roles/generate.md";

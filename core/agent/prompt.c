@@ -20,7 +20,7 @@ char *kf_prompt_load(const char *override_dir, const char *rel, kf_error *err)
         if (tried[0]) strncat(tried, ", ", sizeof tried - strlen(tried) - 1);
         strncat(tried, path, sizeof tried - strlen(tried) - 1);
     }
-    kf_fail(err, ENOENT, "prompt template %s not found (looked in: %s); use --prompts DIR", rel, tried);
+    kf_fail_errno(err, ENOENT, "prompt template %s not found (looked in: %s); use --prompts DIR", rel, tried);
     return NULL;
 }
 
@@ -55,7 +55,7 @@ char *kf_prompt_render(const char *tmpl, const char *label, const kf_prompt_var 
         const char *close = strstr(open + 2, "}}");
         if (!close) {
             free(b.s);
-            kf_fail(err, EINVAL, "%s: '{{' without a closing '}}'", label);
+            kf_fail(err, KF_E_BAD_INPUT, "%s: '{{' without a closing '}}'", label);
             return NULL;
         }
         size_t n = (size_t)(close - open - 2);
@@ -67,7 +67,7 @@ char *kf_prompt_render(const char *tmpl, const char *label, const kf_prompt_var 
             }
         if (!val) {
             free(b.s);
-            kf_fail(err, EINVAL, "%s: unknown variable {{%.*s}}", label, (int)n, open + 2);
+            kf_fail(err, KF_E_BAD_INPUT, "%s: unknown variable {{%.*s}}", label, (int)n, open + 2);
             return NULL;
         }
         sb_add(&b, val, strlen(val));

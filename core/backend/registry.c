@@ -93,7 +93,7 @@ static int ltdl_ready(kf_error *err)
 {
     pthread_once(&ltdl_once, ltdl_init);
     if (ltdl_status != 0)
-        return kf_fail(err, KF_ERR_INTERNAL, "libltdl failed to initialise (%s): plugins cannot be loaded",
+        return kf_fail(err, KF_E_INTERNAL, "libltdl failed to initialise (%s): plugins cannot be loaded",
                        ltdl_init_error);
     return 0;
 }
@@ -278,12 +278,12 @@ fail:
 int kf_plugin_open(const char *path, kf_plugin *out, kf_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (!path || !path[0]) return kf_fail(err, KF_ERR_INVALID, "no plugin file given");
+    if (!path || !path[0]) return kf_fail(err, KF_E_BAD_INPUT, "no plugin file given");
     if (ltdl_ready(err) != 0) return -1;
     char why[REASON_MAX];
     int code = 0;
     if (open_plugin(path, out, &code, why, sizeof why) != 0)
-        return kf_fail(err, code, "%s: %s", path, why);
+        return kf_fail(err, code == ENOMEM ? KF_E_INTERNAL : KF_E_BAD_INPUT, "%s: %s", path, why);
     return 0;
 }
 
@@ -594,7 +594,7 @@ kf_registry *kf_registry_open(int probe, kf_error *err)
     dir_list dirs;
     if (!reg || search_dirs(&dirs) != 0) {
         free(reg);
-        kf_fail(err, KF_ERR_NOMEM, "out of memory while listing the plugin search path");
+        kf_fail(err, KF_E_INTERNAL, "out of memory while listing the plugin search path");
         return NULL;
     }
     seen_dir *seen = calloc((size_t)dirs.n, sizeof *seen);
@@ -607,7 +607,7 @@ kf_registry *kf_registry_open(int probe, kf_error *err)
     dir_list_free(&dirs);
     if (rc != 0) {
         kf_registry_close(reg);
-        kf_fail(err, KF_ERR_NOMEM, "out of memory while scanning for plugins");
+        kf_fail(err, KF_E_INTERNAL, "out of memory while scanning for plugins");
         return NULL;
     }
     return reg;

@@ -136,7 +136,7 @@ static char *read_text(const char *path, const char *what, kf_error *err)
     size_t len = 0, cap = 0, n;
     if (!f) {
         if (fd >= 0) {
-            kf_fail(err, errno, "%s: cannot open %s: %s", path, what, strerror(errno));
+            kf_fail_errno(err, errno, "%s: cannot open %s: %s", path, what, strerror(errno));
             close(fd);
         }
         return NULL;
@@ -148,7 +148,7 @@ static char *read_text(const char *path, const char *what, kf_error *err)
             if (!nb) {
                 free(buf);
                 fclose(f);
-                kf_fail(err, 6, "%s: %s is larger than %u MiB or memory ran out", path, what,
+                kf_fail(err, KF_E_INTERNAL, "%s: %s is larger than %u MiB or memory ran out", path, what,
                         MAX_SOURCE_BYTES >> 20);
                 return NULL;
             }
@@ -158,7 +158,7 @@ static char *read_text(const char *path, const char *what, kf_error *err)
         len += n;
     } while (n > 0);
     if (ferror(f)) {
-        kf_fail(err, errno ? errno : 5, "%s: read error on %s", path, what);
+        kf_fail_errno(err, errno ? errno : EIO, "%s: read error on %s", path, what);
         free(buf);
         fclose(f);
         return NULL;
@@ -166,7 +166,7 @@ static char *read_text(const char *path, const char *what, kf_error *err)
     fclose(f);
     buf[len] = '\0';
     if (strlen(buf) != len) {
-        kf_fail(err, 5, "%s: %s contains NUL bytes; sources must be text", path, what);
+        kf_fail(err, KF_E_BAD_INPUT, "%s: %s contains NUL bytes; sources must be text", path, what);
         free(buf);
         return NULL;
     }
@@ -182,7 +182,7 @@ typedef struct pctx {
 } pctx;
 
 #define PFAIL(pc, ...) do { char _m[KF_ERROR_MAX / 2]; snprintf(_m, sizeof _m, __VA_ARGS__); \
-    kf_fail((pc)->err, 5, "%s: %s", (pc)->label, _m); goto fail; } while (0)
+    kf_fail((pc)->err, KF_E_BAD_INPUT, "%s: %s", (pc)->label, _m); goto fail; } while (0)
 
 /* An integer expression field: JSON integer or non-empty string. */
 static char *expr_text(json_object *v)
@@ -210,7 +210,7 @@ static int check_keys(pctx *pc, json_object *o, const char *path, const char *co
             for (int i = 0; known[i] && used < sizeof list; i++)
                 used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
                                          i ? ", " : "", known[i]);
-            kf_fail(pc->err, 5, "%s: %s%sunknown field '%s' (known: %s)", pc->label, path,
+            kf_fail(pc->err, KF_E_BAD_INPUT, "%s: %s%sunknown field '%s' (known: %s)", pc->label, path,
                     *path ? ": " : "", key, list);
             return -1;
         }
@@ -405,7 +405,7 @@ static const char *opt_string(pctx *pc, json_object *root, const char *key, int 
     if (!json_object_object_get_ex(root, key, &v) || json_object_is_type(v, json_type_null))
         return NULL;
     if (!json_object_is_type(v, json_type_string)) {
-        kf_fail(pc->err, 5, "%s: %s: expected a string", pc->label, key);
+        kf_fail(pc->err, KF_E_BAD_INPUT, "%s: %s: expected a string", pc->label, key);
         *bad = 1;
         return NULL;
     }
@@ -492,7 +492,7 @@ static kf_candidate *load_c_file(const char *path, kf_error *err)
     kf_candidate *c;
     base = base ? base + 1 : path;
     if (!safe_file_name(base)) {
-        kf_fail(err, 5, "%s: '%s' is not a usable source file name ([A-Za-z0-9_.-])", path, base);
+        kf_fail(err, KF_E_BAD_INPUT, "%s: '%s' is not a usable source file name ([A-Za-z0-9_.-])", path, base);
         return NULL;
     }
     if (!(text = read_text(path, "candidate source", err)))
@@ -502,7 +502,7 @@ static kf_candidate *load_c_file(const char *path, kf_error *err)
         kf_candidate_add_source(c, base, text)) {
         kf_candidate_free(c);
         free(text);
-        kf_fail(err, 6, "%s: out of memory", path);
+        kf_fail(err, KF_E_INTERNAL, "%s: out of memory", path);
         return NULL;
     }
     free(text);
@@ -518,7 +518,7 @@ kf_candidate *kf_candidate_load(const char *path, kf_error *err)
     kf_candidate *c;
 
     if (!path || stat(path, &st) != 0) {
-        kf_fail(err, errno ? errno : 2, "%s: cannot open candidate: %s", path ? path : "(null)",
+        kf_fail_errno(err, errno ? errno : EIO, "%s: cannot open candidate: %s", path ? path : "(null)",
                 strerror(errno ? errno : ENOENT));
         return NULL;
     }
@@ -534,7 +534,7 @@ kf_candidate *kf_candidate_load(const char *path, kf_error *err)
     } else if (len >= 2 && !strcmp(path + len - 2, ".c")) {
         return load_c_file(path, err);
     } else {
-        kf_fail(err, 5, "%s: not a candidate: give a directory holding candidate.json, a "
+        kf_fail(err, KF_E_BAD_INPUT, "%s: not a candidate: give a directory holding candidate.json, a "
                 "candidate.json file, or a single .c file (for a host-entry backend)", path);
         return NULL;
     }
@@ -640,14 +640,14 @@ static int mkdir_p(const char *dir, mode_t mode, kf_error *err)
     char buf[4096];
     size_t len = strlen(dir);
     if (len == 0 || len >= sizeof buf)
-        return kf_fail(err, 5, "'%s': bad directory name", dir);
+        return kf_fail(err, KF_E_BAD_INPUT, "'%s': bad directory name", dir);
     memcpy(buf, dir, len + 1);
     for (size_t i = 1; i <= len; i++) {
         if (buf[i] == '/' || buf[i] == '\0') {
             char saved = buf[i];
             buf[i] = '\0';
             if (mkdir(buf, mode) != 0 && errno != EEXIST)
-                return kf_fail(err, errno, "%s: cannot create directory: %s", buf,
+                return kf_fail_errno(err, errno, "%s: cannot create directory: %s", buf,
                                strerror(errno));
             buf[i] = saved;
         }
@@ -668,12 +668,12 @@ static int write_text(const char *path, const char *text, mode_t mode, kf_error 
     if (!f) {
         int e = errno;
         if (fd >= 0) close(fd);
-        return kf_fail(err, e, "%s: cannot write: %s", path, strerror(e));
+        return kf_fail_errno(err, e, "%s: cannot write: %s", path, strerror(e));
     }
     int bad = fwrite(text, 1, n, f) != n;
     bad |= fclose(f) != 0;
     if (bad)
-        return kf_fail(err, errno ? errno : 5, "%s: write failed (disk full?)", path);
+        return kf_fail_errno(err, errno ? errno : EIO, "%s: write failed (disk full?)", path);
     return 0;
 }
 
@@ -686,14 +686,14 @@ static int save(const kf_candidate *c, const char *dir, mode_t dmode, mode_t fmo
         return -1;
     for (int i = 0; i < c->n_sources; i++) {
         if (!safe_file_name(c->sources[i].name))
-            return kf_fail(err, 5, "%s: source '%s' is not a plain file name", dir,
+            return kf_fail(err, KF_E_BAD_INPUT, "%s: source '%s' is not a plain file name", dir,
                            c->sources[i].name);
         snprintf(path, sizeof path, "%s/%s", dir, c->sources[i].name);
         if (write_text(path, c->sources[i].text, fmode, err))
             return -1;
     }
     if (!(manifest = kf_candidate_manifest_json(c)))
-        return kf_fail(err, 6, "%s: out of memory writing candidate.json", dir);
+        return kf_fail(err, KF_E_INTERNAL, "%s: out of memory writing candidate.json", dir);
     snprintf(path, sizeof path, "%s/candidate.json", dir);
     rc = write_text(path, manifest, fmode, err);
     free(manifest);

@@ -22,7 +22,7 @@ typedef struct bctx {
 
 static int bfail(bctx *bc, const char *path, const char *msg)
 {
-    return kf_fail(bc->err, 5, "%s: %s: %s", bc->origin, path, msg);
+    return kf_fail(bc->err, KF_E_BAD_INPUT, "%s: %s: %s", bc->origin, path, msg);
 }
 
 static const char *value_name(const kf_problem *p, int v)
@@ -238,7 +238,7 @@ static int bind_problem(bctx *bc)
     b->scratch_bytes = calloc((size_t)ns + 1, sizeof *b->scratch_bytes);
     if (!b->dim_names || !b->dim_values || !b->input_names || !b->input_elems ||
         !b->output_names || !b->output_elems || !b->scratch_bytes)
-        return kf_fail(bc->err, 6, "%s: out of memory binding the candidate", bc->origin);
+        return kf_fail(bc->err, KF_E_INTERNAL, "%s: out of memory binding the candidate", bc->origin);
     for (int i = 0; i < p->n_dims; i++) {
         b->dim_names[i] = p->dim_names[i];
         b->dim_values[i] = bc->r->dims[i];
@@ -292,12 +292,12 @@ int kf_candidate_bind(const kf_candidate *c, const kf_resolved *r, kf_bound *out
 
     memset(out, 0, sizeof *out);
     if (!c || !r || !r->problem)
-        return kf_fail(err, 5, "candidate bind: no candidate or no resolved problem");
+        return kf_fail(err, KF_E_BAD_INPUT, "candidate bind: no candidate or no resolved problem");
     if (bind_problem(&bc))
         goto fail;
     char why[300];
     if (kf_build_options_check(c->build_options, why, sizeof why) != 0) {
-        kf_fail(err, 5, "%s: %s", bc.origin, why);
+        kf_fail(err, KF_E_BAD_INPUT, "%s: %s", bc.origin, why);
         goto fail;
     }
 
@@ -307,7 +307,7 @@ int kf_candidate_bind(const kf_candidate *c, const kf_resolved *r, kf_bound *out
     out->launches = calloc((size_t)c->n_launches + 1, sizeof *out->launches);
     out->args = calloc((size_t)total_args + 1, sizeof *out->args);
     if (!out->sources || !out->launches || !out->args) {
-        kf_fail(err, 6, "%s: out of memory binding the candidate", bc.origin);
+        kf_fail(err, KF_E_INTERNAL, "%s: out of memory binding the candidate", bc.origin);
         goto fail;
     }
     for (int i = 0; i < c->n_sources; i++)

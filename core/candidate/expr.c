@@ -38,7 +38,7 @@ static int perr(parser *ps, const char *fmt, ...)
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
     ps->failed = 1;
-    return kf_fail(ps->err, 5, "expression '%s': %s", ps->src, what);
+    return kf_fail(ps->err, KF_E_BAD_INPUT, "expression '%s': %s", ps->src, what);
 }
 
 static void skip_ws(parser *ps)
@@ -162,7 +162,7 @@ static int parse_name(parser *ps, int64_t *out)
     known_dims(ps->r, dims, sizeof dims);
     if (!ps->failed) {
         ps->failed = 1;
-        kf_fail(ps->err, 5, "expression '%s': unknown name '%s' (dims: %s; functions: "
+        kf_fail(ps->err, KF_E_BAD_INPUT, "expression '%s': unknown name '%s' (dims: %s; functions: "
                 "ceil_div, round_up, min, max)", ps->src, name, dims);
     }
     return -1;
@@ -253,7 +253,7 @@ int kf_eval_int_expr(const char *expr, const kf_resolved *r, int64_t *out, kf_er
     parser ps = {expr ? expr : "", expr ? expr : "", r, err, 0};
     int64_t v;
     if (!expr)
-        return kf_fail(err, 5, "expression is missing");
+        return kf_fail(err, KF_E_BAD_INPUT, "expression is missing");
     if (parse_expr(&ps, &v))
         return -1;
     skip_ws(&ps);

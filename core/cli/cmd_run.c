@@ -133,7 +133,7 @@ int kf_cmd_run(int argc, char **argv)
         o.max_cost_usd = cli_budget.max_cost_usd > 0 ? o.max_cost_usd : 0;
     }
     if (!o.prompts_dir) o.prompts_dir = getenv("KFORGE_PROMPTS");
-    o.progress = quiet ? NULL : (json ? stdout : stdout);
+    o.progress = kf_cli_progress(quiet);
     o.json_progress = json;
 
     kf_run_summary s = {0};
@@ -141,7 +141,7 @@ int kf_cmd_run(int argc, char **argv)
     int rc = kf_run(&o, &s, &err);
     if (rc != 0 && !s.run_dir) {
         kf_cli_error("%s", err.msg);
-        return err.code == 2 ? KF_EXIT_BAD_INPUT : KF_EXIT_INTERNAL;
+        return kf_exit_code(err.kind);
     }
     char t1[32], t2[32];
     if (json) {
@@ -178,7 +178,10 @@ int kf_cmd_run(int argc, char **argv)
         printf("\nno correct kernel after %d steps (%s)\n  record: %s\n", s.steps,
                s.stop_reason ? s.stop_reason : "?", s.run_dir);
     }
-    int code = rc != 0 ? KF_EXIT_INTERNAL : (s.have_best ? KF_EXIT_OK : KF_EXIT_CANDIDATE_FAILED);
+    /* a run that stopped on an error exits as its kind says (a missing
+       prompt or key is the setup's: 2), else 0 with a correct kernel, 1
+       without one */
+    int code = rc != 0 ? kf_exit_code(err.kind) : (s.have_best ? KF_EXIT_OK : KF_EXIT_CANDIDATE_FAILED);
     kf_run_summary_free(&s);
     return code;
 }

@@ -168,16 +168,16 @@ int kf_cmd_suite(int argc, char **argv)
     kf_error err = {0};
     if (kf_suite_collect(inputs, n_inputs, so.run.preset, &probs, &n, &err) != 0) {
         kf_cli_error("%s", err.msg);
-        return err.code == 2 ? KF_EXIT_BAD_INPUT : KF_EXIT_INTERNAL;
+        return kf_exit_code(err.kind);
     }
     if (kf_suite_check_backend(so.run.backend, so.run.device, &err) != 0) {
         kf_cli_error("%s", err.msg);
         kf_suite_problems_free(probs, n);
-        return err.code == 2 ? KF_EXIT_BAD_INPUT : KF_EXIT_INTERNAL;
+        return kf_exit_code(err.kind);
     }
     char *settings = settings_json(&so.run, so.jobs, inputs, n_inputs);
     so.settings_json = settings;
-    so.progress = quiet ? NULL : stdout;
+    so.progress = kf_cli_progress(quiet);
     if (!quiet)
         printf("suite: %d problems on %s, preset %s, agent %s, %d at once; runs in %s/runs\n", n,
                so.run.backend, so.run.preset ? so.run.preset : "small", so.run.agent ? so.run.agent : "builtin",
@@ -187,7 +187,7 @@ int kf_cmd_suite(int argc, char **argv)
     int code;
     if (rc != 0) {
         kf_cli_error("%s", err.msg);
-        code = err.code == 2 ? KF_EXIT_BAD_INPUT : KF_EXIT_INTERNAL;
+        code = kf_exit_code(err.kind);
     } else {
         code = write_reports(so.report_dir, (const char *const *)out.run_dirs, out.n, quiet);
     }

@@ -5,8 +5,26 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/error.h"
+
+static void to_stdout(void *ud, const char *text)
+{
+    (void)ud;
+    fputs(text, stdout);
+    if (strchr(text, '\n')) fflush(stdout);
+}
+
+kf_progress kf_cli_progress(int quiet)
+{
+    kf_progress p = {0};
+    if (!quiet) {
+        p.fn = to_stdout;
+        p.color = isatty(STDOUT_FILENO);
+    }
+    return p;
+}
 
 void kf_cli_error(const char *fmt, ...)
 {

@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include "problem/problem.h"
+#include "util/progress.h"
 
 /* Loads `path` and resolves `preset` (NULL = "small" if present, else the
  * first).  On error prints "kforge: MESSAGE" to stderr and returns
@@ -21,6 +22,9 @@ int kf_cli_double(const char *opt, const char *s, double lo, double hi, int lo_o
 
 /* Prints "kforge: " + message to stderr. */
 void kf_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The library's progress receiver for the CLI: text to stdout (flushed at
+ * each line), colours when stdout is a terminal; quiet: none. */
+kf_progress kf_cli_progress(int quiet);
 
 /* Human units: "1.23 ms", "4.5 GFLOP/s", "12.0 GB/s". Into buf, returns buf. */
 

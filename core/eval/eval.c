@@ -103,7 +103,7 @@ static char *work_dir_make(const kf_eval_opts *o, int *own, kf_error *err)
     *own = 0;
     if (o->work_dir && *o->work_dir) {
         if (mkdir_p(o->work_dir) != 0) {
-            kf_fail(err, errno, "cannot create the work directory %s: %s", o->work_dir, strerror(errno));
+            kf_fail_errno(err, errno, "cannot create the work directory %s: %s", o->work_dir, strerror(errno));
             return NULL;
         }
         return strdup(o->work_dir);
@@ -112,7 +112,7 @@ static char *work_dir_make(const kf_eval_opts *o, int *own, kf_error *err)
     char tmpl[4096];
     snprintf(tmpl, sizeof tmpl, "%s/kforge-eval-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(tmpl)) {
-        kf_fail(err, errno, "cannot create a temporary work directory in %s: %s (set TMPDIR)",
+        kf_fail_errno(err, errno, "cannot create a temporary work directory in %s: %s (set TMPDIR)",
                 tmp && *tmp ? tmp : "/tmp", strerror(errno));
         return NULL;
     }
@@ -235,7 +235,7 @@ double **kf_ev_reference(kf_ev *e, kf_error *err)
     int n = e->r->problem->n_outputs;
     double **ref = calloc((size_t)n + 1, sizeof *ref);
     if (!ref) {
-        kf_fail(err, KF_ERR_NOMEM, "out of memory for the reference outputs");
+        kf_fail(err, KF_E_INTERNAL, "out of memory for the reference outputs");
         return NULL;
     }
     if (kf_reference_outputs(e->r, (const float *const *)e->priv, ref, e->o.threads, err) != 0) {
@@ -377,10 +377,10 @@ static int evaluate(kf_ev *e, kf_plugin *plugin, int profile, const char *work, 
     const kf_problem_view *pv = &e->bound.pview;
     for (int k = 0; k < pv->n_outputs && k < res->n_outputs; k++) res->stats[k].n_elems = pv->output_elems[k];
     e->priv = calloc((size_t)pv->n_inputs + 1, sizeof *e->priv);
-    if (!e->priv) return kf_fail(err, KF_ERR_NOMEM, "out of memory");
+    if (!e->priv) return kf_fail(err, KF_E_INTERNAL, "out of memory");
     for (int i = 0; i < pv->n_inputs; i++)
         if (!(e->priv[i] = malloc((size_t)(pv->input_elems[i] > 0 ? pv->input_elems[i] : 1) * sizeof(float))))
-            return kf_fail(err, KF_ERR_NOMEM, "out of memory for input %s", pv->input_names[i]);
+            return kf_fail(err, KF_E_INTERNAL, "out of memory for input %s", pv->input_names[i]);
 
     /* The parent allocates and fills what the plan declares: refuse what
      * the worker could not hold anyway before touching it. */
@@ -406,7 +406,7 @@ static int evaluate(kf_ev *e, kf_plugin *plugin, int profile, const char *work, 
     snprintf(build_dir, sizeof build_dir, "%s/build", work);
     if (kf_candidate_save(c, cand_dir, err) != 0) return -1;
     if (mkdir_p(build_dir) != 0)
-        return kf_fail(err, errno, "cannot create %s: %s", build_dir, strerror(errno));
+        return kf_fail_errno(err, errno, "cannot create %s: %s", build_dir, strerror(errno));
 
     char *exe = kf_worker_path();
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -419,7 +419,7 @@ static int evaluate(kf_ev *e, kf_plugin *plugin, int profile, const char *work, 
     free(exe);
     res->sandbox_mode = e->o.sandbox;
     if (started != 0) {
-        kf_ev_fail(e, werr.code == KF_ERR_UNAVAILABLE ? KF_FAIL_UNAVAILABLE : KF_FAIL_INTERNAL, "%s", werr.msg);
+        kf_ev_fail(e, werr.kind == KF_E_UNAVAILABLE ? KF_FAIL_UNAVAILABLE : KF_FAIL_INTERNAL, "%s", werr.msg);
         kf_sb_printf(&e->diag, "%s\n", e->summary);
         return 0;
     }
@@ -488,11 +488,11 @@ out:
 int kf_evaluate(kf_plugin *plugin, const kf_resolved *r, const kf_candidate *c,
                 const kf_eval_opts *o, int profile, kf_eval_result *res, kf_error *err)
 {
-    if (!res) return kf_fail(err, KF_ERR_INVALID, "kf_evaluate: no result to fill");
+    if (!res) return kf_fail(err, KF_E_BAD_INPUT, "kf_evaluate: no result to fill");
     memset(res, 0, sizeof *res);
     res->failed_trial = -1;
     if (!plugin || !plugin->be || !r || !r->problem || !c)
-        return kf_fail(err, KF_ERR_INVALID, "kf_evaluate: missing plugin, problem or candidate");
+        return kf_fail(err, KF_E_BAD_INPUT, "kf_evaluate: missing plugin, problem or candidate");
     kf_ev e;
     memset(&e, 0, sizeof e);
     e.mem.fd = -1;
@@ -505,7 +505,7 @@ int kf_evaluate(kf_plugin *plugin, const kf_resolved *r, const kf_candidate *c,
 
     res->n_outputs = r->problem->n_outputs;
     res->stats = calloc((size_t)res->n_outputs + 1, sizeof *res->stats);
-    if (!res->stats) return kf_fail(err, KF_ERR_NOMEM, "out of memory");
+    if (!res->stats) return kf_fail(err, KF_E_INTERNAL, "out of memory");
 
     if (!plugin->probed) kf_plugin_probe(plugin);
     if (plugin->probe_status != KF_OK) {
@@ -517,7 +517,7 @@ int kf_evaluate(kf_plugin *plugin, const kf_resolved *r, const kf_candidate *c,
     }
     if (e.o.device < 0 || e.o.device >= plugin->n_devices) {
         kf_eval_result_free(res);
-        return kf_fail(err, KF_ERR_INVALID, "backend %s has no device %d (it has %d; see 'kforge backends')",
+        return kf_fail(err, KF_E_BAD_INPUT, "backend %s has no device %d (it has %d; see 'kforge backends')",
                        plugin->name, e.o.device, plugin->n_devices);
     }
 

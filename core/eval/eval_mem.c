@@ -101,7 +101,7 @@ static int layout_compute(kf_wp_layout *l, int n_sets, const kf_problem_view *pv
     l->n_scratch = pv->n_scratch;
     int per = pv->n_inputs + pv->n_outputs + pv->n_scratch;
     l->regions = calloc((size_t)(n_sets * per) + 1, sizeof *l->regions);
-    if (!l->regions) return kf_fail(err, KF_ERR_NOMEM, "out of memory laying out the buffers");
+    if (!l->regions) return kf_fail(err, KF_E_INTERNAL, "out of memory laying out the buffers");
     uint64_t off = 0;
     for (int s = 0; s < n_sets; s++)
         for (int k = 0; k < per; k++) {
@@ -113,7 +113,7 @@ static int layout_compute(kf_wp_layout *l, int n_sets, const kf_problem_view *pv
             else
                 bytes = pv->scratch_bytes[k - pv->n_inputs - pv->n_outputs];
             if (bytes < 0 || bytes > ((int64_t)1 << 46))
-                return kf_fail(err, KF_ERR_INVALID, "buffer %d has an unusable size (%lld bytes)", k,
+                return kf_fail(err, KF_E_BAD_INPUT, "buffer %d has an unusable size (%lld bytes)", k,
                                (long long)bytes);
             kf_wp_region *g = &l->regions[s * per + k];
             g->offset = off;
@@ -132,29 +132,29 @@ int kf_eval_mem_create(kf_eval_mem *m, int n_sets, const kf_problem_view *pv, kf
     if (layout_compute(&m->layout, n_sets, pv, err) != 0) goto fail;
     m->fd = (int)memfd_create("kforge-buffers", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (m->fd < 0) {
-        kf_fail(err, KF_ERR_INTERNAL, "memfd_create: %s", strerror(errno));
+        kf_fail(err, KF_E_INTERNAL, "memfd_create: %s", strerror(errno));
         goto fail;
     }
     if (ftruncate(m->fd, (off_t)m->layout.size) != 0) {
-        kf_fail(err, KF_ERR_NOMEM, "cannot size the %llu-byte buffer memfd: %s",
+        kf_fail(err, KF_E_INTERNAL, "cannot size the %llu-byte buffer memfd: %s",
                 (unsigned long long)m->layout.size, strerror(errno));
         goto fail;
     }
     /* The worker runs untrusted code: it must not be able to shrink the file
      * under our mapping (that would SIGBUS the parent). */
     if (fcntl(m->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
-        kf_fail(err, KF_ERR_INTERNAL, "cannot seal the buffer memfd: %s", strerror(errno));
+        kf_fail(err, KF_E_INTERNAL, "cannot seal the buffer memfd: %s", strerror(errno));
         goto fail;
     }
     void *map = mmap(NULL, (size_t)m->layout.size, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd, 0);
     if (map == MAP_FAILED) {
-        kf_fail(err, KF_ERR_NOMEM, "cannot map the %llu-byte buffer memfd: %s",
+        kf_fail(err, KF_E_INTERNAL, "cannot map the %llu-byte buffer memfd: %s",
                 (unsigned long long)m->layout.size, strerror(errno));
         goto fail;
     }
     m->map = map;
     if (kf_wp_sets_build(&m->layout, m->map, &m->sets) != 0) {
-        kf_fail(err, KF_ERR_NOMEM, "out of memory");
+        kf_fail(err, KF_E_INTERNAL, "out of memory");
         goto fail;
     }
     int per = m->layout.n_inputs + m->layout.n_outputs + m->layout.n_scratch;

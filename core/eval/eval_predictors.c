@@ -41,13 +41,13 @@ int kf_trivial_predictors(const kf_resolved *r, uint64_t seed, kf_trivial *out, 
     double **ref = calloc((size_t)p->n_outputs + 1, sizeof *ref);
     int rc = -1;
     if (!in || !ref) {
-        kf_fail(err, KF_ERR_NOMEM, "out of memory");
+        kf_fail(err, KF_E_INTERNAL, "out of memory");
         goto out;
     }
     for (int i = 0; i < p->n_inputs; i++) {
         int64_t n = kf_shape_elems(&r->shapes[i]);
         if (!(in[i] = malloc((size_t)(n > 0 ? n : 1) * sizeof **in))) {
-            kf_fail(err, KF_ERR_NOMEM, "out of memory");
+            kf_fail(err, KF_E_INTERNAL, "out of memory");
             goto out;
         }
         kf_draw_input(r, i, seed, in[i]);
@@ -58,7 +58,7 @@ int kf_trivial_predictors(const kf_resolved *r, uint64_t seed, kf_trivial *out, 
         int64_t n = kf_shape_elems(sh);
         float *pred = malloc((size_t)(n > 0 ? n : 1) * sizeof *pred);
         if (!pred) {
-            kf_fail(err, KF_ERR_NOMEM, "out of memory");
+            kf_fail(err, KF_E_INTERNAL, "out of memory");
             goto out;
         }
         for (int k = 0; k < P_COUNT; k++) {

@@ -260,7 +260,7 @@ int kf_ev_profile(kf_ev *e, kf_worker *w, const kf_device_info *dev, kf_error *e
     kf_wp_reply last;
     memset(&last, 0, sizeof last);
     if (!seeds || !sample || !wall || !checked) {
-        rc = kf_fail(err, KF_ERR_NOMEM, "out of memory");
+        rc = kf_fail(err, KF_E_INTERNAL, "out of memory");
         goto out;
     }
     res->profiled = 1;
@@ -323,7 +323,7 @@ int kf_ev_profile(kf_ev *e, kf_worker *w, const kf_device_info *dev, kf_error *e
     t->report = last.report;
     last.report = NULL;
     if (kf_timing_stats(t->samples_s, t->n, t) != 0) {
-        rc = kf_fail(err, KF_ERR_NOMEM, "out of memory");
+        rc = kf_fail(err, KF_E_INTERNAL, "out of memory");
         goto out;
     }
 

@@ -202,22 +202,22 @@ int kf_worker_start(kf_worker *w, const char *exe, int memfd, const kf_worker_li
     int sandboxed = lim->sandbox != KF_SANDBOX_OFF;
     char **env = NULL;
     w->errtail = malloc(KF_WORKER_STDERR_MAX);
-    if (!w->errtail) return kf_fail(err, KF_ERR_NOMEM, "out of memory starting the worker");
+    if (!w->errtail) return kf_fail(err, KF_E_INTERNAL, "out of memory starting the worker");
     if (sandboxed && (!(env = kf_sandbox_env(start_env ? start_env : environ, lim->work_dir)) ||
                       limit_env(&env, lim->mem_bytes) != 0)) {
-        kf_fail(err, KF_ERR_NOMEM, "out of memory starting the worker");
+        kf_fail(err, KF_E_INTERNAL, "out of memory starting the worker");
         goto fail;
     }
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 || pipe2(ep, O_CLOEXEC) != 0 ||
         pipe2(xp, O_CLOEXEC) != 0) {
-        kf_fail(err, KF_ERR_INTERNAL, "cannot create the worker's channels: %s", strerror(errno));
+        kf_fail(err, KF_E_INTERNAL, "cannot create the worker's channels: %s", strerror(errno));
         goto fail;
     }
     c_sock = high_dup(sv[1]);
     c_err = high_dup(ep[1]);
     c_mem = high_dup(memfd);
     if (c_sock < 0 || c_err < 0 || c_mem < 0) {
-        kf_fail(err, KF_ERR_INTERNAL, "cannot set up the worker's descriptors: %s", strerror(errno));
+        kf_fail(err, KF_E_INTERNAL, "cannot set up the worker's descriptors: %s", strerror(errno));
         goto fail;
     }
     char fdarg[16];
@@ -231,7 +231,7 @@ int kf_worker_start(kf_worker *w, const char *exe, int memfd, const kf_worker_li
     int mntns = 0;
     pid_t pid = spawn(sandboxed, &ns, &mntns);
     if (pid < 0) {
-        kf_fail(err, KF_ERR_INTERNAL, "cannot fork the worker: %s", strerror(errno));
+        kf_fail(err, KF_E_INTERNAL, "cannot fork the worker: %s", strerror(errno));
         goto fail;
     }
     if (pid == 0) {
@@ -318,7 +318,7 @@ int kf_worker_start(kf_worker *w, const char *exe, int memfd, const kf_worker_li
     fcntl(w->err_fd, F_SETFL, O_NONBLOCK);
     if (caps_errno == -1) {
         kf_worker_kill(w);
-        kf_fail(err, KF_ERR_INTERNAL, "cannot start the worker: cannot enter its work directory %s: %s",
+        kf_fail(err, KF_E_INTERNAL, "cannot start the worker: cannot enter its work directory %s: %s",
                 lim->work_dir ? lim->work_dir : "?", r == (ssize_t)sizeof exec_errno ? strerror(exec_errno) : "?");
         kf_worker_stop(w);
         return -1;
@@ -337,7 +337,7 @@ int kf_worker_start(kf_worker *w, const char *exe, int memfd, const kf_worker_li
     }
     if (r == (ssize_t)sizeof exec_errno) {
         kf_worker_kill(w);
-        kf_fail(err, KF_ERR_INTERNAL,
+        kf_fail(err, KF_E_INTERNAL,
                 "cannot start the worker '%s': %s (set KFORGE_WORKER to the kforge-worker executable)",
                 exe, strerror(exec_errno));
         kf_worker_stop(w);
@@ -345,7 +345,7 @@ int kf_worker_start(kf_worker *w, const char *exe, int memfd, const kf_worker_li
     }
     if (r0 != (ssize_t)sizeof caps_errno || (caps_errno && lim->sandbox == KF_SANDBOX_STRICT)) {
         kf_worker_kill(w);
-        kf_fail(err, KF_ERR_UNAVAILABLE, "cannot start the worker '%s' %s: %s", exe,
+        kf_fail(err, KF_E_UNAVAILABLE, "cannot start the worker '%s' %s: %s", exe,
                 lim->sandbox == KF_SANDBOX_STRICT ? "under --sandbox=strict" : "", w->layers_why);
         kf_worker_stop(w);
         return -1;

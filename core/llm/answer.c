@@ -140,23 +140,23 @@ int kf_answer_extract(const char *text, const char *const *langs, char **code, k
     const char *want = langs && langs[0] ? langs[0] : "";
     const char *what = "code";
     if (!text || blank(text))
-        return kf_fail(err, KF_ANSWER_E_EMPTY,
+        return kf_failc(err, KF_E_CANDIDATE, KF_ANSWER_E_EMPTY,
                        "the answer is empty; reply with the complete %s in one ```%s block", what, want);
     blocks bs = {0};
     if (scan(text, &bs) < 0) {
         blocks_free(&bs);
-        return kf_fail(err, KF_ANSWER_E_EMPTY, "out of memory while reading the answer");
+        return kf_failc(err, KF_E_CANDIDATE, KF_ANSWER_E_EMPTY, "out of memory while reading the answer");
     }
     int rc = -1;
     if (bs.n == 0) {
-        kf_fail(err, KF_ANSWER_E_NO_CODE,
+        kf_failc(err, KF_E_CANDIDATE, KF_ANSWER_E_NO_CODE,
                 "the answer has no fenced code block; reply with the complete %s in one ```%s block (prose outside it is fine)",
                 what, want);
         goto out;
     }
     block *last = &bs.b[bs.n - 1];
     if (!last->complete && (!last->lang[0] || lang_wanted(last->lang, langs))) {
-        kf_fail(err, KF_ANSWER_E_TRUNCATED,
+        kf_failc(err, KF_E_CANDIDATE, KF_ANSWER_E_TRUNCATED,
                 "the answer was cut off inside its last ```%s block (no closing fence), most likely at the length limit; reply with the complete %s again, more compactly",
                 last->lang[0] ? last->lang : want, what);
         goto out;
@@ -173,13 +173,13 @@ int kf_answer_extract(const char *text, const char *const *langs, char **code, k
             size_t l = strlen(seen);
             snprintf(seen + l, sizeof seen - l, "%s%s", l ? ", " : "", bs.b[i].lang);
         }
-        kf_fail(err, KF_ANSWER_E_WRONG_LANG,
+        kf_failc(err, KF_E_CANDIDATE, KF_ANSWER_E_WRONG_LANG,
                 "the answer's code blocks are tagged %s, none is ```%s; reply with the %s in a ```%s block",
                 seen, want, what, want);
         goto out;
     }
     if (blank(pick->text)) {
-        kf_fail(err, KF_ANSWER_E_EMPTY_BLOCK,
+        kf_failc(err, KF_E_CANDIDATE, KF_ANSWER_E_EMPTY_BLOCK,
                 "the answer's last ```%s block is empty; reply with the complete %s inside it",
                 pick->lang[0] ? pick->lang : want, what);
         goto out;
@@ -254,7 +254,7 @@ static void position(const char *t, size_t off, int *line, int *col)
 char *kf_answer_clean_json(const char *text, kf_error *err)
 {
     if (!text || blank(text)) {
-        kf_fail(err, KF_ANSWER_E_BAD_JSON, "the JSON plan is empty; " JSON_WHAT_TO_DO);
+        kf_failc(err, KF_E_CANDIDATE, KF_ANSWER_E_BAD_JSON, "the JSON plan is empty; " JSON_WHAT_TO_DO);
         return NULL;
     }
     size_t n = strlen(text), i = 0;
@@ -290,7 +290,7 @@ char *kf_answer_clean_json(const char *text, kf_error *err)
         } else if (c == '/' && i + 1 < n && (text[i + 1] == '/' || text[i + 1] == '*')) {
             if (text[i + 1] == '*' && !strstr(text + i + 2, "*/")) {
                 position(text, i, &line, &col);
-                kf_fail(err, KF_ANSWER_E_BAD_JSON,
+                kf_failc(err, KF_E_CANDIDATE, KF_ANSWER_E_BAD_JSON,
                         "the JSON plan has an unterminated /* comment at line %d, column %d; " JSON_WHAT_TO_DO,
                         line, col);
                 goto out;
@@ -310,23 +310,23 @@ char *kf_answer_clean_json(const char *text, kf_error *err)
         i++;
     }
     if (oom || !o.s) {
-        kf_fail(err, KF_ANSWER_E_BAD_JSON, oom ? "out of memory while reading the JSON plan"
+        kf_failc(err, KF_E_CANDIDATE, KF_ANSWER_E_BAD_JSON, oom ? "out of memory while reading the JSON plan"
                                                : "the JSON plan is empty; " JSON_WHAT_TO_DO);
         goto out;
     }
     json_tokener *tok = json_tokener_new();
-    if (!tok) { kf_fail(err, KF_ANSWER_E_BAD_JSON, "out of memory"); goto out; }
+    if (!tok) { kf_failc(err, KF_E_CANDIDATE, KF_ANSWER_E_BAD_JSON, "out of memory"); goto out; }
     json_object *obj = json_tokener_parse_ex(tok, o.s, (int)o.len);
     enum json_tokener_error je = json_tokener_get_error(tok);
     size_t end = (size_t)tok->char_offset;
     json_tokener_free(tok);
     if (!obj) {
         if (je == json_tokener_continue) {
-            kf_fail(err, KF_ANSWER_E_BAD_JSON,
+            kf_failc(err, KF_E_CANDIDATE, KF_ANSWER_E_BAD_JSON,
                     "the JSON plan ends before its object is complete (cut off?); " JSON_WHAT_TO_DO);
         } else {
             position(text, o.map[end < o.len ? end : o.len], &line, &col);
-            kf_fail(err, KF_ANSWER_E_BAD_JSON, "the JSON plan is not valid JSON: %s at line %d, column %d; " JSON_WHAT_TO_DO,
+            kf_failc(err, KF_E_CANDIDATE, KF_ANSWER_E_BAD_JSON, "the JSON plan is not valid JSON: %s at line %d, column %d; " JSON_WHAT_TO_DO,
                     json_tokener_error_desc(je), line, col);
         }
         goto out;
@@ -334,15 +334,15 @@ char *kf_answer_clean_json(const char *text, kf_error *err)
     while (end < o.len && isspace((unsigned char)o.s[end])) end++;
     if (end < o.len) {
         position(text, o.map[end], &line, &col);
-        kf_fail(err, KF_ANSWER_E_BAD_JSON,
+        kf_failc(err, KF_E_CANDIDATE, KF_ANSWER_E_BAD_JSON,
                 "the JSON plan has extra text after its object at line %d, column %d; " JSON_WHAT_TO_DO, line, col);
     } else if (!json_object_is_type(obj, json_type_object)) {
-        kf_fail(err, KF_ANSWER_E_BAD_JSON, "the JSON plan is a JSON %s, not an object; " JSON_WHAT_TO_DO,
+        kf_failc(err, KF_E_CANDIDATE, KF_ANSWER_E_BAD_JSON, "the JSON plan is a JSON %s, not an object; " JSON_WHAT_TO_DO,
                 json_type_to_name(json_object_get_type(obj)));
     } else {
         result = strdup(json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
                                                                 JSON_C_TO_STRING_NOSLASHESCAPE));
-        if (!result) kf_fail(err, KF_ANSWER_E_BAD_JSON, "out of memory");
+        if (!result) kf_failc(err, KF_E_CANDIDATE, KF_ANSWER_E_BAD_JSON, "out of memory");
     }
     json_object_put(obj);
 out:

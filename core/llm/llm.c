@@ -17,6 +17,15 @@ int kf_llm_error_is_fatal(int code)
            code == KF_LLM_E_REPLAY_MISS;
 }
 
+kf_error_kind kf_llm_error_kind(int code)
+{
+    switch (code) {
+    case KF_LLM_E_CONFIG: case KF_LLM_E_AUTH: case KF_LLM_E_REPLAY_MISS: return KF_E_BAD_INPUT;
+    case KF_LLM_E_IO: return KF_E_IO;
+    default: return KF_E_UNAVAILABLE;
+    }
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -39,14 +48,14 @@ static void load_settings(kf_llm *llm)
 kf_llm *kf_llm_open(const char *spec, const kf_llm_config *cfg, kf_error *err)
 {
     if (!spec || !*spec) {
-        kf_fail(err, KF_LLM_E_CONFIG, "no agent given: use openai:MODEL, anthropic:MODEL, cmd:COMMAND or replay:FILE");
+        kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG, "no agent given: use openai:MODEL, anthropic:MODEL, cmd:COMMAND or replay:FILE");
         return NULL;
     }
     const char *resolved = spec;
     if (!strchr(spec, ':')) {
         resolved = kf_llm_config_get(cfg, "alias", spec);
         if (!resolved) {
-            kf_fail(err, KF_LLM_E_CONFIG,
+            kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG,
                     "unknown agent '%s': use openai:MODEL, anthropic:MODEL, cmd:COMMAND, replay:FILE or an alias from [alias] in %s",
                     spec, cfg && cfg->path ? cfg->path : "the config file ($XDG_CONFIG_HOME/kforge/config)");
             return NULL;
@@ -59,24 +68,24 @@ kf_llm *kf_llm_open(const char *spec, const kf_llm_config *cfg, kf_error *err)
         if (strlen(providers[i]->name) == plen && strncmp(providers[i]->name, resolved, plen) == 0)
             prov = providers[i];
     if (!prov) {
-        kf_fail(err, KF_LLM_E_CONFIG, "unknown provider '%.*s' in agent '%s': use openai, anthropic, cmd or replay",
+        kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG, "unknown provider '%.*s' in agent '%s': use openai, anthropic, cmd or replay",
                 (int)plen, resolved, spec);
         return NULL;
     }
     if (!colon[1]) {
-        kf_fail(err, KF_LLM_E_CONFIG, "agent '%s' names no %s after '%s:'", spec,
+        kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG, "agent '%s' names no %s after '%s:'", spec,
                 prov == &kf_llm_provider_cmd ? "command" : prov == &kf_llm_provider_replay ? "cassette file" : "model",
                 prov->name);
         return NULL;
     }
     kf_llm *llm = calloc(1, sizeof *llm);
-    if (!llm) { kf_fail(err, KF_LLM_E_CONFIG, "out of memory"); return NULL; }
+    if (!llm) { kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG, "out of memory"); return NULL; }
     llm->prov = prov;
     llm->name = strdup(resolved);
     llm->arg = strdup(colon + 1);
     llm->cfg = cfg ? kf_llm_config_dup(cfg) : kf_llm_config_new();
     if (!llm->name || !llm->arg || !llm->cfg) {
-        kf_fail(err, KF_LLM_E_CONFIG, "out of memory");
+        kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG, "out of memory");
         kf_llm_close(llm);
         return NULL;
     }
@@ -127,10 +136,10 @@ int kf_llm_set_record(kf_llm *llm, const char *path, kf_error *err)
     llm->record_path = NULL;
     if (!path) return 0;
     FILE *f = fopen(path, "a");
-    if (!f) return kf_fail(err, KF_LLM_E_IO, "%s: cannot open the cassette for writing: %m", path);
+    if (!f) return kf_failc(err, KF_E_IO, KF_LLM_E_IO, "%s: cannot open the cassette for writing: %m", path);
     fclose(f);
     llm->record_path = strdup(path);
-    return llm->record_path ? 0 : kf_fail(err, KF_LLM_E_IO, "out of memory");
+    return llm->record_path ? 0 : kf_failc(err, KF_E_IO, KF_LLM_E_IO, "out of memory");
 }
 
 int kf_llm_set_cache(kf_llm *llm, const char *dir, kf_error *err)
@@ -139,7 +148,7 @@ int kf_llm_set_cache(kf_llm *llm, const char *dir, kf_error *err)
     llm->cache_dir = NULL;
     if (!dir) return 0;
     llm->cache_dir = strdup(dir);
-    return llm->cache_dir ? 0 : kf_fail(err, KF_LLM_E_IO, "out of memory");
+    return llm->cache_dir ? 0 : kf_failc(err, KF_E_IO, KF_LLM_E_IO, "out of memory");
 }
 
 char *kf_llm_default_cache_dir(void)
@@ -162,12 +171,12 @@ void kf_llm_get_usage(const kf_llm *llm, kf_llm_usage *out)
 static int check_request(const kf_llm *llm, const kf_llm_request *req, kf_error *err)
 {
     if (!req || req->n_messages <= 0 || !req->messages)
-        return kf_fail(err, KF_LLM_E_REQUEST, "%s: the request has no messages", llm->name);
+        return kf_failc(err, KF_E_UNAVAILABLE, KF_LLM_E_REQUEST, "%s: the request has no messages", llm->name);
     for (int i = 0; i < req->n_messages; i++)
         if (!req->messages[i].content)
-            return kf_fail(err, KF_LLM_E_REQUEST, "%s: message %d has no content", llm->name, i);
+            return kf_failc(err, KF_E_UNAVAILABLE, KF_LLM_E_REQUEST, "%s: message %d has no content", llm->name, i);
     if (req->n_stop > 0 && !req->stop)
-        return kf_fail(err, KF_LLM_E_REQUEST, "%s: n_stop > 0 but no stop array", llm->name);
+        return kf_failc(err, KF_E_UNAVAILABLE, KF_LLM_E_REQUEST, "%s: n_stop > 0 but no stop array", llm->name);
     return 0;
 }
 

@@ -75,6 +75,11 @@ enum {
 
 /* True for errors that will not go away by asking again (stop the run). */
 int kf_llm_error_is_fatal(int code);
+/* The error kind of a KF_LLM_E_* code: the setup's (config, key, a
+ * request missing from a cassette) is KF_E_BAD_INPUT, cache and cassette
+ * files KF_E_IO, the rest (the server, the network, the command)
+ * KF_E_UNAVAILABLE. */
+kf_error_kind kf_llm_error_kind(int code);
 
 typedef enum kf_llm_role { KF_LLM_SYSTEM, KF_LLM_USER, KF_LLM_ASSISTANT } kf_llm_role;
 

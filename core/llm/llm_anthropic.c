@@ -103,11 +103,11 @@ static int anthropic_parse(const char *body, kf_llm_response *resp, kf_error *er
     json_object *o = json_tokener_parse_verbose(body, &jerr), *content, *v;
     int rc = -1;
     if (!o) {
-        kf_fail(err, KF_LLM_E_BAD_RESPONSE, "the body is not valid JSON (%s)", json_tokener_error_desc(jerr));
+        kf_failc(err, KF_E_UNAVAILABLE, KF_LLM_E_BAD_RESPONSE, "the body is not valid JSON (%s)", json_tokener_error_desc(jerr));
         return -1;
     }
     if (!json_object_object_get_ex(o, "content", &content) || !json_object_is_type(content, json_type_array)) {
-        kf_fail(err, KF_LLM_E_BAD_RESPONSE, "the body has no content[] array (not a messages response)");
+        kf_failc(err, KF_E_UNAVAILABLE, KF_LLM_E_BAD_RESPONSE, "the body has no content[] array (not a messages response)");
         goto out;
     }
     size_t cap = 1, n = json_object_array_length(content);
@@ -118,7 +118,7 @@ static int anthropic_parse(const char *body, kf_llm_response *resp, kf_error *er
             cap += strlen(json_object_get_string(tx));
     }
     char *text = malloc(cap);
-    if (!text) { kf_fail(err, KF_LLM_E_BAD_RESPONSE, "out of memory"); goto out; }
+    if (!text) { kf_failc(err, KF_E_UNAVAILABLE, KF_LLM_E_BAD_RESPONSE, "out of memory"); goto out; }
     size_t len = 0;
     text[0] = '\0';
     for (size_t i = 0; i < n; i++) {

@@ -78,17 +78,17 @@ static int cmd_complete(kf_llm *llm, const kf_llm_request *req, const char *mode
     (void)model;
     const char *cmd = llm->arg;
     char *prompt = render(req);
-    if (!prompt) return kf_fail(err, KF_LLM_E_CMD, "cmd: out of memory");
+    if (!prompt) return kf_failc(err, KF_E_UNAVAILABLE, KF_LLM_E_CMD, "cmd: out of memory");
     int in[2] = {-1, -1}, out[2] = {-1, -1}, er[2] = {-1, -1};
     buf o = {0}, e = {0};
     int rc = -1;
     if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(er, O_CLOEXEC) < 0) {
-        kf_fail(err, KF_LLM_E_CMD, "cmd: cannot create pipes: %s", strerror(errno));
+        kf_failc(err, KF_E_UNAVAILABLE, KF_LLM_E_CMD, "cmd: cannot create pipes: %s", strerror(errno));
         goto close_fds;
     }
     pid_t pid = fork();
     if (pid < 0) {
-        kf_fail(err, KF_LLM_E_CMD, "cmd: cannot fork: %s", strerror(errno));
+        kf_failc(err, KF_E_UNAVAILABLE, KF_LLM_E_CMD, "cmd: cannot fork: %s", strerror(errno));
         goto close_fds;
     }
     if (pid == 0) {
@@ -182,20 +182,20 @@ static int cmd_complete(kf_llm *llm, const kf_llm_request *req, const char *mode
     char tail[CMD_STDERR_TAIL + 64];
     stderr_tail(&e, tail, sizeof tail);
     if (timed_out) {
-        kf_fail(err, KF_LLM_E_CMD, "cmd: '%.200s' gave no complete answer within %g s and was killed — raise [cmd] timeout in the config or check the command",
+        kf_failc(err, KF_E_UNAVAILABLE, KF_LLM_E_CMD, "cmd: '%.200s' gave no complete answer within %g s and was killed — raise [cmd] timeout in the config or check the command",
                 cmd, llm->cmd_timeout_s);
     } else if (too_big) {
-        kf_fail(err, KF_LLM_E_CMD, "cmd: '%.200s' wrote more than %u MiB and was killed", cmd, CMD_MAX_OUTPUT >> 20);
+        kf_failc(err, KF_E_UNAVAILABLE, KF_LLM_E_CMD, "cmd: '%.200s' wrote more than %u MiB and was killed", cmd, CMD_MAX_OUTPUT >> 20);
     } else if (WIFSIGNALED(status)) {
-        kf_fail(err, KF_LLM_E_CMD, "cmd: '%.200s' was killed by signal %d: %s", cmd, WTERMSIG(status), tail);
+        kf_failc(err, KF_E_UNAVAILABLE, KF_LLM_E_CMD, "cmd: '%.200s' was killed by signal %d: %s", cmd, WTERMSIG(status), tail);
     } else if (WEXITSTATUS(status) != 0) {
-        kf_fail(err, KF_LLM_E_CMD, "cmd: '%.200s' exited with status %d%s: %s", cmd, WEXITSTATUS(status),
+        kf_failc(err, KF_E_UNAVAILABLE, KF_LLM_E_CMD, "cmd: '%.200s' exited with status %d%s: %s", cmd, WEXITSTATUS(status),
                 WEXITSTATUS(status) == 127 ? " (command not found?)" : "", tail);
     } else {
         resp->content = o.p ? o.p : strdup("");
         o.p = NULL;
         if (!resp->content) {
-            kf_fail(err, KF_LLM_E_CMD, "cmd: out of memory");
+            kf_failc(err, KF_E_UNAVAILABLE, KF_LLM_E_CMD, "cmd: out of memory");
         } else {
             snprintf(resp->finish_reason, sizeof resp->finish_reason, "stop");
             snprintf(resp->model, sizeof resp->model, "%s", cmd);

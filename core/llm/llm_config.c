@@ -135,19 +135,19 @@ int kf_llm_config_set(kf_llm_config *cfg, const char *section, const char *key,
                       const char *value, kf_error *err)
 {
     const char *where = cfg->path ? cfg->path : "config";
-    if (!*key) return kf_fail(err, KF_LLM_E_CONFIG, "%s: [%s]: empty key", where, section);
+    if (!*key) return kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG, "%s: [%s]: empty key", where, section);
     if (strcmp(section, "alias") == 0) {
         if (strchr(key, ':'))
-            return kf_fail(err, KF_LLM_E_CONFIG, "%s: [alias] %s: an alias name may not contain ':'",
+            return kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG, "%s: [alias] %s: an alias name may not contain ':'",
                            where, key);
         if (!strchr(value, ':'))
-            return kf_fail(err, KF_LLM_E_CONFIG,
+            return kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG,
                            "%s: [alias] %s = %s: the target must be PROVIDER:MODEL (e.g. openai:gpt-4o)",
                            where, key, value);
     } else if (strcmp(section, "prices") == 0) {
         double a, b;
         if (parse_price(value, &a, &b) < 0)
-            return kf_fail(err, KF_LLM_E_CONFIG,
+            return kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG,
                            "%s: [prices] %s = %s: write two numbers, USD per million input and output tokens (e.g. 2.50 10.00)",
                            where, key, value);
     } else {
@@ -155,7 +155,7 @@ int kf_llm_config_set(kf_llm_config *cfg, const char *section, const char *key,
         for (size_t i = 0; i < sizeof known_keys / sizeof known_keys[0]; i++)
             if (strcmp(known_keys[i][0], section) == 0) si = (int)i;
         if (si < 0)
-            return kf_fail(err, KF_LLM_E_CONFIG,
+            return kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG,
                            "%s: unknown section [%s] (known: alias, openai, anthropic, cmd, http, prices)",
                            where, section);
         char list[256] = "";
@@ -165,27 +165,27 @@ int kf_llm_config_set(kf_llm_config *cfg, const char *section, const char *key,
                      known_keys[si][k]);
         }
         if (!known)
-            return kf_fail(err, KF_LLM_E_CONFIG, "%s: unknown key '%s' in [%s] (known: %s)", where,
+            return kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG, "%s: unknown key '%s' in [%s] (known: %s)", where,
                            key, section, list);
         double d;
         if (strcmp(section, "http") == 0 || strcmp(section, "cmd") == 0) {
             if (parse_nonneg(value, &d) < 0)
-                return kf_fail(err, KF_LLM_E_CONFIG, "%s: [%s] %s = %s: expected a number >= 0",
+                return kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG, "%s: [%s] %s = %s: expected a number >= 0",
                                where, section, key, value);
             if (strcmp(key, "max_attempts") == 0 && (d < 1 || d != (double)(int)d))
-                return kf_fail(err, KF_LLM_E_CONFIG,
+                return kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG,
                                "%s: [http] max_attempts = %s: expected a whole number >= 1", where, value);
             if ((strcmp(key, "timeout") == 0 || strcmp(key, "connect_timeout") == 0) && d <= 0)
-                return kf_fail(err, KF_LLM_E_CONFIG, "%s: [%s] %s must be > 0", where, section, key);
+                return kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG, "%s: [%s] %s must be > 0", where, section, key);
         }
         if (strcmp(key, "max_tokens_field") == 0 && strcmp(value, "max_tokens") != 0 &&
             strcmp(value, "max_completion_tokens") != 0)
-            return kf_fail(err, KF_LLM_E_CONFIG,
+            return kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG,
                            "%s: [openai] max_tokens_field = %s: use max_tokens or max_completion_tokens",
                            where, value);
     }
     if (push(cfg, section, key, value) < 0)
-        return kf_fail(err, KF_LLM_E_CONFIG, "%s: out of memory", where);
+        return kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG, "%s: out of memory", where);
     return 0;
 }
 
@@ -208,7 +208,7 @@ static char *trim(char *s)
 int kf_llm_config_parse(kf_llm_config *cfg, const char *text, const char *label, kf_error *err)
 {
     char *copy = strdup(text);
-    if (!copy) return kf_fail(err, KF_LLM_E_CONFIG, "%s: out of memory", label);
+    if (!copy) return kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG, "%s: out of memory", label);
     char section[64] = "";
     int line = 0, rc = 0;
     char *save = NULL;
@@ -222,14 +222,14 @@ int kf_llm_config_parse(kf_llm_config *cfg, const char *text, const char *label,
         if (*s == '[') {
             char *e = strchr(s, ']');
             if (!e || e[1] || e - s - 1 <= 0 || (size_t)(e - s - 1) >= sizeof section) {
-                rc = kf_fail(err, KF_LLM_E_CONFIG, "%s:%d: malformed section header '%s' (write [name])",
+                rc = kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG, "%s:%d: malformed section header '%s' (write [name])",
                              label, line, s);
                 break;
             }
             *e = '\0';
             snprintf(section, sizeof section, "%s", trim(s + 1));
             if (!known_section(section)) {
-                rc = kf_fail(err, KF_LLM_E_CONFIG,
+                rc = kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG,
                              "%s:%d: unknown section [%s] (known: alias, openai, anthropic, cmd, http, prices)",
                              label, line, section);
                 break;
@@ -238,11 +238,11 @@ int kf_llm_config_parse(kf_llm_config *cfg, const char *text, const char *label,
         }
         char *eq = strchr(s, '=');
         if (!eq) {
-            rc = kf_fail(err, KF_LLM_E_CONFIG, "%s:%d: expected 'key = value', got '%s'", label, line, s);
+            rc = kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG, "%s:%d: expected 'key = value', got '%s'", label, line, s);
             break;
         }
         if (!*section) {
-            rc = kf_fail(err, KF_LLM_E_CONFIG, "%s:%d: '%s' is outside any [section]", label, line, s);
+            rc = kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG, "%s:%d: '%s' is outside any [section]", label, line, s);
             break;
         }
         *eq = '\0';
@@ -260,7 +260,7 @@ int kf_llm_config_parse(kf_llm_config *cfg, const char *text, const char *label,
             /* re-label with the line number */
             const char *msg = e2.msg;
             const char *colon = strstr(msg, ": ");
-            rc = kf_fail(err, KF_LLM_E_CONFIG, "%s:%d: %s", label, line, colon ? colon + 2 : msg);
+            rc = kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG, "%s:%d: %s", label, line, colon ? colon + 2 : msg);
             break;
         }
     }
@@ -282,13 +282,13 @@ static char *default_path(void)
 kf_llm_config *kf_llm_config_load(const char *path, kf_error *err)
 {
     kf_llm_config *cfg = kf_llm_config_new();
-    if (!cfg) { kf_fail(err, KF_LLM_E_CONFIG, "out of memory"); return NULL; }
+    if (!cfg) { kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG, "out of memory"); return NULL; }
     char *p = path ? strdup(path) : default_path();
     if (!p) return cfg;
     char *text = kf_read_file(p, NULL);
     if (!text) {
         if (!path && errno == ENOENT) { free(p); return cfg; }
-        kf_fail(err, KF_LLM_E_CONFIG, "%s: cannot read the config file: %s", p, strerror(errno));
+        kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG, "%s: cannot read the config file: %s", p, strerror(errno));
         free(p);
         kf_llm_config_free(cfg);
         return NULL;

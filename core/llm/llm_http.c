@@ -93,7 +93,7 @@ int kf_llm_http_complete(kf_llm *llm, const kf_llm_request *req, const char *mod
     char shown[1024];
     int rc = -1;
     if (!url || !hdr || !body) {
-        kf_fail(err, KF_LLM_E_CONFIG, "%s: out of memory", p->name);
+        kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG, "%s: out of memory", p->name);
         goto out;
     }
     kf_http_redact_url(url, shown, sizeof shown);
@@ -187,16 +187,16 @@ int kf_llm_http_complete(kf_llm *llm, const kf_llm_request *req, const char *mod
 
         if (!retry || attempt >= hs->max_attempts) {
             if (attempt > 1)
-                kf_fail(err, code, "%s — gave up after %d attempts; %s", msg, attempt, tail);
+                kf_failc(err, kf_llm_error_kind(code), code, "%s — gave up after %d attempts; %s", msg, attempt, tail);
             else
-                kf_fail(err, code, "%s — %s", msg, tail);
+                kf_failc(err, kf_llm_error_kind(code), code, "%s — %s", msg, tail);
             goto out;
         }
         double cap = hs->backoff_base_s * ldexp(1.0, attempt - 1);
         if (cap > hs->backoff_max_s) cap = hs->backoff_max_s;
         double wait = ra >= 0 ? ra : cap * uniform01(&llm->rng);
         if (waited + wait > hs->max_total_wait_s) {
-            kf_fail(err, code, "%s — gave up after %d attempts: waiting %.1f s more would pass [http] max_total_wait (%g s); %s",
+            kf_failc(err, kf_llm_error_kind(code), code, "%s — gave up after %d attempts: waiting %.1f s more would pass [http] max_total_wait (%g s); %s",
                     msg, attempt, wait, hs->max_total_wait_s, tail);
             goto out;
         }
@@ -238,22 +238,22 @@ int kf_llm_http_setup(kf_llm *llm, const char *default_base, kf_error *err)
     llm->base_url = strdup(base);
     const char *kenv = kf_llm_config_get(llm->cfg, p->name, "api_key_env");
     llm->key_env = strdup(kenv && *kenv ? kenv : p->key_env);
-    if (!llm->base_url || !llm->key_env) return kf_fail(err, KF_LLM_E_CONFIG, "out of memory");
+    if (!llm->base_url || !llm->key_env) return kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG, "out of memory");
     size_t n = strlen(llm->base_url);
     while (n > 0 && llm->base_url[n - 1] == '/') llm->base_url[--n] = '\0';
     if (strncmp(llm->base_url, "http://", 7) != 0 && strncmp(llm->base_url, "https://", 8) != 0) {
         char shown[1024];
         kf_http_redact_url(llm->base_url, shown, sizeof shown);
-        return kf_fail(err, KF_LLM_E_CONFIG, "%s: base URL '%s' must start with http:// or https:// (check %s or [%s] base_url)",
+        return kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG, "%s: base URL '%s' must start with http:// or https:// (check %s or [%s] base_url)",
                        p->name, shown, p->base_env, p->name);
     }
     char host[256];
     const char *key = getenv(llm->key_env);
     if (key && *key) {
         llm->api_key = strdup(key);
-        if (!llm->api_key) return kf_fail(err, KF_LLM_E_CONFIG, "out of memory");
+        if (!llm->api_key) return kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG, "out of memory");
     } else if (kf_llm_url_host_is(llm->base_url, default_host(default_base, host, sizeof host))) {
-        return kf_fail(err, KF_LLM_E_CONFIG,
+        return kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG,
                        "%s: %s is not set: export your API key, or point %s at a local server that needs none",
                        p->name, llm->key_env, p->base_env);
     }

@@ -15,7 +15,7 @@ static int openai_open(kf_llm *llm, kf_error *err)
      * local servers know max_tokens for sure */
     if (!f) f = kf_llm_url_host_is(llm->base_url, "api.openai.com") ? "max_completion_tokens" : "max_tokens";
     llm->max_tokens_field = strdup(f);
-    return llm->max_tokens_field ? 0 : kf_fail(err, KF_LLM_E_CONFIG, "out of memory");
+    return llm->max_tokens_field ? 0 : kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG, "out of memory");
 }
 
 static char *openai_url(const kf_llm *llm)
@@ -100,28 +100,28 @@ static int openai_parse(const char *body, kf_llm_response *resp, kf_error *err)
     json_object *o = json_tokener_parse_verbose(body, &jerr), *choices, *c0, *msg, *v;
     int rc = -1;
     if (!o) {
-        kf_fail(err, KF_LLM_E_BAD_RESPONSE, "the body is not valid JSON (%s)", json_tokener_error_desc(jerr));
+        kf_failc(err, KF_E_UNAVAILABLE, KF_LLM_E_BAD_RESPONSE, "the body is not valid JSON (%s)", json_tokener_error_desc(jerr));
         return -1;
     }
     if (!json_object_object_get_ex(o, "choices", &choices) || !json_object_is_type(choices, json_type_array) ||
         json_object_array_length(choices) == 0) {
         json_object *e, *m;
         if (json_object_object_get_ex(o, "error", &e) && json_object_object_get_ex(e, "message", &m))
-            kf_fail(err, KF_LLM_E_BAD_RESPONSE, "the server answered an error: %.300s", json_object_get_string(m));
+            kf_failc(err, KF_E_UNAVAILABLE, KF_LLM_E_BAD_RESPONSE, "the server answered an error: %.300s", json_object_get_string(m));
         else
-            kf_fail(err, KF_LLM_E_BAD_RESPONSE, "the body has no choices[0] (not a chat completion)");
+            kf_failc(err, KF_E_UNAVAILABLE, KF_LLM_E_BAD_RESPONSE, "the body has no choices[0] (not a chat completion)");
         goto out;
     }
     c0 = json_object_array_get_idx(choices, 0);
     if (!json_object_object_get_ex(c0, "message", &msg) || !json_object_is_type(msg, json_type_object)) {
-        kf_fail(err, KF_LLM_E_BAD_RESPONSE, "choices[0] has no message");
+        kf_failc(err, KF_E_UNAVAILABLE, KF_LLM_E_BAD_RESPONSE, "choices[0] has no message");
         goto out;
     }
     json_object *content = NULL;
     json_object_object_get_ex(msg, "content", &content);
     char *text = content_text(content);
     if (!text) {
-        kf_fail(err, KF_LLM_E_BAD_RESPONSE, "choices[0].message.content is neither text nor null");
+        kf_failc(err, KF_E_UNAVAILABLE, KF_LLM_E_BAD_RESPONSE, "choices[0].message.content is neither text nor null");
         goto out;
     }
     resp->content = text;

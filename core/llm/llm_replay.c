@@ -35,14 +35,14 @@ static int replay_open(kf_llm *llm, kf_error *err)
     const char *path = llm->arg;
     char *text = kf_read_file(path, NULL);
     if (!text)
-        return kf_fail(err, KF_LLM_E_CONFIG, "replay: cannot read the cassette %s: %m (record one with --record FILE)", path);
+        return kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG, "replay: cannot read the cassette %s: %m (record one with --record FILE)", path);
     cassette *c = calloc(1, sizeof *c);
-    if (!c) { free(text); return kf_fail(err, KF_LLM_E_CONFIG, "out of memory"); }
+    if (!c) { free(text); return kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG, "out of memory"); }
     llm->priv = c;
     int lines = 0, rc = 0;
     for (char *p = text; *p; p++) if (*p == '\n') lines++;
     c->e = calloc((size_t)lines + 1, sizeof *c->e);
-    if (!c->e) { free(text); return kf_fail(err, KF_LLM_E_CONFIG, "out of memory"); }
+    if (!c->e) { free(text); return kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG, "out of memory"); }
     int lineno = 0;
     char *save = NULL;
     for (char *line = text; line && rc == 0; line = save) {
@@ -55,7 +55,7 @@ static int replay_open(kf_llm *llm, kf_error *err)
         if (!o || !json_object_object_get_ex(o, "key", &k) || !json_object_is_type(k, json_type_string) ||
             strlen(json_object_get_string(k)) != 64 || !json_object_object_get_ex(o, "response", &r) ||
             !json_object_is_type(r, json_type_object)) {
-            rc = kf_fail(err, KF_LLM_E_CONFIG,
+            rc = kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG,
                          "replay: %s:%d: not a cassette entry (want {\"key\":..,\"request\":..,\"response\":..})",
                          path, lineno);
         } else {
@@ -86,7 +86,7 @@ static int replay_complete(kf_llm *llm, const kf_llm_request *req, const char *m
     }
     if (!hit) hit = last;
     if (!hit)
-        return kf_fail(err, KF_LLM_E_REPLAY_MISS,
+        return kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_REPLAY_MISS,
                        "replay: %s has no answer for this request (key %s) — the prompt changed since it was recorded; record again with --record FILE",
                        llm->arg, key);
     hit->used = 1;

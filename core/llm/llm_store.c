@@ -89,10 +89,10 @@ int kf_llm_response_from_json(json_object *o, kf_llm_response *r, const char *wh
     json_object *v;
     if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, "content", &v) ||
         !json_object_is_type(v, json_type_string))
-        return kf_fail(err, KF_LLM_E_IO, "%s: the response has no \"content\" string", what);
+        return kf_failc(err, KF_E_IO, KF_LLM_E_IO, "%s: the response has no \"content\" string", what);
     free(r->content);
     r->content = strdup(json_object_get_string(v));
-    if (!r->content) return kf_fail(err, KF_LLM_E_IO, "%s: out of memory", what);
+    if (!r->content) return kf_failc(err, KF_E_IO, KF_LLM_E_IO, "%s: out of memory", what);
     if (json_object_object_get_ex(o, "finish_reason", &v))
         snprintf(r->finish_reason, sizeof r->finish_reason, "%s", json_object_get_string(v));
     if (json_object_object_get_ex(o, "prompt_tokens", &v)) r->prompt_tokens = (long)json_object_get_int64(v);
@@ -140,7 +140,7 @@ int kf_llm_cache_get(const char *dir, const char *key, kf_llm_response *resp, kf
     int rc = -1;
     if (!e || !json_object_object_get_ex(e, "key", &k) || strcmp(json_object_get_string(k), key) != 0 ||
         !json_object_object_get_ex(e, "response", &r)) {
-        kf_fail(err, KF_LLM_E_IO, "%s: not a kforge cache entry (delete it)", path);
+        kf_failc(err, KF_E_IO, KF_LLM_E_IO, "%s: not a kforge cache entry (delete it)", path);
     } else if (kf_llm_response_from_json(r, resp, path, err) == 0) {
         rc = 1;
     }
@@ -163,7 +163,7 @@ int kf_llm_cache_put(const char *dir, const char *key, json_object *request,
                      const kf_llm_response *resp, kf_error *err)
 {
     if (mkdir_p(dir) < 0)
-        return kf_fail(err, KF_LLM_E_IO, "%s: cannot create the LLM cache directory: %s", dir, strerror(errno));
+        return kf_failc(err, KF_E_IO, KF_LLM_E_IO, "%s: cannot create the LLM cache directory: %s", dir, strerror(errno));
     char tmp[4096], path[4096];
     snprintf(path, sizeof path, "%s/%s.json", dir, key);
     snprintf(tmp, sizeof tmp, "%s/.%s.%ld.tmp", dir, key, (long)getpid());
@@ -172,10 +172,10 @@ int kf_llm_cache_put(const char *dir, const char *key, json_object *request,
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     int rc = 0;
     if (fd < 0 || write_all(fd, t, strlen(t)) < 0 || write_all(fd, "\n", 1) < 0 || fsync(fd) < 0) {
-        rc = kf_fail(err, KF_LLM_E_IO, "%s: cannot write the cache entry: %s", tmp, strerror(errno));
+        rc = kf_failc(err, KF_E_IO, KF_LLM_E_IO, "%s: cannot write the cache entry: %s", tmp, strerror(errno));
         if (fd >= 0) { close(fd); unlink(tmp); }
     } else if (close(fd) < 0 || rename(tmp, path) < 0) {
-        rc = kf_fail(err, KF_LLM_E_IO, "%s: cannot write the cache entry: %s", path, strerror(errno));
+        rc = kf_failc(err, KF_E_IO, KF_LLM_E_IO, "%s: cannot write the cache entry: %s", path, strerror(errno));
         unlink(tmp);
     }
     json_object_put(e);
@@ -191,17 +191,17 @@ int kf_llm_cassette_append(const char *path, const char *key, json_object *reque
     char *line = malloc(n + 2);
     int rc = 0;
     if (!line) {
-        rc = kf_fail(err, KF_LLM_E_IO, "%s: out of memory", path);
+        rc = kf_failc(err, KF_E_IO, KF_LLM_E_IO, "%s: out of memory", path);
     } else {
         memcpy(line, t, n);
         line[n] = '\n';
         /* one write() on an O_APPEND file: concurrent recorders never interleave lines */
         int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
         if (fd < 0 || write_all(fd, line, n + 1) < 0) {
-            rc = kf_fail(err, KF_LLM_E_IO, "%s: cannot append to the cassette: %s", path, strerror(errno));
+            rc = kf_failc(err, KF_E_IO, KF_LLM_E_IO, "%s: cannot append to the cassette: %s", path, strerror(errno));
         }
         if (fd >= 0 && close(fd) < 0 && rc == 0)
-            rc = kf_fail(err, KF_LLM_E_IO, "%s: cannot append to the cassette: %s", path, strerror(errno));
+            rc = kf_failc(err, KF_E_IO, KF_LLM_E_IO, "%s: cannot append to the cassette: %s", path, strerror(errno));
     }
     free(line);
     json_object_put(e);

@@ -20,10 +20,10 @@ static char *read_text(const char *path, kf_error *err)
     FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
     if (!f) {
         if (fd >= 0) {
-            kf_fail(err, KF_ERR_INVALID, "%s: cannot open: %s", path, strerror(errno));
+            kf_fail(err, KF_E_BAD_INPUT, "%s: cannot open: %s", path, strerror(errno));
             close(fd);
         } else if (err) {
-            err->code = KF_ERR_INVALID;
+            err->kind = KF_E_BAD_INPUT;
         }
         return NULL;
     }
@@ -34,7 +34,7 @@ static char *read_text(const char *path, kf_error *err)
         len += got;
         if (got == 0) break;
         if (len > MAX_PROBLEM_BYTES) {
-            kf_fail(err, KF_ERR_INVALID, "%s: larger than %u MiB; is this a problem file?", path,
+            kf_fail(err, KF_E_BAD_INPUT, "%s: larger than %u MiB; is this a problem file?", path,
                     MAX_PROBLEM_BYTES >> 20);
             free(buf);
             fclose(f);
@@ -48,12 +48,12 @@ static char *read_text(const char *path, kf_error *err)
         }
     }
     if (!buf) {
-        kf_fail(err, KF_ERR_NOMEM, "%s: out of memory", path);
+        kf_fail(err, KF_E_INTERNAL, "%s: out of memory", path);
         fclose(f);
         return NULL;
     }
     if (ferror(f)) {
-        kf_fail(err, KF_ERR_INVALID, "%s: read error: %s", path, strerror(errno));
+        kf_fail(err, KF_E_BAD_INPUT, "%s: read error: %s", path, strerror(errno));
         free(buf);
         fclose(f);
         return NULL;
@@ -61,7 +61,7 @@ static char *read_text(const char *path, kf_error *err)
     fclose(f);
     buf[len] = '\0';
     if (strlen(buf) != len) {
-        kf_fail(err, KF_ERR_INVALID, "%s: contains a NUL byte; a problem is a JSON text file", path);
+        kf_fail(err, KF_E_BAD_INPUT, "%s: contains a NUL byte; a problem is a JSON text file", path);
         free(buf);
         return NULL;
     }
@@ -71,7 +71,7 @@ static char *read_text(const char *path, kf_error *err)
 kf_problem *kf_problem_load(const char *path, kf_error *err)
 {
     if (!path) {
-        kf_fail(err, KF_ERR_INVALID, "no problem file given");
+        kf_fail(err, KF_E_BAD_INPUT, "no problem file given");
         return NULL;
     }
     char *text = read_text(path, err);

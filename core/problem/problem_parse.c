@@ -30,7 +30,7 @@ static const char *const top_keys[] = {
 static char *xstrdup(kf_pctx *c, const char *s)
 {
     char *d = strdup(s ? s : "");
-    if (!d) kf_fail(c->err, KF_ERR_NOMEM, "%s: out of memory", c->label);
+    if (!d) kf_fail(c->err, KF_E_INTERNAL, "%s: out of memory", c->label);
     return d;
 }
 
@@ -49,7 +49,7 @@ static json_object *parse_json(kf_pctx *c, const char *text)
     size_t len = strlen(text);
     json_tokener *tok = json_tokener_new();
     if (!tok) {
-        kf_fail(c->err, KF_ERR_NOMEM, "%s: out of memory", c->label);
+        kf_fail(c->err, KF_E_INTERNAL, "%s: out of memory", c->label);
         return NULL;
     }
     json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
@@ -62,7 +62,7 @@ static json_object *parse_json(kf_pctx *c, const char *text)
              * a bare top-level number, else report the truncation */
             root = json_tokener_parse_ex(tok, "", 1);
             if (!root) {
-                kf_fail(c->err, KF_ERR_INVALID,
+                kf_fail(c->err, KF_E_BAD_INPUT,
                         "%s: line %d: invalid JSON: unexpected end of file "
                         "(an unclosed '{', '[' or string?)", c->label, line_of(text, len));
                 json_tokener_free(tok);
@@ -70,7 +70,7 @@ static json_object *parse_json(kf_pctx *c, const char *text)
             }
             end = len;
         } else {
-            kf_fail(c->err, KF_ERR_INVALID, "%s: line %d: invalid JSON: %s", c->label,
+            kf_fail(c->err, KF_E_BAD_INPUT, "%s: line %d: invalid JSON: %s", c->label,
                     line_of(text, end), json_tokener_error_desc(jerr));
             json_tokener_free(tok);
             return NULL;
@@ -79,7 +79,7 @@ static json_object *parse_json(kf_pctx *c, const char *text)
     json_tokener_free(tok);
     for (size_t i = end; i < len; i++) {
         if (!strchr(" \t\r\n", text[i])) {
-            kf_fail(c->err, KF_ERR_INVALID,
+            kf_fail(c->err, KF_E_BAD_INPUT,
                     "%s: line %d: invalid JSON: unexpected text after the top-level value",
                     c->label, line_of(text, i));
             json_object_put(root);
@@ -101,7 +101,7 @@ static int parse_dims(kf_pctx *c, json_object *root, kf_problem *p)
         return kf_perr(c, &jp, "must be an array of dim names, got %s", kf_json_type_word(a));
     int n = (int)json_object_array_length(a);
     p->dim_names = calloc((size_t)n + 1, sizeof *p->dim_names);
-    if (!p->dim_names) return kf_fail(c->err, KF_ERR_NOMEM, "%s: out of memory", c->label);
+    if (!p->dim_names) return kf_fail(c->err, KF_E_INTERNAL, "%s: out of memory", c->label);
     for (int i = 0; i < n; i++) {
         kf_jpath ip = kf_jp_idx(&jp, i);
         json_object *v = json_object_array_get_idx(a, (size_t)i);
@@ -149,7 +149,7 @@ static int parse_presets(kf_pctx *c, json_object *root, kf_problem *p)
     p->preset_names = calloc((size_t)n, sizeof *p->preset_names);
     p->preset_values = calloc((size_t)n * (size_t)(p->n_dims ? p->n_dims : 1), sizeof *p->preset_values);
     if (!p->preset_names || !p->preset_values)
-        return kf_fail(c->err, KF_ERR_NOMEM, "%s: out of memory", c->label);
+        return kf_fail(c->err, KF_E_INTERNAL, "%s: out of memory", c->label);
     int k = 0;
     json_object_object_foreach(o, name, val) {
         kf_jpath pp = kf_jp_key(&jp, name);
@@ -293,7 +293,7 @@ static int parse_inputs(kf_pctx *c, json_object *root, kf_problem *p)
         return kf_perr(c, &jp, "must be an array of input tensors, got %s", kf_json_type_word(a));
     int n = (int)json_object_array_length(a);
     p->inputs = calloc((size_t)n + 1, sizeof *p->inputs);
-    if (!p->inputs) return kf_fail(c->err, KF_ERR_NOMEM, "%s: out of memory", c->label);
+    if (!p->inputs) return kf_fail(c->err, KF_E_INTERNAL, "%s: out of memory", c->label);
     for (int i = 0; i < n; i++) {
         kf_jpath ip = kf_jp_idx(&jp, i);
         json_object *o = json_object_array_get_idx(a, (size_t)i);
@@ -362,7 +362,7 @@ static int parse_outputs(kf_pctx *c, json_object *root, kf_problem *p)
     int n = (int)json_object_array_length(a);
     if (n == 0) return kf_perr(c, &jp, "must name at least one value (e.g. [\"y\"])");
     p->outputs = calloc((size_t)n, sizeof *p->outputs);
-    if (!p->outputs) return kf_fail(c->err, KF_ERR_NOMEM, "%s: out of memory", c->label);
+    if (!p->outputs) return kf_fail(c->err, KF_E_INTERNAL, "%s: out of memory", c->label);
     for (int i = 0; i < n; i++) {
         kf_jpath ip = kf_jp_idx(&jp, i);
         json_object *v = json_object_array_get_idx(a, (size_t)i);
@@ -373,7 +373,7 @@ static int parse_outputs(kf_pctx *c, json_object *root, kf_problem *p)
         if (id < 0) {
             int nv = kf_problem_n_values(p);
             const char **names = malloc(sizeof *names * (size_t)(nv + 1));
-            if (!names) return kf_fail(c->err, KF_ERR_NOMEM, "%s: out of memory", c->label);
+            if (!names) return kf_fail(c->err, KF_E_INTERNAL, "%s: out of memory", c->label);
             for (int k = 0; k < nv; k++) names[k] = kf_problem_value_name(p, k);
             const char *sug = kf_suggest(s, names, nv);
             char known[512];
@@ -470,7 +470,7 @@ kf_problem *kf_problem_parse(const char *json_text, const char *label, kf_error 
 {
     kf_pctx c = {label ? label : "<problem>", err, NULL};
     if (!json_text) {
-        kf_fail(err, KF_ERR_INVALID, "%s: no problem text", c.label);
+        kf_fail(err, KF_E_BAD_INPUT, "%s: no problem text", c.label);
         return NULL;
     }
     json_object *root = parse_json(&c, json_text);
@@ -478,7 +478,7 @@ kf_problem *kf_problem_parse(const char *json_text, const char *label, kf_error 
     kf_problem *p = calloc(1, sizeof *p);
     if (!p || !(p->path = xstrdup(&c, c.label)) || parse_root(&c, root, p) < 0
         || check_presets(&c, p) < 0) {
-        if (!p) kf_fail(err, KF_ERR_NOMEM, "%s: out of memory", c.label);
+        if (!p) kf_fail(err, KF_E_INTERNAL, "%s: out of memory", c.label);
         kf_problem_free(p);
         json_object_put(root);
         return NULL;

@@ -167,7 +167,7 @@ static int unknown_value(kf_pctx *c, const kf_jpath *jp, const kf_problem *p, co
     }
     int nv = kf_problem_n_values(p);
     const char **names = malloc(sizeof *names * (size_t)(nv + 1));
-    if (!names) return kf_fail(c->err, KF_ERR_NOMEM, "%s: out of memory", c->label);
+    if (!names) return kf_fail(c->err, KF_E_INTERNAL, "%s: out of memory", c->label);
     for (int k = 0; k < nv; k++) names[k] = kf_problem_value_name(p, k);
     char known[512];
     kf_join_names(names, nv, 24, known, sizeof known);
@@ -260,7 +260,7 @@ static int parse_node(kf_pctx *c, const kf_jpath *jp, json_object *o, kf_problem
     if (nd->op == KF_OP_BATCH_NORM && !nd->training && nd->n_in < 5)
         return kf_perr(c, jp, "batch_norm in evaluation mode (\"training\": false) needs running_mean and running_var: in = [x, weight, bias, running_mean, running_var]");
     if (!(nd->out = strdup(out)))
-        return kf_fail(c->err, KF_ERR_NOMEM, "%s: out of memory", c->label);
+        return kf_fail(c->err, KF_E_INTERNAL, "%s: out of memory", c->label);
     return 0;
 }
 
@@ -277,7 +277,7 @@ int kf_parse_graph(kf_pctx *c, json_object *root, kf_problem *p)
         return kf_perr(c, &jp, "is empty: give at least one node (or a c_reference)");
     c->graph = a;
     p->nodes = calloc((size_t)n + 1, sizeof *p->nodes);
-    if (!p->nodes) return kf_fail(c->err, KF_ERR_NOMEM, "%s: out of memory", c->label);
+    if (!p->nodes) return kf_fail(c->err, KF_E_INTERNAL, "%s: out of memory", c->label);
     for (int i = 0; i < n; i++) {
         kf_jpath ip = kf_jp_idx(&jp, i);
         if (parse_node(c, &ip, json_object_array_get_idx(a, (size_t)i), p, &p->nodes[i]) < 0)

@@ -55,7 +55,7 @@ int kf_perr(kf_pctx *c, const kf_jpath *p, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return kf_fail(c->err, KF_ERR_INVALID, "%s: %s: %s", c->label,
+    return kf_fail(c->err, KF_E_BAD_INPUT, "%s: %s: %s", c->label,
                    p && p->s[0] ? p->s : "top level", msg);
 }
 

@@ -50,7 +50,7 @@ static int serr(rctx *c, const char *sub, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return kf_fail(c->err, KF_ERR_INVALID, "%s: graph[%d]%s: %s (preset '%s')",
+    return kf_fail(c->err, KF_E_BAD_INPUT, "%s: graph[%d]%s: %s (preset '%s')",
                    c->p->path ? c->p->path : "<problem>", c->node, sub ? sub : "", msg,
                    c->p->preset_names[c->preset]);
 }
@@ -296,11 +296,11 @@ int kf_resolve(const kf_problem *p, int preset, kf_resolved *out, kf_error *err)
 {
     memset(out, 0, sizeof *out);
     if (preset < 0 || preset >= p->n_presets)
-        return kf_fail(err, KF_ERR_INVALID, "%s: no preset #%d (the problem has %d)",
+        return kf_fail(err, KF_E_BAD_INPUT, "%s: no preset #%d (the problem has %d)",
                        p->path ? p->path : "<problem>", preset, p->n_presets);
     int nv = kf_problem_n_values(p);
     kf_shape *sh = calloc((size_t)nv + 1, sizeof *sh);
-    if (!sh) return kf_fail(err, KF_ERR_NOMEM, "out of memory");
+    if (!sh) return kf_fail(err, KF_E_INTERNAL, "out of memory");
     const int64_t *dims = p->preset_values + (size_t)preset * (size_t)p->n_dims;
     double bytes = 0;
     for (int i = 0; i < p->n_inputs; i++) {
@@ -313,7 +313,7 @@ int kf_resolve(const kf_problem *p, int preset, kf_resolved *out, kf_error *err)
         }
         if (elems > (double)MAX_ELEMS) {
             free(sh);
-            return kf_fail(err, KF_ERR_INVALID, "%s: inputs[%d].shape: more than 2^48 elements (preset '%s'); use smaller sizes",
+            return kf_fail(err, KF_E_BAD_INPUT, "%s: inputs[%d].shape: more than 2^48 elements (preset '%s'); use smaller sizes",
                            p->path ? p->path : "<problem>", i, p->preset_names[preset]);
         }
         bytes += 4.0 * elems;

@@ -65,7 +65,7 @@ int kf_ref_layer_norm(const double *x, const kf_shape *sx, int ndims, const doub
 {
     char s1[96];
     if (ndims < 1 || ndims > sx->rank)
-        return kf_fail(err, 1, "%s: normalized_dims %d must be in 1..%d for shape %s",
+        return kf_fail(err, KF_E_BAD_INPUT, "%s: normalized_dims %d must be in 1..%d for shape %s",
                        rms ? "rms_norm" : "layer_norm", ndims, sx->rank,
                        kf_ref_shape_str(sx, s1, sizeof s1));
     long len = 1;
@@ -120,11 +120,11 @@ int kf_ref_group_norm(const double *x, const kf_shape *sx, int groups, const dou
 {
     char s1[96];
     if (sx->rank < 2)
-        return kf_fail(err, 1, "group_norm: input %s must be (N, C, ...)",
+        return kf_fail(err, KF_E_BAD_INPUT, "group_norm: input %s must be (N, C, ...)",
                        kf_ref_shape_str(sx, s1, sizeof s1));
     long C = (long)sx->d[1];
     if (groups < 1 || C % groups != 0)
-        return kf_fail(err, 1, "group_norm: %d groups do not divide C = %ld channels", groups, C);
+        return kf_fail(err, KF_E_BAD_INPUT, "group_norm: %d groups do not divide C = %ld channels", groups, C);
     long S = 1;
     for (int k = 2; k < sx->rank; k++)
         S *= (long)sx->d[k];
@@ -140,7 +140,7 @@ int kf_ref_instance_norm(const double *x, const kf_shape *sx, const double *w,
 {
     char s1[96];
     if (sx->rank != 2 && sx->rank != 3)
-        return kf_fail(err, 1, "instance_norm: input %s must be (N, C, L) or (C, L)",
+        return kf_fail(err, KF_E_BAD_INPUT, "instance_norm: input %s must be (N, C, L) or (C, L)",
                        kf_ref_shape_str(sx, s1, sizeof s1));
     long N = sx->rank == 3 ? (long)sx->d[0] : 1;
     long C = (long)sx->d[sx->rank - 2], L = (long)sx->d[sx->rank - 1];
@@ -210,15 +210,15 @@ int kf_ref_batch_norm(const double *x, const kf_shape *sx, const double *w, cons
 {
     char s1[96];
     if (sx->rank != 2 && sx->rank != 3)
-        return kf_fail(err, 1, "batch_norm: input %s must be (N, C) or (N, C, L)",
+        return kf_fail(err, KF_E_BAD_INPUT, "batch_norm: input %s must be (N, C) or (N, C, L)",
                        kf_ref_shape_str(sx, s1, sizeof s1));
     if (!training && (!rmean || !rvar))
-        return kf_fail(err, 1, "batch_norm: evaluation mode needs running_mean and "
+        return kf_fail(err, KF_E_BAD_INPUT, "batch_norm: evaluation mode needs running_mean and "
                        "running_var inputs (or set \"training\": true)");
     long N = (long)sx->d[0], C = (long)sx->d[1], L = sx->rank == 3 ? (long)sx->d[2] : 1;
     double *stats = malloc(sizeof(double) * 2 * (size_t)(C > 0 ? C : 1));
     if (!stats)
-        return kf_fail(err, 12, "batch_norm: out of memory for %ld channel statistics", C);
+        return kf_fail(err, KF_E_INTERNAL, "batch_norm: out of memory for %ld channel statistics", C);
     bn_job j = {x, w, b, rmean, rvar, y, stats, stats + C, N, C, L, eps, training};
     kf_ref_parallel(C, min_items(N * L), n_threads, bn_channels, &j);
     free(stats);

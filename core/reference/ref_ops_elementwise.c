@@ -114,7 +114,7 @@ int kf_ref_unary(kf_op op, const kf_node *node, const double *x, double *y, int6
                  int n_threads, kf_error *err)
 {
     if (op < KF_OP_RELU || op > KF_OP_DROPOUT)
-        return kf_fail(err, 1, "reference: op %d is not a unary elementwise op", (int)op);
+        return kf_fail(err, KF_E_BAD_INPUT, "reference: op %d is not a unary elementwise op", (int)op);
     unary_job j = {op, node, x, y};
     kf_ref_parallel((long)n, ELEM_MIN_PER_THREAD, n_threads, unary_range, &j);
     return 0;
@@ -211,7 +211,7 @@ int kf_ref_binary(kf_op op, const double *a, const kf_shape *sa, const double *b
 {
     char s1[96], s2[96], s3[96];
     if (op < KF_OP_ADD || op > KF_OP_POW)
-        return kf_fail(err, 1, "reference: op %d is not a binary op", (int)op);
+        return kf_fail(err, KF_E_BAD_INPUT, "reference: op %d is not a binary op", (int)op);
     binary_job j = {.op = op, .a = a, .b = b, .y = y};
     int64_t n = kf_ref_elems(sy);
     if (sy->rank == 0) {
@@ -238,7 +238,7 @@ int kf_ref_binary(kf_op op, const double *a, const kf_shape *sa, const double *b
     kf_ref_parallel(rows, min_rows, n_threads, binary_rows, &j);
     return 0;
 bad:
-    return kf_fail(err, 1, "binary op: shapes %s and %s do not broadcast to %s",
+    return kf_fail(err, KF_E_BAD_INPUT, "binary op: shapes %s and %s do not broadcast to %s",
                    kf_ref_shape_str(sa, s1, sizeof s1), kf_ref_shape_str(sb, s2, sizeof s2),
                    kf_ref_shape_str(sy, s3, sizeof s3));
 }

@@ -32,7 +32,7 @@ int kf_ref_matmul(const double *a, const kf_shape *sa, const double *b, const kf
 {
     char s1[96], s2[96], s3[96];
     if (sa->rank < 1 || sb->rank < 1)
-        return kf_fail(err, 1, "matmul: operands must have rank >= 1, got %s and %s",
+        return kf_fail(err, KF_E_BAD_INPUT, "matmul: operands must have rank >= 1, got %s and %s",
                        kf_ref_shape_str(sa, s1, sizeof s1), kf_ref_shape_str(sb, s2, sizeof s2));
     /* matrices and batch dims of each operand */
     long M = sa->rank == 1 ? 1 : sa->d[sa->rank - 2];
@@ -51,7 +51,7 @@ int kf_ref_matmul(const double *a, const kf_shape *sa, const double *b, const kf
         N = sb->d[sb->rank - 1];
     }
     if (Ka != Kb)
-        return kf_fail(err, 1, "matmul: inner dims differ: %s @ %s%s",
+        return kf_fail(err, KF_E_BAD_INPUT, "matmul: inner dims differ: %s @ %s%s",
                        kf_ref_shape_str(sa, s1, sizeof s1), kf_ref_shape_str(sb, s2, sizeof s2),
                        transpose_b ? " (transpose_b)" : "");
     int ra = sa->rank > 2 ? sa->rank - 2 : 0, rb = sb->rank > 2 ? sb->rank - 2 : 0;
@@ -61,7 +61,7 @@ int kf_ref_matmul(const double *a, const kf_shape *sa, const double *b, const kf
         int ia = k - (rb_out - ra), ib = k - (rb_out - rb);
         int64_t da = ia >= 0 ? sa->d[ia] : 1, db = ib >= 0 ? sb->d[ib] : 1;
         if (da != db && da != 1 && db != 1)
-            return kf_fail(err, 1, "matmul: batch dims of %s and %s do not broadcast",
+            return kf_fail(err, KF_E_BAD_INPUT, "matmul: batch dims of %s and %s do not broadcast",
                            kf_ref_shape_str(sa, s1, sizeof s1),
                            kf_ref_shape_str(sb, s2, sizeof s2));
         bshape[k] = da > db ? da : db;
@@ -70,7 +70,7 @@ int kf_ref_matmul(const double *a, const kf_shape *sa, const double *b, const kf
     for (int k = 0; k < rb_out; k++)
         n_batch *= bshape[k];
     if (kf_ref_elems(sy) != n_batch * M * N)
-        return kf_fail(err, 1, "matmul: output shape %s does not match %s @ %s",
+        return kf_fail(err, KF_E_BAD_INPUT, "matmul: output shape %s does not match %s @ %s",
                        kf_ref_shape_str(sy, s1, sizeof s1), kf_ref_shape_str(sa, s2, sizeof s2),
                        kf_ref_shape_str(sb, s3, sizeof s3));
     long lda = Ka, ldb = b_trans ? Kb : N;
@@ -89,7 +89,7 @@ int kf_ref_matmul(const double *a, const kf_shape *sa, const double *b, const kf
     if (!a_off || !b_off) {
         free(a_off);
         free(b_off);
-        return kf_fail(err, 12, "matmul: out of memory for %lld batch offsets",
+        return kf_fail(err, KF_E_INTERNAL, "matmul: out of memory for %lld batch offsets",
                        (long long)n_batch);
     }
     /* matrix offsets of a and b for each output batch (broadcast dims: 0) */
@@ -134,15 +134,15 @@ int kf_ref_linear(const double *x, const kf_shape *sx, const double *w, const kf
 {
     char s1[96], s2[96];
     if (sx->rank < 1 || sw->rank != 2 || sx->d[sx->rank - 1] != sw->d[1])
-        return kf_fail(err, 1, "linear: x %s and weight %s do not fit (weight must be (N, K))",
+        return kf_fail(err, KF_E_BAD_INPUT, "linear: x %s and weight %s do not fit (weight must be (N, K))",
                        kf_ref_shape_str(sx, s1, sizeof s1), kf_ref_shape_str(sw, s2, sizeof s2));
     long K = sw->d[1], N = sw->d[0];
     long M = K > 0 ? (long)(kf_ref_elems(sx) / K) : 0;
     if (bias && kf_ref_elems(sbias) != N)
-        return kf_fail(err, 1, "linear: bias %s must have N = %ld elements",
+        return kf_fail(err, KF_E_BAD_INPUT, "linear: bias %s must have N = %ld elements",
                        kf_ref_shape_str(sbias, s1, sizeof s1), N);
     if (kf_ref_elems(sy) != (int64_t)M * N)
-        return kf_fail(err, 1, "linear: output shape %s does not match %ld x %ld",
+        return kf_fail(err, KF_E_BAD_INPUT, "linear: output shape %s does not match %ld x %ld",
                        kf_ref_shape_str(sy, s1, sizeof s1), M, N);
     kf_ref_gemm_ex(x, K, w, K, 1, y, N, M, N, K, n_threads);
     if (bias)

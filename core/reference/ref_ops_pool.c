@@ -45,21 +45,21 @@ int kf_ref_pool1d(kf_op op, const double *x, const kf_shape *sx, int kernel_size
 {
     char s1[96], s2[96];
     if (op != KF_OP_MAX_POOL1D && op != KF_OP_AVG_POOL1D)
-        return kf_fail(err, 1, "reference: op %d is not a 1-d pooling", (int)op);
+        return kf_fail(err, KF_E_BAD_INPUT, "reference: op %d is not a 1-d pooling", (int)op);
     const char *name = op == KF_OP_MAX_POOL1D ? "max_pool1d" : "avg_pool1d";
     if (sx->rank < 1 || sy->rank != sx->rank)
-        return kf_fail(err, 1, "%s: input %s and output %s must have the same rank >= 1",
+        return kf_fail(err, KF_E_BAD_INPUT, "%s: input %s and output %s must have the same rank >= 1",
                        name, kf_ref_shape_str(sx, s1, sizeof s1),
                        kf_ref_shape_str(sy, s2, sizeof s2));
     if (kernel_size < 1 || stride < 1 || padding < 0 || 2 * padding > kernel_size)
-        return kf_fail(err, 1, "%s: kernel_size %d, stride %d, padding %d: need kernel_size "
+        return kf_fail(err, KF_E_BAD_INPUT, "%s: kernel_size %d, stride %d, padding %d: need kernel_size "
                        ">= 1, stride >= 1 and 0 <= padding <= kernel_size/2", name,
                        kernel_size, stride, padding);
     long L = (long)sx->d[sx->rank - 1];
     long span = L + 2L * padding - kernel_size;
     long Lout = span < 0 ? 0 : span / stride + 1;
     if (sy->d[sy->rank - 1] != Lout || kf_ref_elems(sx) / (L ? L : 1) != kf_ref_elems(sy) / (Lout ? Lout : 1))
-        return kf_fail(err, 1, "%s: output %s does not match input %s (last dim must be %ld)",
+        return kf_fail(err, KF_E_BAD_INPUT, "%s: output %s does not match input %s (last dim must be %ld)",
                        name, kf_ref_shape_str(sy, s1, sizeof s1),
                        kf_ref_shape_str(sx, s2, sizeof s2), Lout);
     long rows = L ? (long)(kf_ref_elems(sx) / L) : 0;

@@ -114,14 +114,14 @@ int kf_ref_reduce(kf_op op, const double *x, const kf_shape *sx, int dim, double
 {
     char s1[96];
     if (op < KF_OP_SUM || op > KF_OP_LOGSUMEXP)
-        return kf_fail(err, 1, "reference: op %d is not a reduction", (int)op);
+        return kf_fail(err, KF_E_BAD_INPUT, "reference: op %d is not a reduction", (int)op);
     lines L = {x, y, 0, 0, op, 0};
     long outer;
     if (split_dims(sx, dim, &outer, &L.n, &L.inner) < 0)
-        return kf_fail(err, 1, "reduction: dim %d is out of range for shape %s", dim,
+        return kf_fail(err, KF_E_BAD_INPUT, "reduction: dim %d is out of range for shape %s", dim,
                        kf_ref_shape_str(sx, s1, sizeof s1));
     if (L.n == 0 && (op == KF_OP_AMAX || op == KF_OP_AMIN))
-        return kf_fail(err, 1, "reduction: amax/amin over an empty dim of %s",
+        return kf_fail(err, KF_E_BAD_INPUT, "reduction: amax/amin over an empty dim of %s",
                        kf_ref_shape_str(sx, s1, sizeof s1));
     kf_ref_parallel(outer * L.inner, min_lines(L.n), n_threads, reduce_lines, &L);
     return 0;
@@ -159,7 +159,7 @@ int kf_ref_softmax(const double *x, const kf_shape *sx, int dim, int log_form, d
     lines L = {x, y, 0, 0, KF_OP_SOFTMAX, log_form};
     long outer;
     if (split_dims(sx, dim, &outer, &L.n, &L.inner) < 0)
-        return kf_fail(err, 1, "%s: dim %d is out of range for shape %s",
+        return kf_fail(err, KF_E_BAD_INPUT, "%s: dim %d is out of range for shape %s",
                        log_form ? "log_softmax" : "softmax", dim,
                        kf_ref_shape_str(sx, s1, sizeof s1));
     kf_ref_parallel(outer * L.inner, min_lines(L.n), n_threads, softmax_lines, &L);

@@ -46,7 +46,7 @@ static double *alloc_value(ev *e, int v)
     double *d = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
     if (!d) {
         char s[96];
-        kf_fail(e->err, 12, "%s: out of memory for value '%s' %s (%.0f MiB of doubles); "
+        kf_fail(e->err, KF_E_INTERNAL, "%s: out of memory for value '%s' %s (%.0f MiB of doubles); "
                 "use a smaller preset", label(e->p), value_name(e->p, v),
                 kf_ref_shape_str(&e->r->shapes[v], s, sizeof s),
                 (double)n * 8.0 / 1048576.0);
@@ -98,7 +98,7 @@ static int fetch(ev *e, int j, const kf_node *nd, int i, opnd *o)
     }
     int v = in->value;
     if (v < 0 || v >= e->p->n_inputs + j)
-        return kf_fail(e->err, 1, "%s: graph[%d].in[%d]: value %d is not defined before this node",
+        return kf_fail(e->err, KF_E_BAD_INPUT, "%s: graph[%d].in[%d]: value %d is not defined before this node",
                        label(e->p), j, i, v);
     o->value = v;
     o->s = e->r->shapes[v];
@@ -124,7 +124,7 @@ static int check_len(ev *e, const opnd *o, int64_t want, const char *what)
 {
     char s[96];
     if (o->value < 0 || kf_ref_elems(&o->s) != want)
-        return kf_fail(e->err, 1, "%s must be a tensor of %lld elements, got %s", what,
+        return kf_fail(e->err, KF_E_BAD_INPUT, "%s must be a tensor of %lld elements, got %s", what,
                        (long long)want, o->value < 0 ? "a scalar" : kf_ref_shape_str(&o->s, s, sizeof s));
     return 0;
 }
@@ -139,7 +139,7 @@ static int run_node(ev *e, const kf_node *nd, opnd *o, double *y, const kf_shape
     kf_op op = nd->op;
     for (int i = 0; i < nd->n_in; i++)
         if (o[i].value < 0 && (op < KF_OP_ADD || op > KF_OP_POW))
-            return kf_fail(err, 1, "operand %d is a number; only binary ops take numbers", i);
+            return kf_fail(err, KF_E_BAD_INPUT, "operand %d is a number; only binary ops take numbers", i);
     switch (op) {
     case KF_OP_MATMUL:
         return kf_ref_matmul(o[0].d, &o[0].s, o[1].d, &o[1].s, nd->transpose_b, y, sy, nt, err);
@@ -186,7 +186,7 @@ static int run_node(ev *e, const kf_node *nd, opnd *o, double *y, const kf_shape
     default:
         if (op >= KF_OP_RELU && op <= KF_OP_DROPOUT)
             return kf_ref_unary(op, nd, o[0].d, y, kf_ref_elems(sy), nt, err);
-        return kf_fail(err, 1, "op %d has no reference implementation", (int)op);
+        return kf_fail(err, KF_E_BAD_INPUT, "op %d has no reference implementation", (int)op);
     }
 }
 
@@ -217,7 +217,7 @@ static int eval_node(ev *e, int j)
     if (run_node(e, nd, o, y, sy) < 0) {
         char msg[KF_ERROR_MAX];
         snprintf(msg, sizeof msg, "%s", e->err ? e->err->msg : "");
-        return kf_fail(e->err, e->err && e->err->code ? e->err->code : 1,
+        return kf_fail(e->err, e->err && e->err->kind ? e->err->kind : KF_E_BAD_INPUT,
                        "%s: graph[%d] ('%s'): %s", label(e->p), j, nd->out ? nd->out : "?", msg);
     }
     if (e->liveness)
@@ -235,7 +235,7 @@ static int check_problem(const kf_resolved *r, kf_error *err)
 {
     const kf_problem *p = r->problem;
     if (p->n_nodes == 0 && p->c_reference)
-        return kf_fail(err, 2, "%s: the problem carries only a C reference; the double "
+        return kf_fail(err, KF_E_BAD_INPUT, "%s: the problem carries only a C reference; the double "
                        "reference evaluates op graphs (add a \"graph\")", label(p));
     return 0;
 }
@@ -286,7 +286,7 @@ int kf_reference_outputs(const kf_resolved *r, const float *const *inputs,
         free(vals);
         free(last_use);
         free(needed);
-        return kf_fail(err, 12, "%s: out of memory", label(p));
+        return kf_fail(err, KF_E_INTERNAL, "%s: out of memory", label(p));
     }
     /* which values the outputs need, then each needed value's last reader */
     for (int o = 0; o < p->n_outputs; o++)
@@ -317,7 +317,7 @@ int kf_reference_outputs(const kf_resolved *r, const float *const *inputs,
     for (int o = 0; o < p->n_outputs && rc == 0; o++) {
         int v = p->outputs[o];
         if (v < 0 || v >= nv) {
-            rc = kf_fail(err, 1, "%s: outputs[%d]: value %d does not exist", label(p), o, v);
+            rc = kf_fail(err, KF_E_BAD_INPUT, "%s: outputs[%d]: value %d does not exist", label(p), o, v);
             break;
         }
         if (!get_value(&e, v)) {
@@ -334,7 +334,7 @@ int kf_reference_outputs(const kf_resolved *r, const float *const *inputs,
             size_t bytes = sizeof(double) * (size_t)kf_ref_elems(&r->shapes[v]);
             outputs[o] = malloc(bytes ? bytes : 1);
             if (!outputs[o]) {
-                rc = kf_fail(err, 12, "%s: out of memory copying output '%s'", label(p),
+                rc = kf_fail(err, KF_E_INTERNAL, "%s: out of memory copying output '%s'", label(p),
                              value_name(p, v));
                 break;
             }

@@ -134,7 +134,7 @@ int kf_gemm_anchor_make(const kf_resolved *r, const kf_bt_emitter *em, const cha
     free(call);
     if (!out->problem_json || !out->cand || !out->how) {
         kf_gemm_anchor_free(out);
-        return kf_fail(err, 12, "out of memory");
+        return kf_fail(err, KF_E_INTERNAL, "out of memory");
     }
     return 0;
 }

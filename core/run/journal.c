@@ -19,7 +19,7 @@ kf_journal *kf_journal_open(const char *dir, kf_error *err)
     kf_journal *j = calloc(1, sizeof *j);
     if (!j || asprintf(&j->path, "%s/journal.jsonl", dir) < 0) {
         free(j);
-        kf_fail(err, ENOMEM, "out of memory");
+        kf_fail(err, KF_E_INTERNAL, "out of memory");
         return NULL;
     }
     /* owner-only, also when an older kforge created it with a wider mode */
@@ -31,7 +31,7 @@ kf_journal *kf_journal_open(const char *dir, kf_error *err)
         errno = e;
     }
     if (j->fd < 0) {
-        kf_fail(err, errno, "cannot open journal %s: %s", j->path, strerror(errno));
+        kf_fail_errno(err, errno, "cannot open journal %s: %s", j->path, strerror(errno));
         free(j->path);
         free(j);
         return NULL;
@@ -53,7 +53,7 @@ int kf_journal_append(kf_journal *j, const char *ev_name, json_object *ev, kf_er
     char *buf = malloc(len + 2);
     if (!buf) {
         json_object_put(line);
-        return kf_fail(err, ENOMEM, "out of memory");
+        return kf_fail(err, KF_E_INTERNAL, "out of memory");
     }
     memcpy(buf, s, len);
     buf[len] = '\n';
@@ -64,13 +64,13 @@ int kf_journal_append(kf_journal *j, const char *ev_name, json_object *ev, kf_er
         if (w < 0) {
             if (errno == EINTR) continue;
             free(buf);
-            return kf_fail(err, errno, "cannot append to %s: %s", j->path, strerror(errno));
+            return kf_fail_errno(err, errno, "cannot append to %s: %s", j->path, strerror(errno));
         }
         off += (size_t)w;
     }
     free(buf);
     if (fsync(j->fd) != 0)
-        return kf_fail(err, errno, "cannot sync %s: %s", j->path, strerror(errno));
+        return kf_fail_errno(err, errno, "cannot sync %s: %s", j->path, strerror(errno));
     return 0;
 }
 
@@ -91,7 +91,7 @@ json_object *kf_journal_read(const char *dir, kf_error *err)
         if (err) {
             char why[KF_ERROR_MAX];
             snprintf(why, sizeof why, "%.1000s: no journal to resume from (%.1000s)", dir, err->msg);
-            kf_fail(err, ENOENT, "%s", why);
+            kf_fail_errno(err, ENOENT, "%s", why);
         }
         return NULL;
     }

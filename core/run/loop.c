@@ -136,8 +136,8 @@ static void add_agent_state(run_state *st, json_object *ev)
 void kf_loop_progress(run_state *st, const char *pass, const char *status, const char *label,
                       const kf_eval_result *e)
 {
-    FILE *f = st->o.progress;
-    if (!f) return;
+    const kf_progress *f = &st->o.progress;
+    if (!f->fn) return;
     double best = st->best_eval ? st->best_eval->timing.median_s : 0;
     double speed = (best > 0 && st->baseline_s > 0) ? st->baseline_s / best : 0;
     double frac = st->best_eval ? st->best_eval->roofline.fraction : 0;
@@ -153,7 +153,7 @@ void kf_loop_progress(run_state *st, const char *pass, const char *status, const
         json_object_object_add(o, "roofline_fraction", json_object_new_double(frac));
         json_object_object_add(o, "tokens", json_object_new_int64(st->tok_in + st->tok_out));
         json_object_object_add(o, "cost_usd", json_object_new_double(st->cost));
-        fprintf(f, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+        kf_progressf(f, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
         json_object_put(o);
     } else {
         char t[32] = "-", b[32] = "-", sp[32] = "-";
@@ -162,17 +162,16 @@ void kf_loop_progress(run_state *st, const char *pass, const char *status, const
         if (speed > 0) snprintf(sp, sizeof sp, "%.2fx", speed);
         /* on a terminal the status is coloured (green pass, red failure);
            plain lines otherwise, so logs and pipes stay clean */
-        int tty = isatty(fileno(f));
+        int tty = f->color;
         const char *on = "", *off = "";
         if (tty) {
             on = !strcmp(status, "pass") ? "\033[32m" : "\033[31m";
             off = "\033[0m";
         }
-        fprintf(f, "[%3d] %-12s %s%-14s%s time %-9s best %-9s speedup %-7s roofline %4.0f%%  tokens %ld  $%.4f  %s\n",
+        kf_progressf(f, "[%3d] %-12s %s%-14s%s time %-9s best %-9s speedup %-7s roofline %4.0f%%  tokens %ld  $%.4f  %s\n",
                 st->step, pass, on, status, off, t, b, sp, frac * 100, st->tok_in + st->tok_out, st->cost,
                 label ? label : "");
     }
-    fflush(f);
 }
 
 /* ------------------------------------------------------------------ */
@@ -322,7 +321,7 @@ int kf_loop_evaluate(run_state *st, step_t *sp, kf_error *err)
         x->verify_t1 = jobs[s].verify_t1;
         if (!x->res) oom = 1;
     }
-    return oom ? kf_fail(err, ENOMEM, "out of memory") : 0;
+    return oom ? kf_fail(err, KF_E_INTERNAL, "out of memory") : 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -342,8 +341,8 @@ static int measure_baseline(run_state *st, kf_error *err)
         json_object_object_add(ev, "why", json_object_new_string(why));
         kf_loop_journal(st, "baseline", ev, err);
         json_object_put(ev);
-        if (st->o.progress)
-            fprintf(st->o.progress, "baseline: not available (%s); speedups will not be reported\n", why);
+        if (st->o.progress.fn)
+            kf_progressf(&st->o.progress, "baseline: not available (%s); speedups will not be reported\n", why);
         kf_gen_result_free(&g);
         return 0;
     }
@@ -377,13 +376,13 @@ static int measure_baseline(run_state *st, kf_error *err)
     st->baseline_how = strdup(g.label ? g.label : "op-by-op");
     int jrc = kf_loop_journal(st, "baseline", ev, err);
     json_object_put(ev);
-    if (st->o.progress) {
+    if (st->o.progress.fn) {
         char t[32];
         if (st->baseline_s > 0)
-            fprintf(st->o.progress, "baseline: %s  %s\n", st->baseline_how,
+            kf_progressf(&st->o.progress, "baseline: %s  %s\n", st->baseline_how,
                     kf_fmt_duration(st->baseline_s, t, sizeof t));
         else
-            fprintf(st->o.progress, "baseline: %s failed: %s\n", st->baseline_how,
+            kf_progressf(&st->o.progress, "baseline: %s failed: %s\n", st->baseline_how,
                     rc == 0 && res.summary ? res.summary : e.msg);
     }
     if (rc == 0) kf_eval_result_free(&res);
@@ -511,18 +510,18 @@ record:
     if (have_ar) kf_resolved_free(&ar);
     kf_problem_free(ap);
     kf_gemm_anchor_free(&a);
-    if (st->o.progress && !st->o.json_progress) {
+    if (st->o.progress.fn && !st->o.json_progress) {
         char t[32];
         if (st->anchor_state > 0) {
-            fprintf(st->o.progress, "gemm anchor: %s, %d threads  %s", st->anchor_how, st->anchor_threads,
+            kf_progressf(&st->o.progress, "gemm anchor: %s, %d threads  %s", st->anchor_how, st->anchor_threads,
                     kf_fmt_duration(st->anchor_s, t, sizeof t));
-            if (st->baseline_s > 0) fprintf(st->o.progress, "  (baseline = %.2fx the anchor)", st->baseline_s / st->anchor_s);
-            fputc('\n', st->o.progress);
+            if (st->baseline_s > 0) kf_progressf(&st->o.progress, "  (baseline = %.2fx the anchor)", st->baseline_s / st->anchor_s);
+            kf_progressf(&st->o.progress, "\n");
             char *w = kf_anchor_warning(st->baseline_s, st->anchor_s);
-            if (w) fprintf(st->o.progress, "warning: %s\n", w);
+            if (w) kf_progressf(&st->o.progress, "warning: %s\n", w);
             free(w);
         } else {
-            fprintf(st->o.progress, "gemm anchor: not measured (%s)\n", st->anchor_why ? st->anchor_why : "?");
+            kf_progressf(&st->o.progress, "gemm anchor: not measured (%s)\n", st->anchor_why ? st->anchor_why : "?");
         }
     }
     return jrc;
@@ -637,7 +636,7 @@ int kf_loop_adopt_best(run_state *st, const char *sdir, int fresh, kf_error *err
     char cdir[4200];
     snprintf(cdir, sizeof cdir, "%s/candidate", sdir);
     kf_eval_result *res = calloc(1, sizeof *res);
-    if (!res) return kf_fail(err, ENOMEM, "out of memory");
+    if (!res) return kf_fail(err, KF_E_INTERNAL, "out of memory");
     kf_candidate *c = NULL;
     if (kf_run_load_eval(sdir, res, err) != 0 || !(c = kf_candidate_load(cdir, err))) {
         kf_loop_eval_free(res);
@@ -682,7 +681,7 @@ int kf_loop_bad_answer(run_state *st, step_t *sp, int s, const char *why, const 
 {
     step_sample *x = &sp->s[s];
     kf_eval_result *fake = calloc(1, sizeof *fake);
-    if (!fake) return kf_fail(err, ENOMEM, "out of memory");
+    if (!fake) return kf_fail(err, KF_E_INTERNAL, "out of memory");
     fake->verdict = KF_FAIL_COMPILE;
     fake->failed_trial = -1;
     fake->summary = strdup("the answer held no usable candidate");
@@ -791,7 +790,7 @@ static int generate_one(run_state *st, step_t *sp, int s, kf_error *err)
     char sdir[4096];
     snprintf(sdir, sizeof sdir, "%s/steps/%04d-%d", st->dir, st->step, s);
     if (kf_mkdir_p_mode(sdir, 0700, err) != 0) return -1;
-    if (!(x->dir = strdup(sdir))) return kf_fail(err, ENOMEM, "out of memory");
+    if (!(x->dir = strdup(sdir))) return kf_fail(err, KF_E_INTERNAL, "out of memory");
     kf_gen_kind kind = sp->kind;
     kf_gen_request req = {
         .kind = kind, .step = st->step, .sample = s, .seed = kf_loop_seed(st, st->step, s),
@@ -807,7 +806,7 @@ static int generate_one(run_state *st, step_t *sp, int s, kf_error *err)
         /* the provider itself failed (after its retries): the run stops here,
            recorded, resumable */
         kf_gen_result_free(&g);
-        return kf_fail(err, e.code ? e.code : 1, "step %d: the %s agent failed: %s", st->step,
+        return kf_failc(err, e.kind ? e.kind : KF_E_INTERNAL, e.code, "step %d: the %s agent failed: %s", st->step,
                        st->agent->spec, e.msg);
     }
     st->tok_in += g.io.tokens_in;
@@ -837,7 +836,7 @@ static int generate_one(run_state *st, step_t *sp, int s, kf_error *err)
 static int run_step(run_state *st, kf_error *err)
 {
     step_t *sp = calloc(1, sizeof *sp);
-    if (!sp) return kf_fail(err, ENOMEM, "out of memory");
+    if (!sp) return kf_fail(err, KF_E_INTERNAL, "out of memory");
     sp->step = st->step;
     sp->kind = next_kind(st);
     int K = sample_count(st, sp->kind), rc = 0;
@@ -854,10 +853,10 @@ static int run_step(run_state *st, kf_error *err)
 
 static void print_analysis(run_state *st, const kf_analysis *a, int recorded)
 {
-    if (!st->o.progress || st->o.json_progress) return;
-    fprintf(st->o.progress, "      analysis%s: %s-bound; %s\n", recorded ? " (recorded before the resume)" : "",
+    if (!st->o.progress.fn || st->o.json_progress) return;
+    kf_progressf(&st->o.progress, "      analysis%s: %s-bound; %s\n", recorded ? " (recorded before the resume)" : "",
             a->bottleneck ? a->bottleneck : "?", a->n_recs ? a->recs[0].what : "no further recommendation");
-    if (a->missed) fprintf(st->o.progress, "      (last recommendation missed: %s)\n", a->missed);
+    if (a->missed) kf_progressf(&st->o.progress, "      (last recommendation missed: %s)\n", a->missed);
 }
 
 static int run_analysis(run_state *st, kf_error *err)
@@ -879,7 +878,7 @@ static int run_analysis(run_state *st, kf_error *err)
         free(io.answer);
         kf_analysis_free(a);
         free(a);
-        return kf_fail(err, e.code ? e.code : 1, "step %d: the analysis agent failed: %s", st->step, e.msg);
+        return kf_failc(err, e.kind ? e.kind : KF_E_INTERNAL, e.code, "step %d: the analysis agent failed: %s", st->step, e.msg);
     }
     st->tok_in += io.tokens_in;
     st->tok_out += io.tokens_out;
@@ -915,7 +914,7 @@ static int open_everything(run_state *st, kf_error *err)
     int preset = kf_problem_find_preset(st->p, st->o.preset ? st->o.preset : "small");
     if (preset < 0) {
         if (st->o.preset)
-            return kf_fail(err, 2, "%s: no preset '%s'", st->o.problem_path, st->o.preset);
+            return kf_fail(err, KF_E_BAD_INPUT, "%s: no preset '%s'", st->o.problem_path, st->o.preset);
         preset = 0;
     }
     if (kf_resolve(st->p, preset, &st->r, err) != 0) return -1;
@@ -929,15 +928,15 @@ static int open_everything(run_state *st, kf_error *err)
             if (i) strncat(known, ", ", sizeof known - strlen(known) - 1);
             strncat(known, st->reg->plugins[i].name, sizeof known - strlen(known) - 1);
         }
-        return kf_fail(err, 2, "no backend '%s' (found: %s; see 'kforge backends')", st->o.backend,
+        return kf_fail(err, KF_E_BAD_INPUT, "no backend '%s' (found: %s; see 'kforge backends')", st->o.backend,
                        known[0] ? known : "none");
     }
     if (!st->plugin->probed) kf_plugin_probe(st->plugin);
     if (st->plugin->probe_status != KF_OK)
-        return kf_fail(err, 2, "backend '%s' is not available here: %s", st->o.backend,
+        return kf_fail(err, KF_E_BAD_INPUT, "backend '%s' is not available here: %s", st->o.backend,
                        st->plugin->probe_why ? st->plugin->probe_why : "probe failed");
     if (st->o.device < 0 || st->o.device >= st->plugin->n_devices)
-        return kf_fail(err, 2, "backend '%s' has no device %d (it has %d)", st->o.backend, st->o.device,
+        return kf_fail(err, KF_E_BAD_INPUT, "backend '%s' has no device %d (it has %d)", st->o.backend, st->o.device,
                        st->plugin->n_devices);
     st->dev = &st->plugin->devices[st->o.device];
     st->o.eval.device = st->o.device;
@@ -1005,7 +1004,7 @@ static int load_run_json(run_state *st, const kf_run_opts *cli, kf_error *err)
     if (!text) return -1;
     json_object *o = json_tokener_parse(text);
     free(text);
-    if (!o) return kf_fail(err, 2, "%s: not valid JSON; cannot resume", path);
+    if (!o) return kf_fail(err, KF_E_BAD_INPUT, "%s: not valid JSON; cannot resume", path);
     json_object *v;
     for (int i = 0; i < 3; i++) free(st->recorded[i]);
     st->recorded[0] = dup_json_str(o, "backend");
@@ -1027,9 +1026,9 @@ static int load_run_json(run_state *st, const kf_run_opts *cli, kf_error *err)
         st->o.max_cost_usd = json_object_get_double(v);
     json_object_put(o);
     free(st->problem_copy);
-    if (asprintf(&st->problem_copy, "%s/problem.json", st->dir) < 0) return kf_fail(err, 12, "out of memory");
+    if (asprintf(&st->problem_copy, "%s/problem.json", st->dir) < 0) return kf_fail(err, KF_E_INTERNAL, "out of memory");
     st->o.problem_path = st->problem_copy;
-    if (!st->o.backend) return kf_fail(err, 2, "%s: no backend recorded; cannot resume", path);
+    if (!st->o.backend) return kf_fail(err, KF_E_BAD_INPUT, "%s: no backend recorded; cannot resume", path);
     return 0;
 }
 
@@ -1160,7 +1159,7 @@ static char *default_run_dir(const kf_run_opts *o, kf_error *err)
     kf_error e = {0};
     kf_problem *p = kf_problem_load(o->problem_path, &e);
     if (!p) {
-        kf_fail(err, 2, "%s", e.msg);
+        kf_fail(err, KF_E_BAD_INPUT, "%s", e.msg);
         return NULL;
     }
     char stamp[32];
@@ -1196,7 +1195,7 @@ static int refuse_existing_run(const run_state *st, kf_error *err)
     struct stat sb;
     snprintf(jpath, sizeof jpath, "%s/journal.jsonl", st->dir);
     if (stat(jpath, &sb) != 0) return 0;
-    return kf_fail(err, 2, "%s already holds a run: use --resume %s to continue it, or choose another --out",
+    return kf_fail(err, KF_E_BAD_INPUT, "%s already holds a run: use --resume %s to continue it, or choose another --out",
                    st->dir, st->dir);
 }
 
@@ -1208,8 +1207,8 @@ static void journal_start(run_state *st)
     json_object_object_add(ev, "agent", json_object_new_string(st->agent->spec));
     kf_loop_journal(st, "start", ev, NULL);
     json_object_put(ev);
-    if (st->o.progress && !st->o.json_progress)
-        fprintf(st->o.progress, "run %s: %s (%s) on %s/%s [%s], agent %s\n", st->dir, st->p->name,
+    if (st->o.progress.fn && !st->o.json_progress)
+        kf_progressf(&st->o.progress, "run %s: %s (%s) on %s/%s [%s], agent %s\n", st->dir, st->p->name,
                 st->p->preset_names[st->r.preset], st->o.backend, st->dev->name, st->dev->kind,
                 st->agent->spec);
 }
@@ -1226,7 +1225,7 @@ static int prepare(run_state *st, const kf_run_opts *cli, kf_error *err)
         if (!(events = kf_journal_read(st->dir, err))) return -1;
     } else {
         if (!cli->problem_path || !cli->backend)
-            return kf_fail(err, 2, "kforge run needs a problem file and --backend");
+            return kf_fail(err, KF_E_BAD_INPUT, "kforge run needs a problem file and --backend");
         st->dir = cli->out_dir ? strdup(cli->out_dir) : default_run_dir(cli, err);
         if (!st->dir || refuse_existing_run(st, err) != 0) return -1;
     }
@@ -1292,8 +1291,8 @@ int kf_run(const kf_run_opts *cli, kf_run_summary *out, kf_error *err)
         kf_loop_journal(&st, "elapsed", ev, NULL);
         json_object_put(ev);
     }
-    if (rc != 0 && st.o.progress)
-        fprintf(st.o.progress, "stopped: %s (resume with: kforge run --resume %s)\n", err->msg, st.dir);
+    if (rc != 0 && st.o.progress.fn)
+        kf_progressf(&st.o.progress, "stopped: %s (resume with: kforge run --resume %s)\n", err->msg, st.dir);
     kf_error werr = {0};
     if (write_result(&st, rc ? err->msg : reason, out, &werr) != 0 && rc == 0) {
         *err = werr;

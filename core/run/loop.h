@@ -40,6 +40,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "util/error.h"
+#include "util/progress.h"
 #include "eval/eval.h"
 
 typedef struct kf_run_opts {
@@ -64,7 +65,7 @@ typedef struct kf_run_opts {
     uint64_t seed;
     int baseline;                /* 1: measure the op-by-op baseline (default) */
     kf_eval_opts eval;
-    FILE *progress;              /* NULL: quiet */
+    kf_progress progress;        /* progress lines (fn NULL: quiet; util/progress.h) */
     int json_progress;           /* progress as JSON lines */
 } kf_run_opts;
 

@@ -59,12 +59,12 @@ static double ev_num(json_object *ev, const char *key)
 static void say(const run_state *st, const char *fmt, ...) KF_PRINTF(2, 3);
 static void say(const run_state *st, const char *fmt, ...)
 {
-    if (!st->o.progress || st->o.json_progress) return;
+    if (!st->o.progress.fn || st->o.json_progress) return;
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(st->o.progress, fmt, ap);
+    kf_vprogressf(&st->o.progress, fmt, ap);
     va_end(ap);
-    fputc('\n', st->o.progress);
+    kf_progressf(&st->o.progress, "\n");
 }
 
 static void replace_str(char **dst, const char *s)
@@ -203,7 +203,7 @@ static int fold_gen(fold *f, json_object *ev, kf_error *err)
     if (s < 0 || s >= KF_LOOP_MAX_SAMPLES || !rel) return 0;
     if (f->cur && f->cur->step != step && fold_flush(f, err) != 0) return -1;
     if (!f->cur) {
-        if (!(f->cur = calloc(1, sizeof *f->cur))) return kf_fail(err, ENOMEM, "out of memory");
+        if (!(f->cur = calloc(1, sizeof *f->cur))) return kf_fail(err, KF_E_INTERNAL, "out of memory");
         int kind = kf_gen_kind_from_name(ev_str(ev, "kind"));
         f->cur->step = step;
         f->cur->kind = kind < 0 ? KF_GEN_FIRST : (kf_gen_kind)kind;
@@ -218,7 +218,7 @@ static int fold_gen(fold *f, json_object *ev, kf_error *err)
     memset(x, 0, sizeof *x);
     if (asprintf(&x->dir, "%s/%s", st->dir, rel) < 0) {
         x->dir = NULL;
-        return kf_fail(err, ENOMEM, "out of memory");
+        return kf_fail(err, KF_E_INTERNAL, "out of memory");
     }
     x->label = ev_str(ev, "label") ? strdup(ev_str(ev, "label")) : NULL;
     if (!json_object_object_get_ex(ev, "ok", &v) || !json_object_get_boolean(v)) return 0;
@@ -233,7 +233,7 @@ static int fold_eval(fold *f, json_object *ev, kf_error *err)
     step_sample *x = fold_sample(f, ev);
     if (!x) return 0;                   /* not a sample this journal generated */
     kf_eval_result *res = calloc(1, sizeof *res);
-    if (!res) return kf_fail(err, ENOMEM, "out of memory");
+    if (!res) return kf_fail(err, KF_E_INTERNAL, "out of memory");
     if (kf_run_load_eval(x->dir, res, err) != 0) {
         free(res);
         return -1;
@@ -279,7 +279,7 @@ static int fold_verify(fold *f, json_object *ev, kf_error *err)
         return 0;
     snprintf(vdir, sizeof vdir, "%s/reverify", sdir);
     kf_eval_result *res = calloc(1, sizeof *res);
-    if (!res) return kf_fail(err, ENOMEM, "out of memory");
+    if (!res) return kf_fail(err, KF_E_INTERNAL, "out of memory");
     if (kf_run_load_eval(vdir, res, err) != 0) {
         free(res);
         return -1;
@@ -399,7 +399,7 @@ static int finish_partial(run_state *st, step_t *sp, kf_error *err)
             rc = kf_loop_bad_answer(st, sp, s, why, "resume", err);
             free(why);
         } else if (x->started) {
-            if (!(x->res = died_evaluating(in_flight))) rc = kf_fail(err, ENOMEM, "out of memory");
+            if (!(x->res = died_evaluating(in_flight))) rc = kf_fail(err, KF_E_INTERNAL, "out of memory");
             say(st, "resume: kforge died while evaluating %s: recorded as a crash, not evaluated again",
                 kf_loop_rel(st, x->dir));
         }
@@ -449,7 +449,7 @@ static int verify_crashed(run_state *st, const char *rel, kf_error *err)
                                        "kforge died while this candidate, the recorded best, was being "
                                        "re-verified on an earlier --resume; it is dropped without being run "
                                        "again.");
-    if (!res) return kf_fail(err, ENOMEM, "out of memory");
+    if (!res) return kf_fail(err, KF_E_INTERNAL, "out of memory");
     if (record_verify(st, sdir, "dropped", res, err) != 0) {
         kf_loop_eval_free(res);
         return -1;
@@ -503,7 +503,7 @@ static int reverify_best(run_state *st, kf_error *err)
     json_object_put(ev);
     if (rc != 0) return -1;
     kf_eval_result *now = calloc(1, sizeof *now);
-    if (!now) return kf_fail(err, ENOMEM, "out of memory");
+    if (!now) return kf_fail(err, KF_E_INTERNAL, "out of memory");
     kf_eval_opts eo = st->o.eval;
     eo.seed = kf_loop_seed(st, st->step, KF_LOOP_MAX_SAMPLES);   /* inputs no sample saw */
     kf_error e = {0};

@@ -216,14 +216,14 @@ int kf_run_load_eval(const char *dir, kf_eval_result *res, kf_error *err)
     free(text);
     if (!o || !json_object_is_type(o, json_type_object)) {
         json_object_put(o);
-        return kf_fail(err, 2, "%s: not a JSON object (the run directory is damaged)", path);
+        return kf_fail(err, KF_E_BAD_INPUT, "%s: not a JSON object (the run directory is damaged)", path);
     }
     memset(res, 0, sizeof *res);
     int rc = full ? load_full(o, res) : load_short(o, res);
     json_object_put(o);
     if (rc != 0) {
         kf_eval_result_free(res);
-        return kf_fail(err, 2, "%s: unknown verdict (the run directory is damaged)", path);
+        return kf_fail(err, KF_E_BAD_INPUT, "%s: unknown verdict (the run directory is damaged)", path);
     }
     return 0;
 }

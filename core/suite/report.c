@@ -49,7 +49,7 @@ int kf_report_build(const char *const *run_dirs, int n, kf_report *out, kf_error
 {
     memset(out, 0, sizeof *out);
     out->e = calloc(n > 0 ? (size_t)n : 1, sizeof *out->e);
-    if (!out->e) return kf_fail(err, ENOMEM, "out of memory");
+    if (!out->e) return kf_fail(err, KF_E_INTERNAL, "out of memory");
     for (int i = 0; i < n; i++) {
         if (kf_report_entry_load(run_dirs[i], &out->e[i], err) != 0) {
             kf_report_free(out);

@@ -156,7 +156,7 @@ int kf_report_write_html(const kf_report *r, const char *path, kf_error *err)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    if (!f) return kf_fail(err, ENOMEM, "%s: out of memory", path);
+    if (!f) return kf_fail(err, KF_E_INTERNAL, "%s: out of memory", path);
     fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                "<title>KForge suite report</title>\n<style>\n%s</style>\n</head>\n<body>\n", CSS);
     header(f, r);

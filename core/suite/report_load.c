@@ -101,10 +101,10 @@ int kf_report_entry_load(const char *dir, kf_report_entry *e, kf_error *err)
     struct stat sb;
     int missing = stat(dir, &sb) != 0 && errno == ENOENT;
     if (!missing && (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)))
-        return kf_fail(err, ENOTDIR, "%s: not a run directory", dir);
+        return kf_fail_errno(err, ENOTDIR, "%s: not a run directory", dir);
     e->run_dir = strdup(dir);
     e->name = basename_dup(dir);
-    if (!e->run_dir || !e->name) return kf_fail(err, ENOMEM, "out of memory");
+    if (!e->run_dir || !e->name) return kf_fail(err, KF_E_INTERNAL, "out of memory");
     if (missing) {
         e->status = KF_REPORT_NO_RESULT;
         e->stop_reason = strdup("the run did not start: see the suite's logs/ for why");
@@ -197,7 +197,7 @@ int kf_report_list_runs(const char *report_dir, char ***out, kf_error *err)
     *out = NULL;
     DIR *d = opendir(runs);
     if (!d)
-        return kf_fail(err, errno, "cannot read %s: %s (is %s a suite report directory?)", runs,
+        return kf_fail_errno(err, errno, "cannot read %s: %s (is %s a suite report directory?)", runs,
                        strerror(errno), report_dir);
     char **v = NULL;
     int n = 0, cap = 0;
@@ -211,11 +211,11 @@ int kf_report_list_runs(const char *report_dir, char ***out, kf_error *err)
         if (n == cap) {
             cap = cap ? cap * 2 : 16;
             char **nv = realloc(v, (size_t)cap * sizeof *v);
-            if (!nv) { kf_report_free_list(v, n); closedir(d); return kf_fail(err, ENOMEM, "out of memory"); }
+            if (!nv) { kf_report_free_list(v, n); closedir(d); return kf_fail(err, KF_E_INTERNAL, "out of memory"); }
             v = nv;
         }
         v[n] = strdup(p);
-        if (!v[n]) { kf_report_free_list(v, n); closedir(d); return kf_fail(err, ENOMEM, "out of memory"); }
+        if (!v[n]) { kf_report_free_list(v, n); closedir(d); return kf_fail(err, KF_E_INTERNAL, "out of memory"); }
         n++;
     }
     closedir(d);

@@ -73,7 +73,7 @@ int kf_report_save_suite(const char *dir, const char *settings_json, kf_error *e
     json_object *settings = settings_json ? json_tokener_parse(settings_json) : NULL;
     if (settings_json && !settings) {
         json_object_put(o);
-        return kf_fail(err, EINVAL, "suite settings are not valid JSON (internal error)");
+        return kf_fail(err, KF_E_BAD_INPUT, "suite settings are not valid JSON (internal error)");
     }
     json_object_object_add(o, "settings", settings ? settings : json_object_new_object());
     kf_report_machine m;
@@ -113,7 +113,7 @@ int kf_report_machine_load(kf_report *r, const char *dir, kf_error *err)
     free(text);
     if (!o || !json_object_is_type(o, json_type_object)) {
         json_object_put(o);
-        return kf_fail(err, EINVAL, "%s: not valid JSON; delete it to describe this machine instead", path);
+        return kf_fail(err, KF_E_BAD_INPUT, "%s: not valid JSON; delete it to describe this machine instead", path);
     }
     json_object *m, *s, *v;
     if (json_object_object_get_ex(o, "machine", &m) && json_object_is_type(m, json_type_object)) {

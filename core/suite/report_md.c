@@ -119,7 +119,7 @@ int kf_report_write_md(const kf_report *r, const char *path, kf_error *err)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    if (!f) return kf_fail(err, ENOMEM, "%s: out of memory", path);
+    if (!f) return kf_fail(err, KF_E_INTERNAL, "%s: out of memory", path);
     char devs[2048];
     kf_rep_devices(r, devs, sizeof devs);
     fprintf(f, "# KForge suite report\n\n");

@@ -64,7 +64,7 @@ int kf_rep_finish(FILE *f, char **buf, const char *path, kf_error *err)
     if (fclose(f) != 0 || bad || !*buf) {
         free(*buf);
         *buf = NULL;
-        return kf_fail(err, ENOMEM, "%s: out of memory while writing the report", path);
+        return kf_fail(err, KF_E_INTERNAL, "%s: out of memory while writing the report", path);
     }
     int rc = kf_write_file_atomic(path, *buf, err);
     free(*buf);

@@ -1,6 +1,8 @@
 /* suite.c — running the problems of a suite, one forked child each
- * (suite.h).  The children call exit(): that ends the child process only,
- * never the caller's. */
+ * (suite.h).  The library never exits the caller's process: a child ends
+ * with _exit() (its exit code is the problem's outcome, kf_exit_code()),
+ * and writes its run's progress into the problem's log, not to the
+ * caller's terminal. */
 #include "suite.h"
 
 #include <errno.h>
@@ -56,7 +58,7 @@ static int check_existing(const kf_suite_opts *o, const char *run_dir, kf_error 
     char *text = kf_read_file(p, &e);
     json_object *j = text ? json_tokener_parse(text) : NULL;
     free(text);
-    if (!j) return kf_fail(err, 2, "%s: unreadable; delete %s to run this problem again", p, run_dir);
+    if (!j) return kf_fail(err, KF_E_BAD_INPUT, "%s: unreadable; delete %s to run this problem again", p, run_dir);
     json_object *v;
     const char *backend = json_object_object_get_ex(j, "backend", &v) ? json_object_get_string(v) : "";
     const char *preset = json_object_object_get_ex(j, "preset", &v) ? json_object_get_string(v) : "";
@@ -65,7 +67,7 @@ static int check_existing(const kf_suite_opts *o, const char *run_dir, kf_error 
     int rc = 0;
     if (strcmp(backend, o->run.backend) || (o->run.preset && strcmp(preset, o->run.preset)) ||
         strcmp(agent, want_agent))
-        rc = kf_fail(err, 2, "%s holds a run with backend %s, preset %s, agent %s: use another --report directory",
+        rc = kf_fail(err, KF_E_BAD_INPUT, "%s holds a run with backend %s, preset %s, agent %s: use another --report directory",
                      run_dir, backend, preset, agent);
     json_object_put(j);
     return rc;
@@ -74,13 +76,13 @@ static int check_existing(const kf_suite_opts *o, const char *run_dir, kf_error 
 int kf_suite_check_backend(const char *backend, int device, kf_error *err)
 {
     int fds[2];
-    if (pipe(fds) != 0) return kf_fail(err, errno, "cannot create a pipe: %s", strerror(errno));
+    if (pipe(fds) != 0) return kf_fail_errno(err, errno, "cannot create a pipe: %s", strerror(errno));
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
         close(fds[0]);
         close(fds[1]);
-        return kf_fail(err, errno, "cannot start a process: %s", strerror(errno));
+        return kf_fail_errno(err, errno, "cannot start a process: %s", strerror(errno));
     }
     if (pid == 0) {
         close(fds[0]);
@@ -95,21 +97,21 @@ int kf_suite_check_backend(const char *backend, int device, kf_error *err)
                 if (i) strncat(known, ", ", sizeof known - strlen(known) - 1);
                 strncat(known, reg->plugins[i].name, sizeof known - strlen(known) - 1);
             }
-            kf_fail(&e, 2, "no backend '%s' (found: %s; see 'kforge backends')", backend, known[0] ? known : "none");
+            kf_fail(&e, KF_E_BAD_INPUT, "no backend '%s' (found: %s; see 'kforge backends')", backend, known[0] ? known : "none");
         } else {
             if (!pl->probed) kf_plugin_probe(pl);
             if (pl->probe_status != KF_OK)
-                kf_fail(&e, 2, "backend '%s' is not available here: %s", backend,
+                kf_fail(&e, KF_E_BAD_INPUT, "backend '%s' is not available here: %s", backend,
                         pl->probe_why ? pl->probe_why : "probe failed");
             else if (device < 0 || device >= pl->n_devices)
-                kf_fail(&e, 2, "backend '%s' has no device %d (it has %d)", backend, device, pl->n_devices);
+                kf_fail(&e, KF_E_BAD_INPUT, "backend '%s' has no device %d (it has %d)", backend, device, pl->n_devices);
         }
         kf_registry_close(reg);
         size_t len = strlen(e.msg);
         ssize_t w = len ? write(fds[1], e.msg, len) : 0;
         (void)w;
         close(fds[1]);
-        exit(e.code ? 2 : 0);
+        _exit(e.kind ? kf_exit_code(e.kind) : 0);
     }
     close(fds[1]);
     char msg[KF_ERROR_MAX] = "";
@@ -124,9 +126,22 @@ int kf_suite_check_backend(const char *backend, int device, kf_error *err)
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return 0;
-    if (WIFEXITED(status)) return kf_fail(err, 2, "%s", msg[0] ? msg : "the backend check failed");
-    return kf_fail(err, 3, "loading the backend plugins crashed (signal %d); see 'kforge backends'",
+    if (WIFEXITED(status)) return kf_fail(err, KF_E_BAD_INPUT, "%s", msg[0] ? msg : "the backend check failed");
+    return kf_fail(err, KF_E_INTERNAL, "loading the backend plugins crashed (signal %d); see 'kforge backends'",
                    WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+/* A child's progress receiver: the text goes to fd 1, the problem's log. */
+static void to_log(void *ud, const char *text)
+{
+    (void)ud;
+    size_t n = strlen(text), off = 0;
+    while (off < n) {
+        ssize_t w = write(STDOUT_FILENO, text + off, n - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) break;
+        off += (size_t)w;
+    }
 }
 
 /* The child: one problem through kf_run, output into its log. */
@@ -141,6 +156,7 @@ static _Noreturn void child(const kf_suite_opts *o, const kf_suite_problem *p, c
     if (getppid() != parent) _exit(KF_EXIT_INTERNAL);
     int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
     if (fd >= 0) {
+        /* what the run and the plugins it loads write goes to the log */
         dup2(fd, STDOUT_FILENO);
         dup2(fd, STDERR_FILENO);
         close(fd);
@@ -151,16 +167,21 @@ static _Noreturn void child(const kf_suite_opts *o, const kf_suite_problem *p, c
     ro.resume_dir = NULL;
     if (exists(run_dir, "journal.jsonl")) ro.resume_dir = run_dir;
     else ro.out_dir = run_dir;
-    ro.progress = stdout;
+    ro.progress = (kf_progress){to_log, NULL, 0};
     ro.json_progress = 0;
     kf_run_summary s = {0};
     kf_error e = {0};
     int rc = kf_run(&ro, &s, &e);
-    if (rc != 0) fprintf(stderr, "kforge: %s\n", e.msg);
+    if (rc != 0) {
+        to_log(NULL, "kforge: ");
+        to_log(NULL, e.msg);
+        to_log(NULL, "\n");
+    }
+    /* an error of the run's own (setup, I/O, a crash of kforge) is
+       reported as internal: the suite counts it as crashed */
     int code = rc != 0 ? KF_EXIT_INTERNAL : (s.have_best ? KF_EXIT_OK : KF_EXIT_CANDIDATE_FAILED);
     kf_run_summary_free(&s);
-    fflush(NULL);
-    exit(code);
+    _exit(code);
 }
 
 /* The last non-empty line of a log, for the progress line of a failure. */
@@ -189,31 +210,30 @@ static void report_line(const kf_suite_opts *o, int idx, int n, const kf_suite_p
     if (correct) out->n_correct++;
     int crashed = !WIFEXITED(status) || WEXITSTATUS(status) == KF_EXIT_INTERNAL;
     if (crashed) out->n_crashed++;
-    FILE *f = o->progress;
-    if (f) {
-        fprintf(f, "[%*d/%d] %-40s ", n >= 10 ? 2 : 1, idx + 1, n, p->name);
+    const kf_progress *f = &o->progress;
+    if (f->fn) {
+        kf_progressf(f, "[%*d/%d] %-40s ", n >= 10 ? 2 : 1, idx + 1, n, p->name);
         char t1[32], t2[32];
         if (correct) {
-            fprintf(f, "correct    best %s", kf_rep_time(e.best_s, t1, sizeof t1));
+            kf_progressf(f, "correct    best %s", kf_rep_time(e.best_s, t1, sizeof t1));
             if (e.speedup > 0)
-                fprintf(f, "  baseline %s  speedup %.2fx", kf_rep_time(e.baseline_s, t2, sizeof t2), e.speedup);
+                kf_progressf(f, "  baseline %s  speedup %.2fx", kf_rep_time(e.baseline_s, t2, sizeof t2), e.speedup);
             if (e.anchor_s > 0) {
                 char t3[32];
-                fprintf(f, "  gemm anchor %s", kf_rep_time(e.anchor_s, t3, sizeof t3));
-                if (e.anchor_warning) fprintf(f, " (WARNING: baseline %.2fx the anchor)", e.baseline_over_anchor);
+                kf_progressf(f, "  gemm anchor %s", kf_rep_time(e.anchor_s, t3, sizeof t3));
+                if (e.anchor_warning) kf_progressf(f, " (WARNING: baseline %.2fx the anchor)", e.baseline_over_anchor);
             }
-            fprintf(f, "  roofline %.0f%%  %d steps", e.fraction * 100, e.steps);
+            kf_progressf(f, "  roofline %.0f%%  %d steps", e.fraction * 100, e.steps);
         } else if (WIFSIGNALED(status)) {
-            fprintf(f, "crashed    (signal %d) log: %s", WTERMSIG(status), log);
+            kf_progressf(f, "crashed    (signal %d) log: %s", WTERMSIG(status), log);
         } else if (crashed) {
             char line[512];
             last_line(log, line, sizeof line);
-            fprintf(f, "error      %s (log: %s)", line, log);
+            kf_progressf(f, "error      %s (log: %s)", line, log);
         } else {
-            fprintf(f, "incorrect  (%s) log: %s", loaded && e.stop_reason ? e.stop_reason : "no result", log);
+            kf_progressf(f, "incorrect  (%s) log: %s", loaded && e.stop_reason ? e.stop_reason : "no result", log);
         }
-        fprintf(f, "  %.1f s\n", secs);
-        fflush(f);
+        kf_progressf(f, "  %.1f s\n", secs);
     }
     if (loaded) kf_report_entry_free(&e);
 }
@@ -228,7 +248,7 @@ int kf_suite_run(const kf_suite_opts *o, const kf_suite_problem *probs, int n,
                  kf_suite_outcome *out, kf_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (!o->report_dir || !o->run.backend) return kf_fail(err, 2, "a suite needs a report directory and a backend");
+    if (!o->report_dir || !o->run.backend) return kf_fail(err, KF_E_BAD_INPUT, "a suite needs a report directory and a backend");
     int jobs = o->jobs < 1 ? 1 : o->jobs;
     char runs[4200], logs[4200];
     snprintf(runs, sizeof runs, "%s/runs", o->report_dir);
@@ -237,17 +257,17 @@ int kf_suite_run(const kf_suite_opts *o, const kf_suite_problem *probs, int n,
     if (kf_report_save_suite(o->report_dir, o->settings_json, err) != 0) return -1;
 
     out->run_dirs = calloc(n > 0 ? (size_t)n : 1, sizeof *out->run_dirs);
-    if (!out->run_dirs) return kf_fail(err, ENOMEM, "out of memory");
+    if (!out->run_dirs) return kf_fail(err, KF_E_INTERNAL, "out of memory");
     out->n = n;
     for (int i = 0; i < n; i++) {
         char d[4600];
         snprintf(d, sizeof d, "%s/%s", runs, probs[i].name);
-        if (!(out->run_dirs[i] = strdup(d))) return kf_fail(err, ENOMEM, "out of memory");
+        if (!(out->run_dirs[i] = strdup(d))) return kf_fail(err, KF_E_INTERNAL, "out of memory");
         if (check_existing(o, d, err) != 0) return -1;
     }
 
     slot *running = calloc((size_t)jobs, sizeof *running);
-    if (!running) return kf_fail(err, ENOMEM, "out of memory");
+    if (!running) return kf_fail(err, KF_E_INTERNAL, "out of memory");
     int next = 0, active = 0, rc = 0;
     while (next < n || active > 0) {
         /* start children while there is room */
@@ -260,8 +280,8 @@ int kf_suite_run(const kf_suite_opts *o, const kf_suite_problem *probs, int n,
                 kf_error ignore = {0};
                 if (kf_report_entry_load(rd, &e, &ignore) == 0) {
                     if (e.status == KF_REPORT_CORRECT) out->n_correct++;
-                    if (o->progress)
-                        fprintf(o->progress, "[%*d/%d] %-40s already done: %s (delete %s to run it again)\n",
+                    if (o->progress.fn)
+                        kf_progressf(&o->progress, "[%*d/%d] %-40s already done: %s (delete %s to run it again)\n",
                                 n >= 10 ? 2 : 1, i + 1, n, probs[i].name, kf_report_status_name(e.status), rd);
                     kf_report_entry_free(&e);
                 }
@@ -270,14 +290,14 @@ int kf_suite_run(const kf_suite_opts *o, const kf_suite_problem *probs, int n,
             char log[4600];
             snprintf(log, sizeof log, "%s/%s.log", logs, probs[i].name);
             if (kf_mkdir_p(rd, err) != 0) { rc = -1; break; }
-            if (o->progress && exists(rd, "journal.jsonl"))
-                fprintf(o->progress, "[%*d/%d] %-40s resuming the run killed before\n", n >= 10 ? 2 : 1, i + 1,
+            if (o->progress.fn && exists(rd, "journal.jsonl"))
+                kf_progressf(&o->progress, "[%*d/%d] %-40s resuming the run killed before\n", n >= 10 ? 2 : 1, i + 1,
                         n, probs[i].name);
             fflush(NULL);
             pid_t self = getpid();
             pid_t pid = fork();
             if (pid < 0) {
-                rc = kf_fail(err, errno, "cannot start a process for %s: %s", probs[i].name, strerror(errno));
+                rc = kf_fail_errno(err, errno, "cannot start a process for %s: %s", probs[i].name, strerror(errno));
                 break;
             }
             if (pid == 0) {

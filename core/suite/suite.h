@@ -50,7 +50,7 @@ typedef struct kf_suite_opts {
                                  device, budgets (problem_path, out_dir, resume_dir and
                                  progress are set per problem) */
     const char *settings_json;/* recorded into REPORT/suite.json, may be NULL */
-    FILE *progress;           /* one line per problem, NULL: quiet */
+    kf_progress progress;     /* one line per problem (fn NULL: quiet) */
 } kf_suite_opts;
 
 typedef struct kf_suite_outcome {

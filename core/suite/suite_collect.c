@@ -19,11 +19,11 @@ static int push(path_list *l, const char *path, kf_error *err)
     if (l->n == l->cap) {
         int cap = l->cap ? l->cap * 2 : 32;
         char **nv = realloc(l->v, (size_t)cap * sizeof *nv);
-        if (!nv) return kf_fail(err, ENOMEM, "out of memory");
+        if (!nv) return kf_fail(err, KF_E_INTERNAL, "out of memory");
         l->v = nv;
         l->cap = cap;
     }
-    if (!(l->v[l->n] = strdup(path))) return kf_fail(err, ENOMEM, "out of memory");
+    if (!(l->v[l->n] = strdup(path))) return kf_fail(err, KF_E_INTERNAL, "out of memory");
     l->n++;
     return 0;
 }
@@ -42,9 +42,9 @@ static int ends_with(const char *s, const char *suffix)
 /* *.json files of dir and of its subdirectories, entries in name order. */
 static int scan_dir(const char *dir, path_list *out, int depth, kf_error *err)
 {
-    if (depth > 16) return kf_fail(err, 2, "%s: directories nested too deep", dir);
+    if (depth > 16) return kf_fail(err, KF_E_BAD_INPUT, "%s: directories nested too deep", dir);
     DIR *d = opendir(dir);
-    if (!d) return kf_fail(err, 2, "cannot read directory %s: %s", dir, strerror(errno));
+    if (!d) return kf_fail(err, KF_E_BAD_INPUT, "cannot read directory %s: %s", dir, strerror(errno));
     path_list names = {0};
     struct dirent *de;
     int rc = 0;
@@ -86,35 +86,35 @@ int kf_suite_collect(const char *const *inputs, int n_inputs, const char *preset
     for (int i = 0; rc == 0 && i < n_inputs; i++) {
         struct stat sb;
         if (stat(inputs[i], &sb) != 0)
-            rc = kf_fail(err, 2, "%s: %s (give problem files or directories of them)", inputs[i], strerror(errno));
+            rc = kf_fail(err, KF_E_BAD_INPUT, "%s: %s (give problem files or directories of them)", inputs[i], strerror(errno));
         else if (S_ISDIR(sb.st_mode)) {
             int before = files.n;
             rc = scan_dir(inputs[i], &files, 0, err);
             if (rc == 0 && files.n == before)
-                rc = kf_fail(err, 2, "%s: no problem files (*.json) in this directory", inputs[i]);
+                rc = kf_fail(err, KF_E_BAD_INPUT, "%s: no problem files (*.json) in this directory", inputs[i]);
         } else
             rc = push(&files, inputs[i], err);
     }
-    if (rc == 0 && files.n == 0) rc = kf_fail(err, 2, "no problems given");
+    if (rc == 0 && files.n == 0) rc = kf_fail(err, KF_E_BAD_INPUT, "no problems given");
     kf_suite_problem *v = rc == 0 ? calloc((size_t)files.n, sizeof *v) : NULL;
-    if (rc == 0 && !v) rc = kf_fail(err, ENOMEM, "out of memory");
+    if (rc == 0 && !v) rc = kf_fail(err, KF_E_INTERNAL, "out of memory");
     int n = 0;
     for (int i = 0; rc == 0 && i < files.n; i++) {
         kf_error e = {0};
         kf_problem *p = kf_problem_load(files.v[i], &e);
-        if (!p) { rc = kf_fail(err, 2, "%s", e.msg); break; }
+        if (!p) { rc = kf_fail(err, KF_E_BAD_INPUT, "%s", e.msg); break; }
         if (preset && kf_problem_find_preset(p, preset) < 0)
-            rc = kf_fail(err, 2, "%s: no preset '%s' (choose a preset every problem has)", files.v[i], preset);
+            rc = kf_fail(err, KF_E_BAD_INPUT, "%s: no preset '%s' (choose a preset every problem has)", files.v[i], preset);
         if (p->name[0] == '.')
-            rc = kf_fail(err, 2, "%s: a problem name may not start with '.' (it names a run directory)", files.v[i]);
+            rc = kf_fail(err, KF_E_BAD_INPUT, "%s: a problem name may not start with '.' (it names a run directory)", files.v[i]);
         for (int k = 0; rc == 0 && k < n; k++)
             if (!strcmp(v[k].name, p->name))
-                rc = kf_fail(err, 2, "%s and %s: two problems named '%s' (their run directories would clash)",
+                rc = kf_fail(err, KF_E_BAD_INPUT, "%s and %s: two problems named '%s' (their run directories would clash)",
                              v[k].path, files.v[i], p->name);
         if (rc == 0) {
             v[n].path = strdup(files.v[i]);
             v[n].name = strdup(p->name);
-            if (!v[n].path || !v[n].name) rc = kf_fail(err, ENOMEM, "out of memory");
+            if (!v[n].path || !v[n].name) rc = kf_fail(err, KF_E_INTERNAL, "out of memory");
             n++;
         }
         kf_problem_free(p);

@@ -15,17 +15,17 @@ int kf_mkdir_p_mode(const char *path, int mode, kf_error *err)
 {
     char buf[4096];
     if (strlen(path) >= sizeof buf)
-        return kf_fail(err, ENAMETOOLONG, "%s: path too long", path);
+        return kf_fail_errno(err, ENAMETOOLONG, "%s: path too long", path);
     strcpy(buf, path);
     for (char *p = buf + 1; *p; p++) {
         if (*p != '/') continue;
         *p = '\0';
         if (mkdir(buf, (mode_t)mode) != 0 && errno != EEXIST)
-            return kf_fail(err, errno, "cannot create directory %s: %s", buf, strerror(errno));
+            return kf_fail_errno(err, errno, "cannot create directory %s: %s", buf, strerror(errno));
         *p = '/';
     }
     if (mkdir(buf, (mode_t)mode) != 0 && errno != EEXIST)
-        return kf_fail(err, errno, "cannot create directory %s: %s", buf, strerror(errno));
+        return kf_fail_errno(err, errno, "cannot create directory %s: %s", buf, strerror(errno));
     return 0;
 }
 
@@ -40,7 +40,7 @@ int kf_write_file_atomic_mode(const char *path, const char *text, int mode, kf_e
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, (mode_t)mode);
     if (fd < 0)
-        return kf_fail(err, errno, "cannot write %s: %s", path, strerror(errno));
+        return kf_fail_errno(err, errno, "cannot write %s: %s", path, strerror(errno));
     size_t len = strlen(text), off = 0;
     while (off < len) {
         ssize_t w = write(fd, text + off, len - off);
@@ -49,18 +49,18 @@ int kf_write_file_atomic_mode(const char *path, const char *text, int mode, kf_e
             int e = errno;
             close(fd);
             unlink(tmp);
-            return kf_fail(err, e, "cannot write %s: %s", path, strerror(e));
+            return kf_fail_errno(err, e, "cannot write %s: %s", path, strerror(e));
         }
         off += (size_t)w;
     }
     if (fsync(fd) != 0 || close(fd) != 0) {
         unlink(tmp);
-        return kf_fail(err, errno, "cannot write %s: %s", path, strerror(errno));
+        return kf_fail_errno(err, errno, "cannot write %s: %s", path, strerror(errno));
     }
     if (rename(tmp, path) != 0) {
         int e = errno;
         unlink(tmp);
-        return kf_fail(err, e, "cannot rename %s to %s: %s", tmp, path, strerror(e));
+        return kf_fail_errno(err, e, "cannot rename %s to %s: %s", tmp, path, strerror(e));
     }
     return 0;
 }
@@ -112,9 +112,9 @@ int kf_open_regular(const char *path, const char *what, kf_error *err)
     if (fd >= 0) return fd;
     int e = errno;
     if (kind)
-        return kf_fail(err, EINVAL, "%s: %s%snot a regular file (%s)", path, what ? what : "",
+        return kf_fail(err, KF_E_BAD_INPUT, "%s: %s%snot a regular file (%s)", path, what ? what : "",
                        what ? " is " : "", kind);
-    return kf_fail(err, e, "%s: cannot open%s%s: %s", path, what ? " " : "", what ? what : "", strerror(e));
+    return kf_fail_errno(err, e, "%s: cannot open%s%s: %s", path, what ? " " : "", what ? what : "", strerror(e));
 }
 
 char *kf_read_file(const char *path, kf_error *err)
@@ -125,8 +125,8 @@ char *kf_read_file(const char *path, kf_error *err)
     if (!f) {
         int e = errno;
         if (fd >= 0) close(fd);
-        if (kind) kf_fail(err, EINVAL, "cannot read %s: not a regular file (%s)", path, kind);
-        else kf_fail(err, e, "cannot read %s: %s", path, strerror(e));
+        if (kind) kf_fail(err, KF_E_BAD_INPUT, "cannot read %s: not a regular file (%s)", path, kind);
+        else kf_fail_errno(err, e, "cannot read %s: %s", path, strerror(e));
         return NULL;
     }
     size_t cap = 8192, len = 0, n;
@@ -144,7 +144,7 @@ char *kf_read_file(const char *path, kf_error *err)
     fclose(f);
     if (!buf || bad) {
         free(buf);
-        kf_fail(err, EIO, "cannot read %s", path);
+        kf_fail_errno(err, EIO, "cannot read %s", path);
         return NULL;
     }
     buf[len] = '\0';

@@ -17,13 +17,13 @@ int kf_wp_layout_regions(const kf_wp_layout *l)
 int kf_wp_layout_check(const kf_wp_layout *l, kf_error *err)
 {
     if (l->n_sets < 1 || l->n_inputs < 0 || l->n_outputs < 0 || l->n_scratch < 0)
-        return kf_fail(err, KF_ERR_INVALID, "layout: bad counts");
+        return kf_fail(err, KF_E_BAD_INPUT, "layout: bad counts");
     int n = kf_wp_layout_regions(l);
     for (int i = 0; i < n; i++) {
         const kf_wp_region *g = &l->regions[i];
         if (g->guard % 4096 || g->offset % 4096 || g->bytes > l->size || g->guard > l->size ||
             g->offset > l->size - g->bytes || 2 * g->guard > l->size - g->offset - g->bytes)
-            return kf_fail(err, KF_ERR_INVALID, "layout: region %d does not fit the %llu-byte memfd",
+            return kf_fail(err, KF_E_BAD_INPUT, "layout: region %d does not fit the %llu-byte memfd",
                            i, (unsigned long long)l->size);
     }
     return 0;
@@ -242,10 +242,10 @@ int kf_wp_decode_load(json_object *cmd, kf_wp_views *v, kf_wp_layout *l, kf_erro
     json_object *srcs = get(c, "sources", json_type_array), *lch = get(c, "launches", json_type_array);
     json_object *regs = get(lo, "regions", json_type_array);
     if (!dims || !ins || !outs || !scr || !srcs || !lch || !regs)
-        return kf_fail(err, KF_ERR_INVALID, "load: missing problem, candidate or layout fields");
+        return kf_fail(err, KF_E_BAD_INPUT, "load: missing problem, candidate or layout fields");
 
     wp_store *st = calloc(1, sizeof *st);
-    if (!st) return kf_fail(err, KF_ERR_NOMEM, "load: out of memory");
+    if (!st) return kf_fail(err, KF_E_INTERNAL, "load: out of memory");
     st->root = json_object_get(cmd);
     v->storage = st;
     int nd = (int)json_object_array_length(dims), ni = (int)json_object_array_length(ins),
@@ -264,7 +264,7 @@ int kf_wp_decode_load(json_object *cmd, kf_wp_views *v, kf_wp_layout *l, kf_erro
     st->args = calloc(nargs + 1, sizeof *st->args);
     if (!st->names || !st->vals || !st->sources || !st->launches || !st->args) {
         kf_wp_views_free(v);
-        return kf_fail(err, KF_ERR_NOMEM, "load: out of memory");
+        return kf_fail(err, KF_E_INTERNAL, "load: out of memory");
     }
     kf_problem_view *pv = &v->problem;
     pv->name = get_str(p, "name");
@@ -358,7 +358,7 @@ int kf_wp_decode_load(json_object *cmd, kf_wp_views *v, kf_wp_layout *l, kf_erro
 bad:
     kf_wp_views_free(v);
     kf_wp_layout_free(l);
-    return kf_fail(err, KF_ERR_INVALID, "load: malformed command");
+    return kf_fail(err, KF_E_BAD_INPUT, "load: malformed command");
 }
 
 void kf_wp_views_free(kf_wp_views *v)

@@ -49,7 +49,8 @@ static void unload(loaded *l)
  * the language, never by the backend's name. */
 static kf_agent_ctx ctx_for(const kf_resolved *r, const char *backend)
 {
-    const char *lang = !strcmp(backend, "cpu-simd") ? "c" : !strcmp(backend, "opencl") ? "opencl-c" : "cuda-c";
+    const char *lang = !strcmp(backend, "cpu-simd") ? "c" : !strcmp(backend, "opencl") ? "opencl-c"
+                     : !strcmp(backend, "cuda") ? "cuda-c" : "glsl";
     kf_agent_ctx c = {.r = r, .backend = backend, .backend_language = lang, .target_fraction = 0.8};
     return c;
 }
@@ -386,13 +387,13 @@ KF_TEST(unsupported_backend_and_determinism)
     kf_agent *a = kf_builtin_agent_open(NULL, &err);
     KF_CHECK(a != NULL);
     KF_CHECK_STR(a->ops->kind, "builtin");
-    kf_agent_ctx ctx = ctx_for(&l.r, "cuda");
+    kf_agent_ctx ctx = ctx_for(&l.r, "vulkan");
     kf_gen_request req = {.kind = KF_GEN_FIRST};
     kf_gen_result g = {0};
     KF_CHECK_INT(a->ops->generate(a, &ctx, &req, &g, &err), 0);
     KF_CHECK(g.cand == NULL);
-    KF_CHECK_STR(g.error, "the builtin agent has no code emitter for backend cuda (language \"cuda-c\"; it emits "
-                          "c, opencl-c); use an LLM agent for it");
+    KF_CHECK_STR(g.error, "the builtin agent has no code emitter for backend vulkan (language \"glsl\"; it emits "
+                          "c, opencl-c, cuda-c); use an LLM agent for it");
     kf_gen_result_free(&g);
     /* a third-party plugin of a language with an emitter gets the agent:
        the candidate is for that plugin, in the emitter's language */
@@ -546,7 +547,7 @@ KF_TEST(start_point_sets_the_first_candidate)
     load(&l, "problems/level2/09_Matmul_Subtract_Multiply_ReLU.json", "small");
     kf_error err = {0};
     KF_CHECK(kf_agent_open("builtin:{\"tss\":64}", NULL, &err) == NULL);
-    KF_CHECK_INT(err.code, 2);
+    KF_CHECK_INT(err.kind, KF_E_BAD_INPUT);
     KF_CHECK_CONTAINS(err.msg, "--agent builtin:POINT: builtin point: unknown field \"tss\"");
     KF_CHECK(kf_agent_open("builtin:{\"mr\":99}", NULL, &err) == NULL);
     KF_CHECK_CONTAINS(err.msg, "\"mr\" = 99 is out of range 1..32");

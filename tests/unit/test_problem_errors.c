@@ -71,7 +71,7 @@ static void check_case(int i)
         kf_problem_free(p);
         kf_test_fail(__FILE__, __LINE__, "%s was accepted", cases[i].file);
     }
-    KF_CHECK(err.code != 0);
+    KF_CHECK(err.kind != KF_E_NONE);
     KF_CHECK_MSG(strchr(err.msg, '\n') == NULL, "message has a newline: %s", err.msg);
     /* the message starts with the file name and carries "FILE: PATH: what" */
     KF_CHECK_MSG(strncmp(err.msg, path, strlen(path)) == 0, "message does not start with the file: %s", err.msg);

@@ -497,7 +497,7 @@ KF_TEST(collect_problem_files)
     /* a preset that one problem lacks */
     write_problem(d1, "11_small_only.json", "small_only", 0);
     KF_CHECK_INT(kf_suite_collect(in, 1, "cpu", &v, &n, &err), -1);
-    KF_CHECK_INT(err.code, 2);
+    KF_CHECK_INT(err.kind, KF_E_BAD_INPUT);
     KF_CHECK_CONTAINS(err.msg, "11_small_only.json: no preset 'cpu'");
     KF_CHECK(v == NULL);
 
@@ -512,7 +512,7 @@ KF_TEST(collect_problem_files)
     kf_test_write_file(bad, "{\"name\": \"bad\"}");
     const char *in3[] = {bad};
     KF_CHECK_INT(kf_suite_collect(in3, 1, NULL, &v, &n, &err), -1);
-    KF_CHECK_INT(err.code, 2);
+    KF_CHECK_INT(err.kind, KF_E_BAD_INPUT);
     KF_CHECK_CONTAINS(err.msg, "bad.json");
     const char *in4[] = {"/nonexistent-kf-suite"};
     KF_CHECK_INT(kf_suite_collect(in4, 1, NULL, &v, &n, &err), -1);

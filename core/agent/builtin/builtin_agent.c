@@ -42,7 +42,7 @@ static int no_emitter(const kf_agent_ctx *ctx, kf_error *err)
         size_t l = strlen(langs);
         snprintf(langs + l, sizeof langs - l, "%s%s", i ? ", " : "", kf_bt_emitters[i]->language);
     }
-    return kf_fail(err, 2, "the builtin agent has no code emitter for backend %s (language \"%s\"; it emits %s); "
+    return kf_fail(err, KF_E_BAD_INPUT, "the builtin agent has no code emitter for backend %s (language \"%s\"; it emits %s); "
                    "use an LLM agent for it", ctx->backend ? ctx->backend : "?",
                    ctx->backend_language ? ctx->backend_language : "unknown", langs);
 }
@@ -141,7 +141,7 @@ static int bt_generate(kf_agent *a, const kf_agent_ctx *ctx, const kf_gen_reques
     if (!emitter(ctx)) {
         kf_error e = {0};
         no_emitter(ctx, &e);
-        if (!(res->error = strdup(e.msg))) return kf_fail(err, 6, "out of memory");
+        if (!(res->error = strdup(e.msg))) return kf_fail(err, KF_E_INTERNAL, "out of memory");
         return 0;
     }
     kf_bt_point pt;
@@ -182,7 +182,7 @@ static int bt_generate(kf_agent *a, const kf_agent_ctx *ctx, const kf_gen_reques
             kf_error e = {0};
             if (kf_bt_point_from_json(im->start, emitter(ctx), ctx->backend, ctx->r, ctx->device, &pt, &e) != 0) {
                 if (asprintf(&res->error, "--agent builtin:POINT: %s", e.msg) < 0) res->error = NULL;
-                return res->error ? 0 : kf_fail(err, 6, "out of memory");
+                return res->error ? 0 : kf_fail(err, KF_E_INTERNAL, "out of memory");
             }
             why = "start point of --agent builtin:POINT";
             break;
@@ -190,7 +190,7 @@ static int bt_generate(kf_agent *a, const kf_agent_ctx *ctx, const kf_gen_reques
         kf_bt_point_default(emitter(ctx), ctx->backend, ctx->r, ctx->device, &pt);
         break;
     }
-    if (!pt.baseline && kf_bt_history_add(&im->hist, &pt, 0) != 0) return kf_fail(err, 6, "out of memory");
+    if (!pt.baseline && kf_bt_history_add(&im->hist, &pt, 0) != 0) return kf_fail(err, KF_E_INTERNAL, "out of memory");
     return build(ctx, &pt, res, why);
 }
 
@@ -254,7 +254,7 @@ kf_agent *kf_builtin_agent_open(const char *start, kf_error *err)
 {
     kf_error e = {0};
     if (start && kf_bt_point_check_json(start, &e) != 0) {
-        kf_fail(err, 2, "--agent builtin:POINT: %s; POINT is a JSON object of search-space fields, e.g. "
+        kf_fail(err, KF_E_BAD_INPUT, "--agent builtin:POINT: %s; POINT is a JSON object of search-space fields, e.g. "
                 "'builtin:{\"ts\":64,\"wpt\":8,\"vec\":4}'", e.msg);
         return NULL;
     }
@@ -270,7 +270,7 @@ kf_agent *kf_builtin_agent_open(const char *start, kf_error *err)
     if (!a || !im || !spec || (start && !im->start)) {
         if (im) free(im->start);
         free(a); free(im); free(spec);
-        kf_fail(err, 6, "out of memory opening the builtin agent");
+        kf_fail(err, KF_E_INTERNAL, "out of memory opening the builtin agent");
         return NULL;
     }
     a->ops = &BT_OPS;

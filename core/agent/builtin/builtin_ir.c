@@ -180,7 +180,7 @@ int kf_bt_plan_build(const kf_resolved *r, kf_bt_fusion fusion, kf_bt_plan *out,
     const kf_problem *p = r->problem;
     memset(out, 0, sizeof *out);
     if (p->n_nodes == 0)
-        return kf_fail(err, 2, "%s: the builtin agent needs an op graph; use an LLM agent for "
+        return kf_fail(err, KF_E_BAD_INPUT, "%s: the builtin agent needs an op graph; use an LLM agent for "
                        "c_reference problems", p->path ? p->path : p->name);
     int nv = kf_problem_n_values(p);
     out->r = r;
@@ -193,7 +193,7 @@ int kf_bt_plan_build(const kf_resolved *r, kf_bt_fusion fusion, kf_bt_plan *out,
     out->scratch_elems = malloc((size_t)nv * sizeof(int64_t));
     if (!out->groups || !out->group_of || !out->store || !out->scratch_value || !out->scratch_elems) {
         kf_bt_plan_free(out);
-        return kf_fail(err, 6, "out of memory while planning %s", p->name);
+        return kf_fail(err, KF_E_INTERNAL, "out of memory while planning %s", p->name);
     }
     for (int v = 0; v < nv; v++) out->group_of[v] = -1;
 
@@ -237,7 +237,7 @@ int kf_bt_plan_build(const kf_resolved *r, kf_bt_fusion fusion, kf_bt_plan *out,
 
     /* 3. what is materialised, and where */
     char *need = calloc((size_t)nv, 1);
-    if (!need) { kf_bt_plan_free(out); return kf_fail(err, 6, "out of memory while planning %s", p->name); }
+    if (!need) { kf_bt_plan_free(out); return kf_fail(err, KF_E_INTERNAL, "out of memory while planning %s", p->name); }
     for (int o = 0; o < p->n_outputs; o++) need[p->outputs[o]] = 1;
     for (int gi = 0; gi < out->n_groups; gi++) {
         const kf_bt_group *g = &out->groups[gi];

@@ -126,7 +126,7 @@ static int apply_fields(json_object *o, const char *backend, kf_bt_point *p, kf_
         if (!strcmp(key, "backend")) {
             const char *b = json_object_get_string(val);
             if (backend && (!b || strcmp(b, backend)))
-                return kf_fail(err, 2, "builtin point: backend \"%s\" does not match the run's backend \"%s\"",
+                return kf_fail(err, KF_E_BAD_INPUT, "builtin point: backend \"%s\" does not match the run's backend \"%s\"",
                                b ? b : "", backend);
             continue;
         }
@@ -144,13 +144,13 @@ static int apply_fields(json_object *o, const char *backend, kf_bt_point *p, kf_
         } else if (!any_knob(key, &lo, &hi)) {
             char known[512];
             known_fields(known, sizeof known);
-            return kf_fail(err, 2, "builtin point: unknown field \"%s\" (known: %s)", key, known);
+            return kf_fail(err, KF_E_BAD_INPUT, "builtin point: unknown field \"%s\" (known: %s)", key, known);
         }
         if (!json_object_is_type(val, json_type_int))
-            return kf_fail(err, 2, "builtin point: \"%s\" must be an integer", key);
+            return kf_fail(err, KF_E_BAD_INPUT, "builtin point: \"%s\" must be an integer", key);
         int64_t v = json_object_get_int64(val);
         if (v < lo || v > hi)
-            return kf_fail(err, 2, "builtin point: \"%s\" = %lld is out of range %d..%d", key, (long long)v, lo, hi);
+            return kf_fail(err, KF_E_BAD_INPUT, "builtin point: \"%s\" = %lld is out of range %d..%d", key, (long long)v, lo, hi);
         if (slot) *slot = (int)v;   /* another language's knob: checked, ignored */
     }
     return 0;
@@ -161,7 +161,7 @@ static json_object *parse_object(const char *json, kf_error *err)
     json_object *o = json ? json_tokener_parse(json) : NULL;
     if (!o || !json_object_is_type(o, json_type_object)) {
         if (o) json_object_put(o);
-        kf_fail(err, 2, "builtin point: not a JSON object: %.80s", json ? json : "(null)");
+        kf_fail(err, KF_E_BAD_INPUT, "builtin point: not a JSON object: %.80s", json ? json : "(null)");
         return NULL;
     }
     return o;
@@ -303,7 +303,7 @@ static int point_of_obj(json_object *o, const kf_bt_emitter *em, const char *bac
                         const kf_device_info *dev, kf_bt_point *pt, kf_error *err)
 {
     if (!o || !json_object_is_type(o, json_type_object))
-        return kf_fail(err, 2, "builtin history: a point is not a JSON object");
+        return kf_fail(err, KF_E_BAD_INPUT, "builtin history: a point is not a JSON object");
     return kf_bt_point_from_json(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), em, backend, r,
                                  dev, pt, err);
 }
@@ -313,15 +313,15 @@ static int history_fill(json_object *o, const kf_bt_emitter *em, const char *bac
 {
     json_object *tried, *v;
     if (!json_object_object_get_ex(o, "tried", &tried) || !json_object_is_type(tried, json_type_array))
-        return kf_fail(err, 2, "builtin history: no \"tried\" array");
+        return kf_fail(err, KF_E_BAD_INPUT, "builtin history: no \"tried\" array");
     for (size_t i = 0; i < json_object_array_length(tried); i++) {
         json_object *t = json_object_array_get_idx(tried, i), *p = NULL, *ts = NULL;
         kf_bt_point pt;
         if (!json_object_object_get_ex(t, "point", &p) || point_of_obj(p, em, backend, r, dev, &pt, err) != 0)
-            return kf_fail(err, 2, "builtin history: tried[%zu]: %s", i, err && err->msg[0] ? err->msg : "no point");
+            return kf_fail(err, KF_E_BAD_INPUT, "builtin history: tried[%zu]: %s", i, err && err->msg[0] ? err->msg : "no point");
         json_object_object_get_ex(t, "time_s", &ts);
         if (kf_bt_history_add(h, &pt, ts ? json_object_get_double(ts) : 0) != 0)
-            return kf_fail(err, 6, "builtin history: out of memory");
+            return kf_fail(err, KF_E_INTERNAL, "builtin history: out of memory");
     }
     if (json_object_object_get_ex(o, "last_rec", &v) && v) {
         if (point_of_obj(v, em, backend, r, dev, &h->last_rec, err) != 0) return -1;
@@ -338,7 +338,7 @@ int kf_bt_history_from_json(const char *json, const kf_bt_emitter *em, const cha
     json_object *o = json ? json_tokener_parse(json) : NULL;
     if (!o || !json_object_is_type(o, json_type_object)) {
         json_object_put(o);
-        return kf_fail(err, 2, "builtin history: not a JSON object");
+        return kf_fail(err, KF_E_BAD_INPUT, "builtin history: not a JSON object");
     }
     int rc = history_fill(o, em, backend, r, dev, out, err);
     json_object_put(o);
@@ -483,8 +483,8 @@ int kf_bt_analyze(kf_bt_history *h, const kf_resolved *r, const kf_bt_point *cur
     memset(out, 0, sizeof *out);
     double t = eval && eval->profiled ? eval->timing.median_s : 0;
     if (t <= 0)
-        return kf_fail(err, 2, "builtin analyzer: the candidate has no timing; profile it first");
-    if (kf_bt_history_add(h, cur, t) != 0) return kf_fail(err, 6, "builtin analyzer: out of memory");
+        return kf_fail(err, KF_E_BAD_INPUT, "builtin analyzer: the candidate has no timing; profile it first");
+    if (kf_bt_history_add(h, cur, t) != 0) return kf_fail(err, KF_E_INTERNAL, "builtin analyzer: out of memory");
     const kf_roofline *rf = &eval->roofline;
     work_t w;
     measure_work(r, &w);
@@ -555,7 +555,7 @@ int kf_bt_analyze(kf_bt_history *h, const kf_resolved *r, const kf_bt_point *cur
         }
 
     out->recs = calloc(4, sizeof *out->recs);
-    if (!out->recs) return kf_fail(err, 6, "builtin analyzer: out of memory");
+    if (!out->recs) return kf_fail(err, KF_E_INTERNAL, "builtin analyzer: out of memory");
     for (int i = 0; i < m && out->n_recs < 4; i++) {
         if (sc[i].gain <= 1.0) break;
         kf_recommendation *rc = &out->recs[out->n_recs++];

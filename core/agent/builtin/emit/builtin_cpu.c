@@ -513,7 +513,7 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
     }
     default:
         g->failed = 1;
-        kf_fail(g->err, 1, "builtin cpu generator: %s is not a row op", kf_op_name(an->op));
+        kf_fail(g->err, KF_E_INTERNAL, "builtin cpu generator: %s is not a row op", kf_op_name(an->op));
         return;
     }
     /* the map tail, element o of this row */
@@ -1273,7 +1273,7 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
     if (label) *label = NULL;
     gen_t g = {.pl = plan, .r = plan->r, .p = plan->r->problem, .pt = pt, .err = err};
     g.declared = calloc((size_t)plan->n_values + 1, 1);
-    if (!g.declared) return kf_fail(err, 6, "builtin cpu generator: out of memory");
+    if (!g.declared) return kf_fail(err, KF_E_INTERNAL, "builtin cpu generator: out of memory");
     int has_gemm = 0;
     for (int gi = 0; gi < plan->n_groups; gi++) has_gemm |= plan->groups[gi].kind == KF_BT_GEMM;
 #ifdef HAVE_OPENBLAS
@@ -1329,7 +1329,7 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
         }
     }
     if (g.failed) {
-        if (!err || !err->code) kf_fail(err, 1, "builtin cpu generator: could not emit %s", g.p->name);
+        if (!err || !err->kind) kf_fail(err, KF_E_INTERNAL, "builtin cpu generator: could not emit %s", g.p->name);
         goto fail;
     }
     /* the entry */
@@ -1398,7 +1398,7 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
     if (label) *label = strdup(lab);
     return 0;
 oom:
-    kf_fail(err, 6, "builtin cpu generator: out of memory");
+    kf_fail(err, KF_E_INTERNAL, "builtin cpu generator: out of memory");
 fail:
     kf_bt_sb_free(&g.b);
     for (int s = 0; s < g.n_scratch; s++) free(g.scratch_names[s]);

@@ -33,7 +33,7 @@ void ocl_failf(ocl_gen *g, const char *fmt, ...)
     g->failed = 1;
     va_list ap;
     va_start(ap, fmt);
-    kf_vfail(g->err, 1, fmt, ap);
+    kf_vfail(g->err, KF_E_INTERNAL, fmt, ap);
     va_end(ap);
 }
 
@@ -485,26 +485,26 @@ static void emit_header(ocl_gen *g, const char *label)
 static int check_point(const kf_bt_point *pt, const kf_bt_plan *plan, kf_error *err)
 {
     if (pt->em != &kf_bt_emit_opencl_c)
-        return kf_fail(err, 2, "the OpenCL C generator got a point of language '%s'", pt->em ? pt->em->language : "?");
+        return kf_fail(err, KF_E_BAD_INPUT, "the OpenCL C generator got a point of language '%s'", pt->em ? pt->em->language : "?");
     if (pt->knob[KO_TS] != 8 && pt->knob[KO_TS] != 16 && pt->knob[KO_TS] != 32 && pt->knob[KO_TS] != 64 && pt->knob[KO_TS] != 128)
-        return kf_fail(err, 2, "OpenCL point: ts = %d; use 8, 16, 32, 64 or 128", pt->knob[KO_TS]);
+        return kf_fail(err, KF_E_BAD_INPUT, "OpenCL point: ts = %d; use 8, 16, 32, 64 or 128", pt->knob[KO_TS]);
     if (pt->knob[KO_WPT] != 1 && pt->knob[KO_WPT] != 2 && pt->knob[KO_WPT] != 4 && pt->knob[KO_WPT] != 8)
-        return kf_fail(err, 2, "OpenCL point: wpt = %d; use 1, 2, 4 or 8", pt->knob[KO_WPT]);
+        return kf_fail(err, KF_E_BAD_INPUT, "OpenCL point: wpt = %d; use 1, 2, 4 or 8", pt->knob[KO_WPT]);
     if (pt->knob[KO_WPT] > pt->knob[KO_TS])
-        return kf_fail(err, 2, "OpenCL point: wpt = %d exceeds the tile ts = %d; lower wpt", pt->knob[KO_WPT], pt->knob[KO_TS]);
+        return kf_fail(err, KF_E_BAD_INPUT, "OpenCL point: wpt = %d exceeds the tile ts = %d; lower wpt", pt->knob[KO_WPT], pt->knob[KO_TS]);
     if (pt->knob[KO_VEC] != 1 && pt->knob[KO_VEC] != 2 && pt->knob[KO_VEC] != 4 && pt->knob[KO_VEC] != 8)
-        return kf_fail(err, 2, "OpenCL point: vec = %d; use 1, 2, 4 or 8", pt->knob[KO_VEC]);
+        return kf_fail(err, KF_E_BAD_INPUT, "OpenCL point: vec = %d; use 1, 2, 4 or 8", pt->knob[KO_VEC]);
     if (pt->knob[KO_VEC] > pt->knob[KO_TS])
-        return kf_fail(err, 2, "OpenCL point: vec = %d exceeds the tile ts = %d; lower vec", pt->knob[KO_VEC], pt->knob[KO_TS]);
+        return kf_fail(err, KF_E_BAD_INPUT, "OpenCL point: vec = %d exceeds the tile ts = %d; lower vec", pt->knob[KO_VEC], pt->knob[KO_TS]);
     if (kf_bt_ocl_work_group(pt) > KF_BT_OCL_MAX_WG)
-        return kf_fail(err, 2, "OpenCL point: ts %d, wpt %d, vec %d makes work-groups of %d work-items (at most %d); "
+        return kf_fail(err, KF_E_BAD_INPUT, "OpenCL point: ts %d, wpt %d, vec %d makes work-groups of %d work-items (at most %d); "
                        "raise wpt or vec, or lower ts", pt->knob[KO_TS], pt->knob[KO_WPT], pt->knob[KO_VEC], kf_bt_ocl_work_group(pt),
                        KF_BT_OCL_MAX_WG);
     if (pt->precision != KF_BT_FP32 && pt->precision != KF_BT_FP16_STORAGE)
-        return kf_fail(err, 2, "OpenCL point: precision %d is unknown; use 0 (fp32) or 1 (fp16 storage)",
+        return kf_fail(err, KF_E_BAD_INPUT, "OpenCL point: precision %d is unknown; use 0 (fp32) or 1 (fp16 storage)",
                        pt->precision);
     if (pt->baseline && plan->fusion != KF_BT_FUSE_NONE)
-        return kf_fail(err, 2, "the op-by-op baseline needs a plan built with KF_BT_FUSE_NONE");
+        return kf_fail(err, KF_E_BAD_INPUT, "the op-by-op baseline needs a plan built with KF_BT_FUSE_NONE");
     return 0;
 }
 
@@ -547,7 +547,7 @@ int kf_bt_gen_ocl_tc(const kf_bt_plan *plan, const kf_bt_point *pt, const char *
 {
     *out = NULL;
     if (label) *label = NULL;
-    if (!plan || !plan->r || !pt) return kf_fail(err, 2, "kf_bt_gen_ocl: no plan or point");
+    if (!plan || !plan->r || !pt) return kf_fail(err, KF_E_BAD_INPUT, "kf_bt_gen_ocl: no plan or point");
     if (check_point(pt, plan, err) != 0) return -1;
     ocl_gen g;
     memset(&g, 0, sizeof g);

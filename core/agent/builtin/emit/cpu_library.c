@@ -71,13 +71,13 @@ int kf_bt_cpu_library_gemm(const kf_resolved *r, const kf_bt_gemm *g, const char
     *call = NULL;
     const char *lib = kf_bt_blas_name();
     if (!lib || !kf_bt_blas_options())
-        return kf_fail(err, 2, "OpenBLAS was not found at configure time: no library GEMM to time");
+        return kf_fail(err, KF_E_BAD_INPUT, "OpenBLAS was not found at configure time: no library GEMM to time");
     *out = cpu_candidate(r, g, lib, backend);
     if (!*out || asprintf(call, "cblas_sgemm alone (%s)", lib) < 0) {
         kf_candidate_free(*out);
         *out = NULL;
         *call = NULL;
-        return kf_fail(err, 6, "out of memory");
+        return kf_fail(err, KF_E_INTERNAL, "out of memory");
     }
     return 0;
 }

@@ -86,7 +86,7 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
 static int check(const kf_bt_point *p, kf_error *err)
 {
     if (p->knob[KC_NR] % 8 != 0)
-        return kf_fail(err, 2, "builtin point: nr = %d must be a multiple of 8 (the AVX2 vector width)",
+        return kf_fail(err, KF_E_BAD_INPUT, "builtin point: nr = %d must be a multiple of 8 (the AVX2 vector width)",
                        p->knob[KC_NR]);
     return 0;
 }

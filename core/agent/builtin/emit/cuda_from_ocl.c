@@ -134,7 +134,7 @@ int kf_bt_gen_cuda(const kf_bt_plan *plan, const kf_bt_point *pt, const char *ba
     *out = NULL;
     if (label) *label = NULL;
     if (pt->precision != KF_BT_FP32 && pt->precision != KF_BT_TF32)
-        return kf_fail(err, 2, "CUDA point: precision %d; this emitter writes fp32 or TF32 tensor-core GEMMs",
+        return kf_fail(err, KF_E_BAD_INPUT, "CUDA point: precision %d; this emitter writes fp32 or TF32 tensor-core GEMMs",
                        pt->precision);
     kf_bt_point q = *pt;
     q.em = &kf_bt_emit_opencl_c;
@@ -154,7 +154,7 @@ int kf_bt_gen_cuda(const kf_bt_plan *plan, const kf_bt_point *pt, const char *ba
             free(cu);
             kf_candidate_free(c);
             if (label) { free(*label); *label = NULL; }
-            return kf_fail(err, 6, "cuda generator: out of memory");
+            return kf_fail(err, KF_E_INTERNAL, "cuda generator: out of memory");
         }
         free(c->sources[i].text);
         free(c->sources[i].name);
@@ -164,7 +164,7 @@ int kf_bt_gen_cuda(const kf_bt_plan *plan, const kf_bt_point *pt, const char *ba
     free(c->build_options);
     c->build_options = strdup("");   /* -cl-* options are OpenCL's; NVRTC fuses mul-add by default */
     *out = c;
-    return c->build_options ? 0 : kf_fail(err, 6, "cuda generator: out of memory");
+    return c->build_options ? 0 : kf_fail(err, KF_E_INTERNAL, "cuda generator: out of memory");
 }
 
 static int offerable(const kf_bt_point *p)
