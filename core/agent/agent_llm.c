@@ -15,6 +15,7 @@
 #include "llm/llm.h"
 #include "util/fileio.h"
 #include "util/fmt.h"
+#include "util/strbuf.h"
 #include "prompt.h"
 
 
@@ -26,50 +27,21 @@ typedef struct llm_agent {
 /* ------------------------------------------------------------------ */
 /* text building                                                       */
 
-typedef struct tb { char *s; size_t len, cap; } tb;
 
-static void tb_printf(tb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void tb_printf(tb *b, const char *fmt, ...)
+static void shape_text(kf_sb *b, const kf_shape *s)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0) return;
-    if (b->len + (size_t)n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 1024;
-        while (b->len + (size_t)n + 1 > cap) cap *= 2;
-        char *ns = realloc(b->s, cap);
-        if (!ns) return;
-        b->s = ns;
-        b->cap = cap;
-    }
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
-}
-
-static char *tb_take(tb *b)
-{
-    if (!b->s) return strdup("");
-    return b->s;
-}
-
-static void shape_text(tb *b, const kf_shape *s)
-{
-    tb_printf(b, "(");
-    for (int i = 0; i < s->rank; i++) tb_printf(b, "%s%lld", i ? ", " : "", (long long)s->d[i]);
-    tb_printf(b, ")");
+    kf_sb_printf(b, "(");
+    for (int i = 0; i < s->rank; i++) kf_sb_printf(b, "%s%lld", i ? ", " : "", (long long)s->d[i]);
+    kf_sb_printf(b, ")");
 }
 
 static char *dims_text(const kf_resolved *r)
 {
-    tb b = {0};
+    kf_sb b = {0};
     for (int i = 0; i < r->problem->n_dims; i++)
-        tb_printf(&b, "%s%s = %lld", i ? ", " : "", r->problem->dim_names[i], (long long)r->dims[i]);
-    tb_printf(&b, " (dims are passed in this order)");
-    return tb_take(&b);
+        kf_sb_printf(&b, "%s%s = %lld", i ? ", " : "", r->problem->dim_names[i], (long long)r->dims[i]);
+    kf_sb_printf(&b, " (dims are passed in this order)");
+    return kf_sb_take(&b);
 }
 
 static const char *dist_text(const kf_init *in, char *buf, size_t n)
@@ -85,95 +57,95 @@ static const char *dist_text(const kf_init *in, char *buf, size_t n)
 
 static char *inputs_text(const kf_resolved *r)
 {
-    tb b = {0};
+    kf_sb b = {0};
     for (int i = 0; i < r->problem->n_inputs; i++) {
         char d[128];
-        tb_printf(&b, "%d. %s float32 ", i, r->problem->inputs[i].name);
+        kf_sb_printf(&b, "%d. %s float32 ", i, r->problem->inputs[i].name);
         shape_text(&b, &r->shapes[i]);
-        tb_printf(&b, ", row-major, drawn %s\n", dist_text(&r->problem->inputs[i].init, d, sizeof d));
+        kf_sb_printf(&b, ", row-major, drawn %s\n", dist_text(&r->problem->inputs[i].init, d, sizeof d));
     }
-    return tb_take(&b);
+    return kf_sb_take(&b);
 }
 
 static char *outputs_text(const kf_resolved *r)
 {
-    tb b = {0};
+    kf_sb b = {0};
     for (int i = 0; i < r->problem->n_outputs; i++) {
         int v = r->problem->outputs[i];
-        tb_printf(&b, "%d. %s float32 ", i, kf_problem_value_name(r->problem, v));
+        kf_sb_printf(&b, "%d. %s float32 ", i, kf_problem_value_name(r->problem, v));
         shape_text(&b, &r->shapes[v]);
-        tb_printf(&b, ", row-major\n");
+        kf_sb_printf(&b, ", row-major\n");
     }
-    return tb_take(&b);
+    return kf_sb_take(&b);
 }
 
 static char *roofline_text(const kf_agent_ctx *ctx)
 {
-    tb b = {0};
+    kf_sb b = {0};
     const kf_resolved *r = ctx->r;
-    tb_printf(&b, "%.4g FLOP, at least %.4g bytes moved (arithmetic intensity %.1f FLOP/byte)\n",
+    kf_sb_printf(&b, "%.4g FLOP, at least %.4g bytes moved (arithmetic intensity %.1f FLOP/byte)\n",
               r->flops, r->min_bytes, r->min_bytes > 0 ? r->flops / r->min_bytes : 0);
     if (ctx->device) {
         kf_roofline rl;
         kf_roofline_compute(r, ctx->device, &rl);
         char t[32];
-        tb_printf(&b, "device %s: peak %.4g GFLOP/s, %.4g GB/s; no correct kernel can run under %s\n",
+        kf_sb_printf(&b, "device %s: peak %.4g GFLOP/s, %.4g GB/s; no correct kernel can run under %s\n",
                   ctx->device->name, ctx->device->peak_flops / 1e9, ctx->device->peak_bytes_per_s / 1e9,
                   kf_fmt_duration(rl.floor_s, t, sizeof t));
     }
-    return tb_take(&b);
+    return kf_sb_take(&b);
 }
 
 static char *candidate_text(const kf_candidate *c)
 {
     if (!c) return strdup("(none)");
-    tb b = {0};
+    kf_sb b = {0};
     char *m = kf_candidate_manifest_json(c);
-    if (c->n_launches > 0 || c->n_scratch > 0) tb_printf(&b, "```json\n%s\n```\n", m ? m : "{}");
+    if (c->n_launches > 0 || c->n_scratch > 0) kf_sb_printf(&b, "```json\n%s\n```\n", m ? m : "{}");
     free(m);
     for (int i = 0; i < c->n_sources; i++)
-        tb_printf(&b, "%s:\n```\n%s\n```\n", c->sources[i].name, c->sources[i].text);
-    return tb_take(&b);
+        kf_sb_printf(&b, "%s:\n```\n%s\n```\n", c->sources[i].name, c->sources[i].text);
+    return kf_sb_take(&b);
 }
 
 static char *eval_text(const kf_eval_result *e)
 {
     if (!e) return strdup("(none)");
-    tb b = {0};
-    tb_printf(&b, "verdict: %s\n%s\n", kf_verdict_name(e->verdict), e->summary ? e->summary : "");
-    if (e->diagnostics) tb_printf(&b, "%s\n", e->diagnostics);
+    kf_sb b = {0};
+    kf_sb_printf(&b, "verdict: %s\n%s\n", kf_verdict_name(e->verdict), e->summary ? e->summary : "");
+    if (e->diagnostics) kf_sb_printf(&b, "%s\n", e->diagnostics);
     for (int i = 0; i < e->n_mismatches; i++)
-        tb_printf(&b, "output %d index %lld: expected %.9g got %.9g\n", e->mismatches[i].output,
+        kf_sb_printf(&b, "output %d index %lld: expected %.9g got %.9g\n", e->mismatches[i].output,
                   (long long)e->mismatches[i].index, e->mismatches[i].expected, e->mismatches[i].got);
-    return tb_take(&b);
+    return kf_sb_take(&b);
 }
 
 static char *profile_text(const kf_eval_result *e)
 {
     if (!e || !e->profiled) return strdup("(not profiled)");
-    tb b = {0};
+    kf_sb b = {0};
     char t1[32], t2[32];
-    tb_printf(&b, "median %s, min %s over %d runs; roofline fraction %.1f%%; %.4g GFLOP/s, %.4g GB/s\n",
+    kf_sb_printf(&b, "median %s, min %s over %d runs; roofline fraction %.1f%%; %.4g GFLOP/s, %.4g GB/s\n",
               kf_fmt_duration(e->timing.median_s, t1, sizeof t1), kf_fmt_duration(e->timing.min_s, t2, sizeof t2),
               e->timing.n, e->roofline.fraction * 100, e->roofline.achieved_flops / 1e9,
               e->roofline.achieved_bytes_per_s / 1e9);
     for (int i = 0; i < e->timing.n_counters; i++)
-        tb_printf(&b, "%s = %g\n", e->timing.counters[i].name, e->timing.counters[i].value);
-    if (e->timing.report) tb_printf(&b, "%s\n", e->timing.report);
-    return tb_take(&b);
+        kf_sb_printf(&b, "%s = %g\n", e->timing.counters[i].name, e->timing.counters[i].value);
+    if (e->timing.report) kf_sb_printf(&b, "%s\n", e->timing.report);
+    return kf_sb_take(&b);
 }
 
 static char *analysis_text(const kf_analysis *a, int focus)
 {
     if (!a) return strdup("(none)");
-    tb b = {0};
-    tb_printf(&b, "bottleneck: %s\n%s\n", a->bottleneck ? a->bottleneck : "?", a->text ? a->text : "");
+    kf_sb b = {0};
+    kf_sb_printf(&b, "bottleneck: %s\n%s\n", a->bottleneck ? a->bottleneck : "?", a->text ? a->text : "");
     for (int i = 0; i < a->n_recs; i++)
-        tb_printf(&b, "%s%d. %s — %s (expected %.2fx)\n", i == focus ? "* " : "  ", i + 1,
+        kf_sb_printf(&b, "%s%d. %s — %s (expected %.2fx)\n", i == focus ? "* " : "  ", i + 1,
                   a->recs[i].what ? a->recs[i].what : "", a->recs[i].why ? a->recs[i].why : "",
                   a->recs[i].expected_gain);
-    if (focus >= 0 && focus < a->n_recs) tb_printf(&b, "Apply recommendation %d (marked *) first.\n", focus + 1);
-    return tb_take(&b);
+    if (focus >= 0 && focus < a->n_recs) kf_sb_printf(&b, "Apply recommendation %d (marked *) first.\n", focus + 1);
+    return kf_sb_take(&b);
 }
 
 /* ------------------------------------------------------------------ */
@@ -261,7 +233,7 @@ static int ask(llm_agent *la, const char *system, const char *user, uint64_t see
     int n = 0;
     msgs[n++] = (kf_llm_message){KF_LLM_SYSTEM, system};
     msgs[n++] = (kf_llm_message){KF_LLM_USER, user};
-    tb acc = {0};
+    kf_sb acc = {0};
     for (int round = 0; round < 3; round++) {
         kf_llm_request req = KF_LLM_REQUEST_INIT;
         req.messages = msgs;
@@ -281,7 +253,7 @@ static int ask(llm_agent *la, const char *system, const char *user, uint64_t see
         io->tokens_out += resp.completion_tokens;
         io->cost_usd += resp.cost_usd;
         io->from_cache = resp.from_cache;
-        tb_printf(&acc, "%s", resp.content);
+        kf_sb_printf(&acc, "%s", resp.content);
         int truncated = !strcmp(resp.finish_reason, "length");
         kf_llm_response_free(&resp);
         if (!truncated || n + 2 > 6) break;
@@ -291,7 +263,7 @@ static int ask(llm_agent *la, const char *system, const char *user, uint64_t see
                                      "Your answer was cut off by the length limit. Continue exactly "
                                      "where it stopped, without repeating anything."};
     }
-    *answer = tb_take(&acc);
+    *answer = kf_sb_take(&acc);
     return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/fileio.h"
+#include "util/strbuf.h"
 
 char *kf_prompt_load(const char *override_dir, const char *rel, kf_error *err)
 {
@@ -24,37 +25,20 @@ char *kf_prompt_load(const char *override_dir, const char *rel, kf_error *err)
     return NULL;
 }
 
-typedef struct sbuf { char *s; size_t len, cap; } sbuf;
-
-static int sb_add(sbuf *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 1024;
-        while (b->len + n + 1 > cap) cap *= 2;
-        char *ns = realloc(b->s, cap);
-        if (!ns) return -1;
-        b->s = ns;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-    return 0;
-}
 
 char *kf_prompt_render(const char *tmpl, const char *label, const kf_prompt_var *vars, int n_vars,
                        kf_error *err)
 {
-    sbuf b = {0};
+    kf_sb b = {0};
     const char *p = tmpl;
-    sb_add(&b, "", 0);
+    kf_sb_append(&b, "", 0);
     while (*p) {
         const char *open = strstr(p, "{{");
-        if (!open) { sb_add(&b, p, strlen(p)); break; }
-        sb_add(&b, p, (size_t)(open - p));
+        if (!open) { kf_sb_append(&b, p, strlen(p)); break; }
+        kf_sb_append(&b, p, (size_t)(open - p));
         const char *close = strstr(open + 2, "}}");
         if (!close) {
-            free(b.s);
+            kf_sb_free(&b);
             kf_fail(err, KF_E_BAD_INPUT, "%s: '{{' without a closing '}}'", label);
             return NULL;
         }
@@ -66,12 +50,12 @@ char *kf_prompt_render(const char *tmpl, const char *label, const kf_prompt_var 
                 break;
             }
         if (!val) {
-            free(b.s);
+            kf_sb_free(&b);
             kf_fail(err, KF_E_BAD_INPUT, "%s: unknown variable {{%.*s}}", label, (int)n, open + 2);
             return NULL;
         }
-        sb_add(&b, val, strlen(val));
+        kf_sb_append(&b, val, strlen(val));
         p = close + 2;
     }
-    return b.s;
+    return kf_sb_take(&b);
 }

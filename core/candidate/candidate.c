@@ -635,26 +635,6 @@ char *kf_candidate_manifest_json(const kf_candidate *c)
     return out;
 }
 
-static int mkdir_p(const char *dir, mode_t mode, kf_error *err)
-{
-    char buf[4096];
-    size_t len = strlen(dir);
-    if (len == 0 || len >= sizeof buf)
-        return kf_fail(err, KF_E_BAD_INPUT, "'%s': bad directory name", dir);
-    memcpy(buf, dir, len + 1);
-    for (size_t i = 1; i <= len; i++) {
-        if (buf[i] == '/' || buf[i] == '\0') {
-            char saved = buf[i];
-            buf[i] = '\0';
-            if (mkdir(buf, mode) != 0 && errno != EEXIST)
-                return kf_fail_errno(err, errno, "%s: cannot create directory: %s", buf,
-                               strerror(errno));
-            buf[i] = saved;
-        }
-    }
-    return 0;
-}
-
 static int write_text(const char *path, const char *text, mode_t mode, kf_error *err)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
@@ -682,7 +662,7 @@ static int save(const kf_candidate *c, const char *dir, mode_t dmode, mode_t fmo
     char path[4400];
     char *manifest;
     int rc;
-    if (mkdir_p(dir, dmode, err))
+    if (kf_mkdir_p_mode(dir, (int)dmode, err))
         return -1;
     for (int i = 0; i < c->n_sources; i++) {
         if (!safe_file_name(c->sources[i].name))

@@ -3,6 +3,8 @@
  * worker, compile, verify over fresh trials, then profile, re-check the
  * timed runs' outputs and place the time on the roofline (eval.h).
  */
+#include "util/clock.h"
+#include "util/fileio.h"
 #include "eval_internal.h"
 
 #include <errno.h>
@@ -66,13 +68,6 @@ static void opts_normalize(kf_eval_opts *o)
     if (o->max_sets < 1) o->max_sets = 1;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* ------------------------------------------------------------------ */
 /* work directory                                                      */
 
@@ -83,29 +78,13 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
     return 0;
 }
 
-static int mkdir_p(const char *dir)
-{
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s", dir);
-    for (char *p = tmp + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            if (mkdir(tmp, 0700) != 0 && errno != EEXIST) return -1;
-            *p = '/';
-        }
-    return (mkdir(tmp, 0700) == 0 || errno == EEXIST) ? 0 : -1;
-}
-
 /* Work dir: the caller's (never removed) or a fresh temp dir (removed
  * unless keep_work_dir).  *own = 1 when we created it. */
 static char *work_dir_make(const kf_eval_opts *o, int *own, kf_error *err)
 {
     *own = 0;
     if (o->work_dir && *o->work_dir) {
-        if (mkdir_p(o->work_dir) != 0) {
-            kf_fail_errno(err, errno, "cannot create the work directory %s: %s", o->work_dir, strerror(errno));
-            return NULL;
-        }
+        if (kf_mkdir_p_mode(o->work_dir, 0700, err) != 0) return NULL;
         return strdup(o->work_dir);
     }
     const char *tmp = getenv("TMPDIR");
@@ -405,8 +384,7 @@ static int evaluate(kf_ev *e, kf_plugin *plugin, int profile, const char *work, 
     snprintf(cand_dir, sizeof cand_dir, "%s/candidate", work);
     snprintf(build_dir, sizeof build_dir, "%s/build", work);
     if (kf_candidate_save(c, cand_dir, err) != 0) return -1;
-    if (mkdir_p(build_dir) != 0)
-        return kf_fail_errno(err, errno, "cannot create %s: %s", build_dir, strerror(errno));
+    if (kf_mkdir_p_mode(build_dir, 0700, err) != 0) return -1;
 
     char *exe = kf_worker_path();
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -438,11 +416,11 @@ static int evaluate(kf_ev *e, kf_plugin *plugin, int profile, const char *work, 
     char *load = load_command(e, plugin, build_dir);
     kf_wp_reply r;
     char why[256];
-    double t0 = now_s();
+    double t0 = kf_now_s();
     kf_wcall wc = load ? kf_worker_call(&w, load, e->o.compile_timeout_s, &r, why, sizeof why) : KF_WCALL_PROTOCOL;
     if (!load) snprintf(why, sizeof why, "out of memory");
     free(load);
-    res->compile_s = now_s() - t0;
+    res->compile_s = kf_now_s() - t0;
     if (wc != KF_WCALL_OK) {
         kf_ev_call_failed(e, &w, wc, "compilation", e->o.compile_timeout_s, "kf_eval_opts.compile_timeout_s", why);
         goto out;
@@ -471,15 +449,15 @@ static int evaluate(kf_ev *e, kf_plugin *plugin, int profile, const char *work, 
     }
     kf_wp_reply_free(&r);
 
-    t0 = now_s();
+    t0 = kf_now_s();
     rc = run_trials(e, &w, err);
-    res->verify_s = now_s() - t0;
+    res->verify_s = kf_now_s() - t0;
     if (rc != 0 || !profile) goto out;
-    t0 = now_s();
+    t0 = kf_now_s();
     const kf_device_info *dev =
         (plugin->devices && e->o.device < plugin->n_devices) ? &plugin->devices[e->o.device] : NULL;
     rc = kf_ev_profile(e, &w, dev, err);
-    res->profile_s = now_s() - t0;
+    res->profile_s = kf_now_s() - t0;
 out:
     kf_worker_stop(&w);
     return rc < 0 ? -1 : 0;

@@ -12,6 +12,7 @@
 
 #include "candidate/candidate.h"
 #include "eval.h"
+#include "util/strbuf.h"
 #include "worker/worker_proto.h"
 
 /* ------------------------------------------------------------------ */
@@ -210,21 +211,6 @@ void kf_worker_kill(kf_worker *w);
 /* "SIGSEGV" and a short human cause ("invalid memory access"). */
 const char *kf_signal_name(int sig);
 const char *kf_signal_cause(int sig);
-
-/* ------------------------------------------------------------------ */
-/* eval_text.c: a growing string                                       */
-
-typedef struct kf_sb {
-    char *s;
-    size_t len, cap;
-    int oom;
-} kf_sb;
-
-void kf_sb_printf(kf_sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void kf_sb_append(kf_sb *b, const char *text, size_t n);
-/* The text (malloc'ed, "" when empty; NULL only when out of memory); b is reset. */
-char *kf_sb_take(kf_sb *b);
-void kf_sb_free(kf_sb *b);
 
 /* ------------------------------------------------------------------ */
 /* eval_checks.c: what kf_evaluate() checks after each run             */

@@ -23,6 +23,7 @@
  *    least one skipped run is always checked.
  * The reference and the parent's memory never reach the worker.
  */
+#include "util/clock.h"
 #include "eval_internal.h"
 #include "sandbox/sandbox.h"
 
@@ -37,13 +38,6 @@
 #include <unistd.h>
 
 #define KF_CHANNEL_PINGS 9
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* 64 random bits the worker cannot predict. */
 static uint64_t fresh_seed(void)
@@ -108,9 +102,9 @@ static int channel_cost(kf_ev *e, kf_worker *w, double *out)
     for (int i = 0; i < KF_CHANNEL_PINGS; i++) {
         kf_wp_reply r;
         char why[256];
-        double t0 = now_s();
+        double t0 = kf_now_s();
         kf_wcall wc = kf_worker_call(w, "{\"cmd\":\"ping\"}", e->o.run_timeout_s, &r, why, sizeof why);
-        t[i] = now_s() - t0;
+        t[i] = kf_now_s() - t0;
         if (wc != KF_WCALL_OK) {
             kf_ev_call_failed(e, w, wc, "measuring the channel", e->o.run_timeout_s, "--timeout", why);
             return 1;
@@ -136,9 +130,9 @@ static int timed_call(kf_ev *e, kf_worker *w, int warmup, int set, double *sampl
     /* one run, or the warm-up runs and one: a run limit each */
     double limit = e->o.run_timeout_s * (warmup + 1);
     if (limit > e->o.profile_timeout_s) limit = e->o.profile_timeout_s;
-    double t0 = now_s();
+    double t0 = kf_now_s();
     kf_wcall wc = kf_worker_call(w, cmd, limit, &r, why, sizeof why);
-    *wall = now_s() - t0;
+    *wall = kf_now_s() - t0;
     if (wc != KF_WCALL_OK) {
         kf_ev_call_failed(e, w, wc, warmup ? "the warm-up runs" : "a timed run", limit,
                           "--timeout / kf_eval_opts.run_timeout_s", why);

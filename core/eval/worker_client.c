@@ -1,5 +1,6 @@
 /* worker_client.c — starting the kforge-worker, talking to it under a
  * wall-clock limit, and killing it (eval_internal.h, worker_proto.h). */
+#include "util/clock.h"
 #include "eval_internal.h"
 
 #include <errno.h>
@@ -88,13 +89,6 @@ char *kf_worker_path(void)
         }
     }
     return strdup(KF_PKGLIBEXECDIR "/kforge-worker");
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* The environment as the process started, before any plugin ran.  Vendor
@@ -423,8 +417,8 @@ static void reap(kf_worker *w, int kill_first)
 /* After EOF on the channel: give the worker a moment to finish dying. */
 static void reap_after_eof(kf_worker *w)
 {
-    double t0 = now_s();
-    while (w->pid > 0 && now_s() - t0 < 2.0) {
+    double t0 = kf_now_s();
+    while (w->pid > 0 && kf_now_s() - t0 < 2.0) {
         int st = 0;
         pid_t r = waitpid(w->pid, &st, WNOHANG);
         if (r == w->pid) {
@@ -465,7 +459,7 @@ kf_wcall kf_worker_call(kf_worker *w, const char *cmd_json, double timeout_s,
     memcpy(out, cmd_json, len);
     out[len++] = '\n';
     size_t sent = 0;
-    double deadline = now_s() + timeout_s;
+    double deadline = kf_now_s() + timeout_s;
     kf_wcall result = KF_WCALL_PROTOCOL;
     for (;;) {
         char *nl = w->inlen ? memchr(w->inbuf, '\n', w->inlen) : NULL;
@@ -484,7 +478,7 @@ kf_wcall kf_worker_call(kf_worker *w, const char *cmd_json, double timeout_s,
             free(out);
             return KF_WCALL_PROTOCOL;
         }
-        double left = deadline - now_s();
+        double left = deadline - kf_now_s();
         if (left <= 0) {
             kf_worker_kill(w);
             result = KF_WCALL_TIMEOUT;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "util/clock.h"
 #include "llm_internal.h"
 
 static const kf_llm_provider *const providers[] = {
@@ -24,13 +25,6 @@ kf_error_kind kf_llm_error_kind(int code)
     case KF_LLM_E_IO: return KF_E_IO;
     default: return KF_E_UNAVAILABLE;
     }
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 static void load_settings(kf_llm *llm)
@@ -184,7 +178,7 @@ int kf_llm_complete(kf_llm *llm, const kf_llm_request *req, kf_llm_response *res
 {
     memset(resp, 0, sizeof *resp);
     if (check_request(llm, req, err) < 0) return -1;
-    double t0 = now_s();
+    double t0 = kf_now_s();
     int http = llm->prov->http_body != NULL;
     const char *model = http ? (req->model ? req->model : llm->arg) : NULL;
     json_object *full = kf_llm_request_json(llm, req, model, 1);
@@ -235,7 +229,7 @@ int kf_llm_complete(kf_llm *llm, const kf_llm_request *req, kf_llm_response *res
             goto out;
         }
     }
-    resp->latency_s = now_s() - t0;
+    resp->latency_s = kf_now_s() - t0;
     rc = 0;
 out:
     json_object_put(full);

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "util/clock.h"
 #include "llm_internal.h"
 
 #define CMD_MAX_OUTPUT (64u << 20)
@@ -50,13 +51,6 @@ static char *render(const kf_llm_request *req)
         }
     }
     return b.p ? b.p : strdup("");
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* The last CMD_STDERR_TAIL bytes of stderr on one line. */
@@ -113,7 +107,7 @@ static int cmd_complete(kf_llm *llm, const kf_llm_request *req, const char *mode
     pthread_sigmask(SIG_BLOCK, &pipe_set, &old_set);
 
     size_t plen = strlen(prompt), sent = 0;
-    double deadline = now_s() + llm->cmd_timeout_s;
+    double deadline = kf_now_s() + llm->cmd_timeout_s;
     int timed_out = 0, too_big = 0;
     if (plen == 0) { close(in[1]); in[1] = -1; }
     while (out[0] >= 0 || er[0] >= 0) {
@@ -122,7 +116,7 @@ static int cmd_complete(kf_llm *llm, const kf_llm_request *req, const char *mode
         if (in[1] >= 0) { iin = np; pf[np++] = (struct pollfd){in[1], POLLOUT, 0}; }
         if (out[0] >= 0) { iout = np; pf[np++] = (struct pollfd){out[0], POLLIN, 0}; }
         if (er[0] >= 0) { ierr = np; pf[np++] = (struct pollfd){er[0], POLLIN, 0}; }
-        double left = deadline - now_s();
+        double left = deadline - kf_now_s();
         if (left <= 0) { timed_out = 1; break; }
         int pr = poll(pf, (nfds_t)np, (int)(left * 1000) + 1);
         if (pr < 0 && errno != EINTR) break;
@@ -167,7 +161,7 @@ static int cmd_complete(kf_llm *llm, const kf_llm_request *req, const char *mode
     } else {
         /* outputs closed: the shell is exiting; give it until the deadline */
         pid_t w;
-        while ((w = waitpid(pid, &status, WNOHANG)) == 0 && now_s() < deadline) {
+        while ((w = waitpid(pid, &status, WNOHANG)) == 0 && kf_now_s() < deadline) {
             struct timespec ts = {0, 5000000};
             nanosleep(&ts, NULL);
         }

@@ -114,20 +114,6 @@ static json_object *entry_json(const char *key, json_object *request, const kf_l
     return e;
 }
 
-static int mkdir_p(const char *dir)
-{
-    char buf[4096];
-    if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf) { errno = ENAMETOOLONG; return -1; }
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = '\0';
-        if (mkdir(buf, 0755) < 0 && errno != EEXIST) return -1;
-        *p = '/';
-    }
-    if (mkdir(buf, 0755) < 0 && errno != EEXIST) return -1;
-    return 0;
-}
-
 int kf_llm_cache_get(const char *dir, const char *key, kf_llm_response *resp, kf_error *err)
 {
     char path[4096];
@@ -162,8 +148,9 @@ static int write_all(int fd, const char *s, size_t n)
 int kf_llm_cache_put(const char *dir, const char *key, json_object *request,
                      const kf_llm_response *resp, kf_error *err)
 {
-    if (mkdir_p(dir) < 0)
-        return kf_failc(err, KF_E_IO, KF_LLM_E_IO, "%s: cannot create the LLM cache directory: %s", dir, strerror(errno));
+    kf_error me = {0};
+    if (kf_mkdir_p_mode(dir, 0755, &me) < 0)
+        return kf_failc(err, KF_E_IO, KF_LLM_E_IO, "the LLM cache directory: %s", me.msg);
     char tmp[4096], path[4096];
     snprintf(path, sizeof path, "%s/%s.json", dir, key);
     snprintf(tmp, sizeof tmp, "%s/.%s.%ld.tmp", dir, key, (long)getpid());

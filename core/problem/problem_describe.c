@@ -8,34 +8,13 @@
 #include <string.h>
 
 #include "problem_internal.h"
+#include "util/strbuf.h"
 
-typedef struct sbuf { char *s; size_t len, cap; int oom; } sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...) KF_PRINTF(2, 3);
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    if (b->oom) return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-        va_end(ap);
-        if (n < 0) { b->oom = 1; return; }
-        if ((size_t)n < b->cap - b->len) { b->len += (size_t)n; return; }
-        size_t cap = (b->cap + (size_t)n + 1) * 2;
-        char *ns = realloc(b->s, cap);
-        if (!ns) { b->oom = 1; return; }
-        b->s = ns;
-        b->cap = cap;
-    }
-}
 
 char *kf_problem_describe(const kf_resolved *r)
 {
     const kf_problem *p = r->problem;
-    sbuf b = {malloc(256), 0, 256, 0};
-    if (!b.s) return NULL;
-    b.s[0] = '\0';
+    kf_sb b = {0};
     int width = 1;
     for (int i = 0; i < p->n_nodes; i++) {
         int w = (int)strlen(p->nodes[i].out);
@@ -78,9 +57,8 @@ char *kf_problem_describe(const kf_resolved *r)
         }
         if (used < sizeof call) snprintf(call + used, sizeof call - used, ")");
         char sh[96];
-        sb_printf(&b, "  %-*s = %-40s -> %s\n", width, nd->out, call,
+        kf_sb_printf(&b, "  %-*s = %-40s -> %s\n", width, nd->out, call,
                   kf_shape_fmt(&r->shapes[p->n_inputs + i], sh, sizeof sh));
     }
-    if (b.oom) { free(b.s); return NULL; }
-    return b.s;
+    return kf_sb_take(&b);
 }

@@ -27,6 +27,7 @@
 
 #include "anchor.h"
 #include "candidate/candidate.h"
+#include "util/clock.h"
 #include "util/fmt.h"
 #include "problem/problem.h"
 #include "run_record.h"
@@ -54,14 +55,7 @@ void kf_run_summary_free(kf_run_summary *s)
     memset(s, 0, sizeof *s);
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static double elapsed(const run_state *st) { return st->elapsed_before + (now_s() - st->t0); }
+static double elapsed(const run_state *st) { return st->elapsed_before + (kf_now_s() - st->t0); }
 
 void kf_loop_eval_free(kf_eval_result *e)
 {
@@ -177,15 +171,6 @@ void kf_loop_progress(run_state *st, const char *pass, const char *status, const
 /* ------------------------------------------------------------------ */
 /* evaluation of one step's samples                                    */
 
-/* Wall-clock time (CLOCK_REALTIME), recorded with every evaluation so the
- * journal shows when each one ran. */
-static double wall_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* One sample's evaluation.  With several samples a step evaluates them in
  * two passes: compile + verify of all of them in parallel (profile = 0),
  * then, one at a time with nothing else of the run going on, compile +
@@ -211,9 +196,9 @@ static void *sample_thread(void *arg)
     sample_job *job = arg;
     job->res = calloc(1, sizeof *job->res);
     if (!job->res) { job->rc = -1; return NULL; }
-    job->t_start = wall_s();
+    job->t_start = kf_wall_s();
     job->rc = kf_evaluate(job->st->plugin, &job->st->r, job->cand, &job->opts, job->profile, job->res, &job->err);
-    job->t_end = wall_s();
+    job->t_end = kf_wall_s();
     return NULL;
 }
 
@@ -257,9 +242,9 @@ static void profile_alone(sample_job *job)
     kf_eval_result *res = calloc(1, sizeof *res);
     kf_error e = {0};
     if (!res) return;
-    double t0 = wall_s();
+    double t0 = kf_wall_s();
     int rc = kf_evaluate(job->st->plugin, &job->st->r, job->cand, &job->opts, 1, res, &e);
-    double t1 = wall_s();
+    double t1 = kf_wall_s();
     kf_loop_eval_free(job->res);
     job->verify_t0 = job->t_start;
     job->verify_t1 = job->t_end;
@@ -1258,7 +1243,7 @@ int kf_run(const kf_run_opts *cli, kf_run_summary *out, kf_error *err)
     run_state st;
     memset(&st, 0, sizeof st);
     st.o = *cli;
-    st.t0 = now_s();
+    st.t0 = kf_now_s();
     st.analysis_step = -1;
     read_test_hook(&st);
     if (prepare(&st, cli, err) != 0) {

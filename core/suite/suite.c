@@ -3,6 +3,7 @@
  * with _exit() (its exit code is the problem's outcome, kf_exit_code()),
  * and writes its run's progress into the problem's log, not to the
  * caller's terminal. */
+#include "util/clock.h"
 #include "suite.h"
 
 #include <errno.h>
@@ -29,13 +30,6 @@ void kf_suite_outcome_free(kf_suite_outcome *out)
     if (!out) return;
     kf_report_free_list(out->run_dirs, out->n);
     memset(out, 0, sizeof *out);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 static int exists(const char *dir, const char *name)
@@ -306,7 +300,7 @@ int kf_suite_run(const kf_suite_opts *o, const kf_suite_problem *probs, int n,
             }
             for (int s = 0; s < jobs; s++) {
                 if (running[s].pid) continue;
-                running[s] = (slot){.pid = pid, .idx = i, .t0 = now_s()};
+                running[s] = (slot){.pid = pid, .idx = i, .t0 = kf_now_s()};
                 break;
             }
             active++;
@@ -325,7 +319,7 @@ int kf_suite_run(const kf_suite_opts *o, const kf_suite_problem *probs, int n,
             char log[4600];
             snprintf(log, sizeof log, "%s/%s.log", logs, probs[i].name);
             report_line(o, i, n, &probs[i], out->run_dirs[i], log, status,
-                        now_s() - running[s].t0, out);
+                        kf_now_s() - running[s].t0, out);
             running[s].pid = 0;
             active--;
             reaped = 1;

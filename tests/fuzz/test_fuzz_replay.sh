@@ -10,8 +10,8 @@ for t in $targets; do
     dirs="$KF_SRCDIR/tests/fuzz/corpus/$t"
     [ -d "$KF_SRCDIR/tests/fuzz/crashes/$t" ] && dirs="$dirs $KF_SRCDIR/tests/fuzz/crashes/$t"
     out=$("$KF_BUILDDIR/tests/fuzz/replay_$t" $dirs 2>&1); rc=$?
-    n=$(echo "$out" | sed -n 's/^\([0-9]*\) inputs$/\1/p' | tail -1)
-    if [ $rc -eq 0 ] && [ "${n:-0}" -gt 0 ]; then ok "fuzz target $t: $n corpus and crash inputs replay cleanly"
+    cnt=$(echo "$out" | sed -n 's/^\([0-9]*\) inputs$/\1/p' | tail -1)
+    if [ $rc -eq 0 ] && [ "${cnt:-0}" -gt 0 ]; then ok "fuzz target $t: $cnt corpus and crash inputs replay cleanly"
     else no "fuzz target $t: corpus and crash inputs replay cleanly" "exit $rc" "$(echo "$out" | tail -5)"; fi
 done
 tap_exit

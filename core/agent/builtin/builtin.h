@@ -27,6 +27,7 @@
 #include "agent/agent.h"
 #include "candidate/candidate.h"
 #include "util/error.h"
+#include "util/strbuf.h"
 #include "eval/eval.h"
 #include "problem/problem.h"
 #include "emit/emit.h"
@@ -34,17 +35,6 @@
 /* ------------------------------------------------------------------ */
 /* Text building (builtin_prelude.c)                                   */
 
-typedef struct kf_bt_sb {
-    char *s;          /* NUL-terminated, malloc'ed; NULL until the first append */
-    size_t len, cap;
-    int oom;          /* set when an append failed: the text is incomplete */
-} kf_bt_sb;
-
-void kf_bt_sb_printf(kf_bt_sb *b, const char *fmt, ...) KF_PRINTF(2, 3);
-void kf_bt_sb_puts(kf_bt_sb *b, const char *s);
-/* Returns the text (caller frees) and resets b; NULL if an append failed. */
-char *kf_bt_sb_take(kf_bt_sb *b);
-void kf_bt_sb_free(kf_bt_sb *b);
 
 /* A float literal valid in C and OpenCL C: "1.5f", "2.0f", "-1e-05f",
  * "INFINITY", "(-INFINITY)", "NAN".  Returns buf. */

@@ -278,44 +278,44 @@ int kf_bt_plan_build(const kf_resolved *r, kf_bt_fusion fusion, kf_bt_plan *out,
     return 0;
 }
 
-static void describe_shape(kf_bt_sb *b, const kf_shape *s)
+static void describe_shape(kf_sb *b, const kf_shape *s)
 {
-    kf_bt_sb_puts(b, "(");
-    for (int i = 0; i < s->rank; i++) kf_bt_sb_printf(b, "%s%" PRId64, i ? "," : "", s->d[i]);
-    kf_bt_sb_puts(b, ")");
+    kf_sb_puts(b, "(");
+    for (int i = 0; i < s->rank; i++) kf_sb_printf(b, "%s%" PRId64, i ? "," : "", s->d[i]);
+    kf_sb_puts(b, ")");
 }
 
 char *kf_bt_plan_describe(const kf_bt_plan *pl)
 {
     const kf_problem *p = pl->r->problem;
-    kf_bt_sb b = {0};
+    kf_sb b = {0};
     for (int gi = 0; gi < pl->n_groups; gi++) {
         const kf_bt_group *g = &pl->groups[gi];
-        kf_bt_sb_printf(&b, "g%d %-7s ", gi, kf_bt_group_kind_name(g->kind));
+        kf_sb_printf(&b, "g%d %-7s ", gi, kf_bt_group_kind_name(g->kind));
         for (int n = 0; n < g->n_nodes; n++) {
             const kf_node *nd = &p->nodes[g->nodes[n]];
-            kf_bt_sb_printf(&b, "%s%s=%s(", n ? " -> " : "", nd->out, kf_op_name(nd->op));
+            kf_sb_printf(&b, "%s%s=%s(", n ? " -> " : "", nd->out, kf_op_name(nd->op));
             for (int i = 0; i < nd->n_in; i++) {
-                if (nd->in[i].is_scalar) kf_bt_sb_printf(&b, "%s%g", i ? "," : "", nd->in[i].scalar);
-                else kf_bt_sb_printf(&b, "%s%s", i ? "," : "", kf_problem_value_name(p, nd->in[i].value));
+                if (nd->in[i].is_scalar) kf_sb_printf(&b, "%s%g", i ? "," : "", nd->in[i].scalar);
+                else kf_sb_printf(&b, "%s%s", i ? "," : "", kf_problem_value_name(p, nd->in[i].value));
             }
-            kf_bt_sb_puts(&b, ")");
+            kf_sb_puts(&b, ")");
         }
-        kf_bt_sb_puts(&b, " ");
+        kf_sb_puts(&b, " ");
         describe_shape(&b, &g->shape);
-        if (g->fused_into >= 0) kf_bt_sb_printf(&b, " [per row panel of g%d]", g->fused_into);
-        kf_bt_sb_puts(&b, "  stores:");
+        if (g->fused_into >= 0) kf_sb_printf(&b, " [per row panel of g%d]", g->fused_into);
+        kf_sb_puts(&b, "  stores:");
         int any = 0;
         for (int n = 0; n < g->n_nodes; n++) {
             int v = p->n_inputs + g->nodes[n];
             const kf_bt_store *s = &pl->store[v];
-            if (s->kind == KF_BT_ST_OUTPUT) kf_bt_sb_printf(&b, " %s->out[%d]", kf_problem_value_name(p, v), s->index);
-            else if (s->kind == KF_BT_ST_SCRATCH) kf_bt_sb_printf(&b, " %s->scratch[%d]", kf_problem_value_name(p, v), s->index);
+            if (s->kind == KF_BT_ST_OUTPUT) kf_sb_printf(&b, " %s->out[%d]", kf_problem_value_name(p, v), s->index);
+            else if (s->kind == KF_BT_ST_SCRATCH) kf_sb_printf(&b, " %s->scratch[%d]", kf_problem_value_name(p, v), s->index);
             else continue;
             any = 1;
         }
-        if (!any) kf_bt_sb_puts(&b, " none (consumed in registers)");
-        kf_bt_sb_puts(&b, "\n");
+        if (!any) kf_sb_puts(&b, " none (consumed in registers)");
+        kf_sb_puts(&b, "\n");
     }
-    return kf_bt_sb_take(&b);
+    return kf_sb_take(&b);
 }

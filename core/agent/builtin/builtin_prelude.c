@@ -12,60 +12,6 @@
 /* ------------------------------------------------------------------ */
 /* string builder                                                      */
 
-static int sb_reserve(kf_bt_sb *b, size_t extra)
-{
-    if (b->oom) return -1;
-    if (b->len + extra + 1 <= b->cap) return 0;
-    size_t cap = b->cap ? b->cap : 1024;
-    while (cap < b->len + extra + 1) cap *= 2;
-    char *s = realloc(b->s, cap);
-    if (!s) { b->oom = 1; return -1; }
-    b->s = s;
-    b->cap = cap;
-    return 0;
-}
-
-void kf_bt_sb_printf(kf_bt_sb *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char tmp[512];
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n < 0) { b->oom = 1; return; }
-    if (sb_reserve(b, (size_t)n) != 0) return;
-    if ((size_t)n < sizeof tmp) {
-        memcpy(b->s + b->len, tmp, (size_t)n + 1);
-    } else {
-        va_start(ap, fmt);
-        vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-        va_end(ap);
-    }
-    b->len += (size_t)n;
-}
-
-void kf_bt_sb_puts(kf_bt_sb *b, const char *s)
-{
-    size_t n = strlen(s);
-    if (sb_reserve(b, n) != 0) return;
-    memcpy(b->s + b->len, s, n + 1);
-    b->len += n;
-}
-
-char *kf_bt_sb_take(kf_bt_sb *b)
-{
-    char *s = b->oom ? NULL : b->s;
-    if (b->oom) free(b->s);
-    if (!s && !b->oom) s = strdup("");
-    memset(b, 0, sizeof *b);
-    return s;
-}
-
-void kf_bt_sb_free(kf_bt_sb *b)
-{
-    free(b->s);
-    memset(b, 0, sizeof *b);
-}
 
 char *kf_bt_flit(double v, char buf[48])
 {

@@ -147,7 +147,7 @@ typedef struct gen {
     const kf_resolved *r;
     const kf_problem *p;
     const kf_bt_point *pt;
-    kf_bt_sb b;
+    kf_sb b;
     int n_scratch;            /* plan scratch + packing buffers */
     char **scratch_names;
     int64_t *scratch_bytes;
@@ -194,7 +194,7 @@ static void declare_ptr(gen_t *g, int v, int writable)
     char bb[64];
     if (g->declared[v]) return;
     g->declared[v] = 1;
-    kf_bt_sb_printf(&g->b, "    %sfloat *restrict V%d = %s;   /* %s */\n", writable ? "" : "const ", v,
+    kf_sb_printf(&g->b, "    %sfloat *restrict V%d = %s;   /* %s */\n", writable ? "" : "const ", v,
                     buf_of(g, v, bb, sizeof bb), kf_problem_value_name(g->p, v));
 }
 
@@ -231,16 +231,16 @@ static void emit_rowoff(gen_t *g, int u, const kf_shape *S, const char *rv, cons
     kf_bt_bcast_strides(us, S, st);
     if (kf_shape_elems(us) == 1) return;
     if (kf_shape_elems(us) == kf_shape_elems(S) && us->rank == S->rank) {
-        kf_bt_sb_printf(&g->b, "%sconst int64_t ro%d = %s * %" PRId64 ";\n", indent, u, rv, ncols(S));
+        kf_sb_printf(&g->b, "%sconst int64_t ro%d = %s * %" PRId64 ";\n", indent, u, rv, ncols(S));
         return;
     }
-    kf_bt_sb_printf(&g->b, "%sconst int64_t ro%d = 0", indent, u);
+    kf_sb_printf(&g->b, "%sconst int64_t ro%d = 0", indent, u);
     int64_t inner = 1;
     for (int d = S->rank - 2; d >= 0; d--) {
-        if (st[d]) kf_bt_sb_printf(&g->b, " + ((%s / %" PRId64 ") %% %" PRId64 ") * %" PRId64, rv, inner, S->d[d], st[d]);
+        if (st[d]) kf_sb_printf(&g->b, " + ((%s / %" PRId64 ") %% %" PRId64 ") * %" PRId64, rv, inner, S->d[d], st[d]);
         inner *= S->d[d];
     }
-    kf_bt_sb_puts(&g->b, ";\n");
+    kf_sb_puts(&g->b, ";\n");
 }
 
 /* Collects the out-of-group tensor operands of nodes[from..] of group gi. */
@@ -287,17 +287,17 @@ static void emit_chain(gen_t *g, int gi, int from, const char *cv, const char *e
         }
         char *ex = kf_bt_map_expr(nd, xs, ys);
         if (!ex) { g->failed = 1; return; }
-        kf_bt_sb_printf(&g->b, "%sconst float t%d = %s;   /* %s */\n", indent, ni + gr->nodes[k], ex, nd->out);
+        kf_sb_printf(&g->b, "%sconst float t%d = %s;   /* %s */\n", indent, ni + gr->nodes[k], ex, nd->out);
         free(ex);
     }
     for (int k = store_anchor ? 0 : 1; k < gr->n_nodes; k++) {
         int v = ni + gr->nodes[k];
         if (v == gr->last_value && acc_buf) {   /* the accumulation buffer holds it */
-            kf_bt_sb_printf(&g->b, "%s%s[%s] = t%d;\n", indent, acc_buf, acc_idx, v);
+            kf_sb_printf(&g->b, "%s%s[%s] = t%d;\n", indent, acc_buf, acc_idx, v);
             continue;
         }
         if (g->pl->store[v].kind == KF_BT_ST_LOCAL) continue;
-        kf_bt_sb_printf(&g->b, "%sV%d[%s] = t%d;\n", indent, v, e, v);
+        kf_sb_printf(&g->b, "%sV%d[%s] = t%d;\n", indent, v, e, v);
     }
 }
 
@@ -333,9 +333,9 @@ static void emit_map_group(gen_t *g, int gi)
     int64_t chunk = cols < 4096 ? cols : 2048;
     int64_t nch = (cols + chunk - 1) / chunk;
     begin_fn(g);
-    kf_bt_sb_printf(&g->b, "static void group%d(const kf_cpu_args *a, int nt)\n{\n", gi);
+    kf_sb_printf(&g->b, "static void group%d(const kf_cpu_args *a, int nt)\n{\n", gi);
     declare_group_ptrs(g, gi, 0);
-    kf_bt_sb_printf(&g->b,
+    kf_sb_printf(&g->b,
                     "    /* elementwise over %" PRId64 " rows x %" PRId64 " columns, in chunks of %" PRId64 " */\n"
                     "    #pragma omp parallel for num_threads(nt) schedule(static)\n"
                     "    for (int64_t w = 0; w < %" PRId64 "; w++) {\n"
@@ -343,7 +343,7 @@ static void emit_map_group(gen_t *g, int gi)
                     "        const int64_t j1 = j0 + %" PRId64 " < %" PRId64 " ? j0 + %" PRId64 " : %" PRId64 ";\n",
                     rows, cols, chunk, rows * nch, nch, nch, chunk, chunk, cols, chunk, cols);
     emit_rowoffs(g, gi, 0, "r", "        ");
-    kf_bt_sb_puts(&g->b, "        #pragma omp simd\n        for (int64_t j = j0; j < j1; j++) {\n");
+    kf_sb_puts(&g->b, "        #pragma omp simd\n        for (int64_t j = j0; j < j1; j++) {\n");
     /* the anchor itself is a map op over memory operands; the rest of the
        chain follows it in registers */
     const kf_node *an = &g->p->nodes[gr->nodes[0]];
@@ -360,13 +360,13 @@ static void emit_map_group(gen_t *g, int gi)
         }
         char *ex = kf_bt_map_expr(an, xs, ys);
         if (!ex) { g->failed = 1; return; }
-        kf_bt_sb_printf(&g->b, "            const float t%d = %s;   /* %s */\n", ni + gr->nodes[0], ex, an->out);
+        kf_sb_printf(&g->b, "            const float t%d = %s;   /* %s */\n", ni + gr->nodes[0], ex, an->out);
         free(ex);
     }
     char e[64];
     snprintf(e, sizeof e, "r * %" PRId64 " + j", cols);
     emit_chain(g, gi, 1, "j", e, "            ", 1, NULL, NULL);
-    kf_bt_sb_puts(&g->b, "        }\n    }\n}\n\n");
+    kf_sb_puts(&g->b, "        }\n    }\n}\n\n");
 }
 
 /* ------------------------------------------------------------------ */
@@ -384,7 +384,7 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
     int64_t L = gr->row.row_len, OL = gr->row.out_len;
     char epsl[48];
     kf_bt_flit(an->eps, epsl);
-    kf_bt_sb *b = &g->b;
+    kf_sb *b = &g->b;
     int wv = an->n_in > 1 && !an->in[1].is_scalar ? an->in[1].value : -1;
     int bv = an->n_in > 2 && !an->in[2].is_scalar ? an->in[2].value : -1;
     char wexpr[96] = "", bexpr[96] = "";
@@ -395,11 +395,11 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
     case KF_OP_SUM: case KF_OP_MEAN: case KF_OP_LOGSUMEXP: case KF_OP_AMAX: case KF_OP_AMIN: {
         if (an->op == KF_OP_AMAX || an->op == KF_OP_AMIN) {
             const char *cmp = an->op == KF_OP_AMAX ? ">" : "<";
-            kf_bt_sb_printf(b, "%sfloat m = xr[0];\n%sfor (int64_t k = 1; k < %" PRId64 "; k++) m = (xr[k] %s m || xr[k] != xr[k]) ? xr[k] : m;\n",
+            kf_sb_printf(b, "%sfloat m = xr[0];\n%sfor (int64_t k = 1; k < %" PRId64 "; k++) m = (xr[k] %s m || xr[k] != xr[k]) ? xr[k] : m;\n",
                             ind, ind, L, cmp);
-            kf_bt_sb_printf(b, "%sconst float t%d = m;\n", ind, av);
+            kf_sb_printf(b, "%sconst float t%d = m;\n", ind, av);
         } else if (an->op == KF_OP_LOGSUMEXP) {
-            kf_bt_sb_printf(b,
+            kf_sb_printf(b,
                             "%sfloat m = -INFINITY;\n"
                             "%sfor (int64_t k = 0; k < %" PRId64 "; k++) m = xr[k] > m ? xr[k] : m;\n"
                             "%sif (isinf(m)) m = 0.0f;   /* all -inf (or an inf): as torch.logsumexp */\n"
@@ -411,18 +411,18 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
         } else {
             char div[48] = "";
             if (an->op == KF_OP_MEAN) snprintf(div, sizeof div, " / %" PRId64 ".0", L);
-            kf_bt_sb_printf(b,
+            kf_sb_printf(b,
                             "%sdouble s = 0.0;\n"
                             "%s#pragma omp simd reduction(+:s)\n"
                             "%sfor (int64_t k = 0; k < %" PRId64 "; k++) s += xr[k];\n"
                             "%sconst float t%d = (float)(s%s);\n",
                             ind, ind, ind, L, ind, av, div);
         }
-        kf_bt_sb_printf(b, "%s{\n%s    const int64_t o = 0;\n", ind, ind);
+        kf_sb_printf(b, "%s{\n%s    const int64_t o = 0;\n", ind, ind);
         break;
     }
     case KF_OP_SOFTMAX: case KF_OP_LOG_SOFTMAX:
-        kf_bt_sb_printf(b,
+        kf_sb_printf(b,
                         "%sfloat m = -INFINITY;\n"
                         "%sfor (int64_t k = 0; k < %" PRId64 "; k++) m = xr[k] > m ? xr[k] : m;\n"
                         "%sdouble s = 0.0;\n"
@@ -430,23 +430,23 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
                         "%sfor (int64_t k = 0; k < %" PRId64 "; k++) s += kf_exp(xr[k] - m);\n",
                         ind, ind, L, ind, ind, ind, L);
         if (an->op == KF_OP_SOFTMAX)
-            kf_bt_sb_printf(b, "%sconst float inv = (float)(1.0 / s);\n", ind);
+            kf_sb_printf(b, "%sconst float inv = (float)(1.0 / s);\n", ind);
         else
-            kf_bt_sb_printf(b, "%sconst float lse = (float)log(s) + m;\n", ind);
-        kf_bt_sb_printf(b, "%s#pragma omp simd\n%sfor (int64_t o = 0; o < %" PRId64 "; o++) {\n", ind, ind, OL);
-        kf_bt_sb_printf(b, an->op == KF_OP_SOFTMAX ? "%s    const float t%d = kf_exp(xr[o] - m) * inv;\n"
+            kf_sb_printf(b, "%sconst float lse = (float)log(s) + m;\n", ind);
+        kf_sb_printf(b, "%s#pragma omp simd\n%sfor (int64_t o = 0; o < %" PRId64 "; o++) {\n", ind, ind, OL);
+        kf_sb_printf(b, an->op == KF_OP_SOFTMAX ? "%s    const float t%d = kf_exp(xr[o] - m) * inv;\n"
                                                    : "%s    const float t%d = xr[o] - lse;\n", ind, av);
         break;
     case KF_OP_LAYER_NORM: case KF_OP_RMS_NORM: case KF_OP_INSTANCE_NORM:
         if (an->op == KF_OP_RMS_NORM)
-            kf_bt_sb_printf(b,
+            kf_sb_printf(b,
                             "%sdouble q = 0.0;\n"
                             "%s#pragma omp simd reduction(+:q)\n"
                             "%sfor (int64_t k = 0; k < %" PRId64 "; k++) q += (double)xr[k] * xr[k];\n"
                             "%sconst float mean = 0.0f, rstd = (float)(1.0 / sqrt(q / %" PRId64 ".0 + %s));\n",
                             ind, ind, ind, L, ind, L, epsl);
         else
-            kf_bt_sb_printf(b,
+            kf_sb_printf(b,
                             "%sdouble s = 0.0, q = 0.0;\n"
                             "%s#pragma omp simd reduction(+:s)\n"
                             "%sfor (int64_t k = 0; k < %" PRId64 "; k++) s += xr[k];\n"
@@ -459,12 +459,12 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
             if (wv >= 0) snprintf(wexpr, sizeof wexpr, " * V%d[o]", wv);
             if (bv >= 0) snprintf(bexpr, sizeof bexpr, " + V%d[o]", bv);
         }
-        kf_bt_sb_printf(b, "%s#pragma omp simd\n%sfor (int64_t o = 0; o < %" PRId64 "; o++) {\n", ind, ind, OL);
-        kf_bt_sb_printf(b, "%s    const float t%d = (xr[o] - mean) * rstd%s%s;\n", ind, av, wexpr, bexpr);
+        kf_sb_printf(b, "%s#pragma omp simd\n%sfor (int64_t o = 0; o < %" PRId64 "; o++) {\n", ind, ind, OL);
+        kf_sb_printf(b, "%s    const float t%d = (xr[o] - mean) * rstd%s%s;\n", ind, av, wexpr, bexpr);
         break;
     case KF_OP_GROUP_NORM: {
         int64_t G = an->groups, gl = L / G, inner = gr->row.inner;
-        kf_bt_sb_printf(b,
+        kf_sb_printf(b,
                         "%sfloat mean_g[%" PRId64 "], rstd_g[%" PRId64 "];\n"
                         "%sfor (int64_t q0 = 0; q0 < %" PRId64 "; q0++) {   /* groups of %" PRId64 " contiguous channels */\n"
                         "%s    const float *xg = xr + q0 * %" PRId64 ";\n"
@@ -484,19 +484,19 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
         else snprintf(cexpr, sizeof cexpr, "(o / %" PRId64 ")", inner);
         if (wv >= 0) snprintf(wexpr, sizeof wexpr, " * V%d[%s]", wv, cexpr);
         if (bv >= 0) snprintf(bexpr, sizeof bexpr, " + V%d[%s]", bv, cexpr);
-        kf_bt_sb_printf(b, "%sfor (int64_t q0 = 0; q0 < %" PRId64 "; q0++) {\n", ind, G);
-        kf_bt_sb_printf(b, "%s    const float mean = mean_g[q0], rstd = rstd_g[q0];\n", ind);
-        kf_bt_sb_printf(b, "%s    #pragma omp simd\n%s    for (int64_t o = q0 * %" PRId64 "; o < (q0 + 1) * %" PRId64 "; o++) {\n",
+        kf_sb_printf(b, "%sfor (int64_t q0 = 0; q0 < %" PRId64 "; q0++) {\n", ind, G);
+        kf_sb_printf(b, "%s    const float mean = mean_g[q0], rstd = rstd_g[q0];\n", ind);
+        kf_sb_printf(b, "%s    #pragma omp simd\n%s    for (int64_t o = q0 * %" PRId64 "; o < (q0 + 1) * %" PRId64 "; o++) {\n",
                         ind, ind, gl, gl);
-        kf_bt_sb_printf(b, "%s    const float t%d = (xr[o] - mean) * rstd%s%s;\n", ind, av, wexpr, bexpr);
+        kf_sb_printf(b, "%s    const float t%d = (xr[o] - mean) * rstd%s%s;\n", ind, av, wexpr, bexpr);
         break;
     }
     case KF_OP_MAX_POOL1D: case KF_OP_AVG_POOL1D: {
         int ismax = an->op == KF_OP_MAX_POOL1D;
         char avgexpr[48];   /* count_include_pad: divide by the window size */
         snprintf(avgexpr, sizeof avgexpr, "acc / %d.0f", an->kernel_size);
-        kf_bt_sb_printf(b, "%sfor (int64_t o = 0; o < %" PRId64 "; o++) {\n", ind, OL);
-        kf_bt_sb_printf(b,
+        kf_sb_printf(b, "%sfor (int64_t o = 0; o < %" PRId64 "; o++) {\n", ind, OL);
+        kf_sb_printf(b,
                         "%s    const int64_t s0 = o * %d - %d;\n"
                         "%s    float acc = %s;\n"
                         "%s    for (int64_t q = 0; q < %d; q++) {\n"
@@ -523,27 +523,27 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
     int nops = outside_operands(g, gi, 1, ops, 64);
     if (nops) {
         /* operands of the tail are indexed by the flat output index */
-        kf_bt_sb_printf(b, "%sconst int64_t e_ = %s;\n", ind2, e);
+        kf_sb_printf(b, "%sconst int64_t e_ = %s;\n", ind2, e);
         for (int i = 0; i < nops; i++) {
             const kf_shape *us = &g->r->shapes[ops[i]];
             int64_t st[KF_MAX_RANK];
             kf_bt_bcast_strides(us, &gr->shape, st);
             if (kf_shape_elems(us) == 1) continue;
-            kf_bt_sb_printf(b, "%sconst int64_t ro%d = 0", ind2, ops[i]);
+            kf_sb_printf(b, "%sconst int64_t ro%d = 0", ind2, ops[i]);
             int64_t inner = 1;
             for (int d = gr->shape.rank - 1; d >= 0; d--) {
-                if (st[d]) kf_bt_sb_printf(b, " + ((e_ / %" PRId64 ") %% %" PRId64 ") * %" PRId64, inner, gr->shape.d[d], st[d]);
+                if (st[d]) kf_sb_printf(b, " + ((e_ / %" PRId64 ") %% %" PRId64 ") * %" PRId64, inner, gr->shape.d[d], st[d]);
                 inner *= gr->shape.d[d];
             }
-            kf_bt_sb_puts(b, ";\n");
+            kf_sb_puts(b, ";\n");
         }
         snprintf(cv, sizeof cv, "0");
     }
     /* operand_offset() adds the column for full-shape operands: with cv "0"
        every offset is the hoisted flat one */
     emit_chain(g, gi, 1, cv, e, ind2, 1, NULL, NULL);
-    if (an->op == KF_OP_GROUP_NORM) kf_bt_sb_printf(b, "%s    }\n", ind);
-    kf_bt_sb_printf(b, "%s}\n", ind);
+    if (an->op == KF_OP_GROUP_NORM) kf_sb_printf(b, "%s    }\n", ind);
+    kf_sb_printf(b, "%s}\n", ind);
 }
 
 static void emit_row_group(gen_t *g, int gi)
@@ -551,12 +551,12 @@ static void emit_row_group(gen_t *g, int gi)
     const kf_bt_group *gr = &g->pl->groups[gi];
     const kf_node *an = &g->p->nodes[gr->nodes[0]];
     begin_fn(g);
-    kf_bt_sb_printf(&g->b, "static void group%d(const kf_cpu_args *a, int nt)\n{\n", gi);
+    kf_sb_printf(&g->b, "static void group%d(const kf_cpu_args *a, int nt)\n{\n", gi);
     declare_ptr(g, an->in[0].value, 0);
     for (int i = 1; i < an->n_in; i++)
         if (!an->in[i].is_scalar) declare_ptr(g, an->in[i].value, 0);
     declare_group_ptrs(g, gi, 1);
-    kf_bt_sb_printf(&g->b,
+    kf_sb_printf(&g->b,
                     "    /* %s over %" PRId64 " rows of %" PRId64 " contiguous elements */\n"
                     "    #pragma omp parallel for num_threads(nt) schedule(static)\n"
                     "    for (int64_t rr = 0; rr < %" PRId64 "; rr++) {\n"
@@ -564,7 +564,7 @@ static void emit_row_group(gen_t *g, int gi)
                     kf_op_name(an->op), gr->row.rows, gr->row.row_len, gr->row.rows, an->in[0].value,
                     gr->row.row_len);
     emit_row_body(g, gi, "        ");
-    kf_bt_sb_puts(&g->b, "    }\n}\n\n");
+    kf_sb_puts(&g->b, "    }\n}\n\n");
 }
 
 /* ------------------------------------------------------------------ */
@@ -576,11 +576,11 @@ static void emit_generic_group(gen_t *g, int gi)
     const kf_node *an = &g->p->nodes[gr->nodes[0]];
     int av = g->p->n_inputs + gr->nodes[0];
     int64_t O = gr->gen.outer, L = gr->gen.len, I = gr->gen.inner;
-    kf_bt_sb *b = &g->b;
+    kf_sb *b = &g->b;
     char epsl[48];
     kf_bt_flit(an->eps, epsl);
     begin_fn(g);
-    kf_bt_sb_printf(b, "static void group%d(const kf_cpu_args *a, int nt)\n{\n", gi);
+    kf_sb_printf(b, "static void group%d(const kf_cpu_args *a, int nt)\n{\n", gi);
     for (int i = 0; i < an->n_in; i++)
         if (!an->in[i].is_scalar) declare_ptr(g, an->in[i].value, 0);
     declare_group_ptrs(g, gi, 1);
@@ -589,19 +589,19 @@ static void emit_generic_group(gen_t *g, int gi)
     int nops = outside_operands(g, gi, 1, ops, 64);
     /* the tail is evaluated per output element at flat index e_ */
 #define TAIL(indent, eexpr) do { \
-        kf_bt_sb_printf(b, "%sconst int64_t e_ = %s;\n", indent, eexpr); \
+        kf_sb_printf(b, "%sconst int64_t e_ = %s;\n", indent, eexpr); \
         for (int i_ = 0; i_ < nops; i_++) { \
             const kf_shape *us_ = &g->r->shapes[ops[i_]]; \
             int64_t st_[KF_MAX_RANK]; \
             kf_bt_bcast_strides(us_, &gr->shape, st_); \
             if (kf_shape_elems(us_) == 1) continue; \
-            kf_bt_sb_printf(b, "%sconst int64_t ro%d = 0", indent, ops[i_]); \
+            kf_sb_printf(b, "%sconst int64_t ro%d = 0", indent, ops[i_]); \
             int64_t in_ = 1; \
             for (int d_ = gr->shape.rank - 1; d_ >= 0; d_--) { \
-                if (st_[d_]) kf_bt_sb_printf(b, " + ((e_ / %" PRId64 ") %% %" PRId64 ") * %" PRId64, in_, gr->shape.d[d_], st_[d_]); \
+                if (st_[d_]) kf_sb_printf(b, " + ((e_ / %" PRId64 ") %% %" PRId64 ") * %" PRId64, in_, gr->shape.d[d_], st_[d_]); \
                 in_ *= gr->shape.d[d_]; \
             } \
-            kf_bt_sb_puts(b, ";\n"); \
+            kf_sb_puts(b, ";\n"); \
         } \
         emit_chain(g, gi, 1, "0", "e_", indent, 1, NULL, NULL); \
     } while (0)
@@ -610,7 +610,7 @@ static void emit_generic_group(gen_t *g, int gi)
         int wv = an->n_in > 1 ? an->in[1].value : -1, bv = an->n_in > 2 ? an->in[2].value : -1;
         int mv = an->n_in > 3 ? an->in[3].value : -1, vv = an->n_in > 4 ? an->in[4].value : -1;
         /* x is (N, C[, L]) = outer x len x inner: channel c = len index */
-        kf_bt_sb_printf(b,
+        kf_sb_printf(b,
                         "    /* batch_norm (%s): per-channel statistics over N=%" PRId64 " x L=%" PRId64 ", channels C=%" PRId64 " */\n"
                         "    float *mean_c = malloc(%" PRId64 " * sizeof(float)), *rstd_c = malloc(%" PRId64 " * sizeof(float));\n"
                         "    if (!mean_c || !rstd_c) { free(mean_c); free(rstd_c); return; }\n",
@@ -618,7 +618,7 @@ static void emit_generic_group(gen_t *g, int gi)
         if (an->training) {
             if (I == 1) {
                 /* (N, C): column blocks of 64 so every row segment is contiguous */
-                kf_bt_sb_printf(b,
+                kf_sb_printf(b,
                                 "    #pragma omp parallel for num_threads(nt) schedule(static)\n"
                                 "    for (int64_t c0 = 0; c0 < %" PRId64 "; c0 += 64) {\n"
                                 "        const int64_t c1 = c0 + 64 < %" PRId64 " ? c0 + 64 : %" PRId64 ";\n"
@@ -641,7 +641,7 @@ static void emit_generic_group(gen_t *g, int gi)
                                 "    }\n",
                                 L, L, L, O, xv, L, O, O, xv, L, O, epsl);
             } else {
-                kf_bt_sb_printf(b,
+                kf_sb_printf(b,
                                 "    #pragma omp parallel for num_threads(nt) schedule(static)\n"
                                 "    for (int64_t c = 0; c < %" PRId64 "; c++) {\n"
                                 "        double s = 0.0, q = 0.0;\n"
@@ -662,7 +662,7 @@ static void emit_generic_group(gen_t *g, int gi)
                                 L, O, xv, L, I, I, O * I, O, xv, L, I, I, O * I, epsl);
             }
         } else {
-            kf_bt_sb_printf(b,
+            kf_sb_printf(b,
                             "    for (int64_t c = 0; c < %" PRId64 "; c++) {\n"
                             "        mean_c[c] = V%d[c];\n"
                             "        rstd_c[c] = 1.0f / sqrtf(V%d[c] + %s);\n"
@@ -672,7 +672,7 @@ static void emit_generic_group(gen_t *g, int gi)
         char wexpr[48] = "", bexpr[48] = "";
         if (wv >= 0) snprintf(wexpr, sizeof wexpr, " * V%d[c]", wv);
         if (bv >= 0) snprintf(bexpr, sizeof bexpr, " + V%d[c]", bv);
-        kf_bt_sb_printf(b,
+        kf_sb_printf(b,
                         "    #pragma omp parallel for num_threads(nt) schedule(static)\n"
                         "    for (int64_t n = 0; n < %" PRId64 "; n++)\n"
                         "        for (int64_t c = 0; c < %" PRId64 "; c++) {\n"
@@ -684,7 +684,7 @@ static void emit_generic_group(gen_t *g, int gi)
         char e[96];
         snprintf(e, sizeof e, "(n * %" PRId64 " + c) * %" PRId64 " + l", L, I);
         TAIL("                ", e);
-        kf_bt_sb_puts(b, "            }\n        }\n    free(mean_c);\n    free(rstd_c);\n}\n\n");
+        kf_sb_puts(b, "            }\n        }\n    free(mean_c);\n    free(rstd_c);\n}\n\n");
         return;
     }
 
@@ -692,7 +692,7 @@ static void emit_generic_group(gen_t *g, int gi)
        elements: chunks of 256 inner positions accumulate together */
     int64_t CH = I < 256 ? I : 256;
     int64_t nch = (I + CH - 1) / CH;
-    kf_bt_sb_printf(b,
+    kf_sb_printf(b,
                     "    /* %s over a middle dim: outer %" PRId64 " x len %" PRId64 " x inner %" PRId64 " */\n"
                     "    #pragma omp parallel for num_threads(nt) schedule(static)\n"
                     "    for (int64_t w = 0; w < %" PRId64 "; w++) {\n"
@@ -708,13 +708,13 @@ static void emit_generic_group(gen_t *g, int gi)
                    an->op == KF_OP_SOFTMAX || an->op == KF_OP_LOG_SOFTMAX;
     if (need_max) {
         const char *cmp = an->op == KF_OP_AMIN ? "<" : ">";
-        kf_bt_sb_printf(b,
+        kf_sb_printf(b,
                         "        for (int64_t i = i0; i < i1; i++) m[i - i0] = xo[i];\n"
                         "        for (int64_t k = 1; k < %" PRId64 "; k++)\n"
                         "            for (int64_t i = i0; i < i1; i++) { float v = xo[k * %" PRId64 " + i]; if (v %s m[i - i0] || v != v) m[i - i0] = v; }\n",
                         L, I, cmp);
         if (an->op != KF_OP_AMAX && an->op != KF_OP_AMIN)
-            kf_bt_sb_puts(b, "        for (int64_t i = i0; i < i1; i++) if (isinf(m[i - i0])) m[i - i0] = 0.0f;\n");
+            kf_sb_puts(b, "        for (int64_t i = i0; i < i1; i++) if (isinf(m[i - i0])) m[i - i0] = 0.0f;\n");
     }
     char xk[64];   /* x at (oi, k, i) */
     snprintf(xk, sizeof xk, "xo[k * %" PRId64 " + i]", I);
@@ -723,7 +723,7 @@ static void emit_generic_group(gen_t *g, int gi)
         char term[96];
         if (ex) snprintf(term, sizeof term, "kf_exp(%s - m[i - i0])", xk);
         else snprintf(term, sizeof term, "%s", xk);
-        kf_bt_sb_printf(b,
+        kf_sb_printf(b,
                         "        for (int64_t i = i0; i < i1; i++) s[i - i0] = 0.0;\n"
                         "        for (int64_t k = 0; k < %" PRId64 "; k++)\n"
                         "            for (int64_t i = i0; i < i1; i++) s[i - i0] += %s;\n",
@@ -733,7 +733,7 @@ static void emit_generic_group(gen_t *g, int gi)
         char val[160];
         if (an->op == KF_OP_SOFTMAX) snprintf(val, sizeof val, "(float)(kf_exp(%s - m[i - i0]) / s[i - i0])", xk);
         else snprintf(val, sizeof val, "%s - m[i - i0] - (float)log(s[i - i0])", xk);
-        kf_bt_sb_printf(b,
+        kf_sb_printf(b,
                         "        for (int64_t k = 0; k < %" PRId64 "; k++)\n"
                         "            for (int64_t i = i0; i < i1; i++) {\n"
                         "                const float t%d = %s;\n",
@@ -741,7 +741,7 @@ static void emit_generic_group(gen_t *g, int gi)
         char e[96];
         snprintf(e, sizeof e, "(oi * %" PRId64 " + k) * %" PRId64 " + i", L, I);
         TAIL("                ", e);
-        kf_bt_sb_puts(b, "            }\n    }\n}\n\n");
+        kf_sb_puts(b, "            }\n    }\n}\n\n");
         return;
     }
     char val[96];
@@ -751,11 +751,11 @@ static void emit_generic_group(gen_t *g, int gi)
     case KF_OP_LOGSUMEXP: snprintf(val, sizeof val, "(float)(log(s[i - i0]) + m[i - i0])"); break;
     default: snprintf(val, sizeof val, "m[i - i0]"); break;
     }
-    kf_bt_sb_printf(b, "        for (int64_t i = i0; i < i1; i++) {\n            const float t%d = %s;\n", av, val);
+    kf_sb_printf(b, "        for (int64_t i = i0; i < i1; i++) {\n            const float t%d = %s;\n", av, val);
     char e[64];
     snprintf(e, sizeof e, "oi * %" PRId64 " + i", I);
     TAIL("            ", e);
-    kf_bt_sb_puts(b, "        }\n    }\n}\n\n");
+    kf_sb_puts(b, "        }\n    }\n}\n\n");
 #undef TAIL
 }
 
@@ -764,11 +764,11 @@ static void emit_generic_group(gen_t *g, int gi)
 
 /* Emits the lines that add batch `bt`'s offsets into A and B to `aoff` and
  * `boff` (declared by the caller), one line per broadcast batch dim. */
-static void emit_batch_offsets(kf_bt_sb *b, const kf_bt_gemm *gm)
+static void emit_batch_offsets(kf_sb *b, const kf_bt_gemm *gm)
 {
     int64_t inner = 1;
     for (int d = gm->n_batch_dims - 1; d >= 0; d--) {
-        kf_bt_sb_printf(b, "        { int64_t id = (bt / %" PRId64 ") %% %" PRId64 "; aoff += id * %" PRId64 "; boff += id * %" PRId64 "; }\n",
+        kf_sb_printf(b, "        { int64_t id = (bt / %" PRId64 ") %% %" PRId64 "; aoff += id * %" PRId64 "; boff += id * %" PRId64 "; }\n",
                         inner, gm->batch_dims[d], gm->a_bstride[d], gm->b_bstride[d]);
         inner *= gm->batch_dims[d];
     }
@@ -782,9 +782,9 @@ static void emit_epilogue_fn(gen_t *g, int gi, const char *dst_name)
     const kf_bt_group *gr = &g->pl->groups[gi];
     const kf_bt_gemm *gm = &gr->gemm;
     int av = g->p->n_inputs + gr->nodes[0];
-    kf_bt_sb *b = &g->b;
+    kf_sb *b = &g->b;
     begin_fn(g);
-    kf_bt_sb_printf(b,
+    kf_sb_printf(b,
                     "/* group %d epilogue: partial sum + bias, then the fused map ops, at the\n"
                     " * store of one C tile (rows r0.., columns j0.. of the %" PRId64 "-column output) */\n"
                     "static inline void group%d_store(const kf_cpu_args *a, const float *tb, float *restrict %s, int64_t %s_r0,\n"
@@ -792,7 +792,7 @@ static void emit_epilogue_fn(gen_t *g, int gi, const char *dst_name)
                     gi, gm->N, gi, dst_name, dst_name);
     if (gm->bias >= 0) declare_ptr(g, gm->bias, 0);
     declare_group_ptrs(g, gi, 1);
-    kf_bt_sb_printf(b,
+    kf_sb_printf(b,
                     "    for (int64_t i = 0; i < mr; i++) {\n"
                     "        const int64_t r = r0 + i;\n"
                     "        float *restrict crow = %s + (r - %s_r0) * %" PRId64 ";\n",
@@ -800,7 +800,7 @@ static void emit_epilogue_fn(gen_t *g, int gi, const char *dst_name)
     emit_rowoffs(g, gi, 1, "r", "        ");
     char bias[48] = "";
     if (gm->bias >= 0) snprintf(bias, sizeof bias, " + V%d[j]", gm->bias);
-    kf_bt_sb_printf(b,
+    kf_sb_printf(b,
                     "        #pragma omp simd\n"
                     "        for (int64_t jj = 0; jj < nr; jj++) {\n"
                     "            const int64_t j = j0 + jj;\n"
@@ -814,7 +814,7 @@ static void emit_epilogue_fn(gen_t *g, int gi, const char *dst_name)
     char accb[16];
     snprintf(accb, sizeof accb, "crow");
     emit_chain(g, gi, 1, "j", e, "            ", 1, accb, "j");
-    kf_bt_sb_puts(b, "        }\n    }\n}\n\n");
+    kf_sb_puts(b, "        }\n    }\n}\n\n");
 }
 
 /* Emits the whole GEMM group (packing, blocking, OpenMP, epilogue, and the
@@ -824,7 +824,7 @@ static void emit_gemm_group(gen_t *g, int gi)
     const kf_bt_group *gr = &g->pl->groups[gi];
     const kf_bt_gemm *gm = &gr->gemm;
     const kf_bt_point *pt = g->pt;
-    kf_bt_sb *b = &g->b;
+    kf_sb *b = &g->b;
     int last = gr->last_value;
     int rows_fused = gr->row_tail >= 0;
     int64_t M = gm->M, N = gm->N, K = gm->K;
@@ -858,21 +858,21 @@ static void emit_gemm_group(gen_t *g, int gi)
     }
 
     begin_fn(g);
-    kf_bt_sb_printf(b, "static void group%d(const kf_cpu_args *a, int nt)\n{\n", gi);
+    kf_sb_printf(b, "static void group%d(const kf_cpu_args *a, int nt)\n{\n", gi);
     declare_ptr(g, gm->a, 0);
     declare_ptr(g, gm->b, 0);
     if (!rows_fused) declare_ptr(g, last, 1);
-    kf_bt_sb_printf(b,
+    kf_sb_printf(b,
                     "    /* C[%" PRId64 " x %" PRId64 "] = A[%" PRId64 " x %" PRId64 "] * %s, %" PRId64 " batch(es);\n"
                     "     * blocks MC=%" PRId64 " NC=%" PRId64 " KC=%" PRId64 ", micro-kernel %d x %d, %s */\n"
                     "    float *restrict bpk = a->scratch[%d];\n",
                     M, N, M, K, gm->trans_b ? "B^T (B is N x K, packed by rows)" : "B (K x N)", gm->batch, MC, NC, KC,
                     MR, NR, rows_fused ? "row panels with the row op fused" : "OpenMP over (MC x NC) blocks", sidx);
-    kf_bt_sb_printf(b, "    for (int64_t bt = 0; bt < %" PRId64 "; bt++) {\n", gm->batch);
+    kf_sb_printf(b, "    for (int64_t bt = 0; bt < %" PRId64 "; bt++) {\n", gm->batch);
     /* batch offsets */
-    kf_bt_sb_puts(b, "        int64_t aoff = 0, boff = 0;\n");
+    kf_sb_puts(b, "        int64_t aoff = 0, boff = 0;\n");
     emit_batch_offsets(b, gm);
-    kf_bt_sb_printf(b,
+    kf_sb_printf(b,
                     "        const float *restrict Ab = V%d + aoff;\n"
                     "        const float *restrict Bb = V%d + boff;\n"
                     "        const int64_t rbase = bt * %" PRId64 ";   /* first output row of this batch */\n",
@@ -883,7 +883,7 @@ static void emit_gemm_group(gen_t *g, int gi)
            packs its own KC x NC block of B (read from memory exactly once)
            and runs every row over it: the order for few rows and wide B */
         int64_t MP = (M + MR - 1) / MR;
-        kf_bt_sb_printf(b,
+        kf_sb_printf(b,
                         "        float *restrict apk = a->scratch[%d];   /* A, all depth blocks, MR-row panels */\n"
                         "        #pragma omp parallel for collapse(2) num_threads(nt) schedule(static)\n"
                         "        for (int64_t pb = 0; pb < %" PRId64 "; pb++)\n"
@@ -937,7 +937,7 @@ static void emit_gemm_group(gen_t *g, int gi)
         return;
     }
     if (!rows_fused) {
-        kf_bt_sb_printf(b,
+        kf_sb_printf(b,
                         "        #pragma omp parallel num_threads(nt)\n"
                         "        {\n"
                         "            float *ap = aligned_alloc(64, %" PRId64 " * sizeof(float));\n"
@@ -953,11 +953,11 @@ static void emit_gemm_group(gen_t *g, int gi)
                         "                int64_t packed = -1;\n"
                         "                #pragma omp for collapse(2) schedule(static)\n",
                         (MC * KC + 15) / 16 * 16, KB, KC, K, KC, K, KC, KB - 1, NP, ldb, gm->trans_b, N, NR);
-        kf_bt_sb_printf(b,
+        kf_sb_printf(b,
                         "                for (int64_t ib = 0; ib < %" PRId64 "; ib++)\n"
                         "                    for (int64_t jb = 0; jb < %" PRId64 "; jb++) {\n",
                         MB, NB);
-        kf_bt_sb_printf(b,
+        kf_sb_printf(b,
                         "                        if (fail) continue;\n"
                         "                        const int64_t i0 = ib * %" PRId64 ", mc = %" PRId64 " - i0 < %" PRId64 " ? %" PRId64 " - i0 : %" PRId64 ";\n"
                         "                        const int64_t j0 = jb * %" PRId64 ", nc = %" PRId64 " - j0 < %" PRId64 " ? %" PRId64 " - j0 : %" PRId64 ";\n"
@@ -999,7 +999,7 @@ static void emit_gemm_group(gen_t *g, int gi)
     declare_group_ptrs(g, ti, 1);
     int store_last = g->pl->store[last].kind != KF_BT_ST_LOCAL;
     if (store_last) declare_ptr(g, last, 1);
-    kf_bt_sb_printf(b,
+    kf_sb_printf(b,
                     "        /* pack every depth block of B once */\n"
                     "        #pragma omp parallel for collapse(2) num_threads(nt) schedule(static)\n"
                     "        for (int64_t pb = 0; pb < %" PRId64 "; pb++)\n"
@@ -1048,18 +1048,18 @@ static void emit_gemm_group(gen_t *g, int gi)
                     (MC * KC + 15) / 16 * 16, (MC * N + 15) / 16 * 16, MB, MC, M, MC, M, MC, KB, KC, K, KC, K, KC, KB - 1, K, N, N, N, NP * NR, N, N,
                     gi, N, N);
     if (store_last)
-        kf_bt_sb_printf(b,
+        kf_sb_printf(b,
                         "                /* %s is needed later: write the panel out */\n"
                         "                memcpy(V%d + (rbase + i0) * %" PRId64 ", panel, (size_t)(mc * %" PRId64 ") * sizeof(float));\n",
                         kf_problem_value_name(g->p, last), last, N, N);
-    kf_bt_sb_printf(b,
+    kf_sb_printf(b,
                     "                /* the row op (group %d: %s) while the panel is hot in cache */\n"
                     "                for (int64_t i = 0; i < mc; i++) {\n"
                     "                    const int64_t rr = rbase + i0 + i;\n"
                     "                    const float *xr = panel + i * %" PRId64 ";\n",
                     ti, kf_op_name(ran->op), N);
     emit_row_body(g, ti, "                    ");
-    kf_bt_sb_puts(b,
+    kf_sb_puts(b,
                   "                }\n"
                   "            }\n"
                   "            free(ap);\n"
@@ -1076,14 +1076,14 @@ static void emit_unpacked_gemm_head(gen_t *g, int gi, const char *what)
 {
     const kf_bt_group *gr = &g->pl->groups[gi];
     const kf_bt_gemm *gm = &gr->gemm;
-    kf_bt_sb *b = &g->b;
+    kf_sb *b = &g->b;
     emit_epilogue_fn(g, gi, "dst");
     begin_fn(g);
-    kf_bt_sb_printf(b, "static void group%d(const kf_cpu_args *a, int nt)\n{\n", gi);
+    kf_sb_printf(b, "static void group%d(const kf_cpu_args *a, int nt)\n{\n", gi);
     declare_ptr(g, gm->a, 0);
     declare_ptr(g, gm->b, 0);
     declare_ptr(g, gr->last_value, 1);
-    kf_bt_sb_printf(b, "    /* %s, %" PRId64 " batch(es) */\n"
+    kf_sb_printf(b, "    /* %s, %" PRId64 " batch(es) */\n"
                     "    for (int64_t bt = 0; bt < %" PRId64 "; bt++) {\n        int64_t aoff = 0, boff = 0;\n",
                     what, gm->batch, gm->batch);
     emit_batch_offsets(b, gm);
@@ -1094,12 +1094,12 @@ static void emit_gemm_plain(gen_t *g, int gi)
 {
     const kf_bt_group *gr = &g->pl->groups[gi];
     const kf_bt_gemm *gm = &gr->gemm;
-    kf_bt_sb *b = &g->b;
+    kf_sb *b = &g->b;
     int last = gr->last_value;
     char what[160];
     snprintf(what, sizeof what, "plain loops: C[%" PRId64 " x %" PRId64 "] over K = %" PRId64, gm->M, gm->N, gm->K);
     emit_unpacked_gemm_head(g, gi, what);
-    kf_bt_sb_printf(b,
+    kf_sb_printf(b,
                     "        #pragma omp parallel for num_threads(nt) schedule(static)\n"
                     "        for (int64_t i = 0; i < %" PRId64 "; i++) {\n"
                     "            float tb[KF_NR];\n"
@@ -1110,16 +1110,16 @@ static void emit_gemm_plain(gen_t *g, int gi)
                     "                    float s = 0.0f;\n",
                     gm->M, gm->a, gm->K, gm->N, gm->N, gm->N);
     if (gm->trans_b)
-        kf_bt_sb_printf(b,
+        kf_sb_printf(b,
                         "                    const float *br = V%d + boff + (j0 + jj) * %" PRId64 ";\n"
                         "                    #pragma omp simd reduction(+:s)\n"
                         "                    for (int64_t k = 0; k < %" PRId64 "; k++) s += ar[k] * br[k];\n",
                         gm->b, gm->K, gm->K);
     else
-        kf_bt_sb_printf(b,
+        kf_sb_printf(b,
                         "                    for (int64_t k = 0; k < %" PRId64 "; k++) s += ar[k] * V%d[boff + k * %" PRId64 " + j0 + jj];\n",
                         gm->K, gm->b, gm->N);
-    kf_bt_sb_printf(b,
+    kf_sb_printf(b,
                     "                    tb[jj] = s;\n"
                     "                }\n"
                     "                group%d_store(a, tb, V%d, 0, bt * %" PRId64 " + i, j0, 1, nr, 1);\n"
@@ -1137,12 +1137,12 @@ static void emit_gemv(gen_t *g, int gi)
 {
     const kf_bt_group *gr = &g->pl->groups[gi];
     const kf_bt_gemm *gm = &gr->gemm;
-    kf_bt_sb *b = &g->b;
+    kf_sb *b = &g->b;
     int last = gr->last_value;
     char what[160];
     snprintf(what, sizeof what, "matrix-vector: y[%" PRId64 "] = A[%" PRId64 " x %" PRId64 "] x", gm->M, gm->M, gm->K);
     emit_unpacked_gemm_head(g, gi, what);
-    kf_bt_sb_printf(b,
+    kf_sb_printf(b,
                     "        const float *restrict x = V%d + boff;   /* K contiguous floats in either layout */\n"
                     "        #pragma omp parallel for num_threads(nt) schedule(static)\n"
                     "        for (int64_t i = 0; i < %" PRId64 "; i++) {\n"
@@ -1168,21 +1168,21 @@ static void emit_gemm_blas(gen_t *g, int gi)
 {
     const kf_bt_group *gr = &g->pl->groups[gi];
     const kf_bt_gemm *gm = &gr->gemm;
-    kf_bt_sb *b = &g->b;
+    kf_sb *b = &g->b;
     int last = gr->last_value;
     begin_fn(g);
-    kf_bt_sb_printf(b, "static void group%d(const kf_cpu_args *a, int nt)\n{\n", gi);
+    kf_sb_printf(b, "static void group%d(const kf_cpu_args *a, int nt)\n{\n", gi);
     declare_ptr(g, gm->a, 0);
     declare_ptr(g, gm->b, 0);
     if (gm->bias >= 0) declare_ptr(g, gm->bias, 0);
     declare_ptr(g, last, 1);
-    kf_bt_sb_printf(b, "    openblas_set_num_threads(%s);\n"
+    kf_sb_printf(b, "    openblas_set_num_threads(%s);\n"
                     "    for (int64_t bt = 0; bt < %" PRId64 "; bt++) {\n        int64_t aoff = 0, boff = 0;\n",
                     g->blas_split ? "1" : "nt", gm->batch);
     emit_batch_offsets(b, gm);
-    kf_bt_sb_printf(b, "        float *C = V%d + bt * %" PRId64 ";\n", last, gm->M * gm->N);
+    kf_sb_printf(b, "        float *C = V%d + bt * %" PRId64 ";\n", last, gm->M * gm->N);
     if (g->blas_split) {
-        kf_bt_sb_printf(b,
+        kf_sb_printf(b,
                         "        /* one thread pool: each OpenMP thread runs the library single-threaded on its rows */\n"
                         "        #pragma omp parallel num_threads(nt)\n"
                         "        {\n"
@@ -1190,10 +1190,10 @@ static void emit_gemm_blas(gen_t *g, int gi)
                         "            const int64_t i0 = %" PRId64 " * th / nth, i1 = %" PRId64 " * (th + 1) / nth;\n",
                         gm->M, gm->M);
         if (gm->bias >= 0)
-            kf_bt_sb_printf(b,
+            kf_sb_printf(b,
                             "            for (int64_t i = i0; i < i1; i++) memcpy(C + i * %" PRId64 ", V%d, %" PRId64 " * sizeof(float));\n",
                             gm->N, gm->bias, gm->N);
-        kf_bt_sb_printf(b,
+        kf_sb_printf(b,
                         "            if (i1 > i0)\n"
                         "                cblas_sgemm(CblasRowMajor, CblasNoTrans, %s, (int)(i1 - i0), %" PRId64 ", %" PRId64 ", 1.0f,\n"
                         "                            V%d + aoff + i0 * %" PRId64 ", %" PRId64 ", V%d + boff, %" PRId64 ", %s, C + i0 * %" PRId64 ", %" PRId64 ");\n"
@@ -1203,10 +1203,10 @@ static void emit_gemm_blas(gen_t *g, int gi)
         return;
     }
     if (gm->bias >= 0)
-        kf_bt_sb_printf(b,
+        kf_sb_printf(b,
                         "        for (int64_t i = 0; i < %" PRId64 "; i++) memcpy(C + i * %" PRId64 ", V%d, %" PRId64 " * sizeof(float));\n",
                         gm->M, gm->N, gm->bias, gm->N);
-    kf_bt_sb_printf(b,
+    kf_sb_printf(b,
                     "        cblas_sgemm(CblasRowMajor, CblasNoTrans, %s, %" PRId64 ", %" PRId64 ", %" PRId64 ", 1.0f,\n"
                     "                    V%d + aoff, %" PRId64 ", V%d + boff, %" PRId64 ", %s, C, %" PRId64 ");\n"
                     "    }\n}\n\n",
@@ -1240,26 +1240,26 @@ const char *kf_bt_blas_name(void)
 static void emit_header(gen_t *g, const char *label)
 {
     const kf_problem *p = g->p;
-    kf_bt_sb *b = &g->b;
+    kf_sb *b = &g->b;
     char *desc = kf_bt_plan_describe(g->pl);
     char *js = kf_bt_point_json(g->pt);
-    kf_bt_sb_printf(b, "/*\n * %s — generated by the kforge builtin agent (C + OpenMP).\n", p->name);
-    kf_bt_sb_printf(b, " * Candidate: %s\n * Search-space point: %s\n", label, js ? js : "?");
-    kf_bt_sb_printf(b, " * Sizes are baked in for preset \"%s\":", p->preset_names[g->r->preset]);
-    for (int d = 0; d < p->n_dims; d++) kf_bt_sb_printf(b, " %s=%" PRId64, p->dim_names[d], g->r->dims[d]);
-    kf_bt_sb_puts(b, "\n * (kf_kernel checks a->dims and writes NaN to every output if they differ).\n *\n"
+    kf_sb_printf(b, "/*\n * %s — generated by the kforge builtin agent (C + OpenMP).\n", p->name);
+    kf_sb_printf(b, " * Candidate: %s\n * Search-space point: %s\n", label, js ? js : "?");
+    kf_sb_printf(b, " * Sizes are baked in for preset \"%s\":", p->preset_names[g->r->preset]);
+    for (int d = 0; d < p->n_dims; d++) kf_sb_printf(b, " %s=%" PRId64, p->dim_names[d], g->r->dims[d]);
+    kf_sb_puts(b, "\n * (kf_kernel checks a->dims and writes NaN to every output if they differ).\n *\n"
                      " * Plan (one function per group, called in order by kf_kernel):\n");
     const char *s = desc ? desc : "";
     while (*s) {
         const char *nl = strchr(s, '\n');
         size_t n = nl ? (size_t)(nl - s) : strlen(s);
-        kf_bt_sb_printf(b, " *   %.*s\n", (int)n, s);
+        kf_sb_printf(b, " *   %.*s\n", (int)n, s);
         s += n + (nl ? 1 : 0);
     }
-    kf_bt_sb_puts(b, " */\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n#include <math.h>\n"
+    kf_sb_puts(b, " */\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n#include <math.h>\n"
                      "#include \"kforge-cpu.h\"\n");
-    if (g->uses_blas) kf_bt_sb_puts(b, "#include <cblas.h>\n");
-    if (g->blas_split) kf_bt_sb_puts(b, "#include <omp.h>\n");
+    if (g->uses_blas) kf_sb_puts(b, "#include <cblas.h>\n");
+    if (g->blas_split) kf_sb_puts(b, "#include <omp.h>\n");
     free(desc);
     free(js);
 }
@@ -1300,22 +1300,22 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
         if (add_scratch(&g, nm, plan->scratch_elems[s] * 4) < 0) goto oom;
     }
     emit_header(&g, lab);
-    kf_bt_sb_puts(&g.b, kf_bt_prelude(KF_BT_C));
+    kf_sb_puts(&g.b, kf_bt_prelude(KF_BT_C));
     if (has_gemm) {
         int mr = pt->knob[KC_MR], nr = pt->knob[KC_NR];
-        kf_bt_sb_printf(&g.b, "#define KF_MR %d\n#define KF_NR %d\n", mr, nr);
+        kf_sb_printf(&g.b, "#define KF_MR %d\n#define KF_NR %d\n", mr, nr);
         /* the library's unroll pragma takes a literal */
         char unr[16];
         snprintf(unr, sizeof unr, "%d", pt->knob[KC_UNROLL] < 1 ? 1 : pt->knob[KC_UNROLL]);
         const char *lib = GEMM_LIB;
         const char *pos = strstr(lib, "KF_UNROLL_LIT");
-        kf_bt_sb_printf(&g.b, "%.*s%s%s", (int)(pos - lib), lib, unr, pos + strlen("KF_UNROLL_LIT"));
-        kf_bt_sb_puts(&g.b, "\n");
+        kf_sb_printf(&g.b, "%.*s%s%s", (int)(pos - lib), lib, unr, pos + strlen("KF_UNROLL_LIT"));
+        kf_sb_puts(&g.b, "\n");
     }
     for (int gi = 0; gi < plan->n_groups && !g.failed; gi++) {
         const kf_bt_group *gr = &plan->groups[gi];
         if (gr->fused_into >= 0) continue;   /* emitted inside its GEMM */
-        kf_bt_sb_printf(&g.b, "/* ---- group %d: %s ---- */\n", gi, kf_bt_group_kind_name(gr->kind));
+        kf_sb_printf(&g.b, "/* ---- group %d: %s ---- */\n", gi, kf_bt_group_kind_name(gr->kind));
         switch (gr->kind) {
         case KF_BT_GEMM:
             if (pt->baseline && g.uses_blas) emit_gemm_blas(&g, gi);
@@ -1334,41 +1334,41 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
     }
     /* the entry */
     {
-        kf_bt_sb *b = &g.b;
+        kf_sb *b = &g.b;
         const kf_problem *p = g.p;
-        kf_bt_sb_printf(b, "void kf_kernel(const kf_cpu_args *a)\n{\n    static const int64_t want[%d] = {", p->n_dims);
-        for (int d = 0; d < p->n_dims; d++) kf_bt_sb_printf(b, "%s%" PRId64, d ? ", " : "", g.r->dims[d]);
-        kf_bt_sb_printf(b, "};\n    int ok = a->n_dims == %d && a->n_in == %d && a->n_out == %d && a->n_scratch >= %d;\n"
+        kf_sb_printf(b, "void kf_kernel(const kf_cpu_args *a)\n{\n    static const int64_t want[%d] = {", p->n_dims);
+        for (int d = 0; d < p->n_dims; d++) kf_sb_printf(b, "%s%" PRId64, d ? ", " : "", g.r->dims[d]);
+        kf_sb_printf(b, "};\n    int ok = a->n_dims == %d && a->n_in == %d && a->n_out == %d && a->n_scratch >= %d;\n"
                         "    for (int d = 0; ok && d < %d; d++) ok = a->dims[d] == want[d];\n"
                         "    if (!ok) {   /* built for other sizes: fail loudly */\n",
                         p->n_dims, p->n_inputs, p->n_outputs, g.n_scratch, p->n_dims);
         for (int o = 0; o < p->n_outputs; o++)
-            kf_bt_sb_printf(b, "        if (a->n_out > %d) for (int64_t i = 0; i < %" PRId64 "; i++) a->out[%d][i] = NAN;\n",
+            kf_sb_printf(b, "        if (a->n_out > %d) for (int64_t i = 0; i < %" PRId64 "; i++) a->out[%d][i] = NAN;\n",
                             o, elems(&g, p->outputs[o]), o);
-        kf_bt_sb_puts(b, "        return;\n    }\n");
-        kf_bt_sb_printf(b, "    const int nt = %s;\n",
+        kf_sb_puts(b, "        return;\n    }\n");
+        kf_sb_printf(b, "    const int nt = %s;\n",
                         pt->knob[KC_THREADS] ? "" : "a->n_threads > 0 ? a->n_threads : 1");
         if (pt->knob[KC_THREADS]) {
             /* rewrite: min(threads, a->n_threads) */
             b->len -= strlen("    const int nt = ;\n");
             b->s[b->len] = 0;
-            kf_bt_sb_printf(b, "    const int nt = a->n_threads < %d ? (a->n_threads > 0 ? a->n_threads : 1) : %d;\n",
+            kf_sb_printf(b, "    const int nt = a->n_threads < %d ? (a->n_threads > 0 ? a->n_threads : 1) : %d;\n",
                             pt->knob[KC_THREADS], pt->knob[KC_THREADS]);
         }
         for (int gi = 0; gi < plan->n_groups; gi++)
-            if (plan->groups[gi].fused_into < 0) kf_bt_sb_printf(b, "    group%d(a, nt);\n", gi);
+            if (plan->groups[gi].fused_into < 0) kf_sb_printf(b, "    group%d(a, nt);\n", gi);
         /* outputs that are inputs, or named twice */
         for (int o = 0; o < p->n_outputs; o++) {
             int v = p->outputs[o];
             const kf_bt_store *s = &plan->store[v];
             if (s->kind == KF_BT_ST_OUTPUT && s->index == o) continue;
             char bb[64];
-            kf_bt_sb_printf(b, "    memcpy(a->out[%d], %s, %" PRId64 " * sizeof(float));   /* %s */\n", o,
+            kf_sb_printf(b, "    memcpy(a->out[%d], %s, %" PRId64 " * sizeof(float));   /* %s */\n", o,
                             buf_of(&g, v, bb, sizeof bb), elems(&g, v), kf_problem_value_name(p, v));
         }
-        kf_bt_sb_puts(b, "}\n");
+        kf_sb_puts(b, "}\n");
     }
-    char *text = kf_bt_sb_take(&g.b);
+    char *text = kf_sb_take(&g.b);
     if (!text) goto oom;
     kf_candidate *c = kf_candidate_new(backend);
     if (!c || kf_candidate_add_source(c, "kernel.c", text) != 0) {
@@ -1400,7 +1400,7 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
 oom:
     kf_fail(err, KF_E_INTERNAL, "builtin cpu generator: out of memory");
 fail:
-    kf_bt_sb_free(&g.b);
+    kf_sb_free(&g.b);
     for (int s = 0; s < g.n_scratch; s++) free(g.scratch_names[s]);
     free(g.scratch_names);
     free(g.scratch_bytes);

@@ -181,10 +181,10 @@ void ocl_gen_gemm(ocl_gen *g, int gi)
     ocl_emit_tail(k, gi, 1, "idx", "n", "            ");
     OCL_P(k, "        }\n    }\n");
 
-    kf_bt_sb_printf(&g->src, "#define TS %d\n#define WPT %d\n#define RTS %d\n#define CTS %d\n#define TK %d\n", TS,
+    kf_sb_printf(&g->src, "#define TS %d\n#define WPT %d\n#define RTS %d\n#define CTS %d\n#define TK %d\n", TS,
                     WPT, RTS, CTS, TK);
     int64_t global[3] = {(gm->N + TS - 1) / TS * CTS, (gm->M + TS - 1) / TS * RTS, gm->batch};
     int64_t local[3] = {CTS, RTS, 1};
     ocl_kernel_finish(k, gm->batch > 1 ? 3 : 2, global, local);
-    kf_bt_sb_puts(&g->src, "#undef TS\n#undef WPT\n#undef RTS\n#undef CTS\n#undef TK\n\n");
+    kf_sb_puts(&g->src, "#undef TS\n#undef WPT\n#undef RTS\n#undef CTS\n#undef TK\n\n");
 }

@@ -24,7 +24,7 @@ typedef struct ocl_gen {
     const kf_bt_point *pt;
     const kf_device_info *dev;
     kf_candidate *cand;
-    kf_bt_sb src;            /* kernel.cl */
+    kf_sb src;            /* kernel.cl */
     char **store_name;       /* per value: buffer name in the launch plan, NULL = register only */
     char **ident;            /* per value: a C identifier made from its name */
     unsigned char *half;     /* per value: stored as fp16 (vstore_half) */
@@ -45,7 +45,7 @@ typedef struct ocl_buf {
 typedef struct ocl_kernel {
     ocl_gen *g;
     char name[80];
-    kf_bt_sb body;
+    kf_sb body;
     int barriers;            /* 1: the body uses barriers, so it must not return
                                 early: it gets `kf_ok` (dims match) instead of
                                 KF_CHECK_DIMS and honours it itself */
@@ -65,7 +65,7 @@ void ocl_kernel_begin(ocl_kernel *k, ocl_gen *g, int group, const char *what);
 void ocl_kernel_finish(ocl_kernel *k, int work_dim, const int64_t global[3], const int64_t local[3]);
 /* Abandons a kernel (after an error). */
 void ocl_kernel_drop(ocl_kernel *k);
-#define OCL_P(k, ...) kf_bt_sb_printf(&(k)->body, __VA_ARGS__)
+#define OCL_P(k, ...) kf_sb_printf(&(k)->body, __VA_ARGS__)
 
 /* The kernel parameter of value v's buffer (registered on first use). */
 const char *ocl_buf_value(ocl_kernel *k, int v, int write);

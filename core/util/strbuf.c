@@ -1,7 +1,5 @@
-/* eval_text.c — a growing string for summaries and diagnostics. */
-#include "eval_internal.h"
+#include "strbuf.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,17 +28,32 @@ void kf_sb_append(kf_sb *b, const char *text, size_t n)
     b->s[b->len] = '\0';
 }
 
+void kf_sb_puts(kf_sb *b, const char *text)
+{
+    kf_sb_append(b, text, strlen(text));
+}
+
+void kf_sb_vprintf(kf_sb *b, const char *fmt, va_list ap)
+{
+    va_list cp;
+    va_copy(cp, ap);
+    int n = vsnprintf(NULL, 0, fmt, cp);
+    va_end(cp);
+    if (n < 0) {
+        b->oom = 1;
+        return;
+    }
+    if (reserve(b, (size_t)n) != 0) return;
+    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+    b->len += (size_t)n;
+}
+
 void kf_sb_printf(kf_sb *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    kf_sb_vprintf(b, fmt, ap);
     va_end(ap);
-    if (n < 0 || reserve(b, (size_t)n) != 0) return;
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
 }
 
 char *kf_sb_take(kf_sb *b)
