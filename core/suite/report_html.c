@@ -1,5 +1,6 @@
 /* report_html.c — DIR/report.html: one self-contained page (inline CSS and
  * inline SVG; no scripts, fonts or other external resources). */
+#include "util/fmt.h"
 #include "config.h"
 #include "report_internal.h"
 
@@ -88,8 +89,8 @@ static void summary(FILE *f, const kf_report *r)
             char bl[32], an[32];
             fputs("<li class=\"warn\"><b>", f);
             kf_rep_html_escape(f, e->name);
-            fprintf(f, "</b>: baseline %s, GEMM anchor %s (", kf_rep_time(e->baseline_s, bl, sizeof bl),
-                    kf_rep_time(e->anchor_s, an, sizeof an));
+            fprintf(f, "</b>: baseline %s, GEMM anchor %s (", kf_fmt_duration(e->baseline_s, bl, sizeof bl),
+                    kf_fmt_duration(e->anchor_s, an, sizeof an));
             kf_rep_html_escape(f, e->anchor_how);
             fputs("): ", f);
             kf_rep_html_escape(f, e->anchor_warning);
@@ -120,8 +121,8 @@ static void problems(FILE *f, const kf_report *r)
         td(f, NULL, e->name);
         td(f, ok ? "ok" : "ko", kf_report_status_name(e->status));
         td(f, NULL, kf_rep_reason(e));
-        td(f, "n", kf_rep_time(e->best_s, t, sizeof t));
-        td(f, "n", kf_rep_time(e->baseline_s, bl, sizeof bl));
+        td(f, "n", kf_fmt_duration(e->best_s, t, sizeof t));
+        td(f, "n", kf_fmt_duration(e->baseline_s, bl, sizeof bl));
         td(f, NULL, e->baseline_how ? e->baseline_how : "-");
         char an[32], ra[32];
         fputs("<td class=\"n\"", f);
@@ -131,7 +132,7 @@ static void problems(FILE *f, const kf_report *r)
             fputs("\"", f);
         }
         fputc('>', f);
-        kf_rep_html_escape(f, kf_rep_time(e->anchor_s, an, sizeof an));
+        kf_rep_html_escape(f, kf_fmt_duration(e->anchor_s, an, sizeof an));
         fputs("</td>", f);
         td(f, e->anchor_warning ? "n warn" : "n", kf_rep_speedup(e->baseline_over_anchor, ra, sizeof ra));
         td(f, "n", kf_rep_speedup(e->speedup, sp, sizeof sp));

@@ -13,8 +13,6 @@
     "path; not a kernel for the problem. A baseline over 1.5x its anchor is flagged: its tail ops cost that " \
     "much, or it was slowed and the speedups over it are inflated"
 
-/* "1.23 ms", "45.0 us", "-" for s <= 0.  Into buf, returns buf. */
-const char *kf_rep_time(double s, char *buf, size_t n);
 /* "1.62x" or "-" for x <= 0. */
 const char *kf_rep_speedup(double x, char *buf, size_t n);
 /* The distinct "backend: device" pairs of the entries, joined by "; ",

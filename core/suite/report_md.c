@@ -1,4 +1,5 @@
 /* report_md.c — DIR/report.md (report.h). */
+#include "util/fmt.h"
 #include "config.h"
 #include "report_internal.h"
 
@@ -80,10 +81,10 @@ static void table(FILE *f, const kf_report *r)
             cell(f, e->stop_reason);
             fputs(")", f);
         }
-        fprintf(f, " | %s | %s | ", kf_rep_time(e->best_s, t, sizeof t), kf_rep_time(e->baseline_s, b, sizeof b));
+        fprintf(f, " | %s | %s | ", kf_fmt_duration(e->best_s, t, sizeof t), kf_fmt_duration(e->baseline_s, b, sizeof b));
         cell(f, e->baseline_how ? e->baseline_how : "-");
         char an[32], ra[32];
-        fprintf(f, " | %s | %s%s%s", kf_rep_time(e->anchor_s, an, sizeof an), e->anchor_warning ? "**" : "",
+        fprintf(f, " | %s | %s%s%s", kf_fmt_duration(e->anchor_s, an, sizeof an), e->anchor_warning ? "**" : "",
                 kf_rep_speedup(e->baseline_over_anchor, ra, sizeof ra), e->anchor_warning ? "** (warning)" : "");
         fprintf(f, " | %s | ", kf_rep_speedup(e->speedup, sp, sizeof sp));
         if (e->status == KF_REPORT_CORRECT) fprintf(f, "%.1f%%", e->fraction * 100);
@@ -104,8 +105,8 @@ static void warnings(FILE *f, const kf_report *r)
         char b[32], a[32];
         fputs("- ", f);
         cell(f, e->name);
-        fprintf(f, ": baseline %s, GEMM anchor %s (", kf_rep_time(e->baseline_s, b, sizeof b),
-                kf_rep_time(e->anchor_s, a, sizeof a));
+        fprintf(f, ": baseline %s, GEMM anchor %s (", kf_fmt_duration(e->baseline_s, b, sizeof b),
+                kf_fmt_duration(e->anchor_s, a, sizeof a));
         cell(f, e->anchor_how);
         fputs("): ", f);
         cell(f, e->anchor_warning);

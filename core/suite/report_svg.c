@@ -2,6 +2,7 @@
  * (log scale, a line at 1.0), roofline fraction per problem, and the time
  * of every evaluated candidate and the best so far against the loop step.
  * Colours come from the page's CSS classes; no scripts, no xmlns needed. */
+#include "util/fmt.h"
 #include "report_internal.h"
 
 #include <math.h>
@@ -151,10 +152,10 @@ void kf_rep_svg_trace(FILE *f, const kf_report_entry *e)
     char a[32], b[32];
     fprintf(f, "<rect class=\"frame\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>\n", L, T, PW, PH);
     fprintf(f, "<text class=\"yl\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
-            L - 4, TY(hi) + 4, kf_rep_time(hi, a, sizeof a));
+            L - 4, TY(hi) + 4, kf_fmt_duration(hi, a, sizeof a));
     if (hi > lo * 1.05)
         fprintf(f, "<text class=\"yl\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
-                L - 4, TY(lo) + 4, kf_rep_time(lo, b, sizeof b));
+                L - 4, TY(lo) + 4, kf_fmt_duration(lo, b, sizeof b));
     fprintf(f, "<text class=\"yl\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">step 1</text>", TX(1), H - 8);
     if (max_step > 1)
         fprintf(f, "<text class=\"yl\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">step %d</text>", TX(max_step),
@@ -162,7 +163,7 @@ void kf_rep_svg_trace(FILE *f, const kf_report_entry *e)
     fputc('\n', f);
     if (e->baseline_s > 0)
         fprintf(f, "<line class=\"base\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"><title>baseline %s</title></line>\n",
-                L, TY(e->baseline_s), L + PW, TY(e->baseline_s), kf_rep_time(e->baseline_s, a, sizeof a));
+                L, TY(e->baseline_s), L + PW, TY(e->baseline_s), kf_fmt_duration(e->baseline_s, a, sizeof a));
     /* the best so far: a step line */
     int started = 0;
     double prev_y = 0;
@@ -180,7 +181,7 @@ void kf_rep_svg_trace(FILE *f, const kf_report_entry *e)
         const kf_report_point *p = &e->points[i];
         if (p->passed && p->time_s > 0)
             fprintf(f, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\"><title>step %d: %s</title></circle>\n",
-                    TX(p->step), TY(p->time_s), p->step, kf_rep_time(p->time_s, a, sizeof a));
+                    TX(p->step), TY(p->time_s), p->step, kf_fmt_duration(p->time_s, a, sizeof a));
         else
             fprintf(f, "<text class=\"miss\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">&#215;<title>step %d: failed</title></text>\n",
                     TX(p->step), T + PH - 2, p->step);

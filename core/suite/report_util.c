@@ -7,15 +7,6 @@
 
 #include "run/journal.h"
 
-const char *kf_rep_time(double s, char *buf, size_t n)
-{
-    if (s <= 0) snprintf(buf, n, "-");
-    else if (s < 1e-3) snprintf(buf, n, "%.1f us", s * 1e6);
-    else if (s < 1) snprintf(buf, n, "%.3g ms", s * 1e3);
-    else snprintf(buf, n, "%.3g s", s);
-    return buf;
-}
-
 const char *kf_rep_speedup(double x, char *buf, size_t n)
 {
     if (x <= 0) snprintf(buf, n, "-");

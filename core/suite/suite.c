@@ -3,6 +3,7 @@
  * with _exit() (its exit code is the problem's outcome, kf_exit_code()),
  * and writes its run's progress into the problem's log, not to the
  * caller's terminal. */
+#include "util/fmt.h"
 #include "util/clock.h"
 #include "suite.h"
 
@@ -209,12 +210,12 @@ static void report_line(const kf_suite_opts *o, int idx, int n, const kf_suite_p
         kf_progressf(f, "[%*d/%d] %-40s ", n >= 10 ? 2 : 1, idx + 1, n, p->name);
         char t1[32], t2[32];
         if (correct) {
-            kf_progressf(f, "correct    best %s", kf_rep_time(e.best_s, t1, sizeof t1));
+            kf_progressf(f, "correct    best %s", kf_fmt_duration(e.best_s, t1, sizeof t1));
             if (e.speedup > 0)
-                kf_progressf(f, "  baseline %s  speedup %.2fx", kf_rep_time(e.baseline_s, t2, sizeof t2), e.speedup);
+                kf_progressf(f, "  baseline %s  speedup %.2fx", kf_fmt_duration(e.baseline_s, t2, sizeof t2), e.speedup);
             if (e.anchor_s > 0) {
                 char t3[32];
-                kf_progressf(f, "  gemm anchor %s", kf_rep_time(e.anchor_s, t3, sizeof t3));
+                kf_progressf(f, "  gemm anchor %s", kf_fmt_duration(e.anchor_s, t3, sizeof t3));
                 if (e.anchor_warning) kf_progressf(f, " (WARNING: baseline %.2fx the anchor)", e.baseline_over_anchor);
             }
             kf_progressf(f, "  roofline %.0f%%  %d steps", e.fraction * 100, e.steps);
