@@ -12,6 +12,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stddef.h>
 #include <ltdl.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -204,6 +205,18 @@ static int check_backend(const kf_backend *be, const char *name, char *why, size
                  (unsigned)be->struct_size, (unsigned)KF_BACKEND_MIN_SIZE, KF_PLUGIN_ABI_MAJOR,
                  KF_PLUGIN_ABI_MAJOR);
         return -1;
+    }
+    /* every reserved slot the plugin's struct covers must be NULL: a slot
+       set by a plugin built for a newer ABI minor means something this
+       kforge cannot honour */
+    for (size_t i = 0; i < sizeof be->reserved / sizeof be->reserved[0]; i++) {
+        if (be->struct_size < offsetof(kf_backend, reserved) + (i + 1) * sizeof be->reserved[0]) break;
+        if (be->reserved[i]) {
+            snprintf(why, n, "reserved[%zu] is not NULL (plugin ABI %u.%u, this kforge speaks %d.%d): rebuild it "
+                     "against this kforge-plugin.h, or update kforge", i, (unsigned)be->abi_major,
+                     (unsigned)be->abi_minor, KF_PLUGIN_ABI_MAJOR, KF_PLUGIN_ABI_MINOR);
+            return -1;
+        }
     }
     if (!be->name || !be->name[0]) {
         snprintf(why, n, "declares no name: set .name = \"%s\"", name);
@@ -402,12 +415,22 @@ static int add_build_tree_dirs(dir_list *l)
     char probe[4200];
     snprintf(probe, sizeof probe, "%s/config.status", exe);
     if (access(probe, F_OK) != 0) return 0;
-    static const char *const names[] = {"cpu-simd", "opencl", "levelzero", "cuda"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        snprintf(probe, sizeof probe, "%s/plugins/%s/.libs", exe, names[i]);
-        if (access(probe, F_OK) == 0 && dir_list_add(l, probe, strlen(probe), 0) != 0) return -1;
+    /* every BUILD/plugins/NAME/.libs, in name order (no backend is named
+       here: a plugin added to the tree is found the same way) */
+    snprintf(probe, sizeof probe, "%s/plugins", exe);
+    struct dirent **ents = NULL;
+    int ne = scandir(probe, &ents, NULL, alphasort);
+    int rc = 0;
+    for (int i = 0; i < ne; i++) {
+        if (ents[i]->d_name[0] != '.' && rc == 0) {
+            char d[4600];
+            snprintf(d, sizeof d, "%s/%s/.libs", probe, ents[i]->d_name);
+            if (access(d, F_OK) == 0 && dir_list_add(l, d, strlen(d), 0) != 0) rc = -1;
+        }
+        free(ents[i]);
     }
-    return 0;
+    free(ents);
+    return rc;
 }
 
 /* KFORGE_PLUGIN_PATH entries (empty ones ignored), the build tree's plugins

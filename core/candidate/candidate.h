@@ -1,5 +1,5 @@
 /*
- * candidate.h — what agents emit and backends consume (DESIGN.md).
+ * candidate.h — what agents emit and backends consume (doc/design.md, "Data flow").
  *
  * On disk a candidate is a directory holding `candidate.json` and its source
  * files, or (CPU SIMD only) a single `.c` file whose entry is `kf_kernel`.

@@ -56,7 +56,7 @@ void kf_eval_opts_default(kf_eval_opts *o)
     o->sandbox = KF_SANDBOX_AUTO;
 }
 
-/* Configurable up, never down (DESIGN.md). */
+/* Configurable up, never down (doc/design.md, "Evaluation minimums"). */
 static void opts_normalize(kf_eval_opts *o)
 {
     if (o->trials < 5) o->trials = 5;

@@ -1,5 +1,5 @@
 /* roofline.c — the fastest time any correct kernel could reach on a device
- * (DESIGN.md "The problem"): FLOPs at peak compute, fewest bytes at peak
+ * (doc/design.md, "The problem and the roofline"): FLOPs at peak compute, fewest bytes at peak
  * bandwidth.  Unknown peaks count as infinitely fast (they bound nothing). */
 #include "eval_internal.h"
 

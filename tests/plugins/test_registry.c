@@ -20,7 +20,7 @@
 
 static const char *const fixtures[] = {
     "kf-fixture-good.so", "kf-fixture-abi.so", "kf-fixture-name.so",
-    "kf-fixture-nosym.so", "kf-fixture-small.so", "kf-fixture-unavail.so",
+    "kf-fixture-nosym.so", "kf-fixture-small.so", "kf-fixture-unavail.so", "kf-fixture-reserved.so",
 };
 
 static void fixture_path(const char *file, char *out, size_t n)
@@ -130,6 +130,7 @@ KF_TEST(bad_plugins_are_skipped_with_their_reason)
     check_skipped(reg, dir, "kf-fixture-nosym.so", "missing symbol 'kforge_backend_fixture_nosym'");
     check_skipped(reg, dir, "kf-fixture-nosym.so", "KF_BACKEND_EXPORT(fixture_nosym)");
     check_skipped(reg, dir, "kf-fixture-small.so", "struct_size is");
+    check_skipped(reg, dir, "kf-fixture-reserved.so", "reserved[2] is not NULL");
     check_skipped(reg, dir, "kf-garbage.so", "not loadable: ");
     check_skipped(reg, dir, "kf-notes.txt", "not a plugin file name");
     KF_CHECK(find_skipped(reg, dir, "README") == NULL);
@@ -141,6 +142,7 @@ KF_TEST(bad_plugins_are_skipped_with_their_reason)
     KF_CHECK(kf_registry_find(reg, "foo") == NULL);
     KF_CHECK(kf_registry_find(reg, "fixture-nosym") == NULL);
     KF_CHECK(kf_registry_find(reg, "fixture-small") == NULL);
+    KF_CHECK(kf_registry_find(reg, "fixture-reserved") == NULL);
     KF_CHECK(kf_registry_find(reg, "garbage") == NULL);
     KF_CHECK(kf_registry_find(reg, "fixture-good") != NULL);
     int in_dir = 0;
