@@ -446,7 +446,11 @@ static int search_dirs(dir_list *l)
         env = colon ? colon + 1 : NULL;
     }
     if (!getenv("KFORGE_PLUGIN_PATH") && add_build_tree_dirs(l) != 0) goto oom;
-    if (dir_list_add(l, KF_PLUGINDIR, strlen(KF_PLUGINDIR), 0) != 0) goto oom;
+    /* KFORGE_PLUGIN_SYSTEM_PATH replaces the installed plugin directory
+       (empty: none), so a test or a packager sees only what it names */
+    const char *sys = getenv("KFORGE_PLUGIN_SYSTEM_PATH");
+    if (!sys) sys = KF_PLUGINDIR;
+    if (*sys && dir_list_add(l, sys, strlen(sys), 0) != 0) goto oom;
     return 0;
 oom:
     dir_list_free(l);

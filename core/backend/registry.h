@@ -3,7 +3,8 @@
  *
  * Search order (doc/design.md, "Plugins"): every directory of KFORGE_PLUGIN_PATH (colon
  * list), then, run from a build tree, its plugins/NAME/.libs, then
- * $(pkglibdir)/plugins.  Explicit directories only.  Candidate
+ * $(pkglibdir)/plugins (or $KFORGE_PLUGIN_SYSTEM_PATH when set; empty:
+ * none).  Explicit directories only.  Candidate
  * files are regular files named `kf-<name>.so` or any other `*.so`; the
  * first plugin of a given name wins, later ones are skipped with a reason.
  * A file that fails to load or is refused is recorded in `skipped` with the

@@ -94,8 +94,9 @@ print("fine")
 if [ "$res" = fine ]; then ok "--json is one object {plugins, skipped, search_path, sandbox} with the same facts"
 else not_ok "--json is one object {plugins, skipped, search_path, sandbox} with the same facts" "$res" "$json"; fi
 
-# 9-10: no plugin at all
-out=$(KFORGE_PLUGIN_PATH="$tmp/empty" "$KFORGE" backends 2>&1); rc=$?
+# 9-10: no plugin at all (KFORGE_PLUGIN_SYSTEM_PATH empty: plugins installed
+# into the configured prefix, if any, are not looked at)
+out=$(KFORGE_PLUGIN_PATH="$tmp/empty" KFORGE_PLUGIN_SYSTEM_PATH= "$KFORGE" backends 2>&1); rc=$?
 if [ $rc -eq 2 ]; then ok "no plugin at all exits 2"; else not_ok "no plugin at all exits 2" "rc=$rc" "$out"; fi
 check "and says where to point KFORGE_PLUGIN_PATH" "$out" "no backend plugin found in $tmp/empty" "KFORGE_PLUGIN_PATH"
 
