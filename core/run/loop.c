@@ -526,16 +526,6 @@ static const char *phase_name(kf_gen_kind k)
     }
 }
 
-static kf_gen_kind next_kind(const run_state *st)
-{
-    if (st->phase == PHASE_OPTIMIZE && st->fixes == 0) return KF_GEN_OPTIMIZE;
-    if (!st->last || !st->last_eval) return KF_GEN_FIRST;
-    if (st->last_eval->verdict == KF_PASS) return KF_GEN_OPTIMIZE;
-    if (st->last_eval->verdict == KF_FAIL_COMPILE || st->last_eval->verdict == KF_FAIL_BIND)
-        return KF_GEN_FIX_COMPILE;
-    return KF_GEN_FIX_MISMATCH;
-}
-
 static int record_gen(run_state *st, int sample, kf_gen_kind kind, const char *sdir,
                       const kf_gen_result *g, kf_error *err)
 {
@@ -713,25 +703,13 @@ static int settle(run_state *st, step_t *sp, int s, const char *pass, step_outco
     return 0;
 }
 
-/* Functional repair or optimization next: the phase after a step. */
+/* Functional repair or optimization next: the phase after a step
+ * (loop_decide.c), and what the analysis agent learns from a miss. */
 static void update_phase(run_state *st, kf_gen_kind kind, const step_outcome *out)
 {
-    if (kind == KF_GEN_FIRST || kind == KF_GEN_FIX_COMPILE || kind == KF_GEN_FIX_MISMATCH) {
-        if (st->phase == PHASE_OPTIMIZE) {
-            /* repairing an optimization variant */
-            if (out->any_pass || ++st->fixes > st->o.max_fix) st->fixes = 0;
-        } else if (st->best) {
-            st->phase = PHASE_OPTIMIZE;
-            st->fixes = 0;
-        }
-        return;
-    }
-    /* an optimization step: its variants failed -> functional repair */
-    if (!out->any_pass && st->last_eval && st->last_eval->verdict != KF_PASS && st->o.max_fix > 0)
-        st->fixes = 1;
-    else
-        st->fixes = 0;
-    if (!out->improved && st->analysis) {
+    kf_loop_after_step(&st->ls, kind, out->any_pass, st->best != NULL,
+                       st->last_eval && st->last_eval->verdict == KF_PASS, st->o.max_fix);
+    if (kind == KF_GEN_OPTIMIZE && !out->improved && st->analysis) {
         /* the analysis agent learns that its recommendation missed */
         st->analysis_base_s = st->best_eval ? st->best_eval->timing.median_s : 0;
     }
@@ -823,7 +801,8 @@ static int run_step(run_state *st, kf_error *err)
     step_t *sp = calloc(1, sizeof *sp);
     if (!sp) return kf_fail(err, KF_E_INTERNAL, "out of memory");
     sp->step = st->step;
-    sp->kind = next_kind(st);
+    sp->kind = kf_loop_next_kind(&st->ls, st->last && st->last_eval,
+                                 st->last_eval ? st->last_eval->verdict : KF_PASS);
     int K = sample_count(st, sp->kind), rc = 0;
     for (int s = 0; s < K && rc == 0; s++) {
         sp->n = s + 1;
@@ -1257,7 +1236,7 @@ int kf_run(const kf_run_opts *cli, kf_run_summary *out, kf_error *err)
         if (st.step >= st.o.max_iterations) { reason = "iteration budget spent"; break; }
         if (elapsed(&st) >= st.o.max_time_s) { reason = "time budget spent"; break; }
         if (st.cost >= st.o.max_cost_usd) { reason = "cost budget spent"; break; }
-        if (st.phase == PHASE_OPTIMIZE && st.fixes == 0) {
+        if (st.ls.phase == PHASE_OPTIMIZE && st.ls.fixes == 0) {
             if (st.o.target_fraction > 0 && st.best_eval &&
                 st.best_eval->roofline.fraction >= st.o.target_fraction) {
                 reason = "within the target fraction of the roofline floor";

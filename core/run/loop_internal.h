@@ -15,9 +15,9 @@
 #include "agent/agent.h"
 #include "journal.h"
 #include "loop.h"
+#include "loop_decide.h"
 #include "backend/registry.h"
 
-typedef enum { PHASE_FUNCTIONAL = 0, PHASE_OPTIMIZE = 1 } phase_t;
 
 #define KF_LOOP_MAX_SAMPLES 64
 
@@ -47,8 +47,7 @@ typedef struct run_state {
     kf_journal *j;
 
     int step;
-    phase_t phase;
-    int fixes;                    /* repairs of the current optimization variant */
+    kf_loop_state ls;             /* phase and repairs so far (loop_decide.h) */
     kf_candidate *last;
     kf_eval_result *last_eval;
     kf_candidate *best;

@@ -123,11 +123,11 @@ static int drop_best(run_state *st, kf_eval_result *res)
     st->best_dir = NULL;
     kf_loop_set_last(st, c, res);
     kf_loop_eval_free(old);
-    st->fixes = 0;
+    st->ls.fixes = 0;
     st->analysis_step = -1;      /* an analysis of the dropped best is void */
     st->best_recorded = 0;
     int found = fall_back(st);
-    st->phase = found ? PHASE_OPTIMIZE : PHASE_FUNCTIONAL;
+    st->ls.phase = found ? PHASE_OPTIMIZE : PHASE_FUNCTIONAL;
     return found;
 }
 
@@ -463,13 +463,6 @@ static int verify_crashed(run_state *st, const char *rel, kf_error *err)
  * is below the hard floor of the roofline (physically impossible: the
  * record is wrong); "kept": correct, and its recorded profile stands (it
  * is what the uninterrupted run decided from). */
-static const char *judge(const kf_eval_result *recorded, const kf_eval_result *now)
-{
-    if (now->verdict != KF_PASS || !now->profiled) return "dropped";
-    double t = recorded->profiled ? recorded->timing.median_s : 0;
-    if (!(t > 0) || t < now->roofline.hard_floor_s) return "remeasured";
-    return "kept";
-}
 
 static void tell_outcome(const run_state *st, const char *rel, const char *outcome, const kf_eval_result *now)
 {
@@ -512,7 +505,7 @@ static int reverify_best(run_state *st, kf_error *err)
         now->failed_trial = -1;
         now->summary = strdup(e.msg);
     }
-    const char *outcome = judge(st->best_eval, now);
+    const char *outcome = kf_loop_judge_best(st->best_eval, now);
     if (record_verify(st, sdir, outcome, now, err) != 0) {
         kf_loop_eval_free(now);
         return -1;

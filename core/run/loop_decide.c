@@ -1,0 +1,36 @@
+/* loop_decide.c — the loop's pure decisions (loop_decide.h). */
+#include "loop_decide.h"
+
+kf_gen_kind kf_loop_next_kind(const kf_loop_state *s, int have_last, kf_verdict last)
+{
+    if (s->phase == PHASE_OPTIMIZE && s->fixes == 0) return KF_GEN_OPTIMIZE;
+    if (!have_last) return KF_GEN_FIRST;
+    if (last == KF_PASS) return KF_GEN_OPTIMIZE;
+    if (last == KF_FAIL_COMPILE || last == KF_FAIL_BIND) return KF_GEN_FIX_COMPILE;
+    return KF_GEN_FIX_MISMATCH;
+}
+
+void kf_loop_after_step(kf_loop_state *s, kf_gen_kind kind, int any_pass, int have_best, int last_pass,
+                        int max_fix)
+{
+    if (kind == KF_GEN_FIRST || kind == KF_GEN_FIX_COMPILE || kind == KF_GEN_FIX_MISMATCH) {
+        if (s->phase == PHASE_OPTIMIZE) {
+            /* repairing an optimization variant */
+            if (any_pass || ++s->fixes > max_fix) s->fixes = 0;
+        } else if (have_best) {
+            s->phase = PHASE_OPTIMIZE;
+            s->fixes = 0;
+        }
+        return;
+    }
+    /* an optimization step: its variants failed -> functional repair */
+    s->fixes = !any_pass && !last_pass && max_fix > 0 ? 1 : 0;
+}
+
+const char *kf_loop_judge_best(const kf_eval_result *recorded, const kf_eval_result *now)
+{
+    if (now->verdict != KF_PASS || !now->profiled) return "dropped";
+    double t = recorded->profiled ? recorded->timing.median_s : 0;
+    if (!(t > 0) || t < now->roofline.hard_floor_s) return "remeasured";
+    return "kept";
+}

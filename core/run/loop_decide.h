@@ -1,0 +1,41 @@
+/*
+ * loop_decide.h — the refinement loop's decisions, as pure functions of
+ * the loop's state (no I/O, no agent, no worker), so that the state machine
+ * is tested on its own (tests/unit/test_loop.c).
+ *
+ * The loop is in one of two phases.  FUNCTIONAL: no correct candidate yet;
+ * each step writes one (first, then repairs of the last failure).
+ * OPTIMIZE: a correct best exists; each step applies the analysis agent's
+ * recommendations, and a variant that fails gets up to max_fix repairs
+ * before the loop optimizes from the best again.
+ */
+#ifndef KF_LOOP_DECIDE_H
+#define KF_LOOP_DECIDE_H
+
+#include "agent/agent.h"
+#include "eval/eval.h"
+
+typedef enum { PHASE_FUNCTIONAL = 0, PHASE_OPTIMIZE = 1 } phase_t;
+
+typedef struct kf_loop_state {
+    phase_t phase;
+    int fixes;               /* repairs of the current optimization variant so far */
+} kf_loop_state;
+
+/* What the next step asks the generation agent for.  have_last: a last
+ * candidate with its evaluation exists; last: its verdict. */
+kf_gen_kind kf_loop_next_kind(const kf_loop_state *s, int have_last, kf_verdict last);
+
+/* The state after a step of `kind`: any_pass (a sample passed), have_best
+ * (a correct best exists after the step), last_pass (the last candidate
+ * passed), max_fix (repairs allowed per optimization variant). */
+void kf_loop_after_step(kf_loop_state *s, kf_gen_kind kind, int any_pass, int have_best, int last_pass,
+                        int max_fix);
+
+/* On resume, what happens to the recorded best after evaluating it again:
+ * "dropped" (it no longer passes, or could not be timed), "remeasured" (it
+ * passes, but its recorded time was missing or below the hard floor of
+ * this device: the new time replaces it), or "kept". */
+const char *kf_loop_judge_best(const kf_eval_result *recorded, const kf_eval_result *now);
+
+#endif
