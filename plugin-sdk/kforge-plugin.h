@@ -13,8 +13,17 @@
  * The struct starts with {abi_major, abi_minor, struct_size, name, version,
  * caps} and then holds the hooks.  A NULL hook means "unsupported".  The core
  * refuses a plugin whose abi_major differs from KF_PLUGIN_ABI_MAJOR, whose
- * struct_size is smaller than the hooks the core needs, or whose name does
- * not match its file name.
+ * struct_size is smaller than the hooks the core needs, whose reserved slots
+ * are not NULL, or whose name does not match its file name.
+ *
+ * ABI 1.1 (this header) and 1.0 plugins both load.  1.1 appends fields to
+ * kf_device_info, kf_source, kf_launch, kf_buffer and kf_candidate_view and
+ * takes three reserved slots of kf_backend (info, list_devices,
+ * measure_peaks).  The core hands a plugin the struct layouts of the minor
+ * version it was built for (abi_minor), converting for 1.0 plugins, so a
+ * plugin never sees fields it does not know.  Structs that may grow again
+ * carry their size (struct_size), and arrays the plugin reads come with
+ * their element size in kf_candidate_view.
  *
  * This header is self-contained (C99, no dependency on json-c or any other
  * library) so that third parties can build against it with only
@@ -40,7 +49,7 @@ extern "C" {
 #endif
 
 #define KF_PLUGIN_ABI_MAJOR 1
-#define KF_PLUGIN_ABI_MINOR 0
+#define KF_PLUGIN_ABI_MINOR 1
 
 #if defined(__GNUC__)
 #define KF_PLUGIN_VISIBLE __attribute__((visibility("default")))
@@ -88,14 +97,39 @@ typedef struct kf_device_info {
                                    used so that cache-resident problems are not
                                    mistaken for exploits */
     char detail[KF_DETAIL_MAX]; /* free text: ISA, compute units, versions ... */
+    /* ---- ABI 1.1: structured fields (0 / "" when unknown) ---- */
+    uint32_t struct_size;       /* set by the core: bytes of this struct it allocated */
+    char arch[32];              /* "sm_90", "gfx90a", "skylake-avx512" */
+    int compute_units;          /* SMs, CUs, EUs, cores */
+    int warp_size;              /* warp / wavefront / subgroup / SIMD lanes */
+    int max_work_group;         /* work-items (threads) per group at most */
+    int64_t local_mem_per_group;       /* shared / local memory a group gets by default, bytes */
+    int64_t local_mem_per_group_optin; /* ... and at most when it asks for more */
+    uint32_t matrix_units;      /* KF_MU_* bits */
 } kf_device_info;
+
+/* Matrix units a device has (kf_device_info.matrix_units). */
+#define KF_MU_TF32 (1u << 0)      /* TF32 x TF32 -> FP32 (tensor cores, sm_80+) */
+#define KF_MU_BF16 (1u << 1)
+#define KF_MU_FP16 (1u << 2)
+#define KF_MU_INT8 (1u << 3)
+#define KF_MU_AMX  (1u << 4)      /* Intel AMX tiles */
 
 /* ------------------------------------------------------------------ */
 /* candidates                                                          */
 
+/* Formats of a source (kf_source.format, ABI 1.1). */
+#define KF_SRC_TEXT  0u   /* program text in the plugin's language */
+#define KF_SRC_PTX   1u   /* NVIDIA PTX (text) */
+#define KF_SRC_CUBIN 2u   /* NVIDIA cubin (binary) */
+#define KF_SRC_SPIRV 3u   /* SPIR-V module (binary) */
+
 typedef struct kf_source {
     const char *name;  /* file name, e.g. "kernel.cl", "candidate.c" */
-    const char *text;  /* NUL-terminated */
+    const char *text;  /* NUL-terminated for text formats; the bytes otherwise */
+    /* ---- ABI 1.1 ---- */
+    size_t size;       /* bytes of text (without the NUL for text formats) */
+    uint32_t format;   /* KF_SRC_* */
 } kf_source;
 
 /* What a kernel argument is bound to. */
@@ -125,6 +159,9 @@ typedef struct kf_launch {
     int64_t local[3];    /* 0 in local[0] = let the runtime choose */
     int n_args;
     const kf_arg *args;
+    /* ---- ABI 1.1 ---- */
+    int64_t dyn_shared_bytes;  /* dynamic shared / local memory of the launch (CUDA's
+                                  third launch parameter); 0: none */
 } kf_launch;
 
 typedef struct kf_candidate_view {
@@ -135,7 +172,16 @@ typedef struct kf_candidate_view {
     const char *entry;          /* host entry function (KF_CAP_HOST_ENTRY) */
     int n_launches;             /* launch plan (KF_CAP_KERNEL_PLAN) */
     const kf_launch *launches;
+    /* ---- ABI 1.1 ---- */
+    uint32_t struct_size;       /* sizeof(kf_candidate_view) as the core built it */
+    uint32_t source_size;       /* element size of sources[] */
+    uint32_t launch_size;       /* element size of launches[] */
 } kf_candidate_view;
+
+/* Element i of an array whose element size came with it (a newer core's
+ * arrays may have larger elements than this header knows). */
+#define KF_AT(type, array, elem_size, i) \
+    ((const type *)((const char *)(array) + (size_t)(i) * (size_t)(elem_size)))
 
 /* The problem as a plugin sees it: names and element counts only. */
 typedef struct kf_problem_view {
@@ -179,11 +225,19 @@ typedef struct kf_artifact kf_artifact;
  * WHOLE guarded region of every buffer (inputs and scratch too) back to
  * `base`: the core checks guards, outputs and input integrity itself.
  */
+/* Element types of a buffer (kf_buffer.dtype, ABI 1.1). */
+#define KF_DT_F32  0u
+#define KF_DT_F16  1u
+#define KF_DT_BF16 2u
+#define KF_DT_I32  3u
+
 typedef struct kf_buffer {
     unsigned char *base;
-    float *data;
+    float *data;          /* the data part (cast for other dtypes) */
     size_t bytes;         /* data bytes (not counting guards) */
     size_t guard_bytes;   /* on each side */
+    /* ---- ABI 1.1 ---- */
+    uint32_t dtype;       /* KF_DT_*; a plugin refuses (KF_ERR_INVALID) a type it cannot run */
 } kf_buffer;
 
 /* One complete set of buffers for one evaluation of the candidate. */
@@ -223,6 +277,17 @@ typedef struct kf_profile_result {
 /* ------------------------------------------------------------------ */
 /* the backend vtable                                                  */
 
+/* What the agents need to know of a plugin besides its hooks (ABI 1.1):
+ * static data, pointed to by kf_backend.info. */
+typedef struct kf_backend_info {
+    uint32_t struct_size;      /* sizeof(kf_backend_info) as the plugin was built */
+    const char *source_ext;    /* ".c", ".cl", ".cu" */
+    const char *fence_tag;     /* the tag of the fenced block an LLM answers with: "opencl" */
+    const char *guide;         /* file name of the plugin's LLM guide, installed next to
+                                  the .so (the core resolves it), or NULL */
+    uint32_t source_formats;   /* bit (1u << KF_SRC_x) per format compile accepts */
+} kf_backend_info;
+
 typedef struct kf_backend {
     uint32_t abi_major;      /* KF_PLUGIN_ABI_MAJOR */
     uint32_t abi_minor;      /* KF_PLUGIN_ABI_MINOR */
@@ -257,11 +322,27 @@ typedef struct kf_backend {
     /* Frees an artifact.  NULL-safe. */
     void (*release)(kf_artifact *art);
 
-    void *reserved[8];       /* must be NULL; room to grow within ABI 1 */
+    /* ---- ABI 1.1 (read only when abi_minor >= 1; NULL = not provided) ---- */
+    const kf_backend_info *info;
+
+    /* The cheap half of probe: lists devices into devs (dev_size bytes per
+     * element, as the core allocated them: index with KF_AT) without
+     * measuring anything; peaks may stay 0.  Called in every worker before
+     * compile.  Same contract as probe otherwise. */
+    kf_status (*list_devices)(kf_device_info *devs, size_t dev_size, int max, int *n,
+                              char *why, size_t why_len);
+
+    /* The measured half: fills dev's peak_* and cache_bytes_per_s for
+     * device `device` of the listing (may take a second).  The core calls it
+     * once per device and plugin version and caches the result under
+     * $XDG_CACHE_HOME/kforge/peaks/; workers never call it. */
+    kf_status (*measure_peaks)(int device, kf_device_info *dev, char *why, size_t why_len);
+
+    void *reserved[5];       /* must be NULL; room to grow within ABI 1 */
 } kf_backend;
 
-/* Smallest struct_size the core accepts for ABI 1. */
-#define KF_BACKEND_MIN_SIZE ((uint32_t)offsetof(kf_backend, reserved))
+/* Smallest struct_size the core accepts for ABI 1: the 1.0 hooks. */
+#define KF_BACKEND_MIN_SIZE ((uint32_t)offsetof(kf_backend, info))
 
 #ifdef __cplusplus
 }

@@ -9,9 +9,11 @@
  * with a reason; unrelated files are ignored.
  */
 #include "registry.h"
+#include "util/fileio.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <ltdl.h>
 #include <pthread.h>
@@ -206,14 +208,18 @@ static int check_backend(const kf_backend *be, const char *name, char *why, size
                  KF_PLUGIN_ABI_MAJOR);
         return -1;
     }
-    /* every reserved slot the plugin's struct covers must be NULL: a slot
-       set by a plugin built for a newer ABI minor means something this
-       kforge cannot honour */
-    for (size_t i = 0; i < sizeof be->reserved / sizeof be->reserved[0]; i++) {
-        if (be->struct_size < offsetof(kf_backend, reserved) + (i + 1) * sizeof be->reserved[0]) break;
-        if (be->reserved[i]) {
-            snprintf(why, n, "reserved[%zu] is not NULL (plugin ABI %u.%u, this kforge speaks %d.%d): rebuild it "
-                     "against this kforge-plugin.h, or update kforge", i, (unsigned)be->abi_major,
+    /* the pointer slots after release: a 1.0 plugin has 8 reserved ones, a
+       1.1 plugin uses 3 (info, list_devices, measure_peaks) and reserves 5;
+       every reserved slot its struct covers must be NULL: one set by a
+       plugin built for a newer ABI minor means something this kforge
+       cannot honour */
+    const void *const *slots = (const void *const *)(const void *)((const char *)be + offsetof(kf_backend, info));
+    int used = be->abi_minor >= 1 ? 3 : 0;
+    for (int k = used; k < 8; k++) {
+        if (be->struct_size < offsetof(kf_backend, info) + (size_t)(k + 1) * sizeof(void *)) break;
+        if (slots[k]) {
+            snprintf(why, n, "reserved[%d] is not NULL (plugin ABI %u.%u, this kforge speaks %d.%d): rebuild it "
+                     "against this kforge-plugin.h, or update kforge", k - used, (unsigned)be->abi_major,
                      (unsigned)be->abi_minor, KF_PLUGIN_ABI_MAJOR, KF_PLUGIN_ABI_MINOR);
             return -1;
         }
@@ -300,12 +306,83 @@ int kf_plugin_open(const char *path, kf_plugin *out, kf_error *err)
     return 0;
 }
 
-int kf_plugin_probe(kf_plugin *p)
+/* ------------------------------------------------------------------ */
+/* the peak cache: $XDG_CACHE_HOME/kforge/peaks/PLUGIN-VERSION-DEVICE   */
+
+static int cache_path(const kf_plugin *p, const kf_device_info *d, char *buf, size_t n)
+{
+    const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    char base[4096];
+    if (x && *x) snprintf(base, sizeof base, "%s/kforge/peaks", x);
+    else if (home && *home) snprintf(base, sizeof base, "%s/.cache/kforge/peaks", home);
+    else return -1;
+    char key[3 * KF_NAME_MAX];
+    snprintf(key, sizeof key, "%s-%s-%s", p->name, p->be->version ? p->be->version : "0", d->name);
+    for (char *c = key; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '.' ||
+              *c == '-'))
+            *c = '_';
+    if ((size_t)snprintf(buf, n, "%s/%s", base, key) >= n) return -1;
+    return 0;
+}
+
+static int cache_load(const kf_plugin *p, kf_device_info *d)
+{
+    char path[4600];
+    if (cache_path(p, d, path, sizeof path) != 0) return -1;
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    double fl = 0, bw = 0, cb = 0;
+    int fm = 0, bm = 0;
+    int ok = fscanf(f, "peak_flops %lf\npeak_bytes_per_s %lf\npeak_flops_measured %d\npeak_bw_measured %d\n"
+                       "cache_bytes_per_s %lf\n", &fl, &bw, &fm, &bm, &cb) == 5;
+    fclose(f);
+    if (!ok || !(fl >= 0) || !(bw >= 0) || !(cb >= 0)) return -1;
+    d->peak_flops = fl;
+    d->peak_bytes_per_s = bw;
+    d->peak_flops_measured = fm != 0;
+    d->peak_bw_measured = bm != 0;
+    d->cache_bytes_per_s = cb;
+    return 0;
+}
+
+static void cache_store(const kf_plugin *p, const kf_device_info *d)
+{
+    char path[4600], tmp[4700];
+    if (cache_path(p, d, path, sizeof path) != 0) return;
+    char dir[4600];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash) return;
+    *slash = '\0';
+    if (kf_mkdir_p_mode(dir, 0700, NULL) != 0) return;
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        if (fd >= 0) close(fd);
+        return;
+    }
+    fprintf(f, "peak_flops %.17g\npeak_bytes_per_s %.17g\npeak_flops_measured %d\npeak_bw_measured %d\n"
+               "cache_bytes_per_s %.17g\n", d->peak_flops, d->peak_bytes_per_s, d->peak_flops_measured,
+            d->peak_bw_measured, d->cache_bytes_per_s);
+    if (fclose(f) == 0) rename(tmp, path);
+    else unlink(tmp);
+}
+
+/* ------------------------------------------------------------------ */
+/* probing                                                             */
+
+/* peaks = 0: the cheap listing (ABI 1.1 plugins: list_devices; 1.0: the
+ * whole probe, which is all they have). */
+static int probe_impl(kf_plugin *p, int peaks)
 {
     if (!p || !p->be) return -1;
     if (p->probed) return p->probe_status == KF_OK ? p->n_devices : -1;
     p->probed = 1;
-    if (!p->be->probe) {
+    int v11 = kf_plugin_abi_minor(p) >= 1;
+    int split = v11 && p->be->list_devices;
+    if (!p->be->probe && !split) {
         p->probe_status = KF_ERR_UNAVAILABLE;
         p->probe_why = strdup("the plugin has no probe hook, so it offers no device");
         return -1;
@@ -316,9 +393,11 @@ int kf_plugin_probe(kf_plugin *p)
         p->probe_why = strdup("out of memory while probing");
         return -1;
     }
+    for (int i = 0; i < MAX_DEVICES; i++) devs[i].struct_size = (uint32_t)sizeof *devs;
     char why[KF_DETAIL_MAX] = "";
     int n = 0;
-    kf_status st = p->be->probe(devs, MAX_DEVICES, &n, why, sizeof why);
+    kf_status st = split ? p->be->list_devices(devs, sizeof *devs, MAX_DEVICES, &n, why, sizeof why)
+                         : kf_plugin_call_probe(p, devs, MAX_DEVICES, &n, why, sizeof why);
     why[sizeof why - 1] = '\0';
     if (st == KF_OK && n <= 0) {
         st = KF_ERR_UNAVAILABLE;
@@ -336,6 +415,18 @@ int kf_plugin_probe(kf_plugin *p)
         devs[i].name[sizeof devs[i].name - 1] = '\0';
         devs[i].kind[sizeof devs[i].kind - 1] = '\0';
         devs[i].detail[sizeof devs[i].detail - 1] = '\0';
+        devs[i].arch[sizeof devs[i].arch - 1] = '\0';
+        devs[i].struct_size = (uint32_t)sizeof devs[i];
+    }
+    /* the measured half, once per device and plugin version: cached */
+    p->peaks_from_cache = 0;
+    for (int i = 0; peaks && split && p->be->measure_peaks && i < n; i++) {
+        if (cache_load(p, &devs[i]) == 0) {
+            p->peaks_from_cache++;
+            continue;
+        }
+        char w[KF_DETAIL_MAX] = "";
+        if (p->be->measure_peaks(i, &devs[i], w, sizeof w) == KF_OK) cache_store(p, &devs[i]);
     }
     kf_device_info *shrunk = realloc(devs, (size_t)n * sizeof *devs);
     p->devices = shrunk ? shrunk : devs;
@@ -343,6 +434,9 @@ int kf_plugin_probe(kf_plugin *p)
     p->probe_status = KF_OK;
     return n;
 }
+
+int kf_plugin_probe(kf_plugin *p) { return probe_impl(p, 1); }
+int kf_plugin_list(kf_plugin *p) { return probe_impl(p, 0); }
 
 void kf_plugin_close(kf_plugin *p)
 {

@@ -26,6 +26,7 @@ typedef struct kf_plugin {
     char *probe_why;          /* reason when unavailable, else NULL */
     int n_devices;
     kf_device_info *devices;
+    int peaks_from_cache;     /* devices whose measured peaks came from the cache */
 } kf_plugin;
 
 typedef struct kf_skipped {
@@ -49,7 +50,14 @@ kf_plugin *kf_registry_find(kf_registry *reg, const char *name);
 /* Loads and checks one file (ABI major, struct size, name vs file name).
  * Returns 0, or -1 with the refusal reason in err. */
 int kf_plugin_open(const char *path, kf_plugin *out, kf_error *err);
+/* Devices and their peaks (ABI 1.1: the listing, then measure_peaks once
+ * per device and plugin version, cached under $XDG_CACHE_HOME/kforge/peaks;
+ * 1.0: the probe hook).  Returns the device count or -1 (probe_why). */
 int kf_plugin_probe(kf_plugin *p);
+/* The devices without their peaks where the plugin can tell them apart
+ * (ABI 1.1 list_devices; a 1.0 plugin probes in full): what a worker
+ * needs before compile. */
+int kf_plugin_list(kf_plugin *p);
 void kf_plugin_close(kf_plugin *p);
 
 /* The backend name implied by a file name: "…/kf-cpu-simd.so" -> "cpu-simd";
@@ -67,6 +75,21 @@ const char *kf_plugin_fence_tag(const kf_plugin *p);
  * prompts_dir/backends/NAME.md when prompts_dir (the user's --prompts) has
  * it, then the guide installed with the plugin, then the shared prompts. */
 char *kf_plugin_guide_path(const kf_plugin *p, const char *prompts_dir);
+
+/* The plugin's hooks called in the layouts of the ABI minor it was built
+ * for (abi.c): 1.1 plugins get the core's structs, 1.0 plugins copies in
+ * the 1.0 layouts over the same memory.  pv: the problem (buffer counts).
+ * Same contracts as the hooks in kforge-plugin.h. */
+int kf_plugin_abi_minor(const kf_plugin *p);
+kf_status kf_plugin_compile(const kf_plugin *p, const kf_compile_request *req, kf_artifact **out,
+                            char **diagnostics);
+kf_status kf_plugin_verify(const kf_plugin *p, const kf_problem_view *pv, kf_artifact *art, kf_buffer_set *set,
+                           char **error);
+kf_status kf_plugin_profile(const kf_plugin *p, const kf_problem_view *pv, kf_artifact *art,
+                            const kf_profile_request *req, kf_profile_result *res, char **error);
+/* The full probe hook (devices and peaks), into a 1.1 array of max. */
+kf_status kf_plugin_call_probe(const kf_plugin *p, kf_device_info *devs, int max, int *n, char *why,
+                               size_t why_len);
 
 /* Default search path string (malloc'ed). */
 char *kf_plugin_search_path(void);

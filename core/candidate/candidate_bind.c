@@ -168,6 +168,7 @@ static int bind_launch(bctx *bc, int li, kf_launch *l, kf_arg *args)
 
     l->kernel = cl->kernel;
     l->work_dim = cl->work_dim;
+    l->dyn_shared_bytes = 0;
     if (cl->work_dim < 1 || cl->work_dim > 3) {
         snprintf(path, sizeof path, "launches[%d]", li);
         snprintf(msg, sizeof msg, "work_dim is %d; it must be 1, 2 or 3 (global has 1 to 3 "
@@ -311,7 +312,7 @@ int kf_candidate_bind(const kf_candidate *c, const kf_resolved *r, kf_bound *out
         goto fail;
     }
     for (int i = 0; i < c->n_sources; i++)
-        out->sources[i] = (kf_source){c->sources[i].name, c->sources[i].text};
+        out->sources[i] = (kf_source){c->sources[i].name, c->sources[i].text, strlen(c->sources[i].text), KF_SRC_TEXT};
     total_args = 0;
     for (int i = 0; i < c->n_launches; i++) {
         if (bind_launch(&bc, i, &out->launches[i], out->args + total_args))
@@ -321,7 +322,8 @@ int kf_candidate_bind(const kf_candidate *c, const kf_resolved *r, kf_bound *out
     out->view = (kf_candidate_view){
         .backend = c->backend, .n_sources = c->n_sources, .sources = out->sources,
         .build_options = c->build_options ? c->build_options : "", .entry = c->entry,
-        .n_launches = c->n_launches, .launches = out->launches};
+        .n_launches = c->n_launches, .launches = out->launches, .struct_size = (uint32_t)sizeof(kf_candidate_view),
+        .source_size = (uint32_t)sizeof(kf_source), .launch_size = (uint32_t)sizeof(kf_launch)};
     return 0;
 fail:
     kf_bound_free(out);

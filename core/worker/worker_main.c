@@ -147,7 +147,7 @@ static int do_load(worker *w, json_object *cmd)
         snprintf(msg, sizeof msg, "plugin %s is backend '%s', not '%s'", plugin, w->plugin.be->name, backend);
         return reply_status(w, KF_ERR_INVALID, msg);
     }
-    kf_plugin_probe(&w->plugin);
+    kf_plugin_list(&w->plugin);   /* the cheap listing: peaks are the parent's (cached) */
     if (w->plugin.probe_status != KF_OK)
         return reply_status(w, KF_ERR_UNAVAILABLE, w->plugin.probe_why ? w->plugin.probe_why : "backend not available here");
     if (device < 0 || device >= w->plugin.n_devices) {
@@ -172,7 +172,7 @@ static int do_load(worker *w, json_object *cmd)
         return rc;
     }
     kf_compile_request req = {&w->views.candidate, &w->views.problem, device, work_dir};
-    r.status = w->plugin.be->compile(&req, &w->art, &r.diagnostics);
+    r.status = kf_plugin_compile(&w->plugin, &req, &w->art, &r.diagnostics);
     if (r.status == KF_OK && !w->art) {
         r.status = KF_ERR_INTERNAL;
         r.error = strdup("compile reported success but returned no artifact");
@@ -194,7 +194,7 @@ static int do_run(worker *w, json_object *cmd)
     kf_wp_reply r;
     reply_init(&r);
     if (w->noexec_done == 1) r.sandbox = KF_SB_NOEXEC;
-    r.status = w->plugin.be->verify(w->art, &w->sets.sets[set], &r.error);
+    r.status = kf_plugin_verify(&w->plugin, &w->views.problem, w->art, &w->sets.sets[set], &r.error);
     int rc = send_reply(w, &r);
     kf_wp_reply_free(&r);
     return rc;
@@ -223,7 +223,7 @@ static int do_profile(worker *w, json_object *cmd)
     reply_init(&r);
     if (w->noexec_done == 1) r.sandbox = KF_SB_NOEXEC;
     r.seq = json_object_object_get_ex(cmd, "seq", &v) ? json_object_get_int64(v) : 0;
-    r.status = w->plugin.be->profile(w->art, &req, &res, &r.error);
+    r.status = kf_plugin_profile(&w->plugin, &w->views.problem, w->art, &req, &res, &r.error);
     int n = res.n_samples < 0 ? 0 : res.n_samples > reps ? reps : res.n_samples;
     r.samples = res.samples_s;
     r.n_samples = n;

@@ -76,6 +76,7 @@ int kf_wp_sets_build(const kf_wp_layout *l, unsigned char *map, kf_wp_sets *out)
             b[k].data = (float *)(void *)(map + g->offset + g->guard);
             b[k].bytes = (size_t)g->bytes;
             b[k].guard_bytes = (size_t)g->guard;
+            b[k].dtype = KF_DT_F32;
         }
         out->sets[s].inputs = b;
         out->sets[s].outputs = b + l->n_inputs;
@@ -137,6 +138,9 @@ char *kf_wp_candidate_json(const kf_candidate_view *cv)
         json_object *s = json_object_new_object();
         json_object_object_add(s, "name", json_object_new_string(cv->sources[i].name ? cv->sources[i].name : ""));
         json_object_object_add(s, "text", json_object_new_string(cv->sources[i].text ? cv->sources[i].text : ""));
+        /* the channel carries text formats only (PTX included); binary
+           formats would need an encoding and are refused at bind */
+        json_object_object_add(s, "format", json_object_new_int((int)cv->sources[i].format));
         json_object_array_add(srcs, s);
     }
     json_object_object_add(o, "sources", srcs);
@@ -148,6 +152,7 @@ char *kf_wp_candidate_json(const kf_candidate_view *cv)
         json_object *lo = json_object_new_object();
         json_object_object_add(lo, "kernel", json_object_new_string(L->kernel ? L->kernel : ""));
         json_object_object_add(lo, "work_dim", json_object_new_int(L->work_dim));
+        json_object_object_add(lo, "dyn_shared_bytes", json_object_new_int64(L->dyn_shared_bytes));
         json_object *g = json_object_new_array(), *lc = json_object_new_array();
         for (int d = 0; d < 3; d++) {
             json_object_array_add(g, json_object_new_int64(L->global[d]));
@@ -295,10 +300,17 @@ int kf_wp_decode_load(json_object *cmd, kf_wp_views *v, kf_wp_layout *l, kf_erro
         st->sources[i].name = get_str(s, "name");
         st->sources[i].text = get_str(s, "text");
         if (!st->sources[i].name || !st->sources[i].text) goto bad;
+        st->sources[i].size = strlen(st->sources[i].text);
+        json_object *fm = get(s, "format", json_type_int);
+        st->sources[i].format = fm ? (uint32_t)json_object_get_int(fm) : KF_SRC_TEXT;
+        if (st->sources[i].format > KF_SRC_PTX) goto bad;   /* text formats only */
     }
     if (!cv->build_options) cv->build_options = "";
     cv->n_launches = nl;
     cv->launches = st->launches;
+    cv->struct_size = (uint32_t)sizeof *cv;
+    cv->source_size = (uint32_t)sizeof(kf_source);
+    cv->launch_size = (uint32_t)sizeof(kf_launch);
     kf_arg *arg = st->args;
     for (int i = 0; i < nl; i++) {
         json_object *L = json_object_array_get_idx(lch, (size_t)i);
@@ -311,6 +323,9 @@ int kf_wp_decode_load(json_object *cmd, kf_wp_views *v, kf_wp_layout *l, kf_erro
             json_object_array_length(lc) != 3)
             goto bad;
         ld->work_dim = json_object_get_int(wd);
+        json_object *ds = get(L, "dyn_shared_bytes", json_type_int);
+        ld->dyn_shared_bytes = ds ? json_object_get_int64(ds) : 0;
+        if (ld->dyn_shared_bytes < 0) goto bad;
         for (int d = 0; d < 3; d++) {
             ld->global[d] = arr_int(g, (size_t)d);
             ld->local[d] = arr_int(lc, (size_t)d);

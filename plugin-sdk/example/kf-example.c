@@ -414,6 +414,45 @@ static void example_release(kf_artifact *art)
 /* ------------------------------------------------------------------ */
 /* the one exported symbol                                             */
 
+#if KF_PLUGIN_ABI_MINOR >= 1
+/* ABI 1.1: the probe in two halves (the core calls list_devices in every
+ * worker and measure_peaks once, caching its result), and what the agents
+ * need to know.  Built against a 1.0 header, the example is a 1.0 plugin
+ * with probe alone, and kforge loads it just the same. */
+static kf_status example_list(kf_device_info *devs, size_t dev_size, int max, int *n, char *why, size_t why_len)
+{
+    (void)dev_size;   /* one device: element 0 needs no stride */
+    kf_status st = example_probe(devs, max, n, why, why_len);
+    if (st == KF_OK && *n > 0) {
+        devs[0].struct_size = (uint32_t)sizeof devs[0];
+        snprintf(devs[0].arch, sizeof devs[0].arch, "generic");
+        devs[0].compute_units = 1;
+        devs[0].warp_size = 1;
+        devs[0].max_work_group = 1;
+    }
+    return st;
+}
+
+static kf_status example_peaks(int device, kf_device_info *dev, char *why, size_t why_len)
+{
+    if (device != 0) {
+        snprintf(why, why_len, "no device %d", device);
+        return KF_ERR_INVALID;
+    }
+    dev->peak_flops = cpu_ghz() * 1e9 * 16;   /* an upper bound, as in probe */
+    dev->peak_flops_measured = 0;
+    return KF_OK;
+}
+
+static const kf_backend_info example_info = {
+    .struct_size = sizeof(kf_backend_info),
+    .source_ext = ".c",
+    .fence_tag = "c",
+    .guide = NULL,                     /* no LLM guide of its own */
+    .source_formats = 1u << KF_SRC_TEXT,
+};
+#endif
+
 KF_BACKEND_EXPORT(example) = {
     .abi_major = KF_PLUGIN_ABI_MAJOR,
     .abi_minor = KF_PLUGIN_ABI_MINOR,
@@ -427,4 +466,9 @@ KF_BACKEND_EXPORT(example) = {
     .verify = example_verify,
     .profile = example_profile,
     .release = example_release,
+#if KF_PLUGIN_ABI_MINOR >= 1
+    .info = &example_info,
+    .list_devices = example_list,
+    .measure_peaks = example_peaks,
+#endif
 };

@@ -30,7 +30,7 @@ check() {     # check NAME TEXT NEEDLE...: every needle is a substring of TEXT
     ok "$name"
 }
 
-echo "1..14"
+echo "1..17"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kf-sdk.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -90,7 +90,7 @@ out=$(KFORGE_PLUGIN_PATH="$plugindir" "$KFORGE" backends 2>&1); rc=$?
 if [ $rc -eq 0 ]; then ok "kforge backends exits 0 with the example installed"
 else not_ok "kforge backends exits 0 with the example installed" "rc=$rc" "$out"; fi
 check "it lists the example backend and its device" "$out" \
-    "example 1.0.0" "plugin ABI 1.0, language c, caps: host-entry host-memory" \
+    "example 1.0.0" "plugin ABI 1.1, language c, caps: host-entry host-memory" \
     "file: $plugindir/kf-example.so" "device 0: host-cpu-scalar (cpu)" "GFLOP/s (estimated)"
 res=$(KFORGE_PLUGIN_PATH="$plugindir" "$KFORGE" backends --json 2>/dev/null | "$PY" -c '
 import json, sys
@@ -254,5 +254,29 @@ case $out in
     if [ $rc -eq 0 ]; then ok "kforge profile --backend example times it"
     else not_ok "kforge profile --backend example times it" "rc=$rc" "$out"; fi ;;
 esac
+
+# 15-17: the same example built against the frozen ABI 1.0 header
+# (tests/plugins/abi-1.0): kforge loads it as a 1.0 plugin and runs it
+# through the 1.0 layouts (core/backend/abi.c)
+mkdir -p "$tmp/abi10"
+if cc -std=gnu11 -O2 -fPIC -shared -I"$KF_SRCDIR/tests/plugins/abi-1.0" -o "$tmp/abi10/kf-example.so" \
+      "$KF_SRCDIR/plugin-sdk/example/kf-example.c" 2>"$tmp/abi10.log"; then
+    out=$(KFORGE_PLUGIN_PATH="$tmp/abi10" KFORGE_PLUGIN_SYSTEM_PATH= "$KFORGE" backends 2>&1)
+    check "an ABI 1.0 build of the example is listed as ABI 1.0" "$out" "plugin ABI 1.0, language c" \
+        "device 0: host-cpu-scalar (cpu)"
+    out=$(KFORGE_PLUGIN_PATH="$tmp/abi10" KFORGE_PLUGIN_SYSTEM_PATH= "$KFORGE" verify --backend example \
+          --problem "$tmp/relu.json" "$tmp/good" 2>&1); rc=$?
+    if [ $rc -eq 0 ]; then ok "kforge verify passes a correct candidate through the ABI 1.0 plugin"
+    else not_ok "kforge verify passes a correct candidate through the ABI 1.0 plugin" "rc=$rc" "$out"; fi
+    out=$(KFORGE_PLUGIN_PATH="$tmp/abi10" KFORGE_PLUGIN_SYSTEM_PATH= "$KFORGE" verify --backend example \
+          --problem "$tmp/relu.json" "$tmp/wrong" 2>&1); rc=$?
+    if [ $rc -eq 1 ]; then check "and fails a wrong one with exit 1" "$out" "mismatch"
+    else not_ok "and fails a wrong one with exit 1" "rc=$rc" "$out"; fi
+else
+    for c in "an ABI 1.0 build of the example is listed as ABI 1.0" \
+             "kforge verify passes a correct candidate through the ABI 1.0 plugin" "and fails a wrong one with exit 1"; do
+        not_ok "$c" "the example does not build against the 1.0 header:" "$(cat "$tmp/abi10.log")"
+    done
+fi
 
 exit $failed

@@ -118,7 +118,7 @@ KF_TEST(vtable_identity)
     KF_CHECK_STR(be->language, "c");
     KF_CHECK_INT(be->caps, KF_CAP_HOST_ENTRY | KF_CAP_HOST_MEMORY);
     KF_CHECK(be->probe && be->compile && be->verify && be->profile && be->release);
-    for (int i = 0; i < 8; i++)
+    for (size_t i = 0; i < sizeof be->reserved / sizeof be->reserved[0]; i++)
         KF_CHECK(be->reserved[i] == NULL);
 }
 

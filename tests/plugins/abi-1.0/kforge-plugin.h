@@ -1,0 +1,271 @@
+/*
+ * kforge-plugin.h — the KForge backend plugin ABI, version 1.0, frozen
+ * (tests/e2e/test_sdk_example.sh builds the SDK example against it to
+ * check that 1.0 plugins still load and run).
+ *
+ * A backend is a shared object that exports ONE data symbol,
+ *
+ *     const kf_backend kforge_backend_<name>;
+ *
+ * where <name> is the plugin's file name without the "kf-" prefix and the
+ * extension, with '-' mapped to '_' (file "kf-cpu-simd.so" -> symbol
+ * "kforge_backend_cpu_simd", backend name "cpu-simd").  Use
+ * KF_BACKEND_EXPORT(cpu_simd) to get the visibility right.
+ *
+ * The struct starts with {abi_major, abi_minor, struct_size, name, version,
+ * caps} and then holds the hooks.  A NULL hook means "unsupported".  The core
+ * refuses a plugin whose abi_major differs from KF_PLUGIN_ABI_MAJOR, whose
+ * struct_size is smaller than the hooks the core needs, or whose name does
+ * not match its file name.
+ *
+ * This header is self-contained (C99, no dependency on json-c or any other
+ * library) so that third parties can build against it with only
+ *     pkg-config --cflags kforge-plugin
+ *
+ * Threading: the core calls a plugin from one thread at a time.  All hooks
+ * that run candidate code are called inside a KForge worker process, never in
+ * the process that holds a run's state; a hook may therefore crash or hang
+ * without losing the run (the core kills the worker after its timeout).
+ *
+ * Memory: strings a hook returns through `char **` are malloc'ed by the
+ * plugin and freed by the core with free().  Buffers passed in are owned by
+ * the core.
+ */
+#ifndef KFORGE_PLUGIN_H
+#define KFORGE_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KF_PLUGIN_ABI_MAJOR 1
+#define KF_PLUGIN_ABI_MINOR 0
+
+#if defined(__GNUC__)
+#define KF_PLUGIN_VISIBLE __attribute__((visibility("default")))
+#else
+#define KF_PLUGIN_VISIBLE
+#endif
+
+/* Declares the one exported symbol of a plugin. */
+#define KF_BACKEND_EXPORT(ident) \
+    KF_PLUGIN_VISIBLE extern const kf_backend kforge_backend_##ident; \
+    KF_PLUGIN_VISIBLE const kf_backend kforge_backend_##ident
+
+/* Status codes returned by every hook.  0 is success. */
+typedef enum kf_status {
+    KF_OK = 0,
+    KF_ERR_UNAVAILABLE = 1,  /* the backend cannot run here (no driver, no device) */
+    KF_ERR_COMPILE = 2,      /* the candidate did not compile; diagnostics say why */
+    KF_ERR_LAUNCH = 3,       /* the runtime refused a launch (bad sizes, bad args) */
+    KF_ERR_RUNTIME = 4,      /* the candidate faulted or the device reported an error */
+    KF_ERR_INVALID = 5,      /* the request itself is malformed (plan names a missing kernel...) */
+    KF_ERR_NOMEM = 6,
+    KF_ERR_INTERNAL = 7
+} kf_status;
+
+/* Capability bits (kf_backend.caps). */
+#define KF_CAP_KERNEL_PLAN  (1u << 0) /* consumes a launch plan (OpenCL, CUDA, L0)   */
+#define KF_CAP_HOST_ENTRY   (1u << 1) /* consumes a host entry function (CPU SIMD C) */
+#define KF_CAP_DEVICE_TIMER (1u << 2) /* profile samples come from a device clock    */
+#define KF_CAP_HOST_MEMORY  (1u << 3) /* kernels read/write host memory directly      */
+
+/* ------------------------------------------------------------------ */
+/* probe                                                               */
+
+#define KF_NAME_MAX 128
+#define KF_DETAIL_MAX 1024
+
+typedef struct kf_device_info {
+    char name[KF_NAME_MAX];     /* "pthread-skylake-avx512", "NVIDIA H100 80GB HBM3" */
+    char kind[32];              /* "cpu", "gpu", "accelerator" */
+    double peak_flops;          /* fp32 FLOP/s, 0 if unknown */
+    double peak_bytes_per_s;    /* device memory bandwidth, 0 if unknown */
+    int peak_flops_measured;    /* 1 measured here, 0 estimated from specs */
+    int peak_bw_measured;       /* 1 measured here, 0 estimated from specs */
+    double cache_bytes_per_s;   /* upper bound on on-chip bandwidth, 0 if unknown;
+                                   used so that cache-resident problems are not
+                                   mistaken for exploits */
+    char detail[KF_DETAIL_MAX]; /* free text: ISA, compute units, versions ... */
+} kf_device_info;
+
+/* ------------------------------------------------------------------ */
+/* candidates                                                          */
+
+typedef struct kf_source {
+    const char *name;  /* file name, e.g. "kernel.cl", "candidate.c" */
+    const char *text;  /* NUL-terminated */
+} kf_source;
+
+/* What a kernel argument is bound to. */
+typedef enum kf_arg_kind {
+    KF_ARG_INPUT = 0,   /* index into the problem's inputs  -> buffer      */
+    KF_ARG_OUTPUT = 1,  /* index into the problem's outputs -> buffer      */
+    KF_ARG_SCRATCH = 2, /* index into the plan's scratch buffers -> buffer */
+    KF_ARG_INT = 3,     /* a 32-bit signed integer value (dims, resolved)  */
+    KF_ARG_LONG = 4,    /* a 64-bit signed integer value                   */
+    KF_ARG_FLOAT = 5,   /* a 32-bit float value                            */
+    KF_ARG_LOCAL = 6    /* __local / dynamic shared memory of `bytes`      */
+} kf_arg_kind;
+
+typedef struct kf_arg {
+    kf_arg_kind kind;
+    int index;          /* INPUT / OUTPUT / SCRATCH */
+    int64_t ival;       /* INT / LONG */
+    double fval;        /* FLOAT */
+    int64_t bytes;      /* LOCAL */
+} kf_arg;
+
+/* One launch of a kernel, all sizes already evaluated by the core. */
+typedef struct kf_launch {
+    const char *kernel;  /* kernel (function) name */
+    int work_dim;        /* 1..3 */
+    int64_t global[3];   /* total work-items (OpenCL) or grid*block (CUDA) */
+    int64_t local[3];    /* 0 in local[0] = let the runtime choose */
+    int n_args;
+    const kf_arg *args;
+} kf_launch;
+
+typedef struct kf_candidate_view {
+    const char *backend;        /* must equal the plugin's name */
+    int n_sources;
+    const kf_source *sources;
+    const char *build_options;  /* extra compiler options, may be "" */
+    const char *entry;          /* host entry function (KF_CAP_HOST_ENTRY) */
+    int n_launches;             /* launch plan (KF_CAP_KERNEL_PLAN) */
+    const kf_launch *launches;
+} kf_candidate_view;
+
+/* The problem as a plugin sees it: names and element counts only. */
+typedef struct kf_problem_view {
+    const char *name;
+    int n_dims;
+    const char *const *dim_names;
+    const int64_t *dim_values;
+    int n_inputs;
+    const char *const *input_names;
+    const int64_t *input_elems;    /* float32 elements */
+    int n_outputs;
+    const char *const *output_names;
+    const int64_t *output_elems;
+    int n_scratch;                  /* scratch buffers requested by the plan */
+    const int64_t *scratch_bytes;
+} kf_problem_view;
+
+typedef struct kf_compile_request {
+    const kf_candidate_view *candidate;
+    const kf_problem_view *problem;
+    int device;                 /* index into the probe's list */
+    const char *work_dir;       /* a private directory the plugin may write to */
+} kf_compile_request;
+
+/* Opaque compiled artifact, owned by the plugin until release(). */
+typedef struct kf_artifact kf_artifact;
+
+/* ------------------------------------------------------------------ */
+/* buffers: the core's guarded host memory                             */
+
+/*
+ * Every buffer the core hands over is laid out as
+ *
+ *     base: [ guard_bytes canary | bytes of data | guard_bytes canary ]
+ *
+ * `data == base + guard_bytes`.  guard_bytes is a multiple of 4096, so data
+ * is 4096-byte aligned.  A backend whose kernels run in host memory passes
+ * `data` to the candidate.  A device backend must place the WHOLE guarded
+ * region on the device (so that an out-of-bounds write lands in the guard),
+ * give the kernel a pointer to the data part, and after the run copy the
+ * WHOLE guarded region of every buffer (inputs and scratch too) back to
+ * `base`: the core checks guards, outputs and input integrity itself.
+ */
+typedef struct kf_buffer {
+    unsigned char *base;
+    float *data;
+    size_t bytes;         /* data bytes (not counting guards) */
+    size_t guard_bytes;   /* on each side */
+} kf_buffer;
+
+/* One complete set of buffers for one evaluation of the candidate. */
+typedef struct kf_buffer_set {
+    kf_buffer *inputs;    /* problem->n_inputs  */
+    kf_buffer *outputs;   /* problem->n_outputs */
+    kf_buffer *scratch;   /* problem->n_scratch */
+} kf_buffer_set;
+
+/* ------------------------------------------------------------------ */
+/* profile                                                             */
+
+#define KF_MAX_COUNTERS 32
+
+typedef struct kf_counter {
+    char name[64];   /* "launch[0].gemm.ms", "local_mem_bytes", ... */
+    double value;
+} kf_counter;
+
+typedef struct kf_profile_request {
+    int warmup;               /* runs to discard before timing */
+    int reps;                 /* timed runs (>= 1) */
+    int n_sets;               /* buffer sets to rotate through, >= 1 */
+    kf_buffer_set *sets;      /* sets[i] used by run i % n_sets */
+} kf_profile_request;
+
+typedef struct kf_profile_result {
+    double *samples_s;        /* caller-allocated, reps entries: seconds per
+                                 full run of the candidate (all launches) */
+    int n_samples;            /* filled by the plugin (<= reps) */
+    int clock_is_device;      /* 1: device events, 0: host monotonic clock */
+    kf_counter counters[KF_MAX_COUNTERS];
+    int n_counters;
+    char *report;             /* malloc'ed text for the analysis agent, or NULL */
+} kf_profile_result;
+
+/* ------------------------------------------------------------------ */
+/* the backend vtable                                                  */
+
+typedef struct kf_backend {
+    uint32_t abi_major;      /* KF_PLUGIN_ABI_MAJOR */
+    uint32_t abi_minor;      /* KF_PLUGIN_ABI_MINOR */
+    uint32_t struct_size;    /* sizeof(kf_backend) as the plugin was built */
+    const char *name;        /* "cpu-simd", "opencl", ... */
+    const char *version;     /* the plugin's own version string */
+    uint32_t caps;           /* KF_CAP_* */
+    const char *language;    /* "c", "opencl-c", "cuda", ... for prompts */
+
+    /* Lists devices into devs[0..max), sets *n.  On KF_ERR_UNAVAILABLE
+     * writes a human reason into why ("no OpenCL platform found; set
+     * OCL_ICD_VENDORS or install an ICD in /etc/OpenCL/vendors").  Must be
+     * cheap to call and must not run candidate code. */
+    kf_status (*probe)(kf_device_info *devs, int max, int *n,
+                       char *why, size_t why_len);
+
+    /* Candidate -> artifact.  On KF_ERR_COMPILE sets *diagnostics to the
+     * compiler's text verbatim (fit to feed back to an agent).  On any
+     * status may set *diagnostics; the core frees it. */
+    kf_status (*compile)(const kf_compile_request *req, kf_artifact **out,
+                         char **diagnostics);
+
+    /* Runs the artifact once on `set`.  Outputs and the whole guarded
+     * regions end up back in host memory (see kf_buffer).  Never judges
+     * correctness.  *error gets a message on failure. */
+    kf_status (*verify)(kf_artifact *art, kf_buffer_set *set, char **error);
+
+    /* Warm-up, then reps timed runs rotating sets; fills res. */
+    kf_status (*profile)(kf_artifact *art, const kf_profile_request *req,
+                         kf_profile_result *res, char **error);
+
+    /* Frees an artifact.  NULL-safe. */
+    void (*release)(kf_artifact *art);
+
+    void *reserved[8];       /* must be NULL; room to grow within ABI 1 */
+} kf_backend;
+
+/* Smallest struct_size the core accepts for ABI 1. */
+#define KF_BACKEND_MIN_SIZE ((uint32_t)offsetof(kf_backend, reserved))
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KFORGE_PLUGIN_H */
