@@ -29,6 +29,9 @@ struct kf_artifact {
 
 /* probe.c */
 kf_status kf_cpu_probe(kf_device_info *devs, int max, int *n, char *why, size_t why_len);
+/* ABI 1.1: the probe's cheap listing and its measured half. */
+kf_status kf_cpu_list(kf_device_info *devs, size_t dev_size, int max, int *n, char *why, size_t why_len);
+kf_status kf_cpu_measure(int device, kf_device_info *dev, char *why, size_t why_len);
 /* Vector width in floats of the best ISA here, and its name ("avx512f"...). */
 int kf_cpu_vector_floats(const char **isa);
 /* Online CPUs this process may run on (sysconf, narrowed by affinity). */

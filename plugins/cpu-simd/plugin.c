@@ -5,6 +5,14 @@
  */
 #include "cpu_simd.h"
 
+static const kf_backend_info cpu_info = {
+    .struct_size = sizeof(kf_backend_info),
+    .source_ext = ".c",
+    .fence_tag = "c",
+    .guide = "kf-cpu-simd.md",
+    .source_formats = 1u << KF_SRC_TEXT,
+};
+
 KF_BACKEND_EXPORT(cpu_simd) = {
     .abi_major = KF_PLUGIN_ABI_MAJOR,
     .abi_minor = KF_PLUGIN_ABI_MINOR,
@@ -18,4 +26,7 @@ KF_BACKEND_EXPORT(cpu_simd) = {
     .verify = kf_cpu_verify,
     .profile = kf_cpu_profile,
     .release = kf_cpu_release,
+    .info = &cpu_info,
+    .list_devices = kf_cpu_list,
+    .measure_peaks = kf_cpu_measure,
 };

@@ -300,6 +300,10 @@ static void compiler_version(char *out, size_t len)
     free(words);
 }
 
+static double probe_estimate, probe_hz;
+static int probe_lanes, probe_cores;
+
+/* The listing: everything but the measurements (cheap). */
 static void probe_once_fn(void)
 {
     kf_device_info *d = &probe_dev;
@@ -328,31 +332,33 @@ static void probe_once_fn(void)
     compiler_version(cc, sizeof cc);
 
     memset(d, 0, sizeof *d);
+    d->struct_size = (uint32_t)sizeof *d;
     snprintf(d->name, sizeof d->name, "%s", model);
     snprintf(d->kind, sizeof d->kind, "cpu");
     double estimate = (double)cores * hz * lanes * 2.0 /* FMA */ * 2.0 /* FMA ports */;
-    /* one thread times the cores: steadier than all threads at once when
-     * other work shares the machine (an upper bound on SMT machines) */
-    double measured = measure_fma_peak(1, lanes) * cores;
-    /* The roofline must be an upper bound: /proc/cpuinfo's clock is often the
-     * base clock, so a measured FMA rate above the estimate wins. */
-    d->peak_flops = measured > estimate ? measured : estimate;
-    d->peak_flops_measured = measured > estimate;
-    d->peak_bytes_per_s = measure_bandwidth(cores);
-    d->peak_bw_measured = d->peak_bytes_per_s > 0;
-    double turbo = (estimate > 0 && measured > estimate) ? measured / estimate : 1.0;
-    d->cache_bytes_per_s = (double)cores * hz * turbo * 128.0;
+    d->peak_flops = estimate;
+    d->cache_bytes_per_s = (double)cores * hz * 128.0;
+    snprintf(d->arch, sizeof d->arch, "%s", isa);
+    d->compute_units = cores;
+    d->warp_size = lanes;
+    d->max_work_group = kf_cpu_threads();
+    d->matrix_units = 0;
+    probe_estimate = estimate;
+    probe_hz = hz;
+    probe_lanes = lanes;
+    probe_cores = cores;
     snprintf(d->detail, sizeof d->detail,
              "ISA: %s; vector width: %d floats (%s); cores: %d; max frequency: %.2f GHz (%s); "
-             "peak FLOP/s estimated as cores x GHz x %d lanes x 2 (FMA) x 2 (FMA ports) = %.0f GFLOP/s, "
-             "FMA throughput measured %.0f GFLOP/s (one thread x cores; the larger is the peak); "
-             "bandwidth measured as the faster of a %u MiB multi-threaded copy and read; compiler: %s (%s)",
+             "peak FLOP/s estimated as cores x GHz x %d lanes x 2 (FMA) x 2 (FMA ports) = %.0f GFLOP/s; "
+             "measured: the FMA throughput of one thread x cores (the larger is the peak) and the faster of a "
+             "%u MiB multi-threaded copy and read; compiler: %s (%s)",
              flags[0] ? flags : "-", lanes, isa, cores, hz * 1e-9, freq_src, lanes, estimate * 1e-9,
-             measured * 1e-9, BW_BYTES >> 20, kf_cpu_compiler(), cc);
+             BW_BYTES >> 20, kf_cpu_compiler(), cc);
 }
 
-kf_status kf_cpu_probe(kf_device_info *devs, int max, int *n, char *why, size_t why_len)
+kf_status kf_cpu_list(kf_device_info *devs, size_t dev_size, int max, int *n, char *why, size_t why_len)
 {
+    (void)dev_size;   /* one device: element 0 */
     pthread_once(&probe_once, probe_once_fn);
     *n = 0;
     if (max < 1 || !devs) {
@@ -360,7 +366,51 @@ kf_status kf_cpu_probe(kf_device_info *devs, int max, int *n, char *why, size_t 
             snprintf(why, why_len, "no room for the device list (max = %d)", max);
         return KF_ERR_INVALID;
     }
+    uint32_t size = devs[0].struct_size;
     devs[0] = probe_dev;
+    if (size) devs[0].struct_size = size;
     *n = 1;
     return KF_OK;
+}
+
+/* The measured half: FMA throughput (one thread times the cores: steadier
+ * than all threads at once when other work shares the machine) and memory
+ * bandwidth.  The roofline must be an upper bound: /proc/cpuinfo's clock
+ * is often the base clock, so a measured FMA rate above the estimate wins,
+ * and the cache bound grows with it. */
+static pthread_once_t measure_once = PTHREAD_ONCE_INIT;
+static double m_flops, m_bw, m_cache;
+static int m_flops_measured;
+
+static void measure_once_fn(void)
+{
+    double measured = measure_fma_peak(1, probe_lanes) * probe_cores;
+    m_flops = measured > probe_estimate ? measured : probe_estimate;
+    m_flops_measured = measured > probe_estimate;
+    m_bw = measure_bandwidth(probe_cores);
+    double turbo = (probe_estimate > 0 && measured > probe_estimate) ? measured / probe_estimate : 1.0;
+    m_cache = (double)probe_cores * probe_hz * turbo * 128.0;
+}
+
+kf_status kf_cpu_measure(int device, kf_device_info *d, char *why, size_t why_len)
+{
+    pthread_once(&probe_once, probe_once_fn);
+    if (device != 0) {
+        if (why && why_len) snprintf(why, why_len, "no device %d (cpu-simd has one)", device);
+        return KF_ERR_INVALID;
+    }
+    pthread_once(&measure_once, measure_once_fn);   /* once per process */
+    d->peak_flops = m_flops;
+    d->peak_flops_measured = m_flops_measured;
+    d->peak_bytes_per_s = m_bw;
+    d->peak_bw_measured = m_bw > 0;
+    d->cache_bytes_per_s = m_cache;
+    return KF_OK;
+}
+
+kf_status kf_cpu_probe(kf_device_info *devs, int max, int *n, char *why, size_t why_len)
+{
+    kf_status st = kf_cpu_list(devs, sizeof *devs, max, n, why, why_len);
+    if (st == KF_OK) st = kf_cpu_measure(0, &devs[0], why, why_len);
+    return st;
 }

@@ -1,6 +1,14 @@
 /* cu_backend.c — the exported backend table of kf-cuda.so. */
 #include "kfcu.h"
 
+static const kf_backend_info cu_info = {
+    .struct_size = sizeof(kf_backend_info),
+    .source_ext = ".cu",
+    .fence_tag = "cuda",
+    .guide = "kf-cuda.md",
+    .source_formats = 1u << KF_SRC_TEXT,
+};
+
 KF_BACKEND_EXPORT(cuda) = {
     .abi_major = KF_PLUGIN_ABI_MAJOR,
     .abi_minor = KF_PLUGIN_ABI_MINOR,
@@ -14,4 +22,7 @@ KF_BACKEND_EXPORT(cuda) = {
     .verify = kfcu_verify,
     .profile = kfcu_profile,
     .release = kfcu_release,
+    .info = &cu_info,
+    .list_devices = kfcu_list,
+    .measure_peaks = kfcu_measure,
 };

@@ -105,7 +105,8 @@ out:
     return best;
 }
 
-kf_status kfcu_probe(kf_device_info *out, int max, int *n, char *why, size_t why_len)
+static kf_status probe_impl(kf_device_info *out, size_t dev_size, int max, int *n, int measure, char *why,
+                            size_t why_len)
 {
     kfcu_device *devs;
     int nd;
@@ -118,14 +119,24 @@ kf_status kfcu_probe(kf_device_info *out, int max, int *n, char *why, size_t why
     kfcu.DriverGetVersion(&drv);
     for (int i = 0; i < nd && *n < max; i++) {
         kfcu_device *d = &devs[i];
-        kf_device_info *o = &out[(*n)++];
+        kf_device_info *o = (kf_device_info *)(void *)((char *)out + (size_t)(*n)++ * dev_size);
+        uint32_t size = o->struct_size;
         memset(o, 0, sizeof *o);
+        o->struct_size = size;
+        snprintf(o->arch, sizeof o->arch, "sm_%d%d", d->cc_major, d->cc_minor);
+        o->compute_units = d->sms;
+        o->warp_size = d->warp;
+        o->max_work_group = d->max_threads_block;
+        o->local_mem_per_group = d->shared_block;
+        o->local_mem_per_group_optin = d->shared_optin;
+        if (d->cc_major >= 8) o->matrix_units = KF_MU_TF32 | KF_MU_BF16 | KF_MU_FP16 | KF_MU_INT8;
+        else if (d->cc_major >= 7) o->matrix_units = KF_MU_FP16;
         snprintf(o->name, sizeof o->name, "%s", d->name);
         snprintf(o->kind, sizeof o->kind, "gpu");
         o->peak_flops = (double)d->sms * d->clock_khz * 1e3 * fp32_lanes(d) * 2.0;
         o->peak_flops_measured = 0;
         char *err = NULL;
-        if (kfcu_device_open(d, &err) == KF_OK) {
+        if (measure && kfcu_device_open(d, &err) == KF_OK) {
             o->peak_bytes_per_s = copy_rate((size_t)256 << 20, 5);
             o->peak_bw_measured = o->peak_bytes_per_s > 0;
             if (d->l2_bytes >= (8 << 20)) o->cache_bytes_per_s = copy_rate((size_t)d->l2_bytes / 4, 10);
@@ -139,9 +150,45 @@ kf_status kfcu_probe(kf_device_info *out, int max, int *n, char *why, size_t why
                  d->cc_major, d->cc_minor, d->cc_major, d->cc_minor, d->sms, d->clock_khz / 1e3,
                  (double)d->total_mem / (1 << 30), d->l2_bytes >> 20, d->warp, d->max_threads_block,
                  d->shared_block >> 10, d->shared_optin >> 10, fp32_lanes(d),
-                 o->peak_bw_measured ? "measured (256 MiB device copy)" : "estimated from memory clock x bus width",
+                 o->peak_bw_measured ? "measured (256 MiB device copy)"
+                 : measure ? "estimated from memory clock x bus width" : "measured separately (kforge caches it)",
                  drv / 1000, (drv % 1000) / 10, nvrtc_why[0] ? "unavailable: " : "", nv_major, nv_minor,
                  nvrtc_why[0] ? nvrtc_why : "");
     }
+    return KF_OK;
+}
+
+kf_status kfcu_probe(kf_device_info *out, int max, int *n, char *why, size_t why_len)
+{
+    return probe_impl(out, sizeof *out, max, n, 1, why, why_len);
+}
+
+kf_status kfcu_list(kf_device_info *out, size_t dev_size, int max, int *n, char *why, size_t why_len)
+{
+    return probe_impl(out, dev_size, max, n, 0, why, why_len);
+}
+
+kf_status kfcu_measure(int device, kf_device_info *dev, char *why, size_t why_len)
+{
+    kfcu_device *devs;
+    int nd;
+    kf_status st = kfcu_devices(&devs, &nd, why, why_len);
+    if (st != KF_OK) return st;
+    if (device < 0 || device >= nd) {
+        snprintf(why, why_len, "no CUDA device %d", device);
+        return KF_ERR_INVALID;
+    }
+    char *err = NULL;
+    if (kfcu_device_open(&devs[device], &err) != KF_OK) {
+        snprintf(why, why_len, "%s", err ? err : "cannot open the device");
+        free(err);
+        return KF_ERR_UNAVAILABLE;
+    }
+    double bw = copy_rate((size_t)256 << 20, 5);
+    if (bw > 0) {
+        dev->peak_bytes_per_s = bw;
+        dev->peak_bw_measured = 1;
+    }
+    if (devs[device].l2_bytes >= (8 << 20)) dev->cache_bytes_per_s = copy_rate((size_t)devs[device].l2_bytes / 4, 10);
     return KF_OK;
 }

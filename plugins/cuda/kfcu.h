@@ -105,6 +105,8 @@ typedef struct kfcu_device {
 kf_status kfcu_devices(kfcu_device **devs, int *n, char *why, size_t why_len);
 kf_status kfcu_device_open(kfcu_device *d, char **error);
 kf_status kfcu_probe(kf_device_info *devs, int max, int *n, char *why, size_t why_len);
+kf_status kfcu_list(kf_device_info *devs, size_t dev_size, int max, int *n, char *why, size_t why_len);
+kf_status kfcu_measure(int device, kf_device_info *dev, char *why, size_t why_len);
 
 /* ------------------------------------------------------------- artifact */
 

@@ -70,6 +70,9 @@ kf_status kfcl_devices(kfcl_device **devs, int *n, char *why, size_t why_len);
 kf_status kfcl_device_open(kfcl_device *d, char **error);
 /* The probe hook. */
 kf_status kfcl_probe(kf_device_info *devs, int max, int *n, char *why, size_t why_len);
+/* ABI 1.1: the listing without measurements, and the measured bandwidth. */
+kf_status kfcl_list(kf_device_info *devs, size_t dev_size, int max, int *n, char *why, size_t why_len);
+kf_status kfcl_measure(int device, kf_device_info *dev, char *why, size_t why_len);
 
 /* ----------------------------------------------------------------- cache */
 

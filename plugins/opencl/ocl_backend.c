@@ -9,6 +9,14 @@
  */
 #include "ocl.h"
 
+static const kf_backend_info ocl_info = {
+    .struct_size = sizeof(kf_backend_info),
+    .source_ext = ".cl",
+    .fence_tag = "opencl",
+    .guide = "kf-opencl.md",
+    .source_formats = 1u << KF_SRC_TEXT,
+};
+
 KF_BACKEND_EXPORT(opencl) = {
     .abi_major = KF_PLUGIN_ABI_MAJOR,
     .abi_minor = KF_PLUGIN_ABI_MINOR,
@@ -22,4 +30,7 @@ KF_BACKEND_EXPORT(opencl) = {
     .verify = kfcl_verify,
     .profile = kfcl_profile,
     .release = kfcl_release,
+    .info = &ocl_info,
+    .list_devices = kfcl_list,
+    .measure_peaks = kfcl_measure,
 };

@@ -257,9 +257,11 @@ static void human_bytes(cl_ulong b, char *dst, size_t len)
     else snprintf(dst, len, "%.0f KiB", (double)b / 1024);
 }
 
-static void describe(kfcl_device *d, int index, kf_device_info *out)
+static void describe(kfcl_device *d, int index, kf_device_info *out, int measure)
 {
+    uint32_t size = out->struct_size;
     memset(out, 0, sizeof *out);
+    out->struct_size = size;
     snprintf(out->name, sizeof out->name, "%s", d->name);
     snprintf(out->kind, sizeof out->kind, "%s", type_name(d->type));
 
@@ -280,8 +282,13 @@ static void describe(kfcl_device *d, int index, kf_device_info *out)
     out->peak_flops = (double)cu * (double)mhz * 1e6 * 2.0 * lanes;
     out->peak_flops_measured = 0;
 
+    out->compute_units = (int)cu;
+    out->max_work_group = (int)d->max_work_group;
+    out->local_mem_per_group = (int64_t)d->local_mem;
+    out->local_mem_per_group_optin = (int64_t)d->local_mem;
+
     const char *bw_how = "";
-    double bw = measure_copy_bw(d, gmem, &bw_how);
+    double bw = measure ? measure_copy_bw(d, gmem, &bw_how) : 0;
     out->peak_bytes_per_s = bw;
     out->peak_bw_measured = bw > 0;
     if (d->type & CL_DEVICE_TYPE_CPU)
@@ -294,7 +301,8 @@ static void describe(kfcl_device *d, int index, kf_device_info *out)
         snprintf(bwtext, sizeof bwtext, "%.1f GB/s measured (64 MiB, read+write; the faster of "
                  "clEnqueueCopyBuffer and a copy kernel: %s)", bw * 1e-9, bw_how);
     else
-        snprintf(bwtext, sizeof bwtext, "unknown (not measured)");
+        snprintf(bwtext, sizeof bwtext, measure ? "unknown (not measured)"
+                                                : "measured separately (kforge caches it per device)");
     char big[4096];
     snprintf(big, sizeof big,
              "opencl device %d: platform '%s' (%s), vendor '%s', driver %s; type %s, "
@@ -318,7 +326,41 @@ kf_status kfcl_probe(kf_device_info *devs, int max, int *n, char *why, size_t wh
     *n = 0;
     kf_status st = kfcl_devices(&all, &count, why, why_len);
     if (st != KF_OK) return st;
-    for (int i = 0; i < count && i < max; i++) describe(&all[i], i, &devs[i]);
+    for (int i = 0; i < count && i < max; i++) describe(&all[i], i, &devs[i], 1);
     *n = count < max ? count : max;
+    return KF_OK;
+}
+
+kf_status kfcl_list(kf_device_info *devs, size_t dev_size, int max, int *n, char *why, size_t why_len)
+{
+    kfcl_device *all;
+    int count;
+    *n = 0;
+    kf_status st = kfcl_devices(&all, &count, why, why_len);
+    if (st != KF_OK) return st;
+    for (int i = 0; i < count && i < max; i++)
+        describe(&all[i], i, (kf_device_info *)(void *)((char *)devs + (size_t)i * dev_size), 0);
+    *n = count < max ? count : max;
+    return KF_OK;
+}
+
+kf_status kfcl_measure(int device, kf_device_info *dev, char *why, size_t why_len)
+{
+    kfcl_device *all;
+    int count;
+    kf_status st = kfcl_devices(&all, &count, why, why_len);
+    if (st != KF_OK) return st;
+    if (device < 0 || device >= count) {
+        snprintf(why, why_len, "no OpenCL device %d", device);
+        return KF_ERR_INVALID;
+    }
+    kf_device_info m;
+    m.struct_size = (uint32_t)sizeof m;
+    describe(&all[device], device, &m, 1);
+    dev->peak_flops = m.peak_flops;
+    dev->peak_flops_measured = m.peak_flops_measured;
+    dev->peak_bytes_per_s = m.peak_bytes_per_s;
+    dev->peak_bw_measured = m.peak_bw_measured;
+    dev->cache_bytes_per_s = m.cache_bytes_per_s;
     return KF_OK;
 }

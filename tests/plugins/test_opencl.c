@@ -159,7 +159,7 @@ KF_TEST(exports_the_vtable)
     KF_CHECK_INT(be->struct_size, sizeof(kf_backend));
     KF_CHECK_INT(be->caps, KF_CAP_KERNEL_PLAN | KF_CAP_DEVICE_TIMER);
     KF_CHECK(be->probe && be->compile && be->verify && be->profile && be->release);
-    for (int i = 0; i < 8; i++) KF_CHECK(be->reserved[i] == NULL);
+    for (size_t i = 0; i < sizeof be->reserved / sizeof be->reserved[0]; i++) KF_CHECK(be->reserved[i] == NULL);
 }
 
 KF_TEST(probe_finds_a_device)
