@@ -222,6 +222,29 @@ int kf_bt_nbr_push(kf_bt_nbr_sink *s, const kf_bt_point *q)
     return 1;
 }
 
+/* index of v in a table, or of the nearest entry */
+static int nearest(const int *t, int n, int v)
+{
+    int best = 0;
+    for (int i = 1; i < n; i++)
+        if (abs(t[i] - v) < abs(t[best] - v)) best = i;
+    return best;
+}
+
+void kf_bt_step_knob(const kf_bt_point *p, int k, kf_bt_nbr_sink *s)
+{
+    const kf_bt_knob *kn = &p->em->knobs[k];
+    if (!kn->steps || kn->n_steps < 1) return;
+    int i = nearest(kn->steps, kn->n_steps, p->knob[k]);
+    for (int d = -1; d <= 1; d += 2) {
+        int j = i + d;
+        if (j < 0 || j >= kn->n_steps) continue;
+        kf_bt_point q = *p;
+        q.knob[k] = kn->steps[j];
+        kf_bt_nbr_push(s, &q);
+    }
+}
+
 int kf_bt_neighbours(const kf_bt_point *p, const kf_resolved *r, kf_bt_point *out, int max)
 {
     (void)r;

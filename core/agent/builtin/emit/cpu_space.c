@@ -97,29 +97,6 @@ static int conservative(kf_bt_point *p)
     return 0;
 }
 
-/* index of v in a table, or of the nearest entry */
-static int nearest(const int *t, int n, int v)
-{
-    int best = 0;
-    for (int i = 1; i < n; i++)
-        if (abs(t[i] - v) < abs(t[best] - v)) best = i;
-    return best;
-}
-
-/* the previous and next table entries of a stepped knob */
-static void step_knob(const kf_bt_point *p, int k, kf_bt_nbr_sink *s)
-{
-    const kf_bt_knob *kn = &KNOBS[k];
-    int i = nearest(kn->steps, kn->n_steps, p->knob[k]);
-    for (int d = -1; d <= 1; d += 2) {
-        int j = i + d;
-        if (j < 0 || j >= kn->n_steps) continue;
-        kf_bt_point q = *p;
-        q.knob[k] = kn->steps[j];
-        kf_bt_nbr_push(s, &q);
-    }
-}
-
 static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
 {
     kf_bt_point q;
@@ -130,9 +107,9 @@ static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
     for (int i = 0; i < nt; i++) {
         q = *p; q.knob[KC_MR] = tl[i].mr; q.knob[KC_NR] = tl[i].nr; kf_bt_nbr_push(s, &q);
     }
-    step_knob(p, KC_MC, s);
-    step_knob(p, KC_NC, s);
-    step_knob(p, KC_KC, s);
+    kf_bt_step_knob(p, KC_MC, s);
+    kf_bt_step_knob(p, KC_NC, s);
+    kf_bt_step_knob(p, KC_KC, s);
     int u = p->knob[KC_UNROLL];
     q = *p; q.knob[KC_UNROLL] = u == 1 ? 2 : (u == 2 ? 4 : 1); kf_bt_nbr_push(s, &q);
     q = *p; q.knob[KC_LOOP_ORDER] = !p->knob[KC_LOOP_ORDER]; kf_bt_nbr_push(s, &q);

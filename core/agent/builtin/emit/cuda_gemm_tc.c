@@ -19,6 +19,40 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* The k8 steps over one shared-memory tile of depth `depth`: fragments of
+ * A and B read from As`stage`[..] and Bs`stage`[..] through `cvt` (TF32
+ * rounding, or none when the tile holds TF32 already), 4 x 4 mma.sync per
+ * step per warp. */
+static void mma_steps(ocl_kernel *k, int depth, const char *stage, const char *cvt)
+{
+    OCL_P(k, "#pragma unroll\n"
+             "        for (int kk = 0; kk < %d; kk += 8) {\n"
+             "            unsigned a[4][4], b[4][2];\n"
+             "#pragma unroll\n"
+             "            for (int i = 0; i < 4; i++) {\n"
+             "                const int r = wm * 64 + i * 16 + gid;\n"
+             "                a[i][0] = %s(As%s[r][kk + tig]);\n"
+             "                a[i][1] = %s(As%s[r + 8][kk + tig]);\n"
+             "                a[i][2] = %s(As%s[r][kk + tig + 4]);\n"
+             "                a[i][3] = %s(As%s[r + 8][kk + tig + 4]);\n"
+             "            }\n"
+             "#pragma unroll\n"
+             "            for (int j = 0; j < 4; j++) {\n"
+             "                const int c = wn * 32 + j * 8 + gid;\n"
+             "                b[j][0] = %s(Bs%s[c][kk + tig]);\n"
+             "                b[j][1] = %s(Bs%s[c][kk + tig + 4]);\n"
+             "            }\n"
+             "#pragma unroll\n"
+             "            for (int i = 0; i < 4; i++)\n"
+             "#pragma unroll\n"
+             "                for (int j = 0; j < 4; j++)\n"
+             "                    asm volatile(\"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 \"\n"
+             "                                 \"{%%0, %%1, %%2, %%3}, {%%4, %%5, %%6, %%7}, {%%8, %%9}, {%%0, %%1, %%2, %%3};\"\n"
+             "                                 : \"+f\"(acc[i][j][0]), \"+f\"(acc[i][j][1]), \"+f\"(acc[i][j][2]), \"+f\"(acc[i][j][3])\n"
+             "                                 : \"r\"(a[i][0]), \"r\"(a[i][1]), \"r\"(a[i][2]), \"r\"(a[i][3]), \"r\"(b[j][0]), \"r\"(b[j][1]));\n"
+             "        }\n", depth, cvt, stage, cvt, stage, cvt, stage, cvt, stage, cvt, stage, cvt, stage);
+}
+
 void ocl_gen_gemm_tc(ocl_gen *g, int gi)
 {
     const kf_bt_group *grp = &g->plan->groups[gi];
@@ -100,33 +134,9 @@ void ocl_gen_gemm_tc(ocl_gen *g, int gi)
                  "            asm volatile(\"cp.async.wait_group 0;\");\n"
                  "        }\n"
                  "        __syncthreads();\n"
-                 "#pragma unroll\n"
-                 "        for (int kk = 0; kk < 16; kk += 8) {\n"
-                 "            unsigned a[4][4], b[4][2];\n"
-                 "#pragma unroll\n"
-                 "            for (int i = 0; i < 4; i++) {\n"
-                 "                const int r = wm * 64 + i * 16 + gid;\n"
-                 "                a[i][0] = kf_tf32(As[st][r][kk + tig]);\n"
-                 "                a[i][1] = kf_tf32(As[st][r + 8][kk + tig]);\n"
-                 "                a[i][2] = kf_tf32(As[st][r][kk + tig + 4]);\n"
-                 "                a[i][3] = kf_tf32(As[st][r + 8][kk + tig + 4]);\n"
-                 "            }\n"
-                 "#pragma unroll\n"
-                 "            for (int j = 0; j < 4; j++) {\n"
-                 "                const int c = wn * 32 + j * 8 + gid;\n"
-                 "                b[j][0] = kf_tf32(Bs[st][c][kk + tig]);\n"
-                 "                b[j][1] = kf_tf32(Bs[st][c][kk + tig + 4]);\n"
-                 "            }\n"
-                 "#pragma unroll\n"
-                 "            for (int i = 0; i < 4; i++)\n"
-                 "#pragma unroll\n"
-                 "                for (int j = 0; j < 4; j++)\n"
-                 "                    asm volatile(\"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 \"\n"
-                 "                                 \"{%%0, %%1, %%2, %%3}, {%%4, %%5, %%6, %%7}, {%%8, %%9}, {%%0, %%1, %%2, %%3};\"\n"
-                 "                                 : \"+f\"(acc[i][j][0]), \"+f\"(acc[i][j][1]), \"+f\"(acc[i][j][2]), \"+f\"(acc[i][j][3])\n"
-                 "                                 : \"r\"(a[i][0]), \"r\"(a[i][1]), \"r\"(a[i][2]), \"r\"(a[i][3]), \"r\"(b[j][0]), \"r\"(b[j][1]));\n"
-                 "        }\n"
-                 "        __syncthreads();\n"
+                 );
+        mma_steps(k, 16, "[st]", "kf_tf32");
+        OCL_P(k, "        __syncthreads();\n"
                  "    }\n"
                  "#undef KF_LOAD_STAGE\n");
     } else {
@@ -162,33 +172,9 @@ void ocl_gen_gemm_tc(ocl_gen *g, int gi)
              "            Bs[r][c] = __uint_as_float(t);\n"
              "        }\n"
              "        __syncthreads();\n"
-             "#pragma unroll\n"
-             "        for (int kk = 0; kk < 32; kk += 8) {\n"
-             "            unsigned a[4][4], b[4][2];\n"
-             "#pragma unroll\n"
-             "            for (int i = 0; i < 4; i++) {\n"
-             "                const int r = wm * 64 + i * 16 + gid;\n"
-             "                a[i][0] = __float_as_uint(As[r][kk + tig]);\n"
-             "                a[i][1] = __float_as_uint(As[r + 8][kk + tig]);\n"
-             "                a[i][2] = __float_as_uint(As[r][kk + tig + 4]);\n"
-             "                a[i][3] = __float_as_uint(As[r + 8][kk + tig + 4]);\n"
-             "            }\n"
-             "#pragma unroll\n"
-             "            for (int j = 0; j < 4; j++) {\n"
-             "                const int c = wn * 32 + j * 8 + gid;\n"
-             "                b[j][0] = __float_as_uint(Bs[c][kk + tig]);\n"
-             "                b[j][1] = __float_as_uint(Bs[c][kk + tig + 4]);\n"
-             "            }\n"
-             "#pragma unroll\n"
-             "            for (int i = 0; i < 4; i++)\n"
-             "#pragma unroll\n"
-             "                for (int j = 0; j < 4; j++)\n"
-             "                    asm volatile(\"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 \"\n"
-             "                                 \"{%%0, %%1, %%2, %%3}, {%%4, %%5, %%6, %%7}, {%%8, %%9}, {%%0, %%1, %%2, %%3};\"\n"
-             "                                 : \"+f\"(acc[i][j][0]), \"+f\"(acc[i][j][1]), \"+f\"(acc[i][j][2]), \"+f\"(acc[i][j][3])\n"
-             "                                 : \"r\"(a[i][0]), \"r\"(a[i][1]), \"r\"(a[i][2]), \"r\"(a[i][3]), \"r\"(b[j][0]), \"r\"(b[j][1]));\n"
-             "        }\n"
-             "        __syncthreads();\n"
+             );
+    mma_steps(k, 32, "", "__float_as_uint");
+    OCL_P(k, "        __syncthreads();\n"
              "    }\n");
     }
     OCL_P(k, "    if (!kf_ok) return;\n"

@@ -120,6 +120,10 @@ const kf_bt_emitter *kf_bt_emitter_of_plugin(const kf_plugin *p);
 /* Every emitter, NULL-terminated (for `kforge backends` and the docs). */
 extern const kf_bt_emitter *const kf_bt_emitters[];
 
+/* Pushes the previous and next of knob k's steps (around the entry
+ * nearest p's value) as neighbours of p. */
+void kf_bt_step_knob(const struct kf_bt_point *p, int k, kf_bt_nbr_sink *s);
+
 /* A knob's index in em->knobs, -1 if em has no such knob. */
 int kf_bt_knob_index(const kf_bt_emitter *em, const char *name);
 

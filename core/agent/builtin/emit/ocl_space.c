@@ -67,33 +67,12 @@ int kf_bt_ocl_conservative(kf_bt_point *p)
     return 0;
 }
 
-static int nearest(const int *t, int n, int v)
-{
-    int best = 0;
-    for (int i = 1; i < n; i++)
-        if (abs(t[i] - v) < abs(t[best] - v)) best = i;
-    return best;
-}
-
-static void step_knob(const kf_bt_point *p, int k, kf_bt_nbr_sink *s)
-{
-    const kf_bt_knob *kn = &kf_bt_ocl_knobs[k];
-    int i = nearest(kn->steps, kn->n_steps, p->knob[k]);
-    for (int d = -1; d <= 1; d += 2) {
-        int j = i + d;
-        if (j < 0 || j >= kn->n_steps) continue;
-        kf_bt_point q = *p;
-        q.knob[k] = kn->steps[j];
-        kf_bt_nbr_push(s, &q);
-    }
-}
-
 void kf_bt_ocl_neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
 {
     kf_bt_point q;
-    step_knob(p, KO_TS, s);
-    step_knob(p, KO_WPT, s);
-    step_knob(p, KO_VEC, s);
+    kf_bt_step_knob(p, KO_TS, s);
+    kf_bt_step_knob(p, KO_WPT, s);
+    kf_bt_step_knob(p, KO_VEC, s);
     q = *p; q.knob[KO_LOCAL_MEM] = !p->knob[KO_LOCAL_MEM]; kf_bt_nbr_push(s, &q);
     q = *p; q.precision = p->precision ? KF_BT_FP32 : KF_BT_FP16_STORAGE; kf_bt_nbr_push(s, &q);
 }
