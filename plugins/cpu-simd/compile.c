@@ -4,7 +4,7 @@
  * Every source and kforge-cpu.h are written into the request's work_dir;
  * the compiler ($KFORGE_CC, default "cc") runs there without a shell:
  *     CC -std=gnu11 -O3 -march=native -fopenmp -fPIC -shared -o cand-N.so
- *        <.c sources> <build_options split on blanks>
+ *        <.c sources> <build_options split on blanks> -lm
  * Its stdout+stderr come back verbatim as diagnostics (also on success when
  * it printed warnings).  nm checks that the entry exists; the object is
  * dlopen'ed RTLD_NOW|RTLD_LOCAL at the first run (kf_cpu_load), not here;
@@ -334,9 +334,12 @@ kf_status kf_cpu_compile(const kf_compile_request *req, kf_artifact **out, char 
     for (int i = 0; i < c->n_sources && n < MAX_ARGV - 64; i++)
         if (ends_with(c->sources[i].name, ".c"))
             argv[n++] = (char *)c->sources[i].name;
-    for (char *w = strtok_r(opt_words, " \t\n", &save); w && n < MAX_ARGV - 1;
+    for (char *w = strtok_r(opt_words, " \t\n", &save); w && n < MAX_ARGV - 2;
          w = strtok_r(NULL, " \t\n", &save))
         argv[n++] = w;
+    /* the C library's maths: a candidate's object names what it uses
+       instead of relying on the worker happening to have libm loaded */
+    argv[n++] = (char *)"-lm";
     argv[n] = NULL;
 
     rc = kf_cpu_run_capture(argv, req->work_dir, &text);
