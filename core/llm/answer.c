@@ -1,4 +1,5 @@
 /* answer.c — fenced code blocks and tolerant JSON out of model answers (see answer.h). */
+#include "util/strbuf.h"
 #include "answer.h"
 
 #include <ctype.h>
@@ -10,8 +11,7 @@
 
 typedef struct block {
     char lang[32];        /* "" = untagged */
-    char *text;
-    size_t len, cap;
+    kf_sb text;           /* the block's lines, each ending in '\n' */
     int complete;
 } block;
 
@@ -22,25 +22,15 @@ typedef struct blocks {
 
 static void blocks_free(blocks *bs)
 {
-    for (int i = 0; i < bs->n; i++) free(bs->b[i].text);
+    for (int i = 0; i < bs->n; i++) kf_sb_free(&bs->b[i].text);
     free(bs->b);
 }
 
 static int block_add(block *b, const char *s, size_t n)
 {
-    if (b->len + n + 2 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n + 2) cap *= 2;
-        char *nt = realloc(b->text, cap);
-        if (!nt) return -1;
-        b->text = nt;
-        b->cap = cap;
-    }
-    memcpy(b->text + b->len, s, n);
-    b->len += n;
-    b->text[b->len++] = '\n';
-    b->text[b->len] = '\0';
-    return 0;
+    kf_sb_append(&b->text, s, n);
+    kf_sb_append(&b->text, "\n", 1);
+    return b->text.oom ? -1 : 0;
 }
 
 static size_t run_of(const char *s, size_t n, char c)
@@ -92,9 +82,9 @@ static int scan(const char *text, blocks *bs)
                 fch = c;
                 fn = n;
                 findent = ind;
-                cur->text = calloc(1, 1);
-                if (!cur->text) return -1;
-                cur->cap = 1;
+                memset(&cur->text, 0, sizeof cur->text);
+                kf_sb_append(&cur->text, "", 0);
+                if (cur->text.oom) return -1;
             }
         } else {
             size_t n = run_of(q, ql, fch);
@@ -178,14 +168,17 @@ int kf_answer_extract(const char *text, const char *const *langs, char **code, k
                 seen, want, what, want);
         goto out;
     }
-    if (blank(pick->text)) {
+    if (blank(pick->text.s)) {
         kf_failc(err, KF_E_CANDIDATE, KF_ANSWER_E_EMPTY_BLOCK,
                 "the answer's last ```%s block is empty; reply with the complete %s inside it",
                 pick->lang[0] ? pick->lang : want, what);
         goto out;
     }
-    *code = pick->text;
-    pick->text = NULL;
+    *code = kf_sb_take(&pick->text);
+    if (!*code) {
+        kf_fail(err, KF_E_INTERNAL, "out of memory");
+        goto out;
+    }
     rc = 0;
 out:
     blocks_free(&bs);

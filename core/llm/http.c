@@ -1,4 +1,5 @@
 /* http.c — one HTTP POST over libcurl (see http.h). */
+#include "util/strbuf.h"
 #include "config.h"
 #include "http.h"
 
@@ -16,9 +17,9 @@
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 static void curl_init_once(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
 
+/* the response body: a kf_sb capped at KF_HTTP_MAX_BODY */
 typedef struct sink {
-    char *buf;
-    size_t len, cap;
+    kf_sb body;
     int overflow;
 } sink;
 
@@ -26,19 +27,9 @@ static size_t on_body(char *ptr, size_t size, size_t nmemb, void *ud)
 {
     sink *s = ud;
     size_t n = size * nmemb;
-    if (s->len + n + 1 > KF_HTTP_MAX_BODY) { s->overflow = 1; return 0; }
-    if (s->len + n + 1 > s->cap) {
-        size_t cap = s->cap ? s->cap : 4096;
-        while (cap < s->len + n + 1) cap *= 2;
-        char *nb = realloc(s->buf, cap);
-        if (!nb) return 0;
-        s->buf = nb;
-        s->cap = cap;
-    }
-    memcpy(s->buf + s->len, ptr, n);
-    s->len += n;
-    s->buf[s->len] = '\0';
-    return n;
+    if (s->body.len + n + 1 > KF_HTTP_MAX_BODY) { s->overflow = 1; return 0; }
+    kf_sb_append(&s->body, ptr, n);
+    return s->body.oom ? 0 : n;
 }
 
 static int header_is(const char *line, size_t n, const char *name, const char **val, size_t *vlen)
@@ -165,8 +156,8 @@ int kf_http_post(const char *url, const char *const *headers, const char *body,
         snprintf(res->detail, sizeof res->detail, "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
     }
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &res->status);
-    res->body = s.buf;
-    res->body_len = s.len;
+    res->body_len = s.body.len;
+    res->body = s.body.oom ? (kf_sb_free(&s.body), NULL) : s.body.s;
     if (!res->body) {
         res->body = calloc(1, 1);
         if (!res->body) res->outcome = KF_HTTP_FATAL;

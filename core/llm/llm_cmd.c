@@ -11,34 +11,23 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "util/strbuf.h"
 #include "util/clock.h"
 #include "llm_internal.h"
 
 #define CMD_MAX_OUTPUT (64u << 20)
 #define CMD_STDERR_TAIL 400
 
-typedef struct buf { char *p; size_t len, cap; } buf;
-
-static int buf_add(buf *b, const char *s, size_t n)
+static int buf_add(kf_sb *b, const char *s, size_t n)
 {
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + n + 1) cap *= 2;
-        char *np = realloc(b->p, cap);
-        if (!np) return -1;
-        b->p = np;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-    return 0;
+    kf_sb_append(b, s, n);
+    return b->oom ? -1 : 0;
 }
 
 /* "=== system ===\n...\n\n=== user ===\n...\n" */
 static char *render(const kf_llm_request *req)
 {
-    buf b = {0};
+    kf_sb b = {0};
     for (int i = 0; i < req->n_messages; i++) {
         char head[64];
         int n = snprintf(head, sizeof head, "%s=== %s ===\n", i ? "\n" : "", kf_llm_role_name(req->messages[i].role));
@@ -46,17 +35,17 @@ static char *render(const kf_llm_request *req)
         size_t cl = strlen(c);
         if (buf_add(&b, head, (size_t)n) < 0 || buf_add(&b, c, cl) < 0 ||
             ((cl == 0 || c[cl - 1] != '\n') && buf_add(&b, "\n", 1) < 0)) {
-            free(b.p);
+            kf_sb_free(&b);
             return NULL;
         }
     }
-    return b.p ? b.p : strdup("");
+    return kf_sb_take(&b);
 }
 
 /* The last CMD_STDERR_TAIL bytes of stderr on one line. */
-static void stderr_tail(const buf *e, char *out, size_t n)
+static void stderr_tail(const kf_sb *e, char *out, size_t n)
 {
-    const char *s = e->p ? e->p : "";
+    const char *s = e->s ? e->s : "";
     size_t len = e->len;
     while (len && (s[len - 1] == '\n' || s[len - 1] == ' ')) len--;
     size_t start = len > CMD_STDERR_TAIL ? len - CMD_STDERR_TAIL : 0;
@@ -74,7 +63,7 @@ static int cmd_complete(kf_llm *llm, const kf_llm_request *req, const char *mode
     char *prompt = render(req);
     if (!prompt) return kf_failc(err, KF_E_UNAVAILABLE, KF_LLM_E_CMD, "cmd: out of memory");
     int in[2] = {-1, -1}, out[2] = {-1, -1}, er[2] = {-1, -1};
-    buf o = {0}, e = {0};
+    kf_sb o = {0}, e = {0};
     int rc = -1;
     if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(er, O_CLOEXEC) < 0) {
         kf_failc(err, KF_E_UNAVAILABLE, KF_LLM_E_CMD, "cmd: cannot create pipes: %s", strerror(errno));
@@ -131,7 +120,7 @@ static int cmd_complete(kf_llm *llm, const kf_llm_request *req, const char *mode
         }
         int *fds[2] = {&out[0], &er[0]};
         int idx[2] = {iout, ierr};
-        buf *bufs[2] = {&o, &e};
+        kf_sb *bufs[2] = {&o, &e};
         for (int k = 0; k < 2; k++) {
             if (idx[k] < 0 || !pf[idx[k]].revents) continue;
             char chunk[65536];
@@ -186,8 +175,7 @@ static int cmd_complete(kf_llm *llm, const kf_llm_request *req, const char *mode
         kf_failc(err, KF_E_UNAVAILABLE, KF_LLM_E_CMD, "cmd: '%.200s' exited with status %d%s: %s", cmd, WEXITSTATUS(status),
                 WEXITSTATUS(status) == 127 ? " (command not found?)" : "", tail);
     } else {
-        resp->content = o.p ? o.p : strdup("");
-        o.p = NULL;
+        resp->content = kf_sb_take(&o);
         if (!resp->content) {
             kf_failc(err, KF_E_UNAVAILABLE, KF_LLM_E_CMD, "cmd: out of memory");
         } else {
@@ -202,8 +190,8 @@ close_fds:
         if (out[i] >= 0) close(out[i]);
         if (er[i] >= 0) close(er[i]);
     }
-    free(o.p);
-    free(e.p);
+    kf_sb_free(&o);
+    kf_sb_free(&e);
     free(prompt);
     return rc;
 }
