@@ -1,5 +1,6 @@
 /* cu_devices.c — the CUDA devices, their primary contexts, and the probe:
- * FP32 peak estimated from SMs x clock x FP32 lanes x 2, bandwidth measured
+ * peak estimated as the larger of FP32 (SMs x clock x lanes x 2) and dense
+ * TF32 tensor cores (SMs x clock x FLOP/clock/SM), bandwidth measured
  * with a device-to-device copy timed by events (a copy reads and writes
  * every byte), the on-chip bound measured the same way on a copy that fits
  * the L2. */
@@ -71,6 +72,16 @@ kf_status kfcu_device_open(kfcu_device *d, char **error)
     return KF_OK;
 }
 
+/* Dense TF32 tensor-core FLOP per clock per SM (sm_90: 989 TFLOP/s with
+ * sparsity on 132 SMs at 1.83 GHz, so 2048 dense; sm_80: 1024; sm_86/89:
+ * 512), 0 without TF32 tensor cores. */
+static int tf32_per_sm_clk(const kfcu_device *d)
+{
+    if (d->cc_major >= 9) return 2048;
+    if (d->cc_major == 8) return d->cc_minor == 0 ? 1024 : 512;
+    return 0;
+}
+
 /* FP32 lanes per SM by architecture. */
 static int fp32_lanes(const kfcu_device *d)
 {
@@ -133,7 +144,11 @@ static kf_status probe_impl(kf_device_info *out, size_t dev_size, int max, int *
         else if (d->cc_major >= 7) o->matrix_units = KF_MU_FP16;
         snprintf(o->name, sizeof o->name, "%s", d->name);
         snprintf(o->kind, sizeof o->kind, "gpu");
-        o->peak_flops = (double)d->sms * d->clock_khz * 1e3 * fp32_lanes(d) * 2.0;
+        /* the peak is an upper bound for every candidate, tensor-core ones
+           included: the larger of the FP32 and the TF32 tensor rates */
+        double fp32 = (double)d->sms * d->clock_khz * 1e3 * fp32_lanes(d) * 2.0;
+        double tf32 = (double)d->sms * d->clock_khz * 1e3 * tf32_per_sm_clk(d);
+        o->peak_flops = tf32 > fp32 ? tf32 : fp32;
         o->peak_flops_measured = 0;
         char *err = NULL;
         if (measure && kfcu_device_open(d, &err) == KF_OK) {
@@ -145,11 +160,13 @@ static kf_status probe_impl(kf_device_info *out, size_t dev_size, int max, int *
         if (!o->peak_bw_measured) o->peak_bytes_per_s = 2.0 * d->mem_clock_khz * 1e3 * (d->bus_bits / 8.0);
         snprintf(o->detail, sizeof o->detail,
                  "compute capability %d.%d (sm_%d%d), %d SMs at %.0f MHz, %.1f GiB, L2 %d MiB, warp %d, "
-                 "max %d threads/block, shared memory %d KiB/block (opt-in %d KiB); FP32 peak estimated as "
-                 "SMs x clock x %d lanes x 2; bandwidth %s; driver CUDA %d.%d; NVRTC %s%d.%d%s",
+                 "max %d threads/block, shared memory %d KiB/block (opt-in %d KiB); peak estimated as the larger of "
+                 "FP32 (SMs x clock x %d lanes x 2 = %.1f TFLOP/s) and dense TF32 tensor cores (SMs x clock x %d "
+                 "= %.1f TFLOP/s); bandwidth %s; driver CUDA %d.%d; NVRTC %s%d.%d%s",
                  d->cc_major, d->cc_minor, d->cc_major, d->cc_minor, d->sms, d->clock_khz / 1e3,
                  (double)d->total_mem / (1 << 30), d->l2_bytes >> 20, d->warp, d->max_threads_block,
-                 d->shared_block >> 10, d->shared_optin >> 10, fp32_lanes(d),
+                 d->shared_block >> 10, d->shared_optin >> 10, fp32_lanes(d), fp32 * 1e-12, tf32_per_sm_clk(d),
+                 tf32 * 1e-12,
                  o->peak_bw_measured ? "measured (256 MiB device copy)"
                  : measure ? "estimated from memory clock x bus width" : "measured separately (kforge caches it)",
                  drv / 1000, (drv % 1000) / 10, nvrtc_why[0] ? "unavailable: " : "", nv_major, nv_minor,
