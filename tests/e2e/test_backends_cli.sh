@@ -24,7 +24,7 @@ check() {
     ok "$name"
 }
 
-echo "1..12"
+echo "1..14"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kf-backends.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -106,5 +106,23 @@ if [ $rc -eq 0 ]; then check "--help exits 0 and documents --json" "$out" "usage
 else not_ok "--help exits 0 and documents --json" "rc=$rc" "$out"; fi
 out=$("$KFORGE" backends --bogus 2>&1); rc=$?
 if [ $rc -eq 2 ]; then ok "an unknown option exits 2"; else not_ok "an unknown option exits 2" "rc=$rc" "$out"; fi
+
+# 13-14: an ABI 1.1 plugin's measured peaks are cached per plugin version and
+# device (cpu-simd lists cheaply and measures once); a planted cache entry
+# is what the next listing reports, so the measurement is not repeated
+cpu="$KF_BUILDDIR/plugins/cpu-simd/.libs"
+mkdir -p "$tmp/cache"
+out=$(XDG_CACHE_HOME="$tmp/cache" KFORGE_PLUGIN_PATH="$cpu" KFORGE_PLUGIN_SYSTEM_PATH= "$KFORGE" backends 2>&1)
+f=$(ls "$tmp/cache/kforge/peaks/"cpu-simd-* 2>/dev/null | head -n1)
+if [ -n "$f" ] && grep -q '^peak_flops [0-9]' "$f" && grep -q '^peak_bw_measured 1' "$f" &&
+   [ "$(stat -c %a "$f")" = 600 ]; then ok "the measured peaks are cached, owner-only, per plugin version and device"
+else not_ok "the measured peaks are cached, owner-only, per plugin version and device" "file: ${f:-none}" "$out"; fi
+if [ -n "$f" ]; then
+    printf 'peak_flops 1.25e+12\npeak_bytes_per_s 4.5e+10\npeak_flops_measured 1\npeak_bw_measured 1\ncache_bytes_per_s 9e+11\n' > "$f"
+    out=$(XDG_CACHE_HOME="$tmp/cache" KFORGE_PLUGIN_PATH="$cpu" KFORGE_PLUGIN_SYSTEM_PATH= "$KFORGE" backends 2>&1)
+    check "the next listing takes the peaks from the cache" "$out" "peak 1250 GFLOP/s (measured), 45.0 GB/s (measured)"
+else
+    not_ok "the next listing takes the peaks from the cache" "no cache file"
+fi
 
 exit $failed
