@@ -122,6 +122,12 @@ static void print_plugin(kf_plugin *p)
     }
 }
 
+/* The sandbox layers, probed once before any plugin is loaded: the probe
+ * runs in a cloned child, which must not inherit threads that a driver
+ * (PoCL, a BLAS) starts when it loads. */
+static unsigned sb_layers;
+static char sb_why[512];
+
 static void print_text(kf_registry *reg)
 {
     for (int i = 0; i < reg->n_plugins; i++) {
@@ -133,8 +139,9 @@ static void print_text(kf_registry *reg)
         for (int i = 0; i < reg->n_skipped; i++)
             printf("  %s: %s\n", reg->skipped[i].path, reg->skipped[i].reason);
     }
-    char have[128], miss[128], why[512];
-    unsigned layers = kf_sandbox_probe(why, sizeof why);
+    char have[128], miss[128];
+    unsigned layers = sb_layers;
+    const char *why = sb_why;
     kf_sandbox_layers_text(layers, have, sizeof have);
     kf_sandbox_missing_text(layers, miss, sizeof miss);
     printf("%ssandbox for candidate code (doc/sandbox.md): %s\n", reg->n_plugins || reg->n_skipped ? "\n" : "", have);
@@ -216,8 +223,9 @@ static void print_json(kf_registry *reg)
         json_object_array_add(path, json_object_new_string(d));
     free(dirs);
     json_object_object_add(root, "search_path", path);
-    char have[128], miss[128], why[512];
-    unsigned layers = kf_sandbox_probe(why, sizeof why);
+    char have[128], miss[128];
+    const char *why = sb_why;
+    unsigned layers = sb_layers;
     kf_sandbox_layers_text(layers, have, sizeof have);
     kf_sandbox_missing_text(layers, miss, sizeof miss);
     json_object *sb = json_object_new_object();
@@ -253,6 +261,7 @@ int kf_cmd_backends(int argc, char **argv)
     }
 
     kf_error err = {0};
+    sb_layers = kf_sandbox_probe(sb_why, sizeof sb_why);
     kf_registry *reg = kf_registry_open(1, &err);
     if (!reg) {
         kf_cli_error("%s", err.msg);

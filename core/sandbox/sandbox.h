@@ -65,7 +65,10 @@ void kf_sandbox_missing_text(unsigned layers, char *buf, size_t n);
 uint64_t kf_sandbox_default_mem(void);
 
 /* What this machine grants, tested in a throw-away child (kforge backends).
- * Returns the layer bits; `why` gets the reasons for the missing ones. */
+ * Returns the layer bits; `why` gets the reasons for the missing ones.
+ * Call it while the process has one thread (before loading plugins whose
+ * drivers start threads): the child is a raw clone that allocates memory,
+ * which deadlocks if another thread held an allocator lock at the clone. */
 unsigned kf_sandbox_probe(char *why, size_t why_len);
 
 /* ------------------------------------------------------------------ */
