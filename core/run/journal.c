@@ -14,6 +14,20 @@ struct kf_journal {
     char *path;
 };
 
+/* Writes "\n" when the file does not end with one.  Returns 0 or -1. */
+static int end_torn_line(int fd)
+{
+    struct stat sb;
+    char c;
+    if (fstat(fd, &sb) != 0) return -1;
+    if (sb.st_size == 0) return 0;
+    if (pread(fd, &c, 1, sb.st_size - 1) != 1) return -1;
+    if (c == '\n') return 0;
+    while (write(fd, "\n", 1) != 1)
+        if (errno != EINTR) return -1;
+    return 0;
+}
+
 kf_journal *kf_journal_open(const char *dir, kf_error *err)
 {
     kf_journal *j = calloc(1, sizeof *j);
@@ -23,8 +37,17 @@ kf_journal *kf_journal_open(const char *dir, kf_error *err)
         return NULL;
     }
     /* owner-only, also when an older kforge created it with a wider mode */
-    j->fd = open(j->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    j->fd = open(j->path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     if (j->fd >= 0 && fchmod(j->fd, 0600) != 0) {
+        int e = errno;
+        close(j->fd);
+        j->fd = -1;
+        errno = e;
+    }
+    /* a torn last line (kforge died mid-write) is ended here, so that the
+       first event appended now is a line of its own, not glued onto the
+       fragment (kf_journal_read would drop both) */
+    if (j->fd >= 0 && end_torn_line(j->fd) != 0) {
         int e = errno;
         close(j->fd);
         j->fd = -1;

@@ -1233,15 +1233,9 @@ int kf_run(const kf_run_opts *cli, kf_run_summary *out, kf_error *err)
     const char *reason = "iteration budget spent";
     int rc = 0;
     while (1) {
-        if (st.step >= st.o.max_iterations) { reason = "iteration budget spent"; break; }
-        if (elapsed(&st) >= st.o.max_time_s) { reason = "time budget spent"; break; }
-        if (st.cost >= st.o.max_cost_usd) { reason = "cost budget spent"; break; }
+        const char *stop = kf_loop_stop_reason(&st.ls, &st.o, st.step, elapsed(&st), st.cost, st.best_eval);
+        if (stop) { reason = stop; break; }
         if (st.ls.phase == PHASE_OPTIMIZE && st.ls.fixes == 0) {
-            if (st.o.target_fraction > 0 && st.best_eval &&
-                st.best_eval->roofline.fraction >= st.o.target_fraction) {
-                reason = "within the target fraction of the roofline floor";
-                break;
-            }
             if (analyse(&st, err) != 0) { rc = -1; reason = "agent failed"; break; }
             if (st.analysis->stop || st.analysis->n_recs == 0) {
                 reason = "the analysis agent has nothing left to try";

@@ -34,3 +34,15 @@ const char *kf_loop_judge_best(const kf_eval_result *recorded, const kf_eval_res
     if (!(t > 0) || t < now->roofline.hard_floor_s) return "remeasured";
     return "kept";
 }
+
+const char *kf_loop_stop_reason(const kf_loop_state *s, const kf_run_opts *o, int step, double elapsed_s,
+                                double cost_usd, const kf_eval_result *best)
+{
+    if (step >= o->max_iterations) return "iteration budget spent";
+    if (elapsed_s >= o->max_time_s) return "time budget spent";
+    if (cost_usd >= o->max_cost_usd) return "cost budget spent";
+    if (s->phase == PHASE_OPTIMIZE && s->fixes == 0 && o->target_fraction > 0 && best &&
+        best->roofline.fraction >= o->target_fraction)
+        return "within the target fraction of the roofline floor";
+    return NULL;
+}

@@ -14,6 +14,7 @@
 
 #include "agent/agent.h"
 #include "eval/eval.h"
+#include "loop.h"
 
 typedef enum { PHASE_FUNCTIONAL = 0, PHASE_OPTIMIZE = 1 } phase_t;
 
@@ -37,5 +38,14 @@ void kf_loop_after_step(kf_loop_state *s, kf_gen_kind kind, int any_pass, int ha
  * passes, but its recorded time was missing or below the hard floor of
  * this device: the new time replaces it), or "kept". */
 const char *kf_loop_judge_best(const kf_eval_result *recorded, const kf_eval_result *now);
+
+/* Why the loop stops before its next step, or NULL to go on: the
+ * iteration, time and cost budgets (in that order), then, in OPTIMIZE with
+ * no repair pending, a best within o->target_fraction of the roofline
+ * floor (0: never).  step: steps taken; elapsed_s: seconds spent, those
+ * before a resume included; best: the best's evaluation or NULL.  The
+ * analysis agent's own stop is decided after its analysis (loop.c). */
+const char *kf_loop_stop_reason(const kf_loop_state *s, const kf_run_opts *o, int step, double elapsed_s,
+                                double cost_usd, const kf_eval_result *best);
 
 #endif

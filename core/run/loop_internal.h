@@ -147,4 +147,12 @@ const char *kf_loop_rel(const run_state *st, const char *path);
  * started, and re-verifies the recorded best. */
 int kf_loop_resume(run_state *st, json_object *events, kf_error *err);
 
+/* kf_loop_resume's first half, for tests (tests/unit/test_loop.c): folds
+ * the events into st (steps, tokens, best, last, phase, analysis, the
+ * agent's state) and refuses a journal of another run, without journaling,
+ * evaluating or re-verifying anything.  *partial (when partial is not
+ * NULL): the step left unfinished, its samples' "started" and results as
+ * recorded, or NULL; the caller frees it (kf_loop_step_free, free). */
+int kf_loop_replay(run_state *st, json_object *events, step_t **partial, kf_error *err);
+
 #endif

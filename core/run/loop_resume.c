@@ -289,12 +289,33 @@ static int fold_verify(fold *f, json_object *ev, kf_error *err)
     return 0;
 }
 
+/* The journal's "start" event against the run directory's run.json and
+ * problem.json: a journal of another run (copied in, or a directory
+ * reused) is refused, not replayed into this one. */
+static int check_start(const run_state *st, json_object *ev, kf_error *err)
+{
+    const char *problem = ev_str(ev, "problem"), *backend = ev_str(ev, "backend");
+    if (problem && st->p && st->p->name && strcmp(problem, st->p->name))
+        return kf_fail(err, KF_E_BAD_INPUT,
+                       "%s/journal.jsonl is the journal of a run of problem '%s', but the run directory's "
+                       "problem.json is '%s': not this run's journal; cannot resume", st->dir, problem,
+                       st->p->name);
+    if (backend && st->o.backend && strcmp(backend, st->o.backend))
+        return kf_fail(err, KF_E_BAD_INPUT,
+                       "%s/journal.jsonl is the journal of a run on backend '%s', but the run directory's "
+                       "run.json says '%s': not this run's journal; cannot resume", st->dir, backend,
+                       st->o.backend);
+    return 0;
+}
+
 static int fold_event(fold *f, json_object *ev, kf_error *err)
 {
     run_state *st = f->st;
     const char *name = ev_str(ev, "ev");
     if (!name) return 0;
-    if (!strcmp(name, "anchor")) {
+    if (!strcmp(name, "start")) {
+        return check_start(st, ev, err);
+    } else if (!strcmp(name, "anchor")) {
         st->have_anchor = 1;
         kf_loop_anchor_from_event(st, ev);
     } else if (!strcmp(name, "baseline")) {
@@ -536,6 +557,21 @@ static void journal_resume(run_state *st)
     json_object_put(ev);
     say(st, "resuming %s at step %d%s", st->dir, st->step,
         st->best ? " (a correct candidate is already known)" : "");
+}
+
+int kf_loop_replay(run_state *st, json_object *events, step_t **partial, kf_error *err)
+{
+    fold f = {.st = st};
+    int rc = fold_all(&f, events, err);
+    free(f.best_event);
+    free(f.verify_started);
+    if (rc == 0 && partial) {
+        *partial = f.cur;
+    } else if (f.cur) {
+        kf_loop_step_free(f.cur);
+        free(f.cur);
+    }
+    return rc;
 }
 
 int kf_loop_resume(run_state *st, json_object *events, kf_error *err)
