@@ -10,6 +10,7 @@
  * resumed runs have no plugin, so any evaluation they attempt is refused
  * (verdict "internal"), which is itself what some cases check.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,7 +174,10 @@ KF_TEST(missing_journal_is_an_error_that_says_so)
     json_object *all = kf_journal_read(dir, &err);
     KF_CHECK(all == NULL);
     KF_CHECK(err.kind != KF_E_NONE);
+    KF_CHECK_INT(err.errnum, ENOENT);
+    KF_CHECK_CONTAINS(err.msg, "no journal to resume from");
     KF_CHECK_CONTAINS(err.msg, "journal.jsonl");
+    KF_CHECK_CONTAINS(err.msg, dir);
 }
 
 
