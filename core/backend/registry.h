@@ -1,10 +1,12 @@
 /*
  * registry.h — finding, loading and checking backend plugins with libltdl.
  *
- * Search order (doc/design.md, "Plugins"): every directory of KFORGE_PLUGIN_PATH (colon
- * list), then, run from a build tree, its plugins/NAME/.libs, then
- * $(pkglibdir)/plugins (or $KFORGE_PLUGIN_SYSTEM_PATH when set; empty:
- * none).  Explicit directories only.  Candidate
+ * Search order (doc/design.md, "Plugins"): every directory of
+ * KFORGE_PLUGIN_PATH (colon list, empty entries ignored); only when that
+ * variable is unset and kforge runs from a build tree, the tree's
+ * plugins/NAME/.libs; then the installed $(pkglibdir)/plugins, replaced by
+ * $KFORGE_PLUGIN_SYSTEM_PATH when set (empty: no system directory).
+ * Explicit directories only, never the dynamic loader's path.  Candidate
  * files are regular files named `kf-<name>.so` or any other `*.so`; the
  * first plugin of a given name wins, later ones are skipped with a reason.
  * A file that fails to load or is refused is recorded in `skipped` with the
@@ -42,7 +44,9 @@ typedef struct kf_registry {
     char *search_path;        /* the directories scanned, colon-separated */
 } kf_registry;
 
-/* Scans the search path; `probe` = call each plugin's probe hook. */
+/* Scans the search path.  probe != 0: list each plugin's devices and
+ * measure (or read cached) peaks, as `kforge backends` shows them;
+ * 0: load and check only. */
 kf_registry *kf_registry_open(int probe, kf_error *err);
 void kf_registry_close(kf_registry *reg);
 kf_plugin *kf_registry_find(kf_registry *reg, const char *name);

@@ -8,7 +8,8 @@
 
 #include <stddef.h>
 
-/* "12.3 ns", "4.56 us", "7.89 ms", "1.23 s" (three significant digits). */
+/* "12.3 ns", "4.56 us", "7.89 ms", "1.5 s" (at most three significant
+ * digits, %.3g: trailing zeros dropped). */
 const char *kf_fmt_time(double s, char *buf, size_t n);
 /* kf_fmt_time, but "-" for s <= 0 (no measurement) and one decimal in
  * microseconds ("12.3 us"): the form records and prompts use. */

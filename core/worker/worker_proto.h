@@ -16,7 +16,8 @@
  *    "problem":{...kf_problem_view...}, "candidate":{...kf_candidate_view...},
  *    "layout":{"size":BYTES, "n_sets":S, "n_inputs":I, "n_outputs":O,
  *              "n_scratch":K, "regions":[[offset,bytes,guard], ...]}}
- *        opens the plugin (kf_plugin_open), probes it, maps the memfd,
+ *        opens the plugin (kf_plugin_open), lists its devices (the cheap
+ *        kf_plugin_list: no peak measurement), maps the memfd,
  *        confines itself (Landlock, seccomp: sandbox.h) and compiles; the
  *        reply says which layers hold ("sandbox", "sandbox_why").  The candidate arrives bound (every size evaluated by
  *        the parent), so the worker needs neither the problem file nor
