@@ -16,7 +16,9 @@
  * struct_size is smaller than the hooks the core needs, whose reserved slots
  * are not NULL, or whose name does not match its file name.
  *
- * ABI 1.1 (this header) and 1.0 plugins both load.  1.1 appends fields to
+ * ABI 1.2 (this header), 1.1 and 1.0 plugins all load.  1.2 takes one more
+ * reserved slot (compile_offline) and appends offline_targets to
+ * kf_backend_info.  1.1 appends fields to
  * kf_device_info, kf_source, kf_launch, kf_buffer and kf_candidate_view and
  * takes three reserved slots of kf_backend (info, list_devices,
  * measure_peaks).  The core hands a plugin the struct layouts of the minor
@@ -49,7 +51,7 @@ extern "C" {
 #endif
 
 #define KF_PLUGIN_ABI_MAJOR 1
-#define KF_PLUGIN_ABI_MINOR 1
+#define KF_PLUGIN_ABI_MINOR 2
 
 #if defined(__GNUC__)
 #define KF_PLUGIN_VISIBLE __attribute__((visibility("default")))
@@ -202,7 +204,7 @@ typedef struct kf_problem_view {
 typedef struct kf_compile_request {
     const kf_candidate_view *candidate;
     const kf_problem_view *problem;
-    int device;                 /* index into the probe's list */
+    int device;                 /* index into the probe's list; -1 in compile_offline */
     const char *work_dir;       /* a private directory the plugin may write to */
 } kf_compile_request;
 
@@ -286,6 +288,10 @@ typedef struct kf_backend_info {
     const char *guide;         /* file name of the plugin's LLM guide, installed next to
                                   the .so (the core resolves it), or NULL */
     uint32_t source_formats;   /* bit (1u << KF_SRC_x) per format compile accepts */
+    /* ---- ABI 1.2 (read when struct_size covers it) ---- */
+    const char *offline_targets;  /* the targets compile_offline accepts, space-separated,
+                                     the default first ("spirv64", "sm_90 sm_80 ..."); NULL:
+                                     none.  A plugin may accept more than it lists. */
 } kf_backend_info;
 
 typedef struct kf_backend {
@@ -338,7 +344,25 @@ typedef struct kf_backend {
      * $XDG_CACHE_HOME/kforge/peaks/; workers never call it. */
     kf_status (*measure_peaks)(int device, kf_device_info *dev, char *why, size_t why_len);
 
-    void *reserved[5];       /* must be NULL; room to grow within ABI 1 */
+    /* ---- ABI 1.2 (read only when abi_minor >= 2; NULL = not provided) ---- */
+
+    /* Compiles the candidate for `target` (NULL: the first of
+     * info->offline_targets) without any device and without running
+     * anything of it: `kforge verify --compile-only`, so candidates are
+     * checked on machines without the hardware and in CI.  req->device is
+     * -1.  On KF_OK: *binary (malloc'ed, *binary_size bytes; the core frees
+     * it) is what the plugin would load (cubin, validated SPIR-V, ...) and
+     * *report says what it is and what was checked ("validated SPIR-V 1.2,
+     * 3 kernels"; malloc'ed).  On KF_ERR_COMPILE *diagnostics has the
+     * compiler's or validator's text verbatim; KF_ERR_INVALID for a target
+     * it does not know (say which it knows); KF_ERR_UNAVAILABLE when a tool
+     * it needs is missing (say which and how to get it).  Called in a
+     * worker; may run compilers as child processes. */
+    kf_status (*compile_offline)(const kf_compile_request *req, const char *target,
+                                 void **binary, size_t *binary_size, char **report,
+                                 char **diagnostics);
+
+    void *reserved[4];       /* must be NULL; room to grow within ABI 1 */
 } kf_backend;
 
 /* Smallest struct_size the core accepts for ABI 1: the 1.0 hooks. */

@@ -25,6 +25,24 @@ static kf_status oom(char **msg)
     return KF_ERR_NOMEM;
 }
 
+kf_status kf_plugin_compile_offline(const kf_plugin *p, const kf_compile_request *req, const char *target,
+                                    void **binary, size_t *binary_size, char **report, char **diagnostics)
+{
+    *binary = NULL;
+    *binary_size = 0;
+    if (!p || !p->be || p->be->abi_minor < 2 || !p->be->compile_offline) {
+        if (diagnostics) {
+            free(*diagnostics);
+            *diagnostics = strdup(p && p->be && p->be->abi_minor < 2
+                                      ? "this backend cannot compile without a device: it was built for plugin "
+                                        "ABI 1.0/1.1, compile-only needs a 1.2 plugin with compile_offline"
+                                      : "this backend cannot compile without a device (it offers no compile_offline)");
+        }
+        return KF_ERR_INVALID;
+    }
+    return p->be->compile_offline(req, target, binary, binary_size, report, diagnostics);
+}
+
 kf_status kf_plugin_compile(const kf_plugin *p, const kf_compile_request *req, kf_artifact **out,
                             char **diagnostics)
 {

@@ -37,7 +37,15 @@ static const kf_backend_info *info_of(const kf_plugin *p)
 {
     if (!p || !p->be || p->be->abi_minor < 1 || !p->be->info) return NULL;
     const kf_backend_info *i = p->be->info;
-    return i->struct_size >= offsetof(kf_backend_info, source_formats) ? i : NULL;
+    return i->struct_size >= offsetof(kf_backend_info, source_formats) + sizeof i->source_formats ? i : NULL;
+}
+
+const char *kf_plugin_offline_targets(const kf_plugin *p)
+{
+    const kf_backend_info *i = info_of(p);
+    if (!i || p->be->abi_minor < 2 || !p->be->compile_offline) return NULL;
+    if (i->struct_size < offsetof(kf_backend_info, offline_targets) + sizeof i->offline_targets) return "";
+    return i->offline_targets ? i->offline_targets : "";
 }
 
 const char *kf_plugin_source_ext(const kf_plugin *p)

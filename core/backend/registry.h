@@ -91,6 +91,13 @@ kf_status kf_plugin_verify(const kf_plugin *p, const kf_problem_view *pv, kf_art
                            char **error);
 kf_status kf_plugin_profile(const kf_plugin *p, const kf_problem_view *pv, kf_artifact *art,
                             const kf_profile_request *req, kf_profile_result *res, char **error);
+/* ABI 1.2: the targets compile_offline takes (space-separated, default
+ * first; static), or NULL when the plugin has no compile_offline. */
+const char *kf_plugin_offline_targets(const kf_plugin *p);
+/* compile_offline (kforge-plugin.h); KF_ERR_INVALID with a message when the
+ * plugin has none (built for ABI < 1.2 or not offered). */
+kf_status kf_plugin_compile_offline(const kf_plugin *p, const kf_compile_request *req, const char *target,
+                                    void **binary, size_t *binary_size, char **report, char **diagnostics);
 /* The full probe hook (devices and peaks), into a 1.1 array of max. */
 kf_status kf_plugin_call_probe(const kf_plugin *p, kf_device_info *devs, int max, int *n, char *why,
                                size_t why_len);

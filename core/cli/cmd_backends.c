@@ -108,6 +108,10 @@ static void print_plugin(kf_plugin *p)
     printf("  agents: builtin %s; llm guide %s\n", em ? em->what : "none (no emitter for this language)",
            guide ? guide : "none found");
     free(guide);
+    const char *targets = kf_plugin_offline_targets(p);
+    if (targets)
+        printf("  compile only (kforge verify --compile-only --target T, no device needed): %s\n",
+               *targets ? targets : "the plugin's default target");
     if (kf_plugin_probe(p) < 0) {
         printf("  not available here: %s\n", or_unknown(p->probe_why));
         return;
@@ -193,6 +197,8 @@ static json_object *plugin_json(kf_plugin *p)
     char *guide = kf_plugin_guide_path(p, NULL);
     json_object_object_add(o, "llm_guide", guide ? jstr(guide) : NULL);
     free(guide);
+    const char *targets = kf_plugin_offline_targets(p);
+    json_object_object_add(o, "compile_only_targets", targets ? jstr(targets) : NULL);
     int n = kf_plugin_probe(p);
     json_object_object_add(o, "available", json_object_new_boolean(n >= 0));
     json_object_object_add(o, "why", n >= 0 ? NULL : jstr(or_unknown(p->probe_why)));

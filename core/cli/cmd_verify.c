@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "candidate/candidate.h"
 #include "commands.h"
@@ -41,6 +42,12 @@ static void usage(FILE *f, const char *cmd)
         "                       gets that times its number of runs (at least 120 s)\n"
         "      --json           print the result as JSON\n"
         "      --keep-work DIR  keep the worker's files (candidate, build) in DIR\n"
+        "      --compile-only   (verify) compile for a target of the backend with no device and\n"
+        "                       nothing run: the CUDA plugin's sm_XX, Level Zero's SPIR-V\n"
+        "                       (validated); pass = it compiled ('kforge backends' lists targets)\n"
+        "      --target T       the target of --compile-only (default: the backend's first)\n"
+        "      --arch T         the same as --target (e.g. --arch sm_90)\n"
+        "  -o, --out FILE       with --compile-only: write the binary (cubin, SPIR-V) to FILE\n"
         KF_CLI_SANDBOX_USAGE
         "  -h, --help           this text\n"
         "\n"
@@ -87,8 +94,13 @@ static void print_human(const kf_eval_result *res, const kf_resolved *r, const k
     char a[64], b[64], c[64], d[64];
     printf("verdict: %s\n", kf_verdict_name(res->verdict));
     printf("summary: %s\n", res->summary ? res->summary : "");
-    printf("problem: %s (preset %s) on %s, device %d (%s)\n", p->name, p->preset_names[r->preset], pl->name, dev,
-           dev < pl->n_devices ? pl->devices[dev].name : "?");
+    if (res->offline)
+        printf("problem: %s (preset %s) on %s, compile only (target %s; no device, nothing run)\n", p->name,
+               p->preset_names[r->preset], pl->name, o->offline_target && *o->offline_target ? o->offline_target
+                                                                                              : "the default");
+    else
+        printf("problem: %s (preset %s) on %s, device %d (%s)\n", p->name, p->preset_names[r->preset], pl->name,
+               dev, dev < pl->n_devices ? pl->devices[dev].name : "?");
     if (res->trials_run)
         printf("trials: %d run (seed %llu..%llu)%s\n", res->trials_run, (unsigned long long)o->seed,
                (unsigned long long)(o->seed + (uint64_t)res->trials_run - 1),
@@ -115,9 +127,29 @@ static void print_human(const kf_eval_result *res, const kf_resolved *r, const k
         if (t->report && *t->report) printf("report:\n%s%s", t->report,
                                             t->report[strlen(t->report) - 1] == '\n' ? "" : "\n");
     }
+    if (res->offline && res->verdict == KF_PASS && res->offline_report && strchr(res->offline_report, '\n'))
+        printf("report:\n%s%s", res->offline_report,
+               res->offline_report[strlen(res->offline_report) - 1] == '\n' ? "" : "\n");
     if (res->verdict != KF_PASS && res->diagnostics && *res->diagnostics)
         printf("diagnostics:\n%s%s", res->diagnostics,
                res->diagnostics[strlen(res->diagnostics) - 1] == '\n' ? "" : "\n");
+}
+
+/* The compile-only binary into path (atomically, 0644 & umask). */
+static int write_binary(const char *path, const unsigned char *bin, size_t n, kf_error *err)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f) return kf_fail_errno(err, errno, "cannot write %s: %s", tmp, strerror(errno));
+    int ok = fwrite(bin, 1, n, f) == n;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        return kf_fail_errno(err, e, "cannot write %s: %s", path, strerror(e));
+    }
+    return 0;
 }
 
 int kf_cmd_verify(int argc, char **argv)
@@ -125,7 +157,8 @@ int kf_cmd_verify(int argc, char **argv)
     const char *cmd = argv[0] && strcmp(argv[0], "profile") == 0 ? "profile" : "verify";
     int profile = strcmp(cmd, "profile") == 0;
     const char *backend = NULL, *problem = NULL, *preset = NULL, *device = NULL, *keep = NULL;
-    int json = 0;
+    const char *target = NULL, *out_path = NULL;
+    int json = 0, compile_only = 0;
     kf_eval_opts o;
     kf_eval_opts_default(&o);
     static const struct option longopts[] = {
@@ -135,14 +168,19 @@ int kf_cmd_verify(int argc, char **argv)
         {"seed", required_argument, NULL, 's'},    {"timeout", required_argument, NULL, 'T'},
         {"json", no_argument, NULL, 'j'},          {"keep-work", required_argument, NULL, 'k'},
         {"sandbox", required_argument, NULL, 'S'}, {"mem-limit", required_argument, NULL, 'M'},
+        {"compile-only", no_argument, NULL, 'C'},  {"target", required_argument, NULL, 'A'},
+        {"arch", required_argument, NULL, 'A'},    {"out", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
     };
     optind = 1;
     opterr = 0;
     int ch;
     long long v;
-    while ((ch = getopt_long(argc, argv, ":b:p:d:h", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, ":b:p:d:o:h", longopts, NULL)) != -1) {
         switch (ch) {
+        case 'C': compile_only = 1; break;
+        case 'A': target = optarg; break;
+        case 'o': out_path = optarg; break;
         case 'b': backend = optarg; break;
         case 'p': problem = optarg; break;
         case 'P': preset = optarg; break;
@@ -183,6 +221,15 @@ int kf_cmd_verify(int argc, char **argv)
         kf_cli_error("%s needs --backend, --problem and one CANDIDATE (see 'kforge %s --help')", cmd, cmd);
         return KF_EXIT_BAD_INPUT;
     }
+    if ((target || out_path) && !compile_only) {
+        kf_cli_error("%s only goes with --compile-only", target ? "--target/--arch" : "--out");
+        return KF_EXIT_BAD_INPUT;
+    }
+    if (compile_only && profile) {
+        kf_cli_error("profile runs the candidate: --compile-only goes with 'kforge verify'");
+        return KF_EXIT_BAD_INPUT;
+    }
+    if (compile_only) o.offline_target = target ? target : "";
     const char *cand_path = argv[optind];
     if (keep) {
         o.work_dir = keep;
@@ -190,7 +237,7 @@ int kf_cmd_verify(int argc, char **argv)
     }
 
     kf_error err = {0};
-    kf_registry *reg = kf_registry_open(1, &err);
+    kf_registry *reg = kf_registry_open(!compile_only, &err);
     if (!reg) {
         kf_cli_error("%s", err.msg);
         return KF_EXIT_BAD_INPUT;
@@ -211,11 +258,27 @@ int kf_cmd_verify(int argc, char **argv)
                      reg->search_path ? reg->search_path : "?");
         goto out;
     }
-    if (pl->probe_status != KF_OK) {
+    if (compile_only && !kf_plugin_offline_targets(pl)) {
+        kf_cli_error("backend %s cannot compile without a device (--compile-only needs a plugin of ABI 1.2 "
+                     "with compile_offline; this one is %u.%u%s)", backend, (unsigned)pl->be->abi_major,
+                     (unsigned)pl->be->abi_minor, pl->be->abi_minor >= 2 ? " without it" : "");
+        goto out;
+    }
+    if (compile_only && target) {
+        const char *list = kf_plugin_offline_targets(pl);
+        size_t tl = strlen(target);
+        const char *hit = list;
+        while ((hit = strstr(hit, target)) && ((hit > list && hit[-1] != ' ') || (hit[tl] && hit[tl] != ' ')))
+            hit += tl;
+        if (!hit)
+            fprintf(stderr, "kforge: note: '%s' is not among the targets backend %s lists (%s); trying it\n",
+                    target, backend, *list ? list : "none listed");
+    }
+    if (!compile_only && pl->probe_status != KF_OK) {
         kf_cli_error("backend %s is not available here: %s", backend, pl->probe_why ? pl->probe_why : "no reason given");
         goto out;
     }
-    if (pick_device(pl, device, &o.device) != 0) goto out;
+    if (!compile_only && pick_device(pl, device, &o.device) != 0) goto out;
     if (kf_cli_load_problem(problem, preset, &p, &r) != 0) goto out;
     c = kf_candidate_load(cand_path, &err);
     if (!c) {
@@ -235,6 +298,11 @@ int kf_cmd_verify(int argc, char **argv)
         print_human(&res, &r, pl, o.device, &o);
     }
     rc = res.verdict == KF_PASS ? KF_EXIT_OK : KF_EXIT_CANDIDATE_FAILED;
+    if (rc == KF_EXIT_OK && out_path && res.offline_binary &&
+        write_binary(out_path, res.offline_binary, res.offline_size, &err) != 0) {
+        kf_cli_error("%s", err.msg);
+        rc = kf_exit_code(err.kind);
+    }
     kf_eval_result_free(&res);
 out:
     if (c) kf_candidate_free(c);

@@ -169,6 +169,8 @@ static char *load_command(kf_ev *e, kf_plugin *plugin, const char *build_dir)
     json_object_object_add(o, "device", json_object_new_int(e->o.device));
     json_object_object_add(o, "work_dir", json_object_new_string(build_dir));
     json_object_object_add(o, "sandbox", json_object_new_string(kf_sandbox_mode_name((kf_sandbox_mode)e->o.sandbox)));
+    if (e->o.offline_target)
+        json_object_object_add(o, "compile_only", json_object_new_string(e->o.offline_target));
     const char *head = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
     char *pj = kf_wp_problem_json(&e->bound.pview);
     char *cj = kf_wp_candidate_json(&e->bound.view);
@@ -283,6 +285,17 @@ static int choose_sets(const kf_problem_view *pv, const kf_eval_opts *o)
 static void pass_summary(kf_ev *e)
 {
     kf_eval_result *res = e->res;
+    if (res->offline) {
+        snprintf(e->summary, sizeof e->summary, "compiled (compile only, nothing run): %zu bytes; %s",
+                 res->offline_size, res->offline_report && *res->offline_report ? res->offline_report
+                                                                                : "the backend said no more");
+        e->summary[strcspn(e->summary, "\n")] = '\0';
+        kf_sb_printf(&e->diag, "%s\n", e->summary);
+        if (res->offline_report && strchr(res->offline_report, '\n'))
+            kf_sb_printf(&e->diag, "%s%s", res->offline_report,
+                         res->offline_report[strlen(res->offline_report) - 1] == '\n' ? "" : "\n");
+        return;
+    }
     double abs_err = 0, l2 = 0;
     for (int o = 0; o < res->n_outputs; o++) {
         if (res->stats[o].max_abs_err > abs_err) abs_err = res->stats[o].max_abs_err;
@@ -441,9 +454,21 @@ static int evaluate(kf_ev *e, kf_plugin *plugin, int profile, const char *work, 
         snprintf(line, sizeof line, "%.*s", (int)strcspn(first, "\n"), first);
         kf_ev_fail(e, v, "%s%s", v == KF_FAIL_COMPILE ? "the candidate did not compile: " : "",
                    *line ? line : "(the backend gave no message)");
-        if (r.diagnostics && *r.diagnostics) kf_sb_printf(&e->diag, "%s", r.diagnostics);
+        if (r.diagnostics && *r.diagnostics)
+            kf_sb_printf(&e->diag, "%s%s", r.diagnostics,
+                         r.diagnostics[strlen(r.diagnostics) - 1] == '\n' ? "" : "\n");
         else kf_sb_printf(&e->diag, "%s\n", e->summary);
         if (r.error && *r.error && r.diagnostics && *r.diagnostics) kf_sb_printf(&e->diag, "\n%s\n", r.error);
+        kf_wp_reply_free(&r);
+        goto out;
+    }
+    if (e->o.offline_target) {
+        res->offline_binary = r.binary;
+        res->offline_size = r.binary_size;
+        r.binary = NULL;
+        res->offline_report = r.report;
+        r.report = NULL;
+        if (r.diagnostics && *r.diagnostics) kf_sb_printf(&e->diag, "%s\n", r.diagnostics);
         kf_wp_reply_free(&r);
         goto out;
     }
@@ -485,15 +510,24 @@ int kf_evaluate(kf_plugin *plugin, const kf_resolved *r, const kf_candidate *c,
     res->stats = calloc((size_t)res->n_outputs + 1, sizeof *res->stats);
     if (!res->stats) return kf_fail(err, KF_E_INTERNAL, "out of memory");
 
-    if (!plugin->probed) kf_plugin_probe(plugin);
-    if (plugin->probe_status != KF_OK) {
+    res->offline = e.o.offline_target != NULL;
+    if (res->offline && !kf_plugin_offline_targets(plugin)) {
+        kf_eval_result_free(res);
+        return kf_fail(err, KF_E_UNAVAILABLE, "backend %s cannot compile without a device (it has no compile_offline: "
+                       "plugin ABI %d.%d, compile-only needs 1.2)", plugin->name, (int)plugin->be->abi_major,
+                       kf_plugin_abi_minor(plugin));
+    }
+    if (!res->offline && !plugin->probed) kf_plugin_probe(plugin);
+    if (res->offline) {
+        /* no device: nothing to probe */
+    } else if (plugin->probe_status != KF_OK) {
         kf_ev_fail(&e, KF_FAIL_UNAVAILABLE, "backend %s is not available here: %s", plugin->name,
                    plugin->probe_why ? plugin->probe_why : "(no reason given)");
         kf_sb_printf(&e.diag, "%s\n", e.summary);
         finish(&e);
         return 0;
     }
-    if (e.o.device < 0 || e.o.device >= plugin->n_devices) {
+    if (!res->offline && (e.o.device < 0 || e.o.device >= plugin->n_devices)) {
         kf_eval_result_free(res);
         return kf_fail(err, KF_E_BAD_INPUT, "backend %s has no device %d (it has %d; see 'kforge backends')",
                        plugin->name, e.o.device, plugin->n_devices);
@@ -533,5 +567,7 @@ void kf_eval_result_free(kf_eval_result *res)
     free(res->timing.samples_s);
     free(res->timing.round_trips_s);
     free(res->timing.report);
+    free(res->offline_binary);
+    free(res->offline_report);
     memset(res, 0, sizeof *res);
 }

@@ -77,6 +77,11 @@ typedef struct kf_eval_opts {
                                  build/ inside); NULL = a temp dir.  A dir the
                                  caller names is never removed. */
     int keep_work_dir;        /* keep the temp dir (its path ends the diagnostics) */
+    const char *offline_target; /* non-NULL: compile only, for this target of the
+                                 plugin's compile_offline ("" = its default), with
+                                 no device and nothing run; verdict pass means
+                                 it compiled (and validated, where the plugin
+                                 validates), and the result holds the binary */
 } kf_eval_opts;
 
 void kf_eval_opts_default(kf_eval_opts *o);
@@ -143,6 +148,10 @@ typedef struct kf_eval_result {
     int sandbox_mode;         /* kf_sandbox_mode the worker ran under */
     unsigned sandbox_layers;  /* KF_SB_* bits that held (sandbox.h) */
     char *sandbox_why;        /* why the others did not, or NULL */
+    int offline;              /* a compile-only evaluation (offline_target) */
+    unsigned char *offline_binary;  /* its binary (malloc'ed), offline_size bytes */
+    size_t offline_size;
+    char *offline_report;     /* the plugin's words on it, or NULL */
 } kf_eval_result;
 
 /* Compiles and verifies, then profiles when `profile` is set (and the

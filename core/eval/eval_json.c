@@ -84,6 +84,13 @@ char *kf_eval_result_json(const kf_eval_result *res)
     json_object *o = json_object_new_object();
     json_object_object_add(o, "verdict", json_object_new_string(kf_verdict_name(res->verdict)));
     json_object_object_add(o, "pass", json_object_new_boolean(res->verdict == KF_PASS));
+    if (res->offline) {
+        /* a compile-only evaluation: "pass" means it compiled; nothing ran */
+        json_object *co = json_object_new_object();
+        json_object_object_add(co, "bytes", json_object_new_int64((int64_t)res->offline_size));
+        json_object_object_add(co, "report", str(res->offline_report));
+        json_object_object_add(o, "compile_only", co);
+    }
     json_object_object_add(o, "failed_trial", json_object_new_int(res->failed_trial));
     json_object_object_add(o, "trials_run", json_object_new_int(res->trials_run));
     json_object_object_add(o, "summary", str(res->summary));

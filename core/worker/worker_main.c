@@ -116,6 +116,41 @@ static int close_exec(worker *w)
     return 0;
 }
 
+/* load with "compile_only": no device is listed or needed; the plugin's
+ * compile_offline runs confined like compile, and the reply carries the
+ * binary.  target NULL: the plugin's default. */
+static int load_offline(worker *w, const char *work_dir, const char *target)
+{
+    kf_wp_reply r;
+    reply_init(&r);
+    if (confine(w, work_dir, &r) != 0) {
+        int rc = send_reply(w, &r);
+        kf_wp_reply_free(&r);
+        return rc;
+    }
+    kf_compile_request req = {&w->views.candidate, &w->views.problem, -1, work_dir};
+    void *bin = NULL;
+    size_t size = 0;
+    r.status = kf_plugin_compile_offline(&w->plugin, &req, target, &bin, &size, &r.report, &r.diagnostics);
+    if (r.status == KF_OK && !bin) {
+        r.status = KF_ERR_INTERNAL;
+        r.error = strdup("compile_offline reported success but returned no binary");
+    } else if (r.status == KF_OK && size > KF_WP_MAX_BINARY) {
+        r.status = KF_ERR_INVALID;
+        if (asprintf(&r.error, "the compiled binary has %zu bytes, over the %u MiB a compile-only run returns",
+                     size, (unsigned)(KF_WP_MAX_BINARY >> 20)) < 0)
+            r.error = NULL;
+    } else if (r.status == KF_OK) {
+        r.binary = bin;
+        r.binary_size = size;
+        bin = NULL;
+    }
+    free(bin);
+    int rc = send_reply(w, &r);
+    kf_wp_reply_free(&r);
+    return rc;
+}
+
 static int do_load(worker *w, json_object *cmd)
 {
     if (w->plugin_open) return reply_status(w, KF_ERR_INVALID, "load sent twice");
@@ -147,6 +182,8 @@ static int do_load(worker *w, json_object *cmd)
         snprintf(msg, sizeof msg, "plugin %s is backend '%s', not '%s'", plugin, w->plugin.be->name, backend);
         return reply_status(w, KF_ERR_INVALID, msg);
     }
+    const char *target = json_object_object_get_ex(cmd, "compile_only", &v) ? json_object_get_string(v) : NULL;
+    if (target) return load_offline(w, work_dir, *target ? target : NULL);
     kf_plugin_list(&w->plugin);   /* the cheap listing: peaks are the parent's (cached) */
     if (w->plugin.probe_status != KF_OK)
         return reply_status(w, KF_ERR_UNAVAILABLE, w->plugin.probe_why ? w->plugin.probe_why : "backend not available here");

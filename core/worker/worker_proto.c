@@ -3,6 +3,8 @@
  * replies from a process that runs untrusted code. */
 #include "worker_proto.h"
 
+#include "util/base64.h"
+
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
@@ -408,6 +410,15 @@ char *kf_wp_reply_json(const kf_wp_reply *r)
     if (r->sandbox >= 0) json_object_object_add(o, "sandbox", json_object_new_int(r->sandbox));
     if (r->seq) json_object_object_add(o, "seq", json_object_new_int64(r->seq));
     json_object_object_add(o, "sandbox_why", str_or_null(r->sandbox_why));
+    if (r->binary) {
+        char *b64 = r->binary_size <= KF_WP_MAX_BINARY ? kf_base64_encode(r->binary, r->binary_size) : NULL;
+        if (!b64) {
+            json_object_put(o);
+            return NULL;
+        }
+        json_object_object_add(o, "binary", json_object_new_string(b64));
+        free(b64);
+    }
     char *txt = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
     json_object_put(o);
     return txt;
@@ -453,6 +464,15 @@ int kf_wp_reply_parse(const char *line, kf_wp_reply *r, char *why, size_t why_le
             r->n_samples = (int)n;
         }
     }
+    json_object *bin = get(o, "binary", json_type_string);
+    if (bin && (json_object_get_string_len(bin) > (int)(KF_WP_MAX_BINARY / 3 * 4 + 4) ||
+                kf_base64_decode(json_object_get_string(bin), &r->binary, &r->binary_size) != 0)) {
+        snprintf(why, why_len, "the worker's reply carries a binary that is not base64 or is over %u MiB",
+                 (unsigned)(KF_WP_MAX_BINARY >> 20));
+        json_object_put(o);
+        kf_wp_reply_free(r);
+        return -1;
+    }
     json_object *c = get(o, "counters", json_type_array);
     size_t nc = c ? json_object_array_length(c) : 0;
     for (size_t i = 0; i < nc && r->n_counters < KF_MAX_COUNTERS; i++) {
@@ -475,5 +495,6 @@ void kf_wp_reply_free(kf_wp_reply *r)
     free(r->report);
     free(r->samples);
     free(r->sandbox_why);
+    free(r->binary);
     memset(r, 0, sizeof *r);
 }

@@ -22,6 +22,10 @@
  *        reply says which layers hold ("sandbox", "sandbox_why").  The candidate arrives bound (every size evaluated by
  *        the parent), so the worker needs neither the problem file nor
  *        the expression evaluator.
+ *        With "compile_only":TARGET (plugin ABI 1.2) it compiles for that
+ *        target with compile_offline instead: no device is listed or
+ *        needed, nothing of the candidate runs, and the reply carries
+ *        "binary" (base64, at most KF_WP_MAX_BINARY bytes) and "report".
  *   {"cmd":"run", "set":S}                 one verify run on set S
  *   {"cmd":"profile", "warmup":W, "reps":R, "n_sets":S, "set":F, "seq":N}
  *        the backend's profile hook over sets F .. F+S-1; the parent sends
@@ -35,7 +39,7 @@
  * Reply: {"status":kf_status, "diagnostics":STR|null, "error":STR|null,
  *         "samples":[seconds...], "clock_is_device":0|1,
  *         "counters":[[NAME,VALUE]...], "report":STR|null,
- *         "sandbox":BITS, "sandbox_why":STR|null, "seq":N}
+ *         "sandbox":BITS, "sandbox_why":STR|null, "seq":N, "binary":B64}
  * A reply echoes the command's "seq" (a per-evaluation random number), so a
  * line the candidate forges on the channel does not pass for a reply.
  *
@@ -58,6 +62,8 @@
 #define KF_WORKER_SIGEXIT 192
 /* Longest line either side accepts (compiler logs, reports, sources). */
 #define KF_WP_MAX_LINE (32u << 20)
+/* Largest compile-only binary a reply may carry (base64 inside the line). */
+#define KF_WP_MAX_BINARY (16u << 20)
 
 typedef struct kf_wp_region {
     uint64_t offset, bytes, guard;
@@ -113,6 +119,8 @@ typedef struct kf_wp_reply {
     int sandbox;              /* load: the worker-side layers it put on itself
                                  (KF_SB_* bits); -1 when not reported */
     char *sandbox_why;        /* load: why a layer is missing, or NULL */
+    unsigned char *binary;    /* load with compile_only: what compile_offline made */
+    size_t binary_size;
 } kf_wp_reply;
 
 char *kf_wp_reply_json(const kf_wp_reply *r);             /* one line, malloc'ed */

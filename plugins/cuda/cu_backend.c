@@ -7,6 +7,7 @@ static const kf_backend_info cu_info = {
     .fence_tag = "cuda",
     .guide = "kf-cuda.md",
     .source_formats = 1u << KF_SRC_TEXT,
+    .offline_targets = "sm_90 sm_80 sm_86 sm_89 sm_100 sm_120",
 };
 
 KF_BACKEND_EXPORT(cuda) = {
@@ -14,7 +15,7 @@ KF_BACKEND_EXPORT(cuda) = {
     .abi_minor = KF_PLUGIN_ABI_MINOR,
     .struct_size = sizeof(kf_backend),
     .name = "cuda",
-    .version = "0.2.0",
+    .version = "0.3.0",
     .caps = KF_CAP_KERNEL_PLAN | KF_CAP_DEVICE_TIMER,
     .language = "cuda-c",
     .probe = kfcu_probe,
@@ -25,4 +26,5 @@ KF_BACKEND_EXPORT(cuda) = {
     .info = &cu_info,
     .list_devices = kfcu_list,
     .measure_peaks = kfcu_measure,
+    .compile_offline = kfcu_compile_offline,
 };

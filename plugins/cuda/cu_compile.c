@@ -38,7 +38,9 @@ static int split_options(const char *s, char **buf, const char **opts, int n, in
     return n;
 }
 
-static kf_status nvrtc_compile(const kf_compile_request *req, const kfcu_device *d, char **image,
+/* NVRTC: the candidate's sources -> a cubin for `sm` ("sm_90"), *image
+ * malloc'ed (*image_n bytes). */
+static kf_status nvrtc_compile(const kf_compile_request *req, const char *sm, char **image, size_t *image_n,
                                char **diagnostics)
 {
     const kf_candidate_view *c = req->candidate;
@@ -54,7 +56,7 @@ static kf_status nvrtc_compile(const kf_compile_request *req, const kfcu_device 
     if (nr != NVRTC_SUCCESS)
         return kfcu_fail(diagnostics, KF_ERR_INTERNAL, "nvrtcCreateProgram: %s", kfnv.GetErrorString(nr));
     char arch[48];
-    snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d%d", d->cc_major, d->cc_minor);
+    snprintf(arch, sizeof arch, "--gpu-architecture=%s", sm);
     const char *opts[64] = {arch, "--std=c++17", "-default-device"};
     char *obuf = NULL;
     int no = split_options(c->build_options, &obuf, opts, 3, 64);
@@ -81,6 +83,68 @@ static kf_status nvrtc_compile(const kf_compile_request *req, const kfcu_device 
         return kfcu_fail(diagnostics, KF_ERR_INTERNAL, "NVRTC produced no cubin for %s", arch + 20);
     }
     kfnv.DestroyProgram(&prog);
+    *image_n = n;
+    return KF_OK;
+}
+
+/* "sm_90", "sm_80", "sm_100a" ...: sm_ and 2-3 digits, an optional 'a' or 'f'. */
+static int valid_sm(const char *t)
+{
+    if (strncmp(t, "sm_", 3) != 0) return 0;
+    const char *p = t + 3;
+    int digits = 0;
+    while (isdigit((unsigned char)*p)) { p++; digits++; }
+    if (*p == 'a' || *p == 'f') p++;
+    return digits >= 2 && digits <= 3 && !*p;
+}
+
+/* Whether the cubin's string table names `kernel` (extern "C" names are
+ * stored as they are). */
+static int cubin_defines(const char *image, size_t n, const char *kernel)
+{
+    size_t k = strlen(kernel);
+    for (const char *p = image; k && (size_t)(p - image) + k + 2 <= n; p++) {
+        p = memchr(p, '\0', n - (size_t)(p - image) - k - 1);
+        if (!p) return 0;
+        if (memcmp(p + 1, kernel, k) == 0 && p[k + 1] == '\0') return 1;
+    }
+    return 0;
+}
+
+kf_status kfcu_compile_offline(const kf_compile_request *req, const char *target, void **binary,
+                               size_t *binary_size, char **report, char **diagnostics)
+{
+    *binary = NULL;
+    *binary_size = 0;
+    if (!target) target = "sm_90";
+    if (!valid_sm(target))
+        return kfcu_fail(diagnostics, KF_ERR_INVALID, "target '%s' is not a CUDA architecture: give sm_XY "
+                         "(sm_80 A100, sm_86/sm_89 RTX 30/40, sm_90 H100/H200, sm_100 B200 ...)", target);
+    if (!req || !req->candidate)
+        return kfcu_fail(diagnostics, KF_ERR_INVALID, "compile_offline: no candidate");
+    char why[512] = "";
+    kf_status st = kfcu_load_nvrtc(why, sizeof why);
+    if (st != KF_OK) return kfcu_fail(diagnostics, st, "%s", why);
+    char *image = NULL;
+    size_t n = 0;
+    st = nvrtc_compile(req, target, &image, &n, diagnostics);
+    if (st != KF_OK) return st;
+    const kf_candidate_view *c = req->candidate;
+    for (int i = 0; i < c->n_launches; i++) {
+        const kf_launch *l = KF_AT(kf_launch, c->launches, c->launch_size, i);
+        if (!l->kernel || !cubin_defines(image, n, l->kernel)) {
+            free(image);
+            return kfcu_fail(diagnostics, KF_ERR_COMPILE, "launch[%d]: kernel '%s' is not defined in the cubin "
+                             "for %s; declare it extern \"C\" __global__ so its name is not mangled", i,
+                             l->kernel ? l->kernel : "", target);
+        }
+    }
+    int major = 0, minor = 0;
+    kfnv.Version(&major, &minor);
+    *report = kfcu_strf("cubin for %s by NVRTC %d.%d; the %d kernel(s) of the launch plan are defined in it",
+                        target, major, minor, c->n_launches);
+    *binary = image;
+    *binary_size = n;
     return KF_OK;
 }
 
@@ -153,8 +217,10 @@ kf_status kfcu_compile(const kf_compile_request *req, kf_artifact **out, char **
         return kfcu_fail(diagnostics, KF_ERR_INVALID, "the candidate has no launch plan (cuda runs kernels)");
     kfcu_device *d = &devs[req->device];
     if ((st = kfcu_device_open(d, diagnostics)) != KF_OK) return st;
-    char *image = NULL;
-    if ((st = nvrtc_compile(req, d, &image, diagnostics)) != KF_OK) return st;
+    char *image = NULL, sm[32];
+    size_t image_n = 0;
+    snprintf(sm, sizeof sm, "sm_%d%d", d->cc_major, d->cc_minor);
+    if ((st = nvrtc_compile(req, sm, &image, &image_n, diagnostics)) != KF_OK) return st;
     kf_artifact *a = calloc(1, sizeof *a);
     if (!a) { free(image); return KF_ERR_NOMEM; }
     a->dev = d;

@@ -141,6 +141,9 @@ kf_status kfcu_set_read_back(kf_artifact *a, kfcu_set *s, char **error);
 void kfcu_set_free(kfcu_set *s);
 kf_status kfcu_launch_plan(kf_artifact *a, kfcu_set *s, char **error);
 
+/* ABI 1.2: NVRTC to a cubin for target sm_XY without a device. */
+kf_status kfcu_compile_offline(const kf_compile_request *req, const char *target, void **binary,
+                               size_t *binary_size, char **report, char **diagnostics);
 kf_status kfcu_compile(const kf_compile_request *req, kf_artifact **out, char **diagnostics);
 kf_status kfcu_verify(kf_artifact *art, kf_buffer_set *set, char **error);
 kf_status kfcu_profile(kf_artifact *art, const kf_profile_request *req, kf_profile_result *res,

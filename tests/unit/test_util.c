@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/base64.h"
 #include "util/error.h"
 #include "util/fileio.h"
 #include "util/fmt.h"
@@ -133,6 +134,35 @@ KF_TEST(error_kinds_and_exit_codes)
     big[sizeof big - 1] = '\0';
     kf_fail(&err, KF_E_IO, "%s", big);
     KF_CHECK_INT(strlen(err.msg), KF_ERROR_MAX - 1);
+}
+
+KF_TEST(base64_round_trips_and_refuses_garbage)
+{
+    static const struct { const char *plain, *enc; } v[] = {
+        {"", ""}, {"f", "Zg=="}, {"fo", "Zm8="}, {"foo", "Zm9v"}, {"foob", "Zm9vYg=="},
+        {"fooba", "Zm9vYmE="}, {"foobar", "Zm9vYmFy"}};                /* RFC 4648, section 10 */
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        char *e = kf_base64_encode(v[i].plain, strlen(v[i].plain));
+        KF_CHECK_STR(e, v[i].enc);
+        free(e);
+        unsigned char *d;
+        size_t n;
+        KF_CHECK_INT(kf_base64_decode(v[i].enc, &d, &n), 0);
+        KF_CHECK_INT(n, strlen(v[i].plain));
+        KF_CHECK(memcmp(d, v[i].plain, n) == 0);
+        free(d);
+    }
+    unsigned char all[256], *d;
+    for (int i = 0; i < 256; i++) all[i] = (unsigned char)(255 - i);
+    char *e = kf_base64_encode(all, sizeof all);
+    size_t n;
+    KF_CHECK_INT(kf_base64_decode(e, &d, &n), 0);
+    KF_CHECK(n == sizeof all && memcmp(d, all, n) == 0);
+    free(d);
+    free(e);
+    const char *bad[] = {"Zg=", "Zg=a", "Z===", "Zm9v!A==", "Zg==Zm8=", "Zm 9v"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        KF_CHECK_MSG(kf_base64_decode(bad[i], &d, &n) == -1, "'%s' decoded", bad[i]);
 }
 
 int main(void) { return kf_test_main(); }
