@@ -104,7 +104,10 @@ static char *candidate_text(const kf_candidate *c)
     if (c->n_launches > 0 || c->n_scratch > 0) kf_sb_printf(&b, "```json\n%s\n```\n", m ? m : "{}");
     free(m);
     for (int i = 0; i < c->n_sources; i++)
-        kf_sb_printf(&b, "%s:\n```\n%s\n```\n", c->sources[i].name, c->sources[i].text);
+        if (kf_source_format_binary(c->sources[i].format))
+            kf_sb_printf(&b, "%s: (a binary module of %zu bytes, not shown)\n", c->sources[i].name, c->sources[i].size);
+        else
+            kf_sb_printf(&b, "%s:\n```\n%s\n```\n", c->sources[i].name, c->sources[i].text);
     return kf_sb_take(&b);
 }
 

@@ -40,6 +40,12 @@ static const kf_backend_info *info_of(const kf_plugin *p)
     return i->struct_size >= offsetof(kf_backend_info, source_formats) + sizeof i->source_formats ? i : NULL;
 }
 
+uint32_t kf_plugin_source_formats(const kf_plugin *p)
+{
+    const kf_backend_info *i = info_of(p);
+    return i && i->source_formats ? i->source_formats : 1u << KF_SRC_TEXT;
+}
+
 const char *kf_plugin_offline_targets(const kf_plugin *p)
 {
     const kf_backend_info *i = info_of(p);

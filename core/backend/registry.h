@@ -91,6 +91,9 @@ kf_status kf_plugin_verify(const kf_plugin *p, const kf_problem_view *pv, kf_art
                            char **error);
 kf_status kf_plugin_profile(const kf_plugin *p, const kf_problem_view *pv, kf_artifact *art,
                             const kf_profile_request *req, kf_profile_result *res, char **error);
+/* The KF_SRC_* formats compile accepts, as bits (1u << KF_SRC_x); program
+ * text only for plugins that do not say. */
+uint32_t kf_plugin_source_formats(const kf_plugin *p);
 /* ABI 1.2: the targets compile_offline takes (space-separated, default
  * first; static), or NULL when the plugin has no compile_offline. */
 const char *kf_plugin_offline_targets(const kf_plugin *p);

@@ -97,17 +97,34 @@ void kf_candidate_free(kf_candidate *c)
     free(c);
 }
 
-int kf_candidate_add_source(kf_candidate *c, const char *name, const char *text)
+uint32_t kf_source_format_of(const char *name)
+{
+    size_t n = name ? strlen(name) : 0;
+    if (n > 4 && !strcmp(name + n - 4, ".spv")) return KF_SRC_SPIRV;
+    if (n > 6 && !strcmp(name + n - 6, ".cubin")) return KF_SRC_CUBIN;
+    if (n > 4 && !strcmp(name + n - 4, ".ptx")) return KF_SRC_PTX;
+    return KF_SRC_TEXT;
+}
+
+int kf_source_format_binary(uint32_t format)
+{
+    return format == KF_SRC_SPIRV || format == KF_SRC_CUBIN;
+}
+
+int kf_candidate_add_source_bytes(kf_candidate *c, const char *name, const void *data, size_t size)
 {
     char *t;
-    if (!c || !safe_file_name(name) || !text)
+    if (!c || !safe_file_name(name) || !data)
         return -1;
-    if (!(t = strdup(text)))
+    if (!(t = malloc(size + 1)))
         return -1;
+    memcpy(t, data, size);
+    t[size] = '\0';
     for (int i = 0; i < c->n_sources; i++) {
         if (!strcmp(c->sources[i].name, name)) {   /* replace */
             free(c->sources[i].text);
             c->sources[i].text = t;
+            c->sources[i].size = size;
             return 0;
         }
     }
@@ -119,6 +136,8 @@ int kf_candidate_add_source(kf_candidate *c, const char *name, const char *text)
     c->sources = s;
     s[c->n_sources].name = strdup(name);
     s[c->n_sources].text = t;
+    s[c->n_sources].size = size;
+    s[c->n_sources].format = kf_source_format_of(name);
     if (!s[c->n_sources].name) {
         free(t);
         return -1;
@@ -127,8 +146,14 @@ int kf_candidate_add_source(kf_candidate *c, const char *name, const char *text)
     return 0;
 }
 
-/* Reads a whole text file (malloc'ed), or NULL with err set. */
-static char *read_text(const char *path, const char *what, kf_error *err)
+int kf_candidate_add_source(kf_candidate *c, const char *name, const char *text)
+{
+    return text ? kf_candidate_add_source_bytes(c, name, text, strlen(text)) : -1;
+}
+
+/* Reads a whole file (malloc'ed, NUL-terminated), or NULL with err set.
+ * binary = 0: a text file (NUL bytes refused); 1: any bytes, *size set. */
+static char *read_file_as(const char *path, const char *what, int binary, size_t *size, kf_error *err)
 {
     int fd = kf_open_regular(path, what, err);
     FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
@@ -165,12 +190,18 @@ static char *read_text(const char *path, const char *what, kf_error *err)
     }
     fclose(f);
     buf[len] = '\0';
-    if (strlen(buf) != len) {
+    if (size) *size = len;
+    if (!binary && strlen(buf) != len) {
         kf_fail(err, KF_E_BAD_INPUT, "%s: %s contains NUL bytes; sources must be text", path, what);
         free(buf);
         return NULL;
     }
     return buf;
+}
+
+static char *read_text(const char *path, const char *what, kf_error *err)
+{
+    return read_file_as(path, what, 0, NULL, err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -237,6 +268,16 @@ static int parse_sources(pctx *pc, kf_candidate *c, json_object *arr, const char
                 PFAIL(pc, "sources[%d]: '%s' is given by name but there is no directory to "
                       "read it from; give it inline as {\"name\": ..., \"text\": ...}", i, name);
             snprintf(path, sizeof path, "%s/%s", dir, name);
+            if (kf_source_format_binary(kf_source_format_of(name))) {
+                size_t size = 0;
+                if (!(text = read_file_as(path, "source file", 1, &size, pc->err)))
+                    return -1;
+                int rc = kf_candidate_add_source_bytes(c, name, text, size);
+                free(text);
+                if (rc)
+                    PFAIL(pc, "sources[%d]: out of memory", i);
+                continue;
+            }
             if (!(text = read_text(path, "source file", pc->err)))
                 return -1;
         } else if (json_object_is_type(s, json_type_object) &&
@@ -247,6 +288,9 @@ static int parse_sources(pctx *pc, kf_candidate *c, json_object *arr, const char
             name = json_object_get_string(jn);
             if (!safe_file_name(name))
                 PFAIL(pc, "sources[%d].name: '%s' is not a plain file name", i, name);
+            if (kf_source_format_binary(kf_source_format_of(name)))
+                PFAIL(pc, "sources[%d]: '%s' is a binary module (by its name); give it as a file beside "
+                      "candidate.json, not inline text", i, name);
             if (!(text = strdup(json_object_get_string(jt))))
                 PFAIL(pc, "out of memory");
         } else {
@@ -635,7 +679,7 @@ char *kf_candidate_manifest_json(const kf_candidate *c)
     return out;
 }
 
-static int write_text(const char *path, const char *text, mode_t mode, kf_error *err)
+static int write_bytes(const char *path, const char *text, size_t n, mode_t mode, kf_error *err)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
     /* a file written before keeps its mode through O_CREAT: set it */
@@ -644,7 +688,6 @@ static int write_text(const char *path, const char *text, mode_t mode, kf_error 
         fd = -1;
     }
     FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
-    size_t n = strlen(text);
     if (!f) {
         int e = errno;
         if (fd >= 0) close(fd);
@@ -655,6 +698,11 @@ static int write_text(const char *path, const char *text, mode_t mode, kf_error 
     if (bad)
         return kf_fail_errno(err, errno ? errno : EIO, "%s: write failed (disk full?)", path);
     return 0;
+}
+
+static int write_text(const char *path, const char *text, mode_t mode, kf_error *err)
+{
+    return write_bytes(path, text, strlen(text), mode, err);
 }
 
 static int save(const kf_candidate *c, const char *dir, mode_t dmode, mode_t fmode, kf_error *err)
@@ -669,7 +717,7 @@ static int save(const kf_candidate *c, const char *dir, mode_t dmode, mode_t fmo
             return kf_fail(err, KF_E_BAD_INPUT, "%s: source '%s' is not a plain file name", dir,
                            c->sources[i].name);
         snprintf(path, sizeof path, "%s/%s", dir, c->sources[i].name);
-        if (write_text(path, c->sources[i].text, fmode, err))
+        if (write_bytes(path, c->sources[i].text, c->sources[i].size, fmode, err))
             return -1;
     }
     if (!(manifest = kf_candidate_manifest_json(c)))

@@ -39,8 +39,16 @@
 
 typedef struct kf_cand_source {
     char *name;
-    char *text;
+    char *text;       /* NUL-terminated; for a binary format the bytes (+ a NUL) */
+    size_t size;      /* bytes, without the NUL */
+    uint32_t format;  /* KF_SRC_*, from the file name (kf_source_format_of) */
 } kf_cand_source;
+
+/* The format of a source by its file name: "*.spv" SPIR-V and "*.cubin"
+ * CUBIN (binary, read as bytes), "*.ptx" PTX, anything else program text. */
+uint32_t kf_source_format_of(const char *name);
+/* Whether a format is binary (may hold NUL bytes; never inline in JSON). */
+int kf_source_format_binary(uint32_t format);
 
 typedef struct kf_cand_scratch {
     char *name;
@@ -101,6 +109,9 @@ int kf_candidate_save(const kf_candidate *c, const char *dir, kf_error *err);
  * records of a run that no other user may read or change. */
 int kf_candidate_save_private(const kf_candidate *c, const char *dir, kf_error *err);
 int kf_candidate_add_source(kf_candidate *c, const char *name, const char *text);
+/* The same for size bytes of any format (a binary module); the format
+ * comes from the name. */
+int kf_candidate_add_source_bytes(kf_candidate *c, const char *name, const void *data, size_t size);
 void kf_candidate_free(kf_candidate *c);
 /* JSON text of the manifest (sources by name); malloc'ed. */
 char *kf_candidate_manifest_json(const kf_candidate *c);

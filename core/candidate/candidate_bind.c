@@ -312,7 +312,7 @@ int kf_candidate_bind(const kf_candidate *c, const kf_resolved *r, kf_bound *out
         goto fail;
     }
     for (int i = 0; i < c->n_sources; i++)
-        out->sources[i] = (kf_source){c->sources[i].name, c->sources[i].text, strlen(c->sources[i].text), KF_SRC_TEXT};
+        out->sources[i] = (kf_source){c->sources[i].name, c->sources[i].text, c->sources[i].size, c->sources[i].format};
     total_args = 0;
     for (int i = 0; i < c->n_launches; i++) {
         if (bind_launch(&bc, i, &out->launches[i], out->args + total_args))

@@ -358,6 +358,16 @@ static int evaluate(kf_ev *e, kf_plugin *plugin, int profile, const char *work, 
         kf_sb_printf(&e->diag, "%s\n", e->summary);
         return 0;
     }
+    static const char *const fmt_names[] = {"program text", "PTX", "a CUBIN", "a SPIR-V module"};
+    for (int i = 0; i < c->n_sources; i++) {
+        uint32_t f = c->sources[i].format;
+        if (f < 4 && !(kf_plugin_source_formats(plugin) & (1u << f))) {
+            kf_ev_fail(e, KF_FAIL_BIND, "source %s is %s, which backend '%s' does not take", c->sources[i].name,
+                       fmt_names[f], plugin->name);
+            kf_sb_printf(&e->diag, "%s\n", e->summary);
+            return 0;
+        }
+    }
     kf_error berr = {0};
     if (kf_candidate_bind(c, e->r, &e->bound, &berr) != 0) {
         kf_ev_fail(e, KF_FAIL_BIND, "%s", berr.msg);

@@ -11,7 +11,7 @@
 static const char *const allowed[] = {
     "PATH", "LANG", "LANGUAGE", "LC_*", "TZ", "TERM",
     /* compilers and threads of the in-tree backends */
-    "KFORGE_CC", "KFORGE_THREADS", "KFORGE_OPENCL_*", "KFORGE_CUDA_*", "KFORGE_ZE_*", "OMP_*", "GOMP_*",
+    "KFORGE_CC", "KFORGE_SANDBOX_READ", "KFORGE_CLANG", "KFORGE_LLVM_SPIRV", "KFORGE_SPIRV_VAL", "KFORGE_THREADS", "KFORGE_OPENCL_*", "KFORGE_CUDA_*", "KFORGE_ZE_*", "OMP_*", "GOMP_*",
     "OPENBLAS_*", "MKL_NUM_THREADS",
     /* drivers */
     "OCL_ICD_*", "OPENCL_*", "POCL_*", "CUDA_*", "NVIDIA_*", "__GL_*", "ZE_*", "ZEL_*", "SYCL_*",

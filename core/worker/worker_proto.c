@@ -139,10 +139,22 @@ char *kf_wp_candidate_json(const kf_candidate_view *cv)
     for (int i = 0; i < cv->n_sources; i++) {
         json_object *s = json_object_new_object();
         json_object_object_add(s, "name", json_object_new_string(cv->sources[i].name ? cv->sources[i].name : ""));
-        json_object_object_add(s, "text", json_object_new_string(cv->sources[i].text ? cv->sources[i].text : ""));
-        /* the channel carries text formats only (PTX included); binary
-           formats would need an encoding and are refused at bind */
-        json_object_object_add(s, "format", json_object_new_int((int)cv->sources[i].format));
+        uint32_t fmt = cv->sources[i].format;
+        if (fmt == KF_SRC_SPIRV || fmt == KF_SRC_CUBIN) {
+            /* binary modules travel as base64 ("data"), text as it is */
+            char *b64 = kf_base64_encode(cv->sources[i].text ? cv->sources[i].text : "", cv->sources[i].size);
+            if (!b64) {
+                json_object_put(s);
+                json_object_put(srcs);
+                json_object_put(o);
+                return NULL;
+            }
+            json_object_object_add(s, "data", json_object_new_string(b64));
+            free(b64);
+        } else {
+            json_object_object_add(s, "text", json_object_new_string(cv->sources[i].text ? cv->sources[i].text : ""));
+        }
+        json_object_object_add(s, "format", json_object_new_int((int)fmt));
         json_object_array_add(srcs, s);
     }
     json_object_object_add(o, "sources", srcs);
@@ -191,6 +203,8 @@ typedef struct wp_store {
     kf_source *sources;
     kf_launch *launches;
     kf_arg *args;
+    unsigned char **blobs;    /* decoded binary sources */
+    int n_blobs;
 } wp_store;
 
 static json_object *get(json_object *o, const char *key, json_type t)
@@ -234,6 +248,8 @@ static void views_storage_free(wp_store *st)
     free(st->sources);
     free(st->launches);
     free(st->args);
+    for (int i = 0; i < st->n_blobs; i++) free(st->blobs[i]);
+    free(st->blobs);
     free(st);
 }
 
@@ -300,12 +316,26 @@ int kf_wp_decode_load(json_object *cmd, kf_wp_views *v, kf_wp_layout *l, kf_erro
     for (int i = 0; i < nsrc; i++) {
         json_object *s = json_object_array_get_idx(srcs, (size_t)i);
         st->sources[i].name = get_str(s, "name");
-        st->sources[i].text = get_str(s, "text");
-        if (!st->sources[i].name || !st->sources[i].text) goto bad;
-        st->sources[i].size = strlen(st->sources[i].text);
         json_object *fm = get(s, "format", json_type_int);
         st->sources[i].format = fm ? (uint32_t)json_object_get_int(fm) : KF_SRC_TEXT;
-        if (st->sources[i].format > KF_SRC_PTX) goto bad;   /* text formats only */
+        if (st->sources[i].format > KF_SRC_SPIRV) goto bad;
+        if (st->sources[i].format == KF_SRC_SPIRV || st->sources[i].format == KF_SRC_CUBIN) {
+            const char *b64 = get_str(s, "data");
+            unsigned char *bytes = NULL;
+            size_t n = 0;
+            if (!b64 || kf_base64_decode(b64, &bytes, &n) != 0) goto bad;
+            unsigned char **keep = realloc(st->blobs, (size_t)(st->n_blobs + 1) * sizeof *keep);
+            if (!keep) { free(bytes); goto bad; }
+            st->blobs = keep;
+            st->blobs[st->n_blobs++] = bytes;
+            st->sources[i].text = (const char *)bytes;
+            st->sources[i].size = n;
+        } else {
+            st->sources[i].text = get_str(s, "text");
+            if (!st->sources[i].text) goto bad;
+            st->sources[i].size = strlen(st->sources[i].text);
+        }
+        if (!st->sources[i].name) goto bad;
     }
     if (!cv->build_options) cv->build_options = "";
     cv->n_launches = nl;

@@ -7,6 +7,7 @@
  *   ocl_errors.c   CL error names, malloc'ed message formatting
  *   ocl_devices.c  flattened device list, per-device context/queue, probe
  *   ocl_cache.c    program cache: in memory and program binaries on disk
+ *   ocl_il.c       programs from SPIR-V (clCreateProgramWithIL)
  *   ocl_compile.c  compile hook, artifact, release
  *   ocl_run.c      device copies of guarded buffers, running a plan, verify
  *   ocl_profile.c  profile hook: events, samples, counters, report
@@ -88,6 +89,11 @@ typedef enum kfcl_cache_src {
  * the cache (malloc'ed).  On KF_ERR_COMPILE *log holds the full build log. */
 kf_status kfcl_program_get(kfcl_device *d, const kf_candidate_view *c, cl_program *prog,
                            char **log, kfcl_cache_src *src, char **note, char **error);
+
+/* A program from the candidate's one SPIR-V source (clCreateProgramWithIL,
+ * OpenCL 2.1, or clCreateProgramWithILKHR of cl_khr_il_program), not yet
+ * built.  KF_ERR_UNAVAILABLE when the device takes no IL. */
+kf_status kfcl_program_from_il(kfcl_device *d, const kf_candidate_view *c, cl_program *prog, char **error);
 
 /* --------------------------------------------------------------- artifact */
 

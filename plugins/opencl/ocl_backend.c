@@ -14,7 +14,7 @@ static const kf_backend_info ocl_info = {
     .source_ext = ".cl",
     .fence_tag = "opencl",
     .guide = "kf-opencl.md",
-    .source_formats = 1u << KF_SRC_TEXT,
+    .source_formats = 1u << KF_SRC_TEXT | 1u << KF_SRC_SPIRV,
 };
 
 KF_BACKEND_EXPORT(opencl) = {
@@ -22,7 +22,7 @@ KF_BACKEND_EXPORT(opencl) = {
     .abi_minor = KF_PLUGIN_ABI_MINOR,
     .struct_size = sizeof(kf_backend),
     .name = "opencl",
-    .version = "0.1.0",
+    .version = "0.2.0",
     .caps = KF_CAP_KERNEL_PLAN | KF_CAP_DEVICE_TIMER,
     .language = "opencl-c",
     .probe = kfcl_probe,

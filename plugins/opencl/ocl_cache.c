@@ -56,7 +56,7 @@ static void hash_str(hash128 *h, const char *s)
 static void cache_key(const kfcl_device *d, const kf_candidate_view *c, char out[33])
 {
     hash128 h = {0xcbf29ce484222325ULL, 0x84222325cbf29ce4ULL};
-    hash_str(&h, "kforge-opencl-cache-v1");
+    hash_str(&h, "kforge-opencl-cache-v2");
     hash_str(&h, d->name);
     hash_str(&h, d->platform_name);
     hash_str(&h, d->platform_version);
@@ -64,7 +64,10 @@ static void cache_key(const kfcl_device *d, const kf_candidate_view *c, char out
     hash_str(&h, c->build_options ? c->build_options : "");
     for (int i = 0; i < c->n_sources; i++) {
         hash_str(&h, c->sources[i].name);
-        hash_str(&h, c->sources[i].text);
+        uint64_t fmt = c->sources[i].format, n = c->sources[i].size;
+        hash_bytes(&h, &fmt, sizeof fmt);
+        hash_bytes(&h, &n, sizeof n);
+        if (n) hash_bytes(&h, c->sources[i].text, (size_t)n);
     }
     snprintf(out, 33, "%016llx%016llx", (unsigned long long)h.a, (unsigned long long)h.b);
 }
@@ -256,16 +259,25 @@ kf_status kfcl_program_get(kfcl_device *d, const kf_candidate_view *c, cl_progra
         }
     }
 
-    const char **texts = calloc((size_t)c->n_sources, sizeof *texts);
-    if (!texts) { free(path); return kfcl_fail(error, KF_ERR_NOMEM, "out of memory"); }
-    for (int i = 0; i < c->n_sources; i++) texts[i] = c->sources[i].text;
     cl_int e = CL_SUCCESS;
-    cl_program p = clCreateProgramWithSource(d->ctx, (cl_uint)c->n_sources, texts, NULL, &e);
-    free(texts);
-    if (!p) {
-        free(path);
-        return kfcl_fail(error, KF_ERR_INTERNAL, "clCreateProgramWithSource failed: %s",
-                         kfcl_err_name(e));
+    cl_program p;
+    if (c->n_sources >= 1 && c->sources[0].format == KF_SRC_SPIRV) {
+        kf_status st = kfcl_program_from_il(d, c, &p, error);
+        if (st != KF_OK) {
+            free(path);
+            return st;
+        }
+    } else {
+        const char **texts = calloc((size_t)(c->n_sources > 0 ? c->n_sources : 1), sizeof *texts);
+        if (!texts) { free(path); return kfcl_fail(error, KF_ERR_NOMEM, "out of memory"); }
+        for (int i = 0; i < c->n_sources; i++) texts[i] = c->sources[i].text;
+        p = clCreateProgramWithSource(d->ctx, (cl_uint)c->n_sources, texts, NULL, &e);
+        free(texts);
+        if (!p) {
+            free(path);
+            return kfcl_fail(error, KF_ERR_INTERNAL, "clCreateProgramWithSource failed: %s",
+                             kfcl_err_name(e));
+        }
     }
     e = clBuildProgram(p, 1, &d->id, options, NULL, NULL);
     *log = build_log(p, d->id);

@@ -159,6 +159,7 @@ int kf_bt_gen_cuda(const kf_bt_plan *plan, const kf_bt_point *pt, const char *ba
         free(c->sources[i].text);
         free(c->sources[i].name);
         c->sources[i].text = cu;
+        c->sources[i].size = strlen(cu);
         c->sources[i].name = name;
     }
     free(c->build_options);
