@@ -250,10 +250,11 @@ kf_status kfze_spirv_from_opencl(const kf_candidate_view *c, const char *work_di
     if (!obuf) return KF_ERR_NOMEM;
     for (char *tok = strtok(obuf, " \t\n"); tok; tok = strtok(NULL, " \t\n")) {
         if (!allowed_option(tok)) {
+            kfze_fail(log, KF_ERR_COMPILE, "build option '%s' is not one this backend passes to the "
+                      "compiler: use -D NAME[=VALUE], -cl-* options (-cl-mad-enable, "
+                      "-cl-fast-relaxed-math, -cl-std=CL1.2 ...), -w or -Werror", tok);
             free(obuf);
-            return kfze_fail(log, KF_ERR_COMPILE, "build option '%s' is not one this backend passes to the "
-                             "compiler: use -D NAME[=VALUE], -cl-* options (-cl-mad-enable, "
-                             "-cl-fast-relaxed-math, -cl-std=CL1.2 ...), -w or -Werror", tok);
+            return KF_ERR_COMPILE;
         }
         if (na >= MAX_OPTS) {
             free(obuf);
