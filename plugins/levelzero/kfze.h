@@ -77,6 +77,8 @@ typedef struct kfze_device {
     ze_device_properties_t props;
     ze_device_compute_properties_t compute;
     uint64_t mem_bytes;          /* sum of the device's memory properties */
+    int driver_index;            /* which of the loader's drivers */
+    uint32_t driver_version;     /* ze_driver_properties_t.driverVersion */
     char name[KF_NAME_MAX];
     ze_context_handle_t ctx;     /* created on first use, kept for the process */
     ze_command_queue_handle_t queue;

@@ -52,6 +52,10 @@ static void enumerate(void)
         return;
     }
     for (uint32_t i = 0; i < nd; i++) {
+        ze_driver_properties_t dp;
+        memset(&dp, 0, sizeof dp);
+        dp.stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES;
+        zeDriverGetProperties(drivers[i], &dp);
         uint32_t ndev = 0;
         if (zeDeviceGet(drivers[i], &ndev, NULL) != ZE_RESULT_SUCCESS || ndev == 0) continue;
         ze_device_handle_t ids[MAX_DEVS];
@@ -61,6 +65,8 @@ static void enumerate(void)
             kfze_device *d = &reg.devs[reg.n];
             memset(d, 0, sizeof *d);
             d->driver = drivers[i];
+            d->driver_index = (int)i;
+            d->driver_version = dp.driverVersion;
             d->id = ids[k];
             d->props.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
             if (zeDeviceGetProperties(d->id, &d->props) != ZE_RESULT_SUCCESS) continue;
@@ -146,10 +152,10 @@ static void detail_text(const kfze_device *d, char *out, size_t n)
     }
     uint32_t eus = p->numSlices * p->numSubslicesPerSlice * p->numEUsPerSubslice;
     snprintf(out, n,
-             "vendor 0x%04x device 0x%04x; %u EUs (%u slices x %u subslices x %u), %u threads/EU, SIMD %u; "
+             "driver %d (version %u); vendor 0x%04x device 0x%04x; %u EUs (%u slices x %u subslices x %u), %u threads/EU, SIMD %u; "
              "core clock %u MHz; memory %.1f GiB; max group %u (x %u, y %u, z %u); shared local memory %u B; "
              "subgroup sizes %s; timer resolution %llu ns, kernel timestamps %u bits",
-             p->vendorId, p->deviceId, eus, p->numSlices, p->numSubslicesPerSlice, p->numEUsPerSubslice,
+             d->driver_index, d->driver_version, p->vendorId, p->deviceId, eus, p->numSlices, p->numSubslicesPerSlice, p->numEUsPerSubslice,
              p->numThreadsPerEU, p->physicalEUSimdWidth, p->coreClockRate, (double)d->mem_bytes / (1 << 30),
              c->maxTotalGroupSize, c->maxGroupSizeX, c->maxGroupSizeY, c->maxGroupSizeZ, c->maxSharedLocalMemory,
              *sg ? sg : "none reported", (unsigned long long)p->timerResolution, p->kernelTimestampValidBits);
