@@ -64,7 +64,10 @@ static void cache_key(const kfcl_device *d, const kf_candidate_view *c, char out
     hash_str(&h, c->build_options ? c->build_options : "");
     for (int i = 0; i < c->n_sources; i++) {
         hash_str(&h, c->sources[i].name);
-        uint64_t fmt = c->sources[i].format, n = c->sources[i].size;
+        /* text: its characters (a caller may leave size 0); binary: size bytes */
+        uint64_t fmt = c->sources[i].format;
+        uint64_t n = fmt == KF_SRC_SPIRV || fmt == KF_SRC_CUBIN ? c->sources[i].size
+                   : c->sources[i].text ? strlen(c->sources[i].text) : 0;
         hash_bytes(&h, &fmt, sizeof fmt);
         hash_bytes(&h, &n, sizeof n);
         if (n) hash_bytes(&h, c->sources[i].text, (size_t)n);
