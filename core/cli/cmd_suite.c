@@ -20,7 +20,8 @@ static void suite_usage(FILE *f)
         "usage: kforge suite DIR|FILE... --backend B --report DIR [options]\n"
         "       kforge suite --report-only DIR\n"
         "\n"
-        "  --backend B          backend plugin (see 'kforge backends')\n"
+        "  --backend B[,B2...]  backend plugin(s) (see 'kforge backends'); several: the suite\n"
+        "                       runs on each into DIR/B and DIR/compare.md puts them side by side\n"
         "  --device N           device index of the backend (default 0)\n"
         "  --preset P           problem size preset (default small)\n"
         "  --agent SPEC         builtin (default) or an LLM agent (see 'kforge run --help')\n"
@@ -170,29 +171,66 @@ int kf_cmd_suite(int argc, char **argv)
         kf_cli_error("%s", err.msg);
         return kf_exit_code(err.kind);
     }
-    if (kf_suite_check_backend(so.run.backend, so.run.device, &err) != 0) {
-        kf_cli_error("%s", err.msg);
-        kf_suite_problems_free(probs, n);
-        return kf_exit_code(err.kind);
+    /* --backend a,b: the same suite on each, into REPORT/a and REPORT/b, and
+       REPORT/compare.{md,json} side by side */
+    char *blist = strdup(so.run.backend);
+    char *backends[16];
+    int nb = 0;
+    for (char *save = NULL, *t = blist ? strtok_r(blist, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
+        if (nb == 16) { kf_cli_error("--backend: at most 16 backends"); free(blist); kf_suite_problems_free(probs, n); return KF_EXIT_BAD_INPUT; }
+        if (*t) backends[nb++] = t;
     }
-    char *settings = settings_json(&so.run, so.jobs, inputs, n_inputs);
-    so.settings_json = settings;
-    so.progress = kf_cli_progress(quiet);
-    if (!quiet)
-        printf("suite: %d problems on %s, preset %s, agent %s, %d at once; runs in %s/runs\n", n,
-               so.run.backend, so.run.preset ? so.run.preset : "small", so.run.agent ? so.run.agent : "builtin",
-               so.jobs, so.report_dir);
-    kf_suite_outcome out = {0};
-    int rc = kf_suite_run(&so, probs, n, &out, &err);
-    int code;
-    if (rc != 0) {
-        kf_cli_error("%s", err.msg);
-        code = kf_exit_code(err.kind);
-    } else {
-        code = write_reports(so.report_dir, (const char *const *)out.run_dirs, out.n, quiet);
+    for (int b = 0; b < nb; b++) {
+        if (kf_suite_check_backend(backends[b], so.run.device, &err) != 0) {
+            kf_cli_error("%s", err.msg);
+            free(blist);
+            kf_suite_problems_free(probs, n);
+            return kf_exit_code(err.kind);
+        }
     }
-    kf_suite_outcome_free(&out);
+    const char *top = so.report_dir;
+    int code = KF_EXIT_OK;
+    kf_report *reps = nb > 1 ? calloc((size_t)nb, sizeof *reps) : NULL;
+    for (int b = 0; b < nb && code != KF_EXIT_INTERNAL && code != KF_EXIT_BAD_INPUT; b++) {
+        char sub[4200];
+        if (nb > 1) snprintf(sub, sizeof sub, "%s/%s", top, backends[b]);
+        so.report_dir = nb > 1 ? sub : top;
+        so.run.backend = backends[b];
+        char *settings = settings_json(&so.run, so.jobs, inputs, n_inputs);
+        so.settings_json = settings;
+        so.progress = kf_cli_progress(quiet);
+        if (!quiet)
+            printf("%ssuite: %d problems on %s, preset %s, agent %s, %d at once; runs in %s/runs\n", b ? "\n" : "", n,
+                   so.run.backend, so.run.preset ? so.run.preset : "small", so.run.agent ? so.run.agent : "builtin",
+                   so.jobs, so.report_dir);
+        kf_suite_outcome out = {0};
+        int rc = kf_suite_run(&so, probs, n, &out, &err), one;
+        if (rc != 0) {
+            kf_cli_error("%s", err.msg);
+            one = kf_exit_code(err.kind);
+        } else {
+            one = write_reports(so.report_dir, (const char *const *)out.run_dirs, out.n, quiet);
+            if (reps && (kf_report_build((const char *const *)out.run_dirs, out.n, &reps[b], &err) != 0 ||
+                         kf_report_machine_load(&reps[b], so.report_dir, &err) != 0)) {
+                kf_cli_error("%s", err.msg);
+                one = KF_EXIT_INTERNAL;
+            }
+        }
+        if (one > code) code = one;
+        kf_suite_outcome_free(&out);
+        free(settings);
+    }
+    if (reps && code != KF_EXIT_INTERNAL && code != KF_EXIT_BAD_INPUT) {
+        if (kf_report_write_compare(reps, (const char *const *)backends, nb, top, &err) != 0) {
+            kf_cli_error("%s", err.msg);
+            code = KF_EXIT_INTERNAL;
+        } else if (!quiet) {
+            printf("\nside by side: %s/compare.md, %s/compare.json\n", top, top);
+        }
+    }
+    for (int b = 0; reps && b < nb; b++) kf_report_free(&reps[b]);
+    free(reps);
+    free(blist);
     kf_suite_problems_free(probs, n);
-    free(settings);
     return code;
 }

@@ -135,4 +135,12 @@ int kf_report_write_all(const kf_report *r, const char *report_dir, kf_error *er
 /* Label of a status: "correct", "incorrect", "no result". */
 const char *kf_report_status_name(kf_report_status s);
 
+/* REPORT/compare.md and compare.json: the reports of the same suite on nb
+ * backends (reps[i] on backends[i]) side by side: per backend the correct
+ * count and geometric-mean speedup, per problem each backend's best time
+ * and speedup, and with two or more the ratio of the second's time to the
+ * first's.  0, or -1 with err set. */
+int kf_report_write_compare(const kf_report *reps, const char *const *backends, int nb, const char *report_dir,
+                            kf_error *err);
+
 #endif

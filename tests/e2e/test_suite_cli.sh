@@ -7,7 +7,7 @@ set -u
 here="$KF_SRCDIR/tests/e2e/suite"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 . "$KF_SRCDIR/tests/e2e/tap.sh"
-echo "1..24"
+echo "1..27"
 export XDG_CACHE_HOME="$tmp/cache"
 rep="$tmp/report"
 
@@ -110,4 +110,27 @@ bad "a malformed problem exits 2" "broken.json" "$tmp/broken.json" --backend cpu
 bad "a report directory of another agent exits 2" "holds a run with backend cpu-simd, preset small, agent cmd:" \
     "$here" --backend cpu-simd --preset small --report "$tmp/crash"
 bad "--report-only of a directory without runs exits 2" "runs" --report-only "$tmp/r2"
+bad "one unknown backend of a list exits 2 before anything runs" "no backend 'nope'" "$here" --backend cpu-simd,nope \
+    --report "$tmp/r3"
+[ ! -d "$tmp/r3/cpu-simd/runs" ] && ok "... and ran nothing" || no "... and ran nothing" "$(ls -R "$tmp/r3" | head)"
+
+# --backend a,b: the same suite on each, side by side (cpu-simd twice under two
+# names is not possible, so cpu-simd and opencl, PoCL here)
+if "$KFORGE" backends 2>/dev/null | grep -q '^opencl '; then
+    "$KFORGE" suite "$here" --backend cpu-simd,opencl --preset small --max-iterations 1 --report "$tmp/two" \
+        >"$tmp/two.out" 2>&1
+    rc=$?
+    res=$("$PYTHON3" -c '
+import json, sys
+c = json.load(open(sys.argv[1] + "/compare.json"))
+rows = c["problems"]
+print(c["backends"], len(rows), all(r["cpu-simd"]["status"] == "correct" and r["opencl"]["status"] == "correct" for r in rows))
+' "$tmp/two" 2>&1)
+    if [ $rc -eq 0 ] && [ "$res" = "['cpu-simd', 'opencl'] 2 True" ] && [ -s "$tmp/two/cpu-simd/report.md" ] &&
+       [ -s "$tmp/two/opencl/report.md" ] && grep -q "| problem | cpu-simd best | cpu-simd speedup | opencl best" "$tmp/two/compare.md"
+    then ok "--backend cpu-simd,opencl runs both into DIR/B and writes compare.md/json side by side"
+    else no "--backend cpu-simd,opencl side by side" "exit $rc: $res" "$(tail -n 8 "$tmp/two.out")"; fi
+else
+    ok "--backend a,b side by side # SKIP no opencl backend here"
+fi
 tap_exit
