@@ -312,19 +312,17 @@ int kf_plugin_open(const char *path, kf_plugin *out, kf_error *err)
 
 static int cache_path(const kf_plugin *p, const kf_device_info *d, char *buf, size_t n)
 {
-    const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    char base[4096];
-    if (x && *x) snprintf(base, sizeof base, "%s/kforge/peaks", x);
-    else if (home && *home) snprintf(base, sizeof base, "%s/.cache/kforge/peaks", home);
-    else return -1;
+    char *base = kf_cache_dir("peaks");
+    if (!base) return -1;
     char key[3 * KF_NAME_MAX];
     snprintf(key, sizeof key, "%s-%s-%s", p->name, p->be->version ? p->be->version : "0", d->name);
     for (char *c = key; *c; c++)
         if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '.' ||
               *c == '-'))
             *c = '_';
-    if ((size_t)snprintf(buf, n, "%s/%s", base, key) >= n) return -1;
-    return 0;
+    int too_long = (size_t)snprintf(buf, n, "%s/%s", base, key) >= n;
+    free(base);
+    return too_long ? -1 : 0;
 }
 
 static int cache_load(const kf_plugin *p, kf_device_info *d)

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "reference/reference.h"
+#include "ref_cache.h"
 #include "sandbox/sandbox.h"
 
 /* Timed runs rotate through enough buffer sets that together they exceed
@@ -210,8 +211,10 @@ void kf_ev_free_refs(double **ref, int n)
     free(ref);
 }
 
-/* Reference outputs for the inputs now in e->priv; NULL with err set. */
-double **kf_ev_reference(kf_ev *e, kf_error *err)
+/* Reference outputs for the inputs now in e->priv (drawn with `seed`):
+ * from the reference cache when it is on and has them, else computed (and
+ * stored there); NULL with err set. */
+double **kf_ev_reference(kf_ev *e, uint64_t seed, kf_error *err)
 {
     int n = e->r->problem->n_outputs;
     double **ref = calloc((size_t)n + 1, sizeof *ref);
@@ -219,10 +222,17 @@ double **kf_ev_reference(kf_ev *e, kf_error *err)
         kf_fail(err, KF_E_INTERNAL, "out of memory for the reference outputs");
         return NULL;
     }
+    int cache = kf_refcache_enabled(e->r);
+    if (cache && kf_refcache_load(e->r, seed, ref) == 0) {
+        e->ref_hits++;
+        return ref;
+    }
     if (kf_reference_outputs(e->r, (const float *const *)e->priv, ref, e->o.threads, err) != 0) {
         kf_ev_free_refs(ref, n);
         return NULL;
     }
+    e->ref_computed++;
+    if (cache) kf_refcache_store(e->r, seed, ref);
     return ref;
 }
 
@@ -235,7 +245,7 @@ static int run_trials(kf_ev *e, kf_worker *w, kf_error *err)
         snprintf(when, sizeof when, "trial %d of %d (seed %llu)", t, e->o.trials,
                  (unsigned long long)(e->o.seed + (uint64_t)t));
         kf_ev_draw_set(e, 0, e->o.seed + (uint64_t)t);
-        double **ref = kf_ev_reference(e, err);
+        double **ref = kf_ev_reference(e, e->o.seed + (uint64_t)t, err);
         if (!ref) return -1;
         res->trials_run = t + 1;
         kf_wp_reply r;
@@ -325,6 +335,8 @@ static void pass_summary(kf_ev *e)
 
 static void finish(kf_ev *e)
 {
+    e->res->ref_cached = e->ref_hits;
+    e->res->ref_computed = e->ref_computed;
     if (e->res->verdict == KF_PASS) pass_summary(e);
     if (e->res->sandbox_mode != KF_SANDBOX_OFF && e->bound_ok) {
         char have[128], miss[128];

@@ -148,6 +148,8 @@ typedef struct kf_eval_result {
     int sandbox_mode;         /* kf_sandbox_mode the worker ran under */
     unsigned sandbox_layers;  /* KF_SB_* bits that held (sandbox.h) */
     char *sandbox_why;        /* why the others did not, or NULL */
+    int ref_cached, ref_computed; /* input sets whose reference came from the
+                                 reference cache / was computed (ref_cache.h) */
     int offline;              /* a compile-only evaluation (offline_target) */
     unsigned char *offline_binary;  /* its binary (malloc'ed), offline_size bytes */
     size_t offline_size;

@@ -228,6 +228,7 @@ typedef struct kf_ev {
     kf_sb diag;               /* diagnostics being written */
     char summary[1024];       /* summary being written */
     const char *kept_dir;     /* work dir kept for the user, or NULL */
+    int ref_hits, ref_computed;   /* reference outputs from the cache / computed */
 } kf_ev;
 
 /* Sets res->verdict (when still PASS) and the summary line. */
@@ -254,7 +255,7 @@ int kf_ev_reply_failed(kf_ev *e, const kf_wp_reply *r, const char *what);
  * scratch of the set poisoned. */
 int kf_ev_draw_set(kf_ev *e, int set, uint64_t seed);
 /* Reference outputs for the inputs now in e->priv; NULL with err set. */
-double **kf_ev_reference(kf_ev *e, kf_error *err);
+double **kf_ev_reference(kf_ev *e, uint64_t seed, kf_error *err);
 void kf_ev_free_refs(double **ref, int n);
 
 /* Judges the worker's timing samples against the parent's round trips

@@ -126,6 +126,10 @@ char *kf_eval_result_json(const kf_eval_result *res)
         json_object_object_add(o, "timing", timing_json(&res->timing));
         json_object_object_add(o, "roofline", roofline_json(&res->roofline));
     }
+    json_object *rc = json_object_new_object();
+    json_object_object_add(rc, "cached", json_object_new_int(res->ref_cached));
+    json_object_object_add(rc, "computed", json_object_new_int(res->ref_computed));
+    json_object_object_add(o, "reference_sets", rc);
     json_object_object_add(o, "compile_s", num(res->compile_s));
     json_object_object_add(o, "verify_s", num(res->verify_s));
     json_object_object_add(o, "profile_s", num(res->profile_s));

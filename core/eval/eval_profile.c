@@ -16,7 +16,10 @@
  *    asked for (a forged or early reply) fail the candidate;
  *  - every set gets fresh random inputs (seeds from getrandom, unknown to
  *    the candidate) after each of its runs, and poisoned outputs, so a memo
- *    keyed on inputs misses and a run that writes nothing leaves NaN;
+ *    keyed on inputs misses and a run that writes nothing leaves NaN; with
+ *    the reference cache on (large problems), the checked runs' inputs come
+ *    from the problem's secret pool instead, each once per evaluation
+ *    (ref_cache.h), so their references are computed once per search;
  *  - the outputs of a random majority of the runs (reps/2 + 1, chosen in
  *    the parent) are checked against the reference: a candidate must skip
  *    work on at least half of the runs to move the median, and then at
@@ -25,6 +28,7 @@
  */
 #include "util/clock.h"
 #include "eval_internal.h"
+#include "ref_cache.h"
 #include "sandbox/sandbox.h"
 
 #include <errno.h>
@@ -180,6 +184,37 @@ static int freeze(kf_ev *e, kf_worker *w, const char *when)
     return 0;
 }
 
+/* The seeds of the checked runs' inputs when the reference cache is on
+ * (ref_cache.h): the problem's pool in an order drawn for this evaluation,
+ * each used once, so no input set repeats. */
+typedef struct pool {
+    int on, next;
+    int order[KF_REF_POOL];
+    const kf_resolved *r;
+} pool;
+
+static void pool_init(pool *p, const kf_resolved *r)
+{
+    memset(p, 0, sizeof *p);
+    p->r = r;
+    p->on = kf_refcache_enabled(r) && kf_refcache_pool_seed(r, 0) != 0;
+    for (int k = 0; k < KF_REF_POOL; k++) p->order[k] = k;
+    for (int k = KF_REF_POOL - 1; k > 0; k--) {      /* Fisher-Yates with unpredictable bits */
+        int j = (int)(fresh_seed() % (uint64_t)(k + 1)), t = p->order[k];
+        p->order[k] = p->order[j];
+        p->order[j] = t;
+    }
+}
+
+/* The seed of the inputs run `run` will get: a pool seed when that run is
+ * checked and the pool has one left, else fresh random bits. */
+static uint64_t seed_for(pool *p, const char *checked, int reps, int run)
+{
+    if (p->on && run < reps && checked[run] && p->next < KF_REF_POOL)
+        return kf_refcache_pool_seed(p->r, p->order[p->next++]);
+    return fresh_seed();
+}
+
 /* Checks the outputs of run `i` on set `s` (inputs from seed). */
 static int check_run(kf_ev *e, int i, int s, uint64_t seed, kf_error *err)
 {
@@ -188,7 +223,7 @@ static int check_run(kf_ev *e, int i, int s, uint64_t seed, kf_error *err)
     const kf_problem_view *pv = &e->bound.pview;
     for (int k = 0; k < pv->n_inputs; k++) kf_draw_input(e->r, k, seed, e->priv[k]);
     if (kf_ev_check_memory(e, s, when) != 0) return 1;
-    double **ref = kf_ev_reference(e, err);
+    double **ref = kf_ev_reference(e, seed, err);
     if (!ref) return -1;
     int bad = kf_ev_check_outputs(e, s, ref, when, KF_FAIL_STALE, KF_FAIL_STALE, 0);
     kf_ev_free_refs(ref, e->r->problem->n_outputs);
@@ -261,15 +296,20 @@ int kf_ev_profile(kf_ev *e, kf_worker *w, const kf_device_info *dev, kf_error *e
     t->n_sets = n_sets;
     if (channel_cost(e, w, &t->channel_s) != 0) goto out;
 
-    for (int s = 0; s < n_sets; s++) kf_ev_draw_set(e, s, seeds[s] = fresh_seed());
+    int n_check = reps / 2 + 1;
+    pick_subset(checked, reps, n_check);
+    pool p;
+    pool_init(&p, e->r);
+    /* set s is first used by run s (set 0 after the warm-up), then after
+       each run i by run i + n_sets */
+    for (int s = 1; s < n_sets; s++) kf_ev_draw_set(e, s, seeds[s] = seed_for(&p, checked, reps, s));
+    kf_ev_draw_set(e, 0, seeds[0] = fresh_seed());
     double s0, w0;
     if (timed_call(e, w, e->o.warmup, 0, &s0, &w0, NULL) != 0) goto out;
     if (freeze(e, w, "the warm-up runs") != 0) goto out;
-    kf_ev_draw_set(e, 0, seeds[0] = fresh_seed());
+    kf_ev_draw_set(e, 0, seeds[0] = seed_for(&p, checked, reps, 0));
     kf_worker_resume(w);
 
-    int n_check = reps / 2 + 1;
-    pick_subset(checked, reps, n_check);
     for (int i = 0; i < reps; i++) {
         int s = i % n_sets;
         if (timed_call(e, w, 0, s, &sample[i], &wall[i], i == reps - 1 ? &last : NULL) != 0) goto out;
@@ -284,7 +324,7 @@ int kf_ev_profile(kf_ev *e, kf_worker *w, const kf_device_info *dev, kf_error *e
             }
             t->n_checked++;
         }
-        kf_ev_draw_set(e, s, seeds[s] = fresh_seed());
+        kf_ev_draw_set(e, s, seeds[s] = seed_for(&p, checked, reps, i + n_sets));
         kf_worker_resume(w);
     }
     /* every guard band once more, after the last run */

@@ -1,4 +1,6 @@
 /* llm.c — kf_llm: spec resolution, the completion path (cache, provider, cost, cassette). */
+#include "util/fileio.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,12 +149,10 @@ int kf_llm_set_cache(kf_llm *llm, const char *dir, kf_error *err)
 
 char *kf_llm_default_cache_dir(void)
 {
-    const char *xdg = getenv("XDG_CACHE_HOME");
-    const char *home = getenv("HOME");
-    char buf[4096];
-    if (xdg && *xdg) snprintf(buf, sizeof buf, "%s/kforge/llm", xdg);
-    else if (home && *home) snprintf(buf, sizeof buf, "%s/.cache/kforge/llm", home);
-    else snprintf(buf, sizeof buf, "/tmp/kforge-llm-cache-%ld", (long)getuid());
+    char *dir = kf_cache_dir("llm");
+    if (dir) return dir;
+    char buf[64];
+    snprintf(buf, sizeof buf, "/tmp/kforge-llm-cache-%ld", (long)getuid());
     return strdup(buf);
 }
 

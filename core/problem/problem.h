@@ -120,6 +120,8 @@ typedef struct kf_problem {
     double atol, rtol, rel_l2;
     double rel_spread;        /* bound on ||out-ref|| / ||ref-mean(ref)|| (compare.c) */
     char *c_reference;        /* or NULL */
+    unsigned char digest[32]; /* SHA-256 of the problem's JSON text: what the
+                                 reference cache keys on (eval/ref_cache.h) */
     struct kf_value_index *value_index;   /* private to problem.c: name -> value id */
 } kf_problem;
 

@@ -12,6 +12,7 @@
  *  - the graph may be empty only when a `c_reference` is given;
  *  - dim sizes are at most 2^40 and every value at most 2^48 elements.
  */
+#include "util/sha256.h"
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -484,5 +485,9 @@ kf_problem *kf_problem_parse(const char *json_text, const char *label, kf_error 
         return NULL;
     }
     json_object_put(root);
+    kf_sha256 h;
+    kf_sha256_init(&h);
+    kf_sha256_update(&h, json_text, strlen(json_text));
+    kf_sha256_final(&h, p->digest);
     return p;
 }

@@ -150,3 +150,12 @@ char *kf_read_file(const char *path, kf_error *err)
     buf[len] = '\0';
     return buf;
 }
+
+char *kf_cache_dir(const char *sub)
+{
+    const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    char *path = NULL;
+    int n = x && *x ? asprintf(&path, "%s/kforge/%s", x, sub)
+          : home && *home ? asprintf(&path, "%s/.cache/kforge/%s", home, sub) : -1;
+    return n < 0 ? NULL : path;
+}

@@ -26,6 +26,10 @@ int kf_write_file_atomic(const char *path, const char *text, kf_error *err);
 /* The same, the file created with `mode` (& umask), e.g. 0600 for records
  * only their owner may read or change. */
 int kf_write_file_atomic_mode(const char *path, const char *text, int mode, kf_error *err);
+/* kforge's cache directory for `sub` ("peaks", "llm", "ref"):
+ * $XDG_CACHE_HOME/kforge/SUB, else $HOME/.cache/kforge/SUB, as a malloc'ed
+ * path (not created); NULL when neither variable is set (or no memory). */
+char *kf_cache_dir(const char *sub);
 /* Creates path and its parents (mode 0777 & umask). */
 int kf_mkdir_p(const char *path, kf_error *err);
 /* The same, the directories it creates made with `mode` (& umask), e.g. 0700. */

@@ -13,6 +13,7 @@
 #include "util/error.h"
 #include "util/fileio.h"
 #include "util/fmt.h"
+#include "util/sha256.h"
 #include "util/strbuf.h"
 
 KF_TEST(strbuf_grows_and_takes)
@@ -163,6 +164,29 @@ KF_TEST(base64_round_trips_and_refuses_garbage)
     const char *bad[] = {"Zg=", "Zg=a", "Z===", "Zm9v!A==", "Zg==Zm8=", "Zm 9v"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         KF_CHECK_MSG(kf_base64_decode(bad[i], &d, &n) == -1, "'%s' decoded", bad[i]);
+}
+
+KF_TEST(sha256_known_vectors)
+{
+    char hex[65];
+    kf_sha256_hex("", 0, hex);
+    KF_CHECK_STR(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    kf_sha256_hex("abc", 3, hex);
+    KF_CHECK_STR(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";   /* 448 bits: padding spills */
+    kf_sha256_hex(two, strlen(two), hex);
+    KF_CHECK_STR(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    /* a million 'a' in uneven pieces */
+    kf_sha256 s;
+    unsigned char d[32];
+    char a[1000];
+    memset(a, 'a', sizeof a);
+    kf_sha256_init(&s);
+    for (int i = 0, k = 1; i < 1000000; i += k, k = k % 997 + 1)
+        kf_sha256_update(&s, a, (size_t)(i + k <= 1000000 ? k : 1000000 - i));
+    kf_sha256_final(&s, d);
+    for (int i = 0; i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", d[i]);
+    KF_CHECK_STR(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
 int main(void) { return kf_test_main(); }
