@@ -33,6 +33,8 @@ static void suite_usage(FILE *f)
         "  --report DIR         where the runs (DIR/runs/PROBLEM), logs and reports go;\n"
         "                       running again continues: finished problems are kept\n"
         "  --report-only DIR    rewrite DIR/report.{json,md,html} from its runs, run nothing\n"
+        "  --anchors FILE       PyTorch eager and torch.compile times (bench/anchors/torch_anchors.py)\n"
+        "                       beside every result: speedups over each and over the faster, fast_p\n"
         "  --quiet              no progress lines\n"
         "\n"
         "Directories are scanned recursively for *.json problems, in name order.\n"
@@ -40,15 +42,17 @@ static void suite_usage(FILE *f)
         "3 internal error\n");
 }
 
+static const char *anchors;   /* --anchors FILE */
+
 static int write_reports(const char *dir, const char *const *run_dirs, int n, int quiet)
 {
     kf_report r;
     kf_error err = {0};
     if (kf_report_build(run_dirs, n, &r, &err) != 0 || kf_report_machine_load(&r, dir, &err) != 0 ||
-        kf_report_write_all(&r, dir, &err) != 0) {
+        (anchors && kf_report_load_anchors(&r, anchors, &err) != 0) || kf_report_write_all(&r, dir, &err) != 0) {
         kf_cli_error("%s", err.msg);
         kf_report_free(&r);
-        return KF_EXIT_INTERNAL;
+        return kf_exit_code(err.kind);
     }
     if (!quiet) {
         printf("\n%d/%d problems correct", r.sum.n_correct, r.sum.n);
@@ -56,6 +60,9 @@ static int write_reports(const char *dir, const char *const *run_dirs, int n, in
             printf("; geometric-mean speedup %.3gx over %d; fast_1 %.3f", r.sum.geomean_correct,
                    r.sum.n_speedup, r.sum.fast_p[3]);
         printf("\n");
+        if (anchors)
+            printf("against PyTorch (%s): %.3gx over the faster of eager and torch.compile (geomean over %d); "
+                   "fast_1 %.3f\n", anchors, r.sum.geomean_vs_torch, r.sum.n_torch, r.sum.fast_p_torch[3]);
         if (r.sum.n_anchor_warnings)
             printf("warning: %d of %d baselines take over 1.5x their GEMM anchor (the library GEMM alone): "
                    "see the Warnings of the report\n", r.sum.n_anchor_warnings, r.sum.n_anchor);
@@ -111,7 +118,7 @@ int kf_cmd_suite(int argc, char **argv)
     const char *only = NULL;
     int quiet = 0;
     enum { O_BACKEND = 1, O_DEVICE, O_PRESET, O_AGENT, O_JOBS, O_ITER, O_TIME, O_REPORT, O_ONLY, O_QUIET,
-           O_HELP, O_SANDBOX, O_MEM };
+           O_HELP, O_SANDBOX, O_MEM, O_ANCHORS };
     static const struct option opts[] = {
         {"backend", required_argument, 0, O_BACKEND}, {"device", required_argument, 0, O_DEVICE},
         {"preset", required_argument, 0, O_PRESET}, {"agent", required_argument, 0, O_AGENT},
@@ -119,7 +126,7 @@ int kf_cmd_suite(int argc, char **argv)
         {"max-time", required_argument, 0, O_TIME}, {"report", required_argument, 0, O_REPORT},
         {"report-only", required_argument, 0, O_ONLY}, {"quiet", no_argument, 0, O_QUIET},
         {"help", no_argument, 0, O_HELP}, {"sandbox", required_argument, 0, O_SANDBOX},
-        {"mem-limit", required_argument, 0, O_MEM}, {0, 0, 0, 0}};
+        {"mem-limit", required_argument, 0, O_MEM}, {"anchors", required_argument, 0, O_ANCHORS}, {0, 0, 0, 0}};
     int c;
     long long iv;
     optind = 1;
@@ -142,6 +149,7 @@ int kf_cmd_suite(int argc, char **argv)
         case O_SANDBOX: if (kf_cli_sandbox_mode(optarg, &so.run.eval)) return KF_EXIT_BAD_INPUT; break;
         case O_MEM: if (kf_cli_mem_limit(optarg, &so.run.eval)) return KF_EXIT_BAD_INPUT; break;
         case O_REPORT: so.report_dir = optarg; break;
+        case O_ANCHORS: anchors = optarg; break;
         case O_ONLY: only = optarg; break;
         case O_QUIET: quiet = 1; break;
         case O_HELP: suite_usage(stdout); return 0;

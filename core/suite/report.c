@@ -15,8 +15,8 @@ void kf_report_summarize(kf_report *r)
     kf_report_summary *s = &r->sum;
     memset(s, 0, sizeof *s);
     s->n = r->n;
-    double log_sum = 0, fb_log_sum = 0, frac_sum = 0;
-    int fast[KF_REPORT_N_P] = {0};
+    double log_sum = 0, fb_log_sum = 0, frac_sum = 0, torch_log = 0;
+    int fast[KF_REPORT_N_P] = {0}, fast_t[KF_REPORT_N_P] = {0};
     for (int i = 0; i < r->n; i++) {
         const kf_report_entry *e = &r->e[i];
         s->tokens += e->tokens_in + e->tokens_out;
@@ -28,6 +28,12 @@ void kf_report_summarize(kf_report *r)
         frac_sum += e->fraction;
         for (int k = 0; k < KF_REPORT_N_P; k++)
             if (kf_report_p[k] == 0 || e->speedup > kf_report_p[k]) fast[k]++;
+        if (e->vs_torch > 0) {
+            s->n_torch++;
+            torch_log += log(e->vs_torch);
+            for (int k = 0; k < KF_REPORT_N_P; k++)
+                if (kf_report_p[k] == 0 || e->vs_torch > kf_report_p[k]) fast_t[k]++;
+        }
         if (e->speedup > 0) {
             s->n_speedup++;
             log_sum += log(e->speedup);
@@ -37,6 +43,8 @@ void kf_report_summarize(kf_report *r)
         }
     }
     for (int k = 0; k < KF_REPORT_N_P; k++) s->fast_p[k] = r->n ? (double)fast[k] / r->n : 0;
+    for (int k = 0; k < KF_REPORT_N_P; k++) s->fast_p_torch[k] = r->n ? (double)fast_t[k] / r->n : 0;
+    s->geomean_vs_torch = s->n_torch ? exp(torch_log / s->n_torch) : 0;
     s->geomean_correct = s->n_speedup ? exp(log_sum / s->n_speedup) : 0;
     /* incorrect problems count as 0: any one of them makes the product 0 */
     s->geomean_all_zero = (r->n && s->n_correct == r->n) ? s->geomean_correct : 0;
@@ -75,6 +83,8 @@ void kf_report_free(kf_report *r)
     kf_report_machine_free(&r->machine);
     free(r->settings_json);
     free(r->generated);
+    free(r->anchors_path);
+    free(r->anchors_machine);
     memset(r, 0, sizeof *r);
 }
 

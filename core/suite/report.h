@@ -61,6 +61,9 @@ typedef struct kf_report_entry {
     double cost_usd, wall_s;
     int n_points;
     kf_report_point *points;  /* in journal order */
+    /* PyTorch anchors (kf_report_load_anchors), 0 when none */
+    double torch_eager_s, torch_compile_s;
+    double vs_torch;          /* min(eager, compile) / best_s: the paper's measure, 0 if unknown */
 } kf_report_entry;
 
 typedef struct kf_report_machine {
@@ -78,6 +81,9 @@ typedef struct kf_report_summary {
     int n_anchor;                         /* problems with a GEMM anchor time */
     int n_anchor_warnings;                /* baseline above 1.5x its anchor */
     double mean_fraction;                 /* roofline fraction, mean over correct problems */
+    int n_torch;                          /* correct problems with a PyTorch anchor */
+    double geomean_vs_torch;              /* over those, best vs the faster of eager and compile */
+    double fast_p_torch[KF_REPORT_N_P];   /* fraction of ALL problems correct and > p x faster */
     long tokens;                          /* in + out, all problems */
     double cost_usd;
 } kf_report_summary;
@@ -89,6 +95,8 @@ typedef struct kf_report {
     kf_report_machine machine;
     char *settings_json;      /* the suite's settings (DIR/suite.json "settings"), or NULL */
     char *generated;          /* ISO 8601 time of the report */
+    char *anchors_path;       /* the PyTorch anchors file, or NULL */
+    char *anchors_machine;    /* what it says of its machine (one line), or NULL */
 } kf_report;
 
 /* Reads one run directory into `out` (zeroed first).  A missing directory
@@ -131,6 +139,15 @@ int kf_report_write_md(const kf_report *r, const char *path, kf_error *err);
 int kf_report_write_html(const kf_report *r, const char *path, kf_error *err);
 /* All three into REPORT_DIR (report.json, report.md, report.html). */
 int kf_report_write_all(const kf_report *r, const char *report_dir, kf_error *err);
+
+/* Puts PyTorch's times beside every entry from an anchors file written by
+ * bench/anchors/torch_anchors.py:
+ *     {"machine": {...}, "preset": P, "problems": {NAME: {"eager_ms": T, "compile_ms": T}, ...}}
+ * (a problem with "error" or without times gets none) and recomputes the
+ * summary: speedups over eager, compile and the faster of the two, and
+ * fast_p against the faster.  0, or -1 when the file cannot be read or is
+ * not such an object (err says why). */
+int kf_report_load_anchors(kf_report *r, const char *path, kf_error *err);
 
 /* Label of a status: "correct", "incorrect", "no result". */
 const char *kf_report_status_name(kf_report_status s);

@@ -26,6 +26,17 @@ static json_object *entry_json(const kf_report_entry *e)
     json_object_object_add(o, "best_s", num_or_null(e->best_s));
     json_object_object_add(o, "baseline_s", num_or_null(e->baseline_s));
     json_object_object_add(o, "baseline_how", str_or_null(e->baseline_how));
+    if (e->torch_eager_s > 0 || e->torch_compile_s > 0) {
+        json_object *t = json_object_new_object();
+        json_object_object_add(t, "eager_s", num_or_null(e->torch_eager_s));
+        json_object_object_add(t, "compile_s", num_or_null(e->torch_compile_s));
+        json_object_object_add(t, "speedup_vs_eager", e->best_s > 0 && e->torch_eager_s > 0 && e->status == KF_REPORT_CORRECT
+                                   ? json_object_new_double(e->torch_eager_s / e->best_s) : NULL);
+        json_object_object_add(t, "speedup_vs_compile", e->best_s > 0 && e->torch_compile_s > 0 && e->status == KF_REPORT_CORRECT
+                                   ? json_object_new_double(e->torch_compile_s / e->best_s) : NULL);
+        json_object_object_add(t, "speedup_vs_faster", num_or_null(e->vs_torch));
+        json_object_object_add(o, "pytorch", t);
+    }
     json_object_object_add(o, "gemm_anchor_s", num_or_null(e->anchor_s));
     json_object_object_add(o, "gemm_anchor_how", str_or_null(e->anchor_how));
     json_object_object_add(o, "gemm_anchor_threads", e->anchor_threads > 0 ? json_object_new_int(e->anchor_threads) : NULL);
@@ -75,6 +86,20 @@ static json_object *summary_json(const kf_report *r)
     json_object_object_add(o, "mean_roofline_fraction", json_object_new_double(s->mean_fraction));
     json_object_object_add(o, "with_gemm_anchor", json_object_new_int(s->n_anchor));
     json_object_object_add(o, "baseline_over_gemm_anchor_warnings", json_object_new_int(s->n_anchor_warnings));
+    if (r->anchors_path) {
+        json_object *t = json_object_new_object();
+        json_object_object_add(t, "anchors_file", json_object_new_string(r->anchors_path));
+        json_object_object_add(t, "anchors_machine", str_or_null(r->anchors_machine));
+        json_object_object_add(t, "correct_with_anchor", json_object_new_int(s->n_torch));
+        json_object_object_add(t, "geomean_speedup_vs_faster", json_object_new_double(s->geomean_vs_torch));
+        json_object *ft = json_object_new_object();
+        for (int k = 0; k < KF_REPORT_N_P; k++) {
+            char lab[16];
+            json_object_object_add(ft, kf_rep_p_label(k, lab, sizeof lab), json_object_new_double(s->fast_p_torch[k]));
+        }
+        json_object_object_add(t, "fast_p", ft);
+        json_object_object_add(o, "vs_pytorch", t);
+    }
     json_object_object_add(o, "tokens", json_object_new_int64(s->tokens));
     json_object_object_add(o, "cost_usd", json_object_new_double(s->cost_usd));
     json_object_object_add(o, "notes", json_object_new_string(

@@ -115,6 +115,45 @@ static void warnings(FILE *f, const kf_report *r)
     fputc('\n', f);
 }
 
+/* The problems against PyTorch eager and torch.compile (--anchors FILE). */
+static void vs_pytorch(FILE *f, const kf_report *r)
+{
+    if (!r->anchors_path) return;
+    const kf_report_summary *s = &r->sum;
+    char b1[32], b2[32], b3[32];
+    fprintf(f, "## Against PyTorch\n\n");
+    fputs("- Anchors: ", f);
+    cell(f, r->anchors_path);
+    if (r->anchors_machine) {
+        fputs(" (", f);
+        cell(f, r->anchors_machine);
+        fputc(')', f);
+    }
+    fprintf(f, "\n- Geometric-mean speedup over the faster of eager and torch.compile, over the %d correct "
+               "problems with an anchor: **%s**\n", s->n_torch, kf_rep_speedup(s->geomean_vs_torch, b1, sizeof b1));
+    fputs("- fast_p against the faster of the two:", f);
+    for (int k = 0; k < KF_REPORT_N_P; k++)
+        fprintf(f, " %s %.3f%s", kf_rep_p_label(k, b1, sizeof b1), s->fast_p_torch[k], k + 1 < KF_REPORT_N_P ? "," : "\n\n");
+    fputs("| problem | best | eager | compile | vs eager | vs compile | vs the faster |\n"
+          "| --- | --- | --- | --- | --- | --- | --- |\n", f);
+    for (int i = 0; i < r->n; i++) {
+        const kf_report_entry *e = &r->e[i];
+        int ok = e->status == KF_REPORT_CORRECT && e->best_s > 0;
+        fputs("| ", f);
+        cell(f, e->name);
+        fprintf(f, " | %s | %s | %s |", ok ? kf_fmt_time(e->best_s, b1, sizeof b1) : kf_report_status_name(e->status),
+                e->torch_eager_s > 0 ? kf_fmt_time(e->torch_eager_s, b2, sizeof b2) : "-",
+                e->torch_compile_s > 0 ? kf_fmt_time(e->torch_compile_s, b3, sizeof b3) : "-");
+        if (ok && e->torch_eager_s > 0) fprintf(f, " %.3gx |", e->torch_eager_s / e->best_s);
+        else fputs(" - |", f);
+        if (ok && e->torch_compile_s > 0) fprintf(f, " %.3gx |", e->torch_compile_s / e->best_s);
+        else fputs(" - |", f);
+        if (e->vs_torch > 0) fprintf(f, " **%.3gx** |\n", e->vs_torch);
+        else fputs(" - |\n", f);
+    }
+    fputc('\n', f);
+}
+
 int kf_report_write_md(const kf_report *r, const char *path, kf_error *err)
 {
     char *buf = NULL;
@@ -134,6 +173,7 @@ int kf_report_write_md(const kf_report *r, const char *path, kf_error *err)
     settings_line(f, r->settings_json);
     fputc('\n', f);
     summary(f, r);
+    vs_pytorch(f, r);
     warnings(f, r);
     table(f, r);
     return kf_rep_finish(f, &buf, path, err);

@@ -7,7 +7,7 @@ set -u
 here="$KF_SRCDIR/tests/e2e/suite"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 . "$KF_SRCDIR/tests/e2e/tap.sh"
-echo "1..27"
+echo "1..29"
 export XDG_CACHE_HOME="$tmp/cache"
 rep="$tmp/report"
 
@@ -113,6 +113,29 @@ bad "--report-only of a directory without runs exits 2" "runs" --report-only "$t
 bad "one unknown backend of a list exits 2 before anything runs" "no backend 'nope'" "$here" --backend cpu-simd,nope \
     --report "$tmp/r3"
 [ ! -d "$tmp/r3/cpu-simd/runs" ] && ok "... and ran nothing" || no "... and ran nothing" "$(ls -R "$tmp/r3" | head)"
+
+# --anchors: PyTorch's times beside every result
+names=$("$PYTHON3" -c 'import json,sys; print(" ".join(p["name"] for p in json.load(open(sys.argv[1]))["problems"]))' "$rep/report.json")
+set -- $names
+printf '{"machine": {"gpu": "fake"}, "problems": {"%s": {"eager_ms": 1000, "compile_ms": 500}, "%s": {"error": "unsupported op"}}}' \
+    "$1" "$2" >"$tmp/anchors.json"
+"$KFORGE" suite --report-only "$rep" --anchors "$tmp/anchors.json" >"$tmp/anch.out" 2>&1; rc=$?
+res=$("$PYTHON3" -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+v = r["summary"]["vs_pytorch"]
+p = [x.get("pytorch") for x in r["problems"]]
+t = p[0]
+print(v["correct_with_anchor"], p[1] is None, abs(t["speedup_vs_faster"] * r["problems"][0]["best_s"] - 0.5) < 1e-9,
+      abs(v["geomean_speedup_vs_faster"] - t["speedup_vs_faster"]) < 1e-9)
+' "$rep/report.json" 2>&1)
+if [ $rc -eq 0 ] && [ "$res" = "1 True True True" ] && grep -q "## Against PyTorch" "$rep/report.md" &&
+   grep -q "over the faster of eager and torch.compile" "$tmp/anch.out"
+then ok "--anchors puts eager/compile beside each problem, speedup over the faster, and its geomean"
+else no "--anchors" "exit $rc: $res" "$(cat "$tmp/anch.out")"; fi
+echo '{"not": "anchors"}' >"$tmp/bad-anchors.json"
+bad "--anchors with a file that is not an anchors file exits 2" "not an anchors file" --report-only "$rep" \
+    --anchors "$tmp/bad-anchors.json"
 
 # --backend a,b: the same suite on each, side by side (cpu-simd twice under two
 # names is not possible, so cpu-simd and opencl, PoCL here)
