@@ -1,0 +1,275 @@
+#!/usr/bin/env python3
+"""PyTorch anchors for KForge problems: builds each problem's computation in
+PyTorch straight from its JSON op graph (problems/FORMAT.md) and times eager
+and torch.compile (default mode) with CUDA events, fp32 with TF32 off.
+
+  torch_anchors.py OUT.json PROBLEM.json|DIR... [--preset kernelbench] [--reps 20]
+                   [--warmup 5] [--device cuda] [--no-compile] [--check-only]
+
+--check-only: no timing and no OUT.json; runs every problem once (default: on
+the CPU at the `small` preset) and prints its output shapes and checksums;
+exit 0 when all of them build and run, 1 otherwise."""
+import argparse
+import glob
+import json
+import math
+import os
+import socket
+import statistics
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+SEED = 1234
+BINARY = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+          "div": lambda a, b: a / b, "pow": lambda a, b: torch.pow(a, b),
+          "maximum": torch.maximum, "minimum": torch.minimum}
+UNARY = {"relu": torch.relu, "sigmoid": torch.sigmoid, "tanh": torch.tanh, "exp": torch.exp,
+         "log": torch.log, "abs": torch.abs, "neg": torch.neg, "sqrt": torch.sqrt,
+         "rsqrt": torch.rsqrt, "square": torch.square, "selu": F.selu, "mish": F.mish,
+         "hardswish": F.hardswish, "identity": lambda x: x, "dropout": lambda x: x,
+         "silu": F.silu, "swish": F.silu}
+REDUCE = {"sum": torch.sum, "mean": torch.mean, "amax": torch.amax, "amin": torch.amin,
+          "logsumexp": torch.logsumexp}
+
+
+class Unsupported(Exception):
+    pass
+
+
+def resolve(d, dims):
+    return d if isinstance(d, int) else dims[d]
+
+
+def make_inputs(prob, dims, device, seed=SEED):
+    """Problem inputs drawn per their `init`, from one seeded generator, in file order."""
+    g = torch.Generator(device=device).manual_seed(seed)
+    out = []
+    for inp in prob["inputs"]:
+        shape = [resolve(d, dims) for d in inp["shape"]]
+        if inp.get("dtype", "float32") != "float32":
+            raise Unsupported("input %s: dtype %s" % (inp["name"], inp["dtype"]))
+        init = inp.get("init", {"dist": "uniform"})
+        dist, kw = init["dist"], dict(device=device, dtype=torch.float32)
+        if dist == "uniform":
+            lo, hi = init.get("low", 0.0), init.get("high", 1.0)
+            t = torch.rand(shape, generator=g, **kw) * (hi - lo) + lo
+        elif dist == "normal":
+            t = torch.randn(shape, generator=g, **kw) * init.get("std", 1.0) + init.get("mean", 0.0)
+        elif dist == "kaiming_uniform":
+            bound = 1.0 / math.sqrt(resolve(init["fan_in"], dims))
+            t = torch.rand(shape, generator=g, **kw) * (2 * bound) - bound
+        elif dist == "constant":
+            t = torch.full(shape, float(init["value"]), **kw)
+        else:
+            raise Unsupported("input %s: init dist '%s'" % (inp["name"], dist))
+        out.append(t)
+    return out
+
+
+def pool1d(x, nd, fn, **extra):
+    k = nd["kernel_size"]
+    s, p = nd.get("stride", k), nd.get("padding", 0)
+    lead = x.shape[:-1]
+    y = fn(x.reshape(-1, 1, x.shape[-1]), k, s, p, **extra)
+    return y.reshape(*lead, y.shape[-1])
+
+
+def node_fn(nd, device):
+    """A callable of the node's operands (tensors, or numbers for binary ops)."""
+    op, a = nd["op"], nd
+    if op in BINARY:
+        f = BINARY[op]
+        if op in ("maximum", "minimum"):   # torch.maximum/minimum take tensors only
+            return lambda x, y: f(*[v if torch.is_tensor(v) else
+                                    torch.tensor(float(v), dtype=torch.float32, device=device) for v in (x, y)])
+        return f
+    if op in UNARY:
+        return UNARY[op]
+    if op == "gelu":
+        appr = a.get("approximate", "none")
+        return lambda x: F.gelu(x, approximate=appr)
+    if op == "leaky_relu":
+        return lambda x: F.leaky_relu(x, a.get("negative_slope", 0.01))
+    if op == "hardtanh":
+        return lambda x: F.hardtanh(x, a.get("min_val", -1.0), a.get("max_val", 1.0))
+    if op == "clamp":
+        return lambda x: torch.clamp(x, a.get("min"), a.get("max"))
+    if op == "softplus":
+        return lambda x: F.softplus(x, a.get("beta", 1.0), a.get("threshold", 20.0))
+    if op == "elu":
+        return lambda x: F.elu(x, a.get("alpha", 1.0))
+    if op in REDUCE:
+        if "dim" not in a:
+            raise Unsupported("op '%s' (node %s) needs 'dim'" % (op, a["out"]))
+        f, dim, keep = REDUCE[op], a["dim"], bool(a.get("keepdim", False))
+        return lambda x: f(x, dim=dim, keepdim=keep)
+    if op in ("softmax", "log_softmax"):
+        f, dim = getattr(torch, op), a["dim"]
+        return lambda x: f(x, dim=dim)
+    if op == "matmul":
+        tb = bool(a.get("transpose_b", False))
+        return lambda x, w: torch.matmul(x, w.mT if tb else w)
+    if op == "linear":
+        return lambda x, w, b=None: F.linear(x, w, b)
+    eps = a.get("eps", 1.1920929e-07 if op == "rms_norm" else 1e-5)
+    nd_ = a.get("normalized_dims", 1)
+    if op == "layer_norm":
+        return lambda x, w=None, b=None: F.layer_norm(x, x.shape[-nd_:], w, b, eps)
+    if op == "rms_norm":
+        return lambda x, w=None: F.rms_norm(x, x.shape[-nd_:], w, eps)
+    if op == "group_norm":
+        groups = a["groups"]
+        return lambda x, w=None, b=None: F.group_norm(x, groups, w, b, eps)
+    if op == "instance_norm":
+        return lambda x: (F.instance_norm(x, eps=eps) if x.dim() == 3
+                          else F.instance_norm(x.unsqueeze(0), eps=eps).squeeze(0))
+    if op == "batch_norm":
+        training = bool(a.get("training", True))
+
+        def bn(x, w=None, b=None, rm=None, rv=None):
+            if training:   # batch statistics; running stats (if given) are not used nor updated
+                return F.batch_norm(x, None, None, w, b, training=True, eps=eps)
+            if rm is None or rv is None:
+                raise Unsupported("batch_norm (node %s) in evaluation mode needs running_mean, running_var"
+                                  % a["out"])
+            return F.batch_norm(x, rm, rv, w, b, training=False, eps=eps)
+        return bn
+    if op == "max_pool1d":
+        return lambda x: pool1d(x, a, F.max_pool1d)
+    if op == "avg_pool1d":
+        return lambda x: pool1d(x, a, F.avg_pool1d, count_include_pad=True)
+    raise Unsupported("op '%s' (node %s) is not supported by torch_anchors.py" % (op, a.get("out", "?")))
+
+
+def build(prob, device):
+    """fn(*inputs) -> tuple of outputs, computing the problem's graph in PyTorch."""
+    names = [i["name"] for i in prob["inputs"]]
+    steps = [(nd["out"], node_fn(nd, device), list(nd["in"])) for nd in prob["graph"]]
+    outs = list(prob["outputs"])
+
+    def fn(*tensors):
+        env = dict(zip(names, tensors))
+        for out, f, ins in steps:
+            env[out] = f(*[env[v] if isinstance(v, str) else v for v in ins])
+        return tuple(env[o] for o in outs)
+    return fn
+
+
+def load(path, preset):
+    with open(path) as f:
+        prob = json.load(f)
+    if preset not in prob["presets"]:
+        raise Unsupported("no preset '%s' (has %s)" % (preset, ", ".join(prob["presets"])))
+    return prob, prob["presets"][preset]
+
+
+def quantile(ts, q):
+    return ts[min(len(ts) - 1, max(0, round(q * (len(ts) - 1))))]
+
+
+def bench(fn, xs, reps, warmup):
+    """Per-run times (ms) with CUDA events: warm-up, then `reps` runs timed separately."""
+    with torch.no_grad():
+        for _ in range(warmup):
+            fn(*xs)
+        torch.cuda.synchronize()
+        ts = []
+        for _ in range(reps):
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            fn(*xs)
+            b.record()
+            torch.cuda.synchronize()
+            ts.append(a.elapsed_time(b))
+    ts.sort()
+    return {"ms": statistics.median(ts), "min_ms": ts[0], "p10_ms": quantile(ts, 0.1),
+            "p90_ms": quantile(ts, 0.9)}
+
+
+def time_problem(prob, dims, args):
+    xs = make_inputs(prob, dims, args.device)
+    fn = build(prob, args.device)
+    e = bench(fn, xs, args.reps, args.warmup)
+    r = {"eager_ms": e["ms"], "reps": args.reps, "warmup": args.warmup, "dims": dims}
+    r.update({"eager_" + k: v for k, v in e.items() if k != "ms"})
+    if not args.no_compile:
+        torch._dynamo.reset()
+        t0 = time.time()
+        try:
+            c = bench(torch.compile(fn), xs, args.reps, args.warmup)
+            r["compile_ms"] = c["ms"]
+            r.update({"compile_" + k: v for k, v in c.items() if k != "ms"})
+        except Exception as ex:   # report, do not hide; eager still counts
+            r["compile_error"] = "%s: %s" % (type(ex).__name__, str(ex).splitlines()[0][:300] if str(ex) else "")
+        r["compile_wall_s"] = round(time.time() - t0, 2)
+    r["best_ms"] = min(v for v in (r["eager_ms"], r.get("compile_ms")) if v is not None)
+    return r
+
+
+def problem_files(paths):
+    out = []
+    for p in paths:
+        out += sorted(glob.glob(os.path.join(p, "**", "*.json"), recursive=True)) if os.path.isdir(p) else [p]
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out")
+    ap.add_argument("problems", nargs="+")
+    ap.add_argument("--preset")
+    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--device")
+    ap.add_argument("--no-compile", action="store_true")
+    ap.add_argument("--check-only", action="store_true")
+    args = ap.parse_args(argv)
+    args.preset = args.preset or ("small" if args.check_only else "kernelbench")
+    args.device = args.device or ("cpu" if args.check_only else "cuda")
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    files = problem_files(args.problems)
+    if args.check_only:
+        bad = 0
+        for path in files:
+            try:
+                prob, dims = load(path, args.preset)
+                with torch.no_grad():
+                    ys = build(prob, args.device)(*make_inputs(prob, dims, args.device))
+                print("%-45s %s" % (prob["name"], "  ".join("%s%s sum=%.6g abs=%.6g" % (
+                    o, list(y.shape), y.double().sum().item(), y.double().abs().sum().item())
+                    for o, y in zip(prob["outputs"], ys))), flush=True)
+            except Exception as ex:
+                bad += 1
+                print("%-45s ERROR %s: %s" % (os.path.basename(path), type(ex).__name__, ex), flush=True)
+        print("%d of %d problems built and ran" % (len(files) - bad, len(files)))
+        return 1 if bad else 0
+    if args.device.startswith("cuda") and not torch.cuda.is_available():
+        sys.exit("torch_anchors.py: CUDA is not available (torch %s)" % torch.__version__)
+    res = {"machine": {"gpu": torch.cuda.get_device_name(0) if args.device.startswith("cuda") else args.device,
+                       "torch": torch.__version__, "cuda": torch.version.cuda, "hostname": socket.gethostname()},
+           "preset": args.preset, "tf32": False, "seed": SEED, "problems": {}}
+    for path in files:
+        name = os.path.basename(path)
+        try:
+            prob, dims = load(path, args.preset)
+            name = prob["name"]
+            r = time_problem(prob, dims, args)
+            print("%-45s eager %9.3f ms  compile %s" % (name, r["eager_ms"], "%9.3f ms" % r["compile_ms"]
+                                                        if "compile_ms" in r else "-"), flush=True)
+        except Exception as ex:   # unsupported op, OOM, ...: record and go on
+            r = {"error": "%s: %s" % (type(ex).__name__, str(ex).splitlines()[0][:300] if str(ex) else "")}
+            print("%-45s ERROR %s" % (name, r["error"]), flush=True)
+        res["problems"][name] = r
+        if args.device.startswith("cuda"):
+            torch.cuda.empty_cache()
+        with open(args.out, "w") as f:   # rewritten after every problem: a crash keeps what was done
+            json.dump(res, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
