@@ -81,11 +81,7 @@ def node_fn(nd, device):
     """A callable of the node's operands (tensors, or numbers for binary ops)."""
     op, a = nd["op"], nd
     if op in BINARY:
-        f = BINARY[op]
-        if op in ("maximum", "minimum"):   # torch.maximum/minimum take tensors only
-            return lambda x, y: f(*[v if torch.is_tensor(v) else
-                                    torch.tensor(float(v), dtype=torch.float32, device=device) for v in (x, y)])
-        return f
+        return BINARY[op]
     if op in UNARY:
         return UNARY[op]
     if op == "gelu":
@@ -147,7 +143,11 @@ def node_fn(nd, device):
 def build(prob, device):
     """fn(*inputs) -> tuple of outputs, computing the problem's graph in PyTorch."""
     names = [i["name"] for i in prob["inputs"]]
-    steps = [(nd["out"], node_fn(nd, device), list(nd["in"])) for nd in prob["graph"]]
+    def const(nd, v):   # torch.maximum/minimum take tensors only: numbers become 0-d tensors, made once
+        if isinstance(v, str) or nd["op"] not in ("maximum", "minimum"):
+            return v
+        return torch.tensor(float(v), dtype=torch.float32, device=device)
+    steps = [(nd["out"], node_fn(nd, device), [const(nd, v) for v in nd["in"]]) for nd in prob["graph"]]
     outs = list(prob["outputs"])
 
     def fn(*tensors):
