@@ -592,12 +592,23 @@ KF_TEST_TIMEOUT(partial_work_when_timed_is_stale, 180)
     teardown(&f);
 }
 
+/* The deferred work races the parent's SIGSTOP, so what the parent finds
+ * depends on the machine's load: usually unwritten outputs; on a loaded
+ * machine a thread left over from an earlier run may also finish writing
+ * stale values over a later run's outputs (elements wrong); and where every
+ * checked run's thread finished before the stop, the tiny reported time is
+ * under the roofline floor.  Each is a failure of the cheat; it never passes. */
 KF_TEST_TIMEOUT(work_after_returning_is_stale, 180)
 {
     fixture f;
     run(&f, "work_after_return.c", 1);
-    CHECK_VERDICT(&f, KF_FAIL_STALE);
-    KF_CHECK_CONTAINS(f.res.summary, "were not written");
+    KF_CHECK_MSG(f.res.verdict == KF_FAIL_STALE || f.res.verdict == KF_FAIL_TOO_FAST, "verdict %s: %s\n%s",
+                 kf_verdict_name(f.res.verdict), f.res.summary, f.res.diagnostics);
+    if (f.res.verdict == KF_FAIL_STALE) {
+        KF_CHECK_CONTAINS(f.res.summary, "timed run");
+        KF_CHECK_MSG(strstr(f.res.summary, "were not written") || strstr(f.res.summary, "elements wrong"),
+                     "the stale diagnosis names neither unwritten nor wrong elements: %s", f.res.summary);
+    }
     teardown(&f);
 }
 
