@@ -50,7 +50,11 @@ static int word_allowed(const char *w, size_t n)
         return ident(buf + 2, k) && (!eq || plain(eq + 1, strlen(eq + 1)));
     }
     if (!strncmp(buf, "-std=", 5)) return plain(buf + 5, n - 5);
-    if (!strncmp(buf, "-l", 2)) return n > 2 && plain(buf + 2, n - 2);   /* a system library: -lopenblas */
+    /* a library in the search path: -lopenblas, or by its file name where
+       no unversioned link exists (-l:libopenblas.so.0: the OpenMP build of
+       OpenBLAS without its -dev package); never a path */
+    if (!strncmp(buf, "-l:", 3)) return n > 3 && plain(buf + 3, n - 3);
+    if (!strncmp(buf, "-l", 2)) return n > 2 && plain(buf + 2, n - 2);
     /* a library directory and its run path (OpenBLAS's OpenMP build) */
     if (!strncmp(buf, "-L", 2)) return lib_path(buf + 2, n - 2);
     if (!strncmp(buf, "-Wl,-rpath,", 11)) return lib_path(buf + 11, n - 11);
@@ -81,7 +85,7 @@ int kf_build_options_check(const char *opts, char *why, size_t why_len)
         size_t n = strcspn(p, " \t\n");
         if (!word_allowed(p, n)) {
             snprintf(why, why_len,
-                     "build option '%.*s' is not allowed (allowed: -O*, -D/-U NAME[=VALUE], -std=, -lLIB, -L/DIR, "
+                     "build option '%.*s' is not allowed (allowed: -O*, -D/-U NAME[=VALUE], -std=, -lLIB, -l:FILE, -L/DIR, "
                      "-Wl,-rpath,/DIR, -f*, -m*, -W*, -w, -g, -cl-*; nothing that runs a program, reads a file or passes options to another tool)",
                      (int)(n > 80 ? 80 : n), p);
             return -1;

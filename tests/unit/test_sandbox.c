@@ -69,14 +69,16 @@ KF_TEST(build_options_allow_list)
     const char *good[] = {"", "-O2", "-Ofast -ffast-math -funroll-loops", "-march=native -mavx2",
                           "-DTS=64 -DWPT=8 -UNDEBUG", "-std=gnu17", "-cl-mad-enable -cl-fast-relaxed-math",
                           "-lopenblas", "-Wall -Wno-unused -w", "-fopenmp-simd",
-                          "-L/usr/lib/x86_64-linux-gnu/openblas-openmp -Wl,-rpath,/usr/lib/x86_64-linux-gnu/openblas-openmp -lopenblas"};
+                          "-L/usr/lib/x86_64-linux-gnu/openblas-openmp -Wl,-rpath,/usr/lib/x86_64-linux-gnu/openblas-openmp -lopenblas",
+                          "-L/usr/lib/x86_64-linux-gnu/openblas-openmp -l:libopenblas.so.0"};
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
         KF_CHECK_MSG(kf_build_options_check(good[i], why, sizeof why) == 0, "'%s': %s", good[i], why);
     const char *bad[] = {"-wrapper /bin/sh", "@/etc/passwd", "-fplugin=x.so", "-B/tmp", "-Wl,-T,/etc/x",
                          "-Wa,-a=/tmp/x", "-Xlinker -T", "-include /etc/shadow", "-I/root", "-imacros /x",
                          "-specs=/x", "-o /tmp/x", "-MF/tmp/dep", "-DX=\"$(id)\"", "-fdump-tree-all",
                          "-fprofile-generate", "-save-temps", "/etc/passwd", "-Lrelative",
-                         "-L/usr/../root", "-Wl,-rpath,/x,--script=/etc/passwd", "-Wl,-T,/x"};
+                         "-L/usr/../root", "-Wl,-rpath,/x,--script=/etc/passwd", "-Wl,-T,/x",
+                         "-l:/etc/passwd", "-l:../x.so", "-l:", "-l:$(id)"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         KF_CHECK_MSG(kf_build_options_check(bad[i], why, sizeof why) == -1, "'%s' was allowed", bad[i]);
         KF_CHECK_CONTAINS(why, "is not allowed");
