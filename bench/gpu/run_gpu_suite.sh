@@ -4,9 +4,15 @@
 # .carry/root where the machine lacks them), then, by MODE:
 #   anchors  bench/anchors/torch_anchors.py over PROBLEMS (PyTorch eager and
 #            torch.compile, CUDA events, TF32 off) -> $OUT/anchors.json
-#   suite    kforge suite PROBLEMS --backend $BACKENDS --preset kernelbench
-#            --max-iterations $ITER [--anchors $ANCHORS] -> $OUT/suite/...
-#            (each backend's report, compare.md, the reference cache's effect)
+#   suite    kforge suite PROBLEMS --backend $BACKENDS --preset $PRESET
+#            (kernelbench) --max-iterations $ITER --jobs $JOBS (1)
+#            [--anchors $ANCHORS] -> $OUT/suite$TAG/... (each backend's
+#            report, compare.md, the reference cache's effect)
+#   runs     kforge run --no-baseline [--agent $AGENT] for each of PROBLEMS
+#            on $BACKENDS at $PRESET, $ITER steps: every step's label, time
+#            and verdict
+#            -> $OUT/runs$TAG/...
+# REUSE=1 keeps an install from an earlier invocation in the same call.
 # Results under $OUT; copy them into bench/results/ with the machine.
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
@@ -34,21 +40,44 @@ anchors)
         --preset kernelbench --reps 20 --warmup 5 2>&1 | tail -n 40
     exit 0;;
 esac
-cd /tmp && rm -rf kforge-0.1.0 && tar xzf "$top"/.carry/kforge-0.1.0.tar.gz && cd kforge-0.1.0 || exit 1
-log "build"
-(./configure -q --with-cuda="$cuda" --disable-levelzero --prefix=/tmp/inst && make -j16 && make install) \
-    >"$OUT/build.log" 2>&1 || { tail -n 40 "$OUT/build.log"; exit 1; }
+if [ -z "${REUSE:-}" ] || [ ! -x /tmp/inst/bin/kforge ]; then
+    cd /tmp && rm -rf kforge-0.1.0 && tar xzf "$top"/.carry/kforge-0.1.0.tar.gz && cd kforge-0.1.0 || exit 1
+    log "build"
+    (./configure -q --with-cuda="$cuda" --disable-levelzero --prefix=/tmp/inst && make -j16 && make install) \
+        >"$OUT/build.log" 2>&1 || { tail -n 40 "$OUT/build.log"; exit 1; }
+fi
+cd "$top"
 export PATH=/tmp/inst/bin:$PATH KFORGE_PLUGIN_PATH=/tmp/inst/lib/kforge/plugins XDG_CACHE_HOME=/tmp/cache
 nv=$(ldconfig -p | awk '$1 == "libnvidia-opencl.so.1" {print $NF; exit}')
 [ -n "$nv" ] || nv=$(ls /usr/local/nvidia/lib64/libnvidia-opencl.so.1 /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so.1 2>/dev/null | head -n1)
 mkdir -p /tmp/icd && echo "$nv" >/tmp/icd/nvidia.icd && export OCL_ICD_VENDORS=/tmp/icd
 kforge backends >"$OUT/backends.txt" 2>&1; grep -E '^[a-z]|device' "$OUT/backends.txt"
+PRESET=${PRESET:-kernelbench}; TAG=${TAG:-}
+if [ "${MODE:-suite}" = runs ]; then
+    for pf in $PROBLEMS; do
+        n=$(basename "$pf" .json)
+        log "run $n on ${BACKENDS:-cuda} at $PRESET, ${ITER:-3} steps"
+        timeout ${RUN_TIME:-300} kforge run "$pf" --backend ${BACKENDS:-cuda} --preset "$PRESET" --no-baseline \
+            ${AGENT:+--agent "$AGENT"} \
+            --max-iterations ${ITER:-3} --max-time ${MAX_TIME:-120} --target 0 --out "$OUT/runs$TAG/$n" 2>&1 |
+            grep -E '^\[|analysis|best|stopped|rror' | tail -n 24
+        python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    d = json.loads(l)
+    if d.get("ev") == "eval": print("   eval", d.get("step"), d.get("summary", "")[:300])
+    if d.get("ev") == "gen": print("   gen", d.get("step"), json.dumps((d.get("agent_state") or {}).get("tried", [{}])[-1].get("point")))' \
+            "$OUT/runs$TAG/$n/journal.jsonl" 2>/dev/null | tail -n 24
+    done
+    exit 0
+fi
 an=""; [ -n "${ANCHORS:-}" ] && [ -f "$top/$ANCHORS" ] && an="--anchors $top/$ANCHORS"
-log "suite ${BACKENDS:-cuda,opencl}, kernelbench, ${ITER:-3} steps, $an"
-timeout ${SUITE_TIME:-420} kforge suite $PROBLEMS --backend ${BACKENDS:-cuda,opencl} --preset kernelbench \
-    --max-iterations ${ITER:-3} --max-time ${MAX_TIME:-60} --report "$OUT/suite" $an 2>&1 | tail -n 30
-cat "$OUT/suite/compare.md" 2>/dev/null | tail -n 30
+log "suite ${BACKENDS:-cuda,opencl}, $PRESET, ${ITER:-3} steps, jobs ${JOBS:-1} $an"
+timeout ${SUITE_TIME:-420} kforge suite $PROBLEMS --backend ${BACKENDS:-cuda,opencl} --preset "$PRESET" \
+    --max-iterations ${ITER:-3} --max-time ${MAX_TIME:-60} --jobs ${JOBS:-1} --report "$OUT/suite$TAG" $an 2>&1 | tail -n 30
+cat "$OUT/suite$TAG/compare.md" "$OUT"/suite$TAG/*/report.md 2>/dev/null | grep -E '^\|' | head -n 60
 log "the reference cache: entries $(ls /tmp/cache/kforge/ref 2>/dev/null | wc -l), $(du -sh /tmp/cache/kforge/ref 2>/dev/null | cut -f1)"
-for r in "$OUT"/suite/*/runs/*/baseline/eval.json "$OUT"/suite/*/runs/*/steps/*/eval.json; do
-    [ -f "$r" ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d.get("reference_sets",{}); print(sys.argv[1].split("/suite/")[1], r.get("cached"), r.get("computed"), d.get("verify_s"), d.get("profile_s"))' "$r"
-done > "$OUT/refcache.txt" 2>/dev/null; head -n 20 "$OUT/refcache.txt"
+for r in "$OUT"/suite$TAG/*/runs/*/baseline/eval.json "$OUT"/suite$TAG/*/runs/*/steps/*/eval.json; do
+    [ -f "$r" ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d.get("reference_sets",{}); print(sys.argv[1].split("/suite")[1], r.get("cached"), r.get("computed"), d.get("verify_s"), d.get("profile_s"))' "$r"
+done > "$OUT/refcache$TAG.txt" 2>/dev/null; head -n 20 "$OUT/refcache$TAG.txt"
+# the whole suite directory as one file (the device tool returns few files)
+tar czf "$OUT/suite$TAG.tgz" -C "$OUT" "suite$TAG" && rm -rf "$OUT/suite$TAG"

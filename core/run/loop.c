@@ -134,7 +134,9 @@ void kf_loop_progress(run_state *st, const char *pass, const char *status, const
     if (!f->fn) return;
     double best = st->best_eval ? st->best_eval->timing.median_s : 0;
     double speed = (best > 0 && st->baseline_s > 0) ? st->baseline_s / best : 0;
-    double frac = st->best_eval ? st->best_eval->roofline.fraction : 0;
+    /* the roofline column belongs to this step's candidate when it was
+       timed (beside its time), else to the best so far */
+    double frac = e && e->profiled ? e->roofline.fraction : st->best_eval ? st->best_eval->roofline.fraction : 0;
     if (st->o.json_progress) {
         json_object *o = json_object_new_object();
         json_object_object_add(o, "step", json_object_new_int(st->step));

@@ -1,6 +1,7 @@
 /* cu_devices.c — the CUDA devices, their primary contexts, and the probe:
  * peak estimated as the larger of FP32 (SMs x clock x lanes x 2) and dense
- * TF32 tensor cores (SMs x clock x FLOP/clock/SM), bandwidth measured
+ * BF16 tensor cores (SMs x clock x FLOP/clock/SM, twice the TF32 rate: the
+ * fastest precision the built-in agent uses), bandwidth measured
  * with a device-to-device copy timed by events (a copy reads and writes
  * every byte), the on-chip bound measured the same way on a copy that fits
  * the L2. */
@@ -145,10 +146,12 @@ static kf_status probe_impl(kf_device_info *out, size_t dev_size, int max, int *
         snprintf(o->name, sizeof o->name, "%s", d->name);
         snprintf(o->kind, sizeof o->kind, "gpu");
         /* the peak is an upper bound for every candidate, tensor-core ones
-           included: the larger of the FP32 and the TF32 tensor rates */
+           included: the larger of the FP32 and the BF16 tensor rates (BF16
+           dense is twice TF32 dense on sm_80, sm_86/89 and sm_90) */
         double fp32 = (double)d->sms * d->clock_khz * 1e3 * fp32_lanes(d) * 2.0;
         double tf32 = (double)d->sms * d->clock_khz * 1e3 * tf32_per_sm_clk(d);
-        o->peak_flops = tf32 > fp32 ? tf32 : fp32;
+        double bf16 = 2.0 * tf32;
+        o->peak_flops = bf16 > fp32 ? bf16 : fp32;
         o->peak_flops_measured = 0;
         char *err = NULL;
         if (measure && kfcu_device_open(d, &err) == KF_OK) {
@@ -161,12 +164,12 @@ static kf_status probe_impl(kf_device_info *out, size_t dev_size, int max, int *
         snprintf(o->detail, sizeof o->detail,
                  "compute capability %d.%d (sm_%d%d), %d SMs at %.0f MHz, %.1f GiB, L2 %d MiB, warp %d, "
                  "max %d threads/block, shared memory %d KiB/block (opt-in %d KiB); peak estimated as the larger of "
-                 "FP32 (SMs x clock x %d lanes x 2 = %.1f TFLOP/s) and dense TF32 tensor cores (SMs x clock x %d "
-                 "= %.1f TFLOP/s); bandwidth %s; driver CUDA %d.%d; NVRTC %s%d.%d%s",
+                 "FP32 (SMs x clock x %d lanes x 2 = %.1f TFLOP/s) and dense BF16 tensor cores (SMs x clock x %d "
+                 "= %.1f TFLOP/s; TF32 half that); bandwidth %s; driver CUDA %d.%d; NVRTC %s%d.%d%s",
                  d->cc_major, d->cc_minor, d->cc_major, d->cc_minor, d->sms, d->clock_khz / 1e3,
                  (double)d->total_mem / (1 << 30), d->l2_bytes >> 20, d->warp, d->max_threads_block,
-                 d->shared_block >> 10, d->shared_optin >> 10, fp32_lanes(d), fp32 * 1e-12, tf32_per_sm_clk(d),
-                 tf32 * 1e-12,
+                 d->shared_block >> 10, d->shared_optin >> 10, fp32_lanes(d), fp32 * 1e-12, 2 * tf32_per_sm_clk(d),
+                 bf16 * 1e-12,
                  o->peak_bw_measured ? "measured (256 MiB device copy)"
                  : measure ? "estimated from memory clock x bus width" : "measured separately (kforge caches it)",
                  drv / 1000, (drv % 1000) / 10, nvrtc_why[0] ? "unavailable: " : "", nv_major, nv_minor,

@@ -2,9 +2,10 @@
  * test_cuda_nvrtc.c — every built-in cuda-c candidate compiles, on any
  * machine with NVRTC and no GPU: for each problem of problems/level1 and
  * problems/level2 (small preset), the cuda-c emitter's default point for an
- * sm_90 GPU (TF32 tensor cores), the same in fp32, its first neighbours and
- * the op-by-op baseline, and the default point at the kernelbench preset
- * (the cp.async path of the tensor-core GEMM) are compiled by NVRTC
+ * sm_90 GPU (BF16 tensor cores), the same in TF32 and in fp32, its first
+ * neighbours (the BF16 GEMM's other tiles and stages) and the op-by-op
+ * baseline, and the BF16 and TF32 points at the kernelbench preset (the
+ * cp.async path of the TF32 GEMM) are compiled by NVRTC
  * for sm_80 and sm_90 with the options the cuda plugin uses
  * (plugins/cuda/cu_compile.c).  TAP, one case per problem; without NVRTC
  * the whole test is skipped and says why.
@@ -128,10 +129,12 @@ int main(void)
         int ok = p && idx >= 0 && kf_resolve(p, idx, &r, &err) == 0;
         if (!ok) snprintf(msg, sizeof msg, "load: %.900s", err.msg);
         if (ok) {
-            kf_bt_point pts[1 + 1 + 1 + 8];
+            kf_bt_point pts[1 + 2 + 1 + 8];
             int np = 0;
-            kf_bt_point_default(&kf_bt_emit_cuda_c, "cuda", &r, &gpu, &pts[np++]);   /* TF32 on sm_90 */
-            if (pts[0].precision != KF_BT_TF32) { snprintf(msg, sizeof msg, "the default on sm_90 is not TF32"); ok = 0; }
+            kf_bt_point_default(&kf_bt_emit_cuda_c, "cuda", &r, &gpu, &pts[np++]);   /* BF16 on sm_90 */
+            if (pts[0].precision != KF_BT_BF16) { snprintf(msg, sizeof msg, "the default on sm_90 is not BF16"); ok = 0; }
+            pts[np] = pts[0];
+            pts[np++].precision = KF_BT_TF32;
             pts[np] = pts[0];
             pts[np++].precision = KF_BT_FP32;
             kf_bt_point_baseline(&kf_bt_emit_cuda_c, "cuda", &pts[np++]);
@@ -145,6 +148,8 @@ int main(void)
                 kf_bt_point tc;
                 kf_bt_point_default(&kf_bt_emit_cuda_c, "cuda", &r, &gpu, &tc);
                 ok = check_point(&r, &tc, msg, sizeof msg) == 0;
+                tc.precision = KF_BT_TF32;
+                if (ok) ok = check_point(&r, &tc, msg, sizeof msg) == 0;
                 kf_resolved_free(&r);
             }
         }

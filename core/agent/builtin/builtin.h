@@ -192,9 +192,15 @@ typedef enum kf_bt_precision {
     KF_BT_FP16_STORAGE = 1,   /* half scratch storage where the emitter offers
                                  it (OpenCL with cl_khr_fp16); kept only if
                                  it passes the tolerance */
-    KF_BT_TF32 = 2            /* GEMMs on tensor cores with TF32 inputs and
+    KF_BT_TF32 = 2,           /* GEMMs on tensor cores with TF32 inputs and
                                  FP32 accumulation (cuda-c); kept only if it
                                  passes the tolerance */
+    KF_BT_BF16 = 3,           /* GEMMs on tensor cores with BF16 inputs
+                                 (converted first) and FP32 accumulation
+                                 (cuda-c); kept only if it passes */
+    KF_BT_BF16X3 = 4          /* 3xBF16: inputs split into BF16 high and
+                                 low parts, three MMAs per tile (cuda-c);
+                                 near-FP32 accuracy on tensor cores */
 } kf_bt_precision;
 
 /* One point of the search space: the common fields, and the values of the
@@ -217,7 +223,8 @@ void kf_bt_point_default(const kf_bt_emitter *em, const char *backend, const kf_
                          const kf_device_info *dev, kf_bt_point *p);
 /* The op-by-op eager baseline point. */
 void kf_bt_point_baseline(const kf_bt_emitter *em, const char *backend, kf_bt_point *p);
-/* A more conservative point after a failure: full fp32 precision first,
+/* A more conservative point after a failure: more precision first (BF16 ->
+ * 3xBF16 -> fp32, TF32 -> fp32),
  * then fusion off, then the emitter's own steps (smaller tiles, plain
  * loops).  Returns 1 if it
  * changed p, 0 if p is already the most conservative. */

@@ -44,6 +44,7 @@ void kf_bt_point_baseline(const kf_bt_emitter *em, const char *backend, kf_bt_po
 int kf_bt_point_conservative(kf_bt_point *p)
 {
     if (p->baseline) return 0;
+    if (p->precision == KF_BT_BF16) { p->precision = KF_BT_BF16X3; return 1; }
     if (p->precision != KF_BT_FP32) { p->precision = KF_BT_FP32; return 1; }
     if (p->fusion == KF_BT_FUSE_ROWS) { p->fusion = KF_BT_FUSE_EPILOGUE; return 1; }
     if (p->fusion == KF_BT_FUSE_EPILOGUE) { p->fusion = KF_BT_FUSE_NONE; return 1; }
@@ -76,7 +77,7 @@ int kf_bt_point_knob(const kf_bt_point *p, const char *name, int dflt)
 /* the common fields */
 typedef struct { const char *name; size_t off; int lo, hi; } field_t;
 #define F(n, lo, hi) {#n, offsetof(kf_bt_point, n), lo, hi}
-static const field_t FIELDS[] = {F(baseline, 0, 1), F(fusion, 0, 2), F(precision, 0, 2)};
+static const field_t FIELDS[] = {F(baseline, 0, 1), F(fusion, 0, 2), F(precision, 0, 4)};
 #undef F
 
 char *kf_bt_point_json(const kf_bt_point *p)
@@ -494,7 +495,9 @@ static const char *knob_change(const kf_bt_point *a, const kf_bt_point *b, char 
             return buf;
         }
     if (a->precision != b->precision)
-        snprintf(buf, n, "use %s", b->precision == KF_BT_TF32 ? "TF32 tensor cores" : b->precision ? "fp16 storage" : "fp32");
+        snprintf(buf, n, "use %s", b->precision == KF_BT_BF16X3 ? "3xBF16 tensor cores (split high/low parts)"
+                                   : b->precision == KF_BT_BF16 ? "BF16 tensor cores" : b->precision == KF_BT_TF32 ? "TF32 tensor cores"
+                                   : b->precision ? "fp16 storage" : "fp32");
     else snprintf(buf, n, "retry");
     return buf;
 }
@@ -516,6 +519,9 @@ int kf_bt_analyze(kf_bt_history *h, const kf_resolved *r, const kf_bt_point *cur
     double tc = rf->peak_flops > 0 ? rf->flops / rf->peak_flops : 0;
     double tm = rf->peak_bytes_per_s > 0 ? rf->min_bytes / rf->peak_bytes_per_s : 0;
     double frac = rf->fraction;
+    /* target 0 (--target 0): no roofline target; only the budgets and
+       running out of recommendations stop the run */
+    const double target = target_fraction > 0 ? target_fraction : INFINITY;
     double tail_t = w.tail_ns * 1e-9 / host_threads();
     const char *bn;
     if (t < 100e-6 && frac < 0.1) bn = "launch";
@@ -564,7 +570,7 @@ int kf_bt_analyze(kf_bt_history *h, const kf_resolved *r, const kf_bt_point *cur
         int ck = nb[i].fusion == cur->fusion;
         /* compute-bound and below the target: assume a quarter (in log
            space) of the unexplained gap is recoverable by one tiling step */
-        if (ck && !strcmp(bn, "compute") && frac < target_fraction && gap > 1 && g > 0.97)
+        if (ck && !strcmp(bn, "compute") && frac < target && gap > 1 && g > 0.97)
             g *= pow(gap, 0.25) * (g >= 1 ? 1 : 0.98);
         sc[m].pt = nb[i];
         sc[m].gain = g;
@@ -592,7 +598,7 @@ int kf_bt_analyze(kf_bt_history *h, const kf_resolved *r, const kf_bt_point *cur
         rc->expected_gain = sc[i].gain;
         rc->params = kf_bt_point_json(&sc[i].pt);
     }
-    out->stop = frac >= target_fraction || out->n_recs == 0;
+    out->stop = frac >= target || out->n_recs == 0;
     if (out->n_recs > 0) {
         h->last_rec = sc[0].pt;
         h->last_rec_gain = sc[0].gain;

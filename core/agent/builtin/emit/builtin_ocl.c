@@ -244,7 +244,7 @@ void ocl_kernel_finish(ocl_kernel *k, int work_dim, const int64_t global[3], con
         L->global[d] = xasprintf(g, "%" PRId64, global[d]);
         L->local[d] = xasprintf(g, "%" PRId64, l[d]);
     }
-    L->args = calloc((size_t)(k->n_bufs + g->p->n_dims + 1), sizeof *L->args);
+    L->args = calloc((size_t)(k->n_bufs + g->p->n_dims + 2), sizeof *L->args);
     if (!L->args) { ocl_failf(g, "out of memory while generating OpenCL code"); kernel_free(k); return; }
     for (int i = 0; i < k->n_bufs; i++) {
         L->args[L->n_args].kind = KF_CARG_NAME;
@@ -253,6 +253,10 @@ void ocl_kernel_finish(ocl_kernel *k, int work_dim, const int64_t global[3], con
     for (int d = 0; d < g->p->n_dims; d++) {
         L->args[L->n_args].kind = KF_CARG_NAME;
         L->args[L->n_args++].text = xstrdup(g, g->p->dim_names[d]);
+    }
+    if (k->dyn_shared > 0) {
+        L->args[L->n_args].kind = KF_CARG_LOCAL;
+        L->args[L->n_args++].text = xasprintf(g, "%" PRId64, k->dyn_shared);
     }
     g->n_kernels++;
     kernel_free(k);
@@ -519,6 +523,7 @@ static void gen_group(ocl_gen *g, int gi)
                       kf_op_name(an->op));
             return;
         }
+        if (g->tc && (g->skip_group = ocl_gen_gemm_sum(g, gi)) >= 0) return;
         if (g->tc) ocl_gen_gemm_tc(g, gi);
         else ocl_gen_gemm(g, gi);
         return;
@@ -574,7 +579,9 @@ int kf_bt_gen_ocl_tc(const kf_bt_plan *plan, const kf_bt_point *pt, const char *
 
     if (!g.failed) assign_storage(&g);
     if (!g.failed) emit_header(&g, lab);
-    for (int gi = 0; gi < plan->n_groups && !g.failed; gi++) gen_group(&g, gi);
+    g.skip_group = -1;
+    for (int gi = 0; gi < plan->n_groups && !g.failed; gi++)
+        if (gi != g.skip_group) gen_group(&g, gi);
 
     char *text = kf_sb_take(&g.src);
     if (!text && !g.failed) ocl_failf(&g, "out of memory while generating OpenCL code");
@@ -585,7 +592,8 @@ int kf_bt_gen_ocl_tc(const kf_bt_plan *plan, const kf_bt_point *pt, const char *
         free(g.cand->build_options);
         g.cand->build_options = xstrdup(&g, "-cl-mad-enable");
         char full[400];
-        snprintf(full, sizeof full, "%s, %d kernel%s", lab, g.n_kernels, g.n_kernels == 1 ? "" : "s");
+        snprintf(full, sizeof full, "%s, %d kernel%s%s", lab, g.n_kernels, g.n_kernels == 1 ? "" : "s",
+                 g.n_gemv_sums ? ", sum of a GEMM's rows as column sums + GEMV" : "");
         g.cand->notes = xstrdup(&g, full);
         if (label) *label = xstrdup(&g, full);
     }

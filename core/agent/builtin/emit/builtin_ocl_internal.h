@@ -29,9 +29,13 @@ typedef struct ocl_gen {
     char **ident;            /* per value: a C identifier made from its name */
     unsigned char *half;     /* per value: stored as fp16 (vstore_half) */
     int n_kernels;
-    int tc;                  /* 1: GEMMs on tensor cores (TF32 mma.sync), for the
-                                cuda-c emitter only: the text is CUDA C */
+    int tc;                  /* GEMMs on tensor cores, for the cuda-c emitter
+                                only (the text is CUDA C): 1 TF32 mma.sync,
+                                2 BF16 mma.sync on operands converted first */
     int failed;
+    int skip_group;          /* a group already emitted with an earlier one
+                                (cuda_gemm_sum.c), else -1 */
+    int n_gemv_sums;         /* GEMMs emitted as column sums + GEMV */
     kf_error *err;
 } ocl_gen;
 
@@ -49,6 +53,9 @@ typedef struct ocl_kernel {
     int barriers;            /* 1: the body uses barriers, so it must not return
                                 early: it gets `kf_ok` (dims match) instead of
                                 KF_CHECK_DIMS and honours it itself */
+    int64_t dyn_shared;      /* cuda-c only: bytes of dynamic shared memory (the
+                                kernel declares `extern __shared__`); a
+                                KF_CARG_LOCAL argument with no parameter */
     int n_bufs;
     ocl_buf bufs[OCL_MAX_BUFS];
 } ocl_kernel;
@@ -95,8 +102,14 @@ void ocl_emit_tail(ocl_kernel *k, int gi, int from, const char *idx, const char 
  * builtin_ocl_map.c).  Each emits the kernels of group gi. */
 void ocl_gen_gemm(ocl_gen *g, int gi);
 /* The GEMM of group gi on tensor cores (cuda_gemm_tc.c; CUDA C inline PTX,
- * only when g->tc). */
+ * only when g->tc): TF32, or BF16 (cuda_gemm_bf16.c) when g->tc == 2 and
+ * the GEMM is not batched. */
 void ocl_gen_gemm_tc(ocl_gen *g, int gi);
+void ocl_gen_gemm_bf16(ocl_gen *g, int gi);
+/* A GEMM group whose rows the next row group sums, as column sums and a
+ * GEMV (cuda_gemm_sum.c): emits both groups and returns the row group's
+ * index, or -1 (nothing emitted) when the rewrite does not apply. */
+int ocl_gen_gemm_sum(ocl_gen *g, int gi);
 /* kf_bt_gen_ocl with GEMMs on tensor cores when tc (the cuda-c emitter). */
 int kf_bt_gen_ocl_tc(const kf_bt_plan *plan, const kf_bt_point *pt, const char *backend, const kf_device_info *dev,
                      int tc, kf_candidate **out, char **label, kf_error *err);

@@ -5,8 +5,11 @@
  * preprocessor cannot do (a __local pointer parameter is a plain pointer in
  * CUDA; reqd_work_group_size becomes __launch_bounds__).  The search space
  * is the OpenCL emitter's, minus fp16 storage, plus the precision knob
- * fp32 / TF32: with TF32 every GEMM group runs on tensor cores
- * (cuda_gemm_tc.c), the default on sm_80 and later. */
+ * fp32 / TF32 / BF16: with TF32 every GEMM group runs on tensor cores
+ * (cuda_gemm_tc.c); with BF16 on BF16 tensor cores after converting its
+ * operands (cuda_gemm_bf16.c, knobs tc_bn and tc_stages), the default on
+ * sm_80 and later, falling back to TF32 then fp32 when verification
+ * fails. */
 #include "agent/builtin/builtin.h"
 #include "builtin_ocl_internal.h"
 #include "ocl_knobs.h"
@@ -76,6 +79,25 @@ static const char COMPAT[] =
     "    unsigned s; asm volatile(\"{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }\" : \"=r\"(s) : \"l\"(dst));\n"
     "    asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\" :: \"r\"(s), \"l\"(src), \"r\"(ok ? 16 : 0));\n"
     "}\n"
+    "/* BF16 tensor-core helpers (cuda_gemm_bf16.c, sm_80 and later): two floats\n"
+    " * to a bf16x2 word (lo first in memory), a shared-memory address as u32,\n"
+    " * a 16-byte cp.async to it, ldmatrix x4, mma m16n8k16 bf16 -> f32 */\n"
+    "static __device__ __forceinline__ unsigned kf_bf16x2(float lo, float hi) { unsigned d; asm(\"cvt.rn.bf16x2.f32 %0, %1, %2;\" : \"=r\"(d) : \"f\"(hi), \"f\"(lo)); return d; }\n"
+    "static __device__ __forceinline__ unsigned kf_smem_u32(const void *p) {\n"
+    "    unsigned s; asm(\"{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }\" : \"=r\"(s) : \"l\"(p)); return s;\n"
+    "}\n"
+    "static __device__ __forceinline__ void kf_cp16_u32(unsigned dst, const void *src) {\n"
+    "    asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16;\" :: \"r\"(dst), \"l\"(src));\n"
+    "}\n"
+    "static __device__ __forceinline__ void kf_ldsm_x4(unsigned r[4], unsigned addr) {\n"
+    "    asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\"\n"
+    "                 : \"=r\"(r[0]), \"=r\"(r[1]), \"=r\"(r[2]), \"=r\"(r[3]) : \"r\"(addr));\n"
+    "}\n"
+    "static __device__ __forceinline__ void kf_mma_bf16(float c[4], const unsigned a[4], const unsigned b[2]) {\n"
+    "    asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\"\n"
+    "                 : \"+f\"(c[0]), \"+f\"(c[1]), \"+f\"(c[2]), \"+f\"(c[3])\n"
+    "                 : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b[0]), \"r\"(b[1]));\n"
+    "}\n"
     "/* ------------------------------------------------------------------ */\n";
 
 /* Appends src[0..n) to the growing text; -1 when out of memory. */
@@ -133,17 +155,28 @@ int kf_bt_gen_cuda(const kf_bt_plan *plan, const kf_bt_point *pt, const char *ba
 {
     *out = NULL;
     if (label) *label = NULL;
-    if (pt->precision != KF_BT_FP32 && pt->precision != KF_BT_TF32)
-        return kf_fail(err, KF_E_BAD_INPUT, "CUDA point: precision %d; this emitter writes fp32 or TF32 tensor-core GEMMs",
-                       pt->precision);
+    if (pt->precision != KF_BT_FP32 && pt->precision != KF_BT_TF32 && pt->precision != KF_BT_BF16 &&
+        pt->precision != KF_BT_BF16X3)
+        return kf_fail(err, KF_E_BAD_INPUT, "CUDA point: precision %d; this emitter writes fp32 (0), TF32 (2), BF16 (3) "
+                       "or 3xBF16 (4) tensor-core GEMMs", pt->precision);
+    if (pt->knob[KU_TC_BN] != 128 && pt->knob[KU_TC_BN] != 256)
+        return kf_fail(err, KF_E_BAD_INPUT, "CUDA point: tc_bn = %d; use 128 or 256", pt->knob[KU_TC_BN]);
+    if (pt->knob[KU_TC_STAGES] < 2 || pt->knob[KU_TC_STAGES] > 4)
+        return kf_fail(err, KF_E_BAD_INPUT, "CUDA point: tc_stages = %d; use 2, 3 or 4", pt->knob[KU_TC_STAGES]);
+    if (pt->knob[KU_TC_BK] != 32 && pt->knob[KU_TC_BK] != 64)
+        return kf_fail(err, KF_E_BAD_INPUT, "CUDA point: tc_bk = %d; use 32 or 64", pt->knob[KU_TC_BK]);
     kf_bt_point q = *pt;
     q.em = &kf_bt_emit_opencl_c;
     q.precision = KF_BT_FP32;
     kf_candidate *c = NULL;
-    if (kf_bt_gen_ocl_tc(plan, &q, backend, dev, pt->precision == KF_BT_TF32, &c, label, err) != 0) return -1;
-    if (label && *label && pt->precision == KF_BT_TF32) {
+    int tc = pt->precision == KF_BT_BF16X3 ? 3 : pt->precision == KF_BT_BF16 ? 2 : pt->precision == KF_BT_TF32 ? 1 : 0;
+    if (kf_bt_gen_ocl_tc(plan, &q, backend, dev, tc, &c, label, err) != 0) return -1;
+    if (label && *label && tc) {
         char *l2 = NULL;
-        if (asprintf(&l2, "%s, TF32 tensor cores", *label) >= 0) { free(*label); *label = l2; }
+        int n = tc >= 2 ? asprintf(&l2, "%s, %s tensor cores 128x%dx%d %d-stage", *label, tc == 3 ? "3xBF16" : "BF16",
+                                   pt->knob[KU_TC_BN], pt->knob[KU_TC_BK], pt->knob[KU_TC_STAGES])
+                        : asprintf(&l2, "%s, TF32 tensor cores", *label);
+        if (n >= 0) { free(*label); *label = l2; }
     }
     for (int i = 0; i < c->n_sources; i++) {
         char *cu = translate(c->sources[i].text);
@@ -168,35 +201,73 @@ int kf_bt_gen_cuda(const kf_bt_plan *plan, const kf_bt_point *pt, const char *ba
     return c->build_options ? 0 : kf_fail(err, KF_E_INTERNAL, "cuda generator: out of memory");
 }
 
+static const int TC_BNS[] = {128, 256};
+static const int TC_STAGES[] = {2, 3, 4};
+static const int TC_BKS[] = {32, 64};
+
+static const kf_bt_knob knobs[KU_N] = {
+    KF_BT_OCL_KNOB_ENTRIES,
+    [KU_TC_BN] = {"tc_bn", 128, 256, TC_BNS, 2, "the BF16 GEMM's block tile N"},
+    [KU_TC_STAGES] = {"tc_stages", 2, 4, TC_STAGES, 3, "the BF16 GEMM's pipeline stages"},
+    [KU_TC_BK] = {"tc_bk", 32, 64, TC_BKS, 2, "the BF16 GEMM's stage depth"},
+};
+
 static int offerable(const kf_bt_point *p)
 {
-    return (p->precision == KF_BT_FP32 || p->precision == KF_BT_TF32) && kf_bt_ocl_offerable(p);
+    return (p->precision == KF_BT_FP32 || p->precision == KF_BT_TF32 || p->precision == KF_BT_BF16 ||
+            p->precision == KF_BT_BF16X3) &&
+           (p->knob[KU_TC_BN] == 128 || p->knob[KU_TC_BN] == 256) && (p->knob[KU_TC_BK] == 32 || p->knob[KU_TC_BK] == 64) &&
+           kf_bt_ocl_offerable(p);
 }
 
-/* TF32 tensor cores where the device has them (sm_80 and later: the
- * plugin's device detail names the compute capability), else fp32. */
+/* BF16 tensor cores where the device has them (sm_80 and later: the
+ * plugin's device detail names the compute capability), else fp32; the
+ * BF16 GEMM at 128 x 128 x 64 tiles, 3 stages (110 KiB: two blocks per SM
+ * on an H100, one on an A100).  The tiling was picked on the H100 in a
+ * session whose records were lost; its timings are not yet in
+ * bench/results, so treat it as a starting point the search moves from. */
 static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info *dev)
 {
     kf_bt_ocl_defaults(p, r, dev);
+    p->knob[KU_TC_BN] = 128;
+    p->knob[KU_TC_STAGES] = 3;
+    p->knob[KU_TC_BK] = 64;
     const char *cc = dev ? strstr(dev->detail, "compute capability ") : NULL;
-    if (cc && atoi(cc + 19) >= 8) p->precision = KF_BT_TF32;
+    if (cc && atoi(cc + 19) >= 8) p->precision = KF_BT_BF16;
 }
 
-/* The OpenCL neighbours (fp16 storage is not offered), and the other
- * precision: fp32 <-> TF32 tensor cores. */
+/* On tensor cores the OpenCL tile knobs only shape the non-GEMM kernels:
+ * BF16 and 3xBF16 points step their own tile, stages and depth first,
+ * then precision (-> TF32); TF32 points offer BF16 and fp32; fp32 points
+ * the OpenCL neighbours (fp16 storage is not offered) and TF32. */
 static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
 {
-    kf_bt_ocl_neighbours(p, s);
     kf_bt_point q = *p;
-    q.precision = p->precision == KF_BT_TF32 ? KF_BT_FP32 : KF_BT_TF32;
+    if (p->precision == KF_BT_BF16 || p->precision == KF_BT_BF16X3) {
+        kf_bt_step_knob(p, KU_TC_BN, s);
+        kf_bt_step_knob(p, KU_TC_STAGES, s);
+        kf_bt_step_knob(p, KU_TC_BK, s);
+        q.precision = KF_BT_TF32;
+        kf_bt_nbr_push(s, &q);
+        return;
+    }
+    if (p->precision == KF_BT_TF32) {
+        q.precision = KF_BT_BF16;
+        kf_bt_nbr_push(s, &q);
+        q.precision = KF_BT_FP32;
+        kf_bt_nbr_push(s, &q);
+        return;
+    }
+    kf_bt_ocl_neighbours(p, s);
+    q.precision = KF_BT_TF32;
     kf_bt_nbr_push(s, &q);
 }
 
 const kf_bt_emitter kf_bt_emit_cuda_c = {
     .language = "cuda-c",
-    .what = "CUDA C from the OpenCL C kernels; GEMMs on TF32 tensor cores (mma.sync) or FP32 CUDA cores",
-    .n_knobs = KO_N,
-    .knobs = kf_bt_ocl_knobs,
+    .what = "CUDA C from the OpenCL C kernels; GEMMs on BF16, 3xBF16 or TF32 tensor cores (mma.sync) or FP32 CUDA cores",
+    .n_knobs = KU_N,
+    .knobs = knobs,
     .defaults = defaults,
     .offerable = offerable,
     .conservative = kf_bt_ocl_conservative,

@@ -60,6 +60,14 @@ void ocl_gen_gemm_tc(ocl_gen *g, int gi)
     const kf_problem *p = g->p;
     const kf_node *an = &p->nodes[grp->nodes[0]];
     int anchor_v = p->n_inputs + grp->nodes[0];
+    if ((g->tc == 2 || g->tc == 3) && gm->batch == 1) {
+        ocl_gen_gemm_bf16(g, gi);
+        return;
+    }
+    if (g->tc == 3) {   /* batched 3xBF16: the FP32 CUDA-core GEMM, as accurate */
+        ocl_gen_gemm(g, gi);
+        return;
+    }
     if (g->half[gm->a] || g->half[gm->b]) {
         ocl_failf(g, "group g%d: the tensor-core GEMM reads fp32 operands only", gi);
         return;

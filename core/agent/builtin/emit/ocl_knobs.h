@@ -15,6 +15,23 @@ enum {
     KO_N
 };
 
+/* The cuda-c emitter's own knobs after the OpenCL ones (cuda_from_ocl.c):
+ * the BF16 tensor-core GEMM's block tile, pipeline depth and stage depth. */
+enum {
+    KU_TC_BN = KO_N,  /* block tile N of the BF16 GEMM: 128 or 256 (M is 128) */
+    KU_TC_STAGES,     /* cp.async pipeline stages: 2, 3, 4 */
+    KU_TC_BK,         /* k-depth of a stage: 32 or 64 */
+    KU_N
+};
+
+extern const int kf_bt_ocl_ts_steps[5], kf_bt_ocl_wpt_steps[4], kf_bt_ocl_vec_steps[4];
+/* The OpenCL knob table's entries, for tables that extend it. */
+#define KF_BT_OCL_KNOB_ENTRIES                                                        \
+    [KO_TS] = {"ts", 1, 128, kf_bt_ocl_ts_steps, 5, "the work-group tile"},          \
+    [KO_WPT] = {"wpt", 1, 16, kf_bt_ocl_wpt_steps, 4, "work per item"},              \
+    [KO_VEC] = {"vec", 1, 16, kf_bt_ocl_vec_steps, 4, "the vector width"},           \
+    [KO_LOCAL_MEM] = {"local_mem", 0, 1, NULL, 0, "local_mem"}
+
 /* Work-items per work-group of a point's GEMM: (ts/vec) x (ts/wpt).  Points
  * above KF_BT_OCL_MAX_WG are refused (NVIDIA's limit; PoCL allows 4096). */
 #define KF_BT_OCL_MAX_WG 1024

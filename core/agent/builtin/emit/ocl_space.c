@@ -11,18 +11,12 @@
 
 #include "ocl_knobs.h"
 
-#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-static const int TSS[] = {8, 16, 32, 64, 128};
-static const int WPTS[] = {1, 2, 4, 8};
-static const int VECS[] = {1, 2, 4, 8};
+const int kf_bt_ocl_ts_steps[5] = {8, 16, 32, 64, 128};
+const int kf_bt_ocl_wpt_steps[4] = {1, 2, 4, 8};
+const int kf_bt_ocl_vec_steps[4] = {1, 2, 4, 8};
 
-const kf_bt_knob kf_bt_ocl_knobs[KO_N] = {
-    [KO_TS] = {"ts", 1, 128, TSS, NELEM(TSS), "the work-group tile"},
-    [KO_WPT] = {"wpt", 1, 16, WPTS, NELEM(WPTS), "work per item"},
-    [KO_VEC] = {"vec", 1, 16, VECS, NELEM(VECS), "the vector width"},
-    [KO_LOCAL_MEM] = {"local_mem", 0, 1, NULL, 0, "local_mem"},
-};
+const kf_bt_knob kf_bt_ocl_knobs[KO_N] = {KF_BT_OCL_KNOB_ENTRIES};
 
 int kf_bt_ocl_work_group(const kf_bt_point *p)
 {
@@ -81,7 +75,7 @@ char *kf_bt_ocl_label(const kf_bt_point *p, const char *fusion, char *buf, size_
 {
     const int *k = p->knob;
     snprintf(buf, n, "gemm ts%d wpt%d v%d%s %s%s", k[KO_TS], k[KO_WPT], k[KO_VEC], k[KO_LOCAL_MEM] ? " local" : "",
-             fusion, p->precision == KF_BT_TF32 ? " tf32-tc" : p->precision ? " fp16" : "");
+             fusion, p->precision == KF_BT_BF16X3 ? " 3xbf16-tc" : p->precision == KF_BT_BF16 ? " bf16-tc" : p->precision == KF_BT_TF32 ? " tf32-tc" : p->precision ? " fp16" : "");
     return buf;
 }
 
