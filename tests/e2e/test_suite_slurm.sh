@@ -21,7 +21,7 @@ tmp=$(mktemp -d /tmp/kf-slurm.XXXXXX)
 cleanup() { "$KF_SRCDIR/tests/deps/slurm_start.sh" --stop "$tmp/slurm" >/dev/null 2>&1; rm -rf "$tmp"; }
 trap cleanup EXIT
 . "$KF_SRCDIR/tests/e2e/tap.sh"
-echo "1..22"
+echo "1..26"
 export XDG_CACHE_HOME="$tmp/cache"
 probs="$KF_SRCDIR/problems/level1"
 set -- "$probs/19_ReLU.json" "$probs/23_Softmax.json" "$probs/26_GELU.json"
@@ -61,10 +61,23 @@ dev=$(sed -e "s#^exec .*kforge run --resume.*#exit 0#" -e 's#^exec .*kforge run 
 [ "$dev" = "device=0 device=1 device=0 " ] && ok "a task runs on device 0 under GPU binding, else on SLURM_LOCALID" \
     || no "a task runs on device 0 under GPU binding, else on SLURM_LOCALID" "got: $dev"
 
+# two backends: a task per problem x backend, run directories under DIR/B, the compare in the merge
+out=$("$KFORGE" suite "$probs/19_ReLU.json" "$probs/26_GELU.json" --backend cpu-simd,opencl --report "$tmp/dry2" \
+      --slurm-dry-run 2>&1)
+rc=$?
+[ $rc -eq 0 ] && grep -q -- "--array=0-3 " <<<"$out" && grep -q "^3) exec /bin/sh $tmp/dry2/slurm/tasks/opencl.26_GELU.sh ;;" "$tmp/dry2/slurm/array.sh" \
+    && grep -q "^run=$tmp/dry2/opencl/runs/26_GELU\$" "$tmp/dry2/slurm/tasks/opencl.26_GELU.sh" \
+    && grep -q "^log=$tmp/dry2/opencl/logs/26_GELU.log\$" "$tmp/dry2/slurm/tasks/opencl.26_GELU.sh" \
+    && grep -q -- "suite --report-only $tmp/dry2 --backend cpu-simd,opencl\$" "$tmp/dry2/slurm/merge.sh" \
+    && [ -s "$tmp/dry2/cpu-simd/suite.json" ] && [ -s "$tmp/dry2/opencl/suite.json" ] \
+    && ok "two backends: 4 tasks, each backend's run directories, the merge writes the compare" \
+    || no "two backends: 4 tasks, each backend's run directories, the merge writes the compare" "exit $rc" "$out" \
+          "$(cat "$tmp/dry2/slurm/array.sh")"
+
 # --- the cluster ------------------------------------------------------------------------
 skip_all() {
     local why=$1
-    while [ $n -lt 22 ]; do
+    while [ $n -lt 26 ]; do
         if [ "${KF_TEST_STRICT:-0}" = 1 ]; then no "Slurm cluster" "$why"; else n=$((n+1)); echo "ok $n # SKIP $why"; fi
     done
     tap_exit
@@ -206,5 +219,31 @@ out=$("$KFORGE" suite --status "$rep" 2>&1)
 if grep -l -e 'Sanitizer' -e 'runtime error' "$rep"/logs/*.log "$rep"/slurm/out/* >/dev/null 2>&1; then
     no "the task logs hold no sanitizer report" "$(grep -h -A8 -e Sanitizer -e 'runtime error' "$rep"/logs/*.log "$rep"/slurm/out/* | head -40)"
 else ok "the task logs hold no sanitizer report"; fi
+# --status from sacct when squeue no longer holds the jobs (fakes of both; the
+# states of a real cluster's accounting: a pending range is not a task)
+printf '#!/bin/sh\nexit 0\n' >"$tmp/squeue"
+cat >"$tmp/sacct" <<EOF
+#!/bin/sh
+printf '%s\n' "${job}_0|COMPLETED|0:0|n1" "${job}_1|CANCELLED by 0|0:9|n2" "${job}_2|COMPLETED|1:0|n1" \
+    "${job2}_1|TIMEOUT|0:15|n3" "${job2}_[5-9]|PENDING|0:0|" "99_1|FAILED|2:0|n9"
+EOF
+chmod +x "$tmp/squeue" "$tmp/sacct"
+out=$(KFORGE_SQUEUE="$tmp/squeue" KFORGE_SACCT="$tmp/sacct" "$KFORGE" suite --status "$rep" 2>&1)
+grep -q "^0 .*19_ReLU .* COMPLETED  *0:0  *1/3 " <<<"$out" && grep -q "^1 .*23_Softmax .* TIMEOUT  *0:15  *2/3 " <<<"$out" \
+    && grep -q "^2 .*26_GELU .* COMPLETED  *1:0  *1/3 " <<<"$out" && [ "$(grep -c FAILED <<<"$out")" -eq 0 ] \
+    && ok "--status from sacct: each task's last job, its state and exit code" || no "--status from sacct" "$out"
+out=$(KFORGE_SQUEUE="$tmp/squeue" KFORGE_SACCT=/nonexistent "$KFORGE" suite --status "$rep" 2>&1)
+[ "$(grep -c ' unknown ' <<<"$out")" -eq 3 ] && grep -q "KFORGE_SACCT=/nonexistent: not an executable" <<<"$out" \
+    && ok "--status without sacct: states unknown, and why" || no "--status without sacct: states unknown, and why" "$out"
+
+# --report-only DIR --backend a,b: each backend's reports and the compare
+mkdir -p "$tmp/multi/a" "$tmp/multi/b"
+cp -r "$rep/runs" "$rep/suite.json" "$tmp/multi/a/" && cp -r "$rep/runs" "$rep/suite.json" "$tmp/multi/b/"
+"$KFORGE" suite --report-only "$tmp/multi" --backend a,b >"$tmp/multi.out" 2>&1
+rc=$?
+[ $rc -le 1 ] && [ -s "$tmp/multi/a/report.json" ] && [ -s "$tmp/multi/b/report.json" ] && [ -s "$tmp/multi/compare.md" ] \
+    && [ "$(fields "$tmp/multi/b/report.json")" = "$b" ] \
+    && ok "--report-only --backend a,b writes both reports and the compare" \
+    || no "--report-only --backend a,b writes both reports and the compare" "exit $rc" "$(cat "$tmp/multi.out")"
 echo "# cluster part: $(( $(date +%s) - t0 )) s"
 tap_exit
