@@ -57,7 +57,8 @@ static void suite_usage(FILE *f)
         "\n"
         "Directories are scanned recursively for *.json problems, in name order.\n"
         "exit status: 0 every problem has a correct kernel, 1 some have none, 2 bad input,\n"
-        "3 internal error\n");
+        "3 internal error.  --slurm: 0 submitted (or nothing left to submit), 1 tasks given\n"
+        "up, 2 bad input or Slurm unavailable (sbatch missing or refusing the job)\n");
 }
 
 static const char *anchors;   /* --anchors FILE */

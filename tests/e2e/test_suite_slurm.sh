@@ -21,7 +21,7 @@ tmp=$(mktemp -d /tmp/kf-slurm.XXXXXX)
 cleanup() { "$KF_SRCDIR/tests/deps/slurm_start.sh" --stop "$tmp/slurm" >/dev/null 2>&1; rm -rf "$tmp"; }
 trap cleanup EXIT
 . "$KF_SRCDIR/tests/e2e/tap.sh"
-echo "1..26"
+echo "1..27"
 export XDG_CACHE_HOME="$tmp/cache"
 probs="$KF_SRCDIR/problems/level1"
 set -- "$probs/19_ReLU.json" "$probs/23_Softmax.json" "$probs/26_GELU.json"
@@ -77,7 +77,7 @@ rc=$?
 # --- the cluster ------------------------------------------------------------------------
 skip_all() {
     local why=$1
-    while [ $n -lt 26 ]; do
+    while [ $n -lt 27 ]; do
         if [ "${KF_TEST_STRICT:-0}" = 1 ]; then no "Slurm cluster" "$why"; else n=$((n+1)); echo "ok $n # SKIP $why"; fi
     done
     tap_exit
@@ -108,6 +108,14 @@ for p in r["problems"]:
     print(p["name"], p["status"], p["steps"], p["backend"], p["preset"], p["agent"])
 print("correct", r["summary"]["correct"], "of", len(r["problems"]))' "$1" 2>&1
 }
+
+# sbatch refuses the job: its message, exit 2, nothing recorded as submitted
+out=$("$KFORGE" suite "$@" "${common[@]}" --report "$tmp/badpart" --slurm --partition nope 2>&1)
+rc=$?
+[ $rc -eq 2 ] && [[ "$out" == *"sbatch refused the job: sbatch: error:"*"invalid partition"* ]] \
+    && [ ! -e "$tmp/badpart/slurm/state.json" ] && [ -z "$(squeue -h --me 2>&1)" ] \
+    && ok "sbatch refusing the job: its message, exit 2, nothing queued" \
+    || no "sbatch refusing the job: its message, exit 2, nothing queued" "exit $rc" "$out"
 
 # --- 3. the reference: the same suite without Slurm ------------------------------------
 "$KFORGE" suite "$@" "${common[@]}" --report "$tmp/ref" >"$tmp/ref.out" 2>&1
