@@ -10,7 +10,8 @@
 #     plain re-run resubmits that one task alone, which resumes its run;
 #  4. the merged report equals what `kforge suite` without Slurm writes for
 #     the same settings (problems in order, correct flags, steps);
-#  5. --status: each task's Slurm state and run record.
+#  5. --status: each task's Slurm state and run record;
+#  6. a running task requeued by Slurm (preemption) resumes by itself.
 # The killed task: on its first attempt the task's kforge (a wrapper named by
 # KFORGE_SLURM_KFORGE) runs with KFORGE_TEST_DIE_AFTER=gen, so the run dies
 # right after its first generation is on disk (journal, no result.json), and
@@ -21,7 +22,7 @@ tmp=$(mktemp -d /tmp/kf-slurm.XXXXXX)
 cleanup() { "$KF_SRCDIR/tests/deps/slurm_start.sh" --stop "$tmp/slurm" >/dev/null 2>&1; rm -rf "$tmp"; }
 trap cleanup EXIT
 . "$KF_SRCDIR/tests/e2e/tap.sh"
-echo "1..27"
+echo "1..28"
 export XDG_CACHE_HOME="$tmp/cache"
 probs="$KF_SRCDIR/problems/level1"
 set -- "$probs/19_ReLU.json" "$probs/23_Softmax.json" "$probs/26_GELU.json"
@@ -77,7 +78,7 @@ rc=$?
 # --- the cluster ------------------------------------------------------------------------
 skip_all() {
     local why=$1
-    while [ $n -lt 27 ]; do
+    while [ $n -lt 28 ]; do
         if [ "${KF_TEST_STRICT:-0}" = 1 ]; then no "Slurm cluster" "$why"; else n=$((n+1)); echo "ok $n # SKIP $why"; fi
     done
     tap_exit
@@ -227,6 +228,38 @@ out=$("$KFORGE" suite --status "$rep" 2>&1)
 if grep -l -e 'Sanitizer' -e 'runtime error' "$rep"/logs/*.log "$rep"/slurm/out/* >/dev/null 2>&1; then
     no "the task logs hold no sanitizer report" "$(grep -h -A8 -e Sanitizer -e 'runtime error' "$rep"/logs/*.log "$rep"/slurm/out/* | head -40)"
 else ok "the task logs hold no sanitizer report"; fi
+# preemption: Slurm requeues a running task (--requeue); it starts again and
+# resumes its run, and the merge job waits for it: no kforge command needed
+cat >"$tmp/kforge-task2" <<EOF
+#!/bin/sh
+case " \$* " in
+*"/19_ReLU.json "*)
+    if [ ! -e "$tmp/requeued" ]; then
+        KFORGE_TEST_DIE_AFTER=gen "$KFORGE" "\$@"
+        touch "$tmp/requeued"
+        exec sleep 600
+    fi ;;
+esac
+exec "$KFORGE" "\$@"
+EOF
+chmod +x "$tmp/kforge-task2"
+KFORGE_SLURM_KFORGE="$tmp/kforge-task2" "$KFORGE" suite "$probs/19_ReLU.json" "${common[@]}" --report "$tmp/rq" --slurm \
+    >"$tmp/rq.out" 2>&1
+jq=$(sed -n 's/^submitted job array \([0-9]*\) (1 tasks).*/\1/p' "$tmp/rq.out")
+i=0; while [ ! -e "$tmp/requeued" ] && [ $i -lt 600 ]; do sleep 0.2; i=$((i+1)); done
+scontrol requeue "${jq}_0" >"$tmp/rq.scontrol" 2>&1
+# a requeued job waits for a BeginTime delay: release it now
+i=0; while ! squeue -h -r -t PENDING -o '%i' | grep -qx "${jq}_0" && [ $i -lt 100 ]; do sleep 0.2; i=$((i+1)); done
+scontrol update JobId="${jq}_0" StartTime=now >>"$tmp/rq.scontrol" 2>&1
+wait_jobs 120
+r=$(fields "$tmp/rq/report.json" | head -n 1)
+[ -n "$jq" ] && grep -q "restart 1" "$tmp/rq/logs/19_ReLU.log" && grep -q "slurm: resuming the run" "$tmp/rq/logs/19_ReLU.log" \
+    && grep -q resume "$tmp/rq/runs/19_ReLU/journal.jsonl" && [ "$r" = "$(head -n 1 <<<"$a")" ] \
+    && [ "$("$PYTHON3" -c 'import json,sys; print(json.load(open(sys.argv[1]))["tasks"][0]["submits"])' "$tmp/rq/slurm/state.json")" = 1 ] \
+    && ok "a task requeued by Slurm resumes its run; the merge reports it as the plain suite does" \
+    || no "a task requeued by Slurm resumes its run; the merge reports it as the plain suite does" "job $jq: $(cat "$tmp/rq.scontrol")" \
+          "report: $r" "$(tail -n 15 "$tmp/rq/logs/19_ReLU.log")"
+
 # --status from sacct when squeue no longer holds the jobs (fakes of both; the
 # states of a real cluster's accounting: a pending range is not a task)
 printf '#!/bin/sh\nexit 0\n' >"$tmp/squeue"
