@@ -22,20 +22,20 @@ set -u
 if [ "${1:-}" = --stop ]; then
     dir=${2:?usage: slurm_start.sh --stop DIR}
     for d in slurmd slurmctld munged; do
-        [ -s "$dir/$d.pid" ] && kill "$(cat "$dir/$d.pid")" 2>/dev/null
+        [ -s "$dir/$d.pid" ] && kill "$(cat "$dir/$d.pid" 2>/dev/null)" 2>/dev/null
     done
     # wait for them to go (slurmd ends its job steps first)
     i=0
     while [ $i -lt 50 ]; do
         alive=0
         for d in slurmd slurmctld munged; do
-            [ -s "$dir/$d.pid" ] && kill -0 "$(cat "$dir/$d.pid")" 2>/dev/null && alive=1
+            [ -s "$dir/$d.pid" ] && kill -0 "$(cat "$dir/$d.pid" 2>/dev/null)" 2>/dev/null && alive=1
         done
         [ $alive = 0 ] && exit 0
         sleep 0.2; i=$((i+1))
     done
     for d in slurmd slurmctld munged; do
-        [ -s "$dir/$d.pid" ] && kill -9 "$(cat "$dir/$d.pid")" 2>/dev/null
+        [ -s "$dir/$d.pid" ] && kill -9 "$(cat "$dir/$d.pid" 2>/dev/null)" 2>/dev/null
     done
     exit 0
 fi

@@ -22,7 +22,7 @@ tmp=$(mktemp -d /tmp/kf-slurm.XXXXXX)
 cleanup() { "$KF_SRCDIR/tests/deps/slurm_start.sh" --stop "$tmp/slurm" >/dev/null 2>&1; rm -rf "$tmp"; }
 trap cleanup EXIT
 . "$KF_SRCDIR/tests/e2e/tap.sh"
-echo "1..28"
+echo "1..30"
 export XDG_CACHE_HOME="$tmp/cache"
 probs="$KF_SRCDIR/problems/level1"
 set -- "$probs/19_ReLU.json" "$probs/23_Softmax.json" "$probs/26_GELU.json"
@@ -75,10 +75,29 @@ rc=$?
     || no "two backends: 4 tasks, each backend's run directories, the merge writes the compare" "exit $rc" "$out" \
           "$(cat "$tmp/dry2/slurm/array.sh")"
 
+# runs with a result are left out: --array lists the others by their index
+mkdir -p "$tmp/dry2/cpu-simd/runs/26_GELU" "$tmp/dry2/opencl/runs/19_ReLU"
+touch "$tmp/dry2/cpu-simd/runs/26_GELU/result.json" "$tmp/dry2/opencl/runs/19_ReLU/result.json"
+out=$("$KFORGE" suite "$probs/19_ReLU.json" "$probs/26_GELU.json" --backend cpu-simd,opencl --report "$tmp/dry2" \
+      --slurm-dry-run --max-parallel 3 2>&1)
+grep -q "4 tasks .*: 2 done, 0 queued or running, 2 to submit" <<<"$out" && grep -q -- "--array=0,3%3 " <<<"$out" \
+    && ok "tasks with a result are not submitted: --array=0,3" || no "tasks with a result are not submitted: --array=0,3" "$out"
+
+# a report directory with a space and a quote in its name: the scripts quote it
+odd="$tmp/it's a dir"
+"$KFORGE" suite "$probs/19_ReLU.json" "${common[@]}" --report "$odd" --slurm-dry-run >"$tmp/odd.out" 2>&1
+rc=$?
+ts="$odd/slurm/tasks/cpu-simd.19_ReLU.sh"
+got=$(sh -c "$(grep '^run=' "$ts"); echo \"\$run\"" 2>&1)
+[ $rc -eq 0 ] && sh -n "$ts" && sh -n "$odd/slurm/array.sh" && sh -n "$odd/slurm/merge.sh" && [ "$got" = "$odd/runs/19_ReLU" ] \
+    && grep -q "^0) exec /bin/sh '$tmp/it'\\\\''s a dir/slurm/tasks/cpu-simd.19_ReLU.sh' ;;" "$odd/slurm/array.sh" \
+    && ok "odd characters in paths are quoted for the shell" || no "odd characters in paths are quoted for the shell" "exit $rc" \
+       "run: $got" "$(cat "$odd/slurm/array.sh")"
+
 # --- the cluster ------------------------------------------------------------------------
 skip_all() {
     local why=$1
-    while [ $n -lt 28 ]; do
+    while [ $n -lt 30 ]; do
         if [ "${KF_TEST_STRICT:-0}" = 1 ]; then no "Slurm cluster" "$why"; else n=$((n+1)); echo "ok $n # SKIP $why"; fi
     done
     tap_exit
