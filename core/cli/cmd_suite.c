@@ -1,6 +1,5 @@
 /* kforge suite — the loop over every problem of a suite, then the reports
  * (core/suite/suite.h, core/suite/report.h). */
-#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <json-c/json.h>
@@ -200,8 +199,7 @@ int kf_cmd_suite(int argc, char **argv)
     sl.retries = 2;
     int slurm = 0;
     const char *status_dir = NULL;
-    const char *run_args[4];
-    int n_run_args = 0;
+    const char *sandbox_arg = NULL, *mem_arg = NULL;   /* as given, for the Slurm tasks */
     static const struct option opts[] = {
         {"backend", required_argument, 0, O_BACKEND}, {"device", required_argument, 0, O_DEVICE},
         {"preset", required_argument, 0, O_PRESET}, {"agent", required_argument, 0, O_AGENT},
@@ -236,12 +234,10 @@ int kf_cmd_suite(int argc, char **argv)
         case O_TIME: if (kf_cli_double("--max-time", optarg, 0, 1e9, 1, &so.run.max_time_s)) return KF_EXIT_BAD_INPUT;
             break;
         case O_SANDBOX: if (kf_cli_sandbox_mode(optarg, &so.run.eval)) return KF_EXIT_BAD_INPUT;
-            run_args[n_run_args++] = "--sandbox";     /* the Slurm tasks get them as given */
-            run_args[n_run_args++] = optarg;
+            sandbox_arg = optarg;
             break;
         case O_MEM: if (kf_cli_mem_limit(optarg, &so.run.eval)) return KF_EXIT_BAD_INPUT;
-            run_args[n_run_args++] = "--mem-limit";
-            run_args[n_run_args++] = optarg;
+            mem_arg = optarg;
             break;
         case O_SLURM: slurm = 1; break;
         case O_SLURM_DRY: slurm = 1; sl.dry_run = 1; break;
@@ -321,6 +317,10 @@ int kf_cmd_suite(int argc, char **argv)
         sl.n_backends = nb;
         sl.n_seeds = 1;
         sl.run = so.run;
+        const char *run_args[4];
+        int n_run_args = 0;
+        if (sandbox_arg) { run_args[n_run_args++] = "--sandbox"; run_args[n_run_args++] = sandbox_arg; }
+        if (mem_arg) { run_args[n_run_args++] = "--mem-limit"; run_args[n_run_args++] = mem_arg; }
         sl.run_args = run_args;
         sl.n_run_args = n_run_args;
         char self[PATH_MAX], abs_anchors[PATH_MAX];

@@ -85,13 +85,17 @@ grep -q "4 tasks .*: 2 done, 0 queued or running, 2 to submit" <<<"$out" && grep
 
 # a report directory with a space and a quote in its name: the scripts quote it
 odd="$tmp/it's a dir"
-"$KFORGE" suite "$probs/19_ReLU.json" "${common[@]}" --report "$odd" --slurm-dry-run >"$tmp/odd.out" 2>&1
+"$KFORGE" suite "$probs/19_ReLU.json" "${common[@]}" --report "$odd" --slurm-dry-run --device 1 --sandbox off \
+    --mem-limit 2G >"$tmp/odd.out" 2>&1
 rc=$?
 ts="$odd/slurm/tasks/cpu-simd.19_ReLU.sh"
 got=$(sh -c "$(grep '^run=' "$ts"); echo \"\$run\"" 2>&1)
 [ $rc -eq 0 ] && sh -n "$ts" && sh -n "$odd/slurm/array.sh" && sh -n "$odd/slurm/merge.sh" && [ "$got" = "$odd/runs/19_ReLU" ] \
     && grep -q "^0) exec /bin/sh '$tmp/it'\\\\''s a dir/slurm/tasks/cpu-simd.19_ReLU.sh' ;;" "$odd/slurm/array.sh" \
-    && ok "odd characters in paths are quoted for the shell" || no "odd characters in paths are quoted for the shell" "exit $rc" \
+    && grep -q "^device=1 " "$ts" && grep -q -- "--sandbox off --mem-limit 2G --out \"\$run\"\$" "$ts" \
+    && grep -q -- "--resume \"\$run\" .*--sandbox off --mem-limit 2G\$" "$ts" \
+    && ok "odd characters in paths are quoted; --device, --sandbox, --mem-limit reach the tasks" \
+    || no "odd characters in paths are quoted; --device, --sandbox, --mem-limit reach the tasks" "exit $rc" "$(cat "$ts")" \
        "run: $got" "$(cat "$odd/slurm/array.sh")"
 
 # --- the cluster ------------------------------------------------------------------------
