@@ -108,6 +108,7 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 SchedulerType=sched/backfill
 MpiDefault=none
+MailProg=/bin/true
 SwitchType=switch/none
 ReturnToService=2
 SlurmdParameters=config_overrides
