@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "cmd_suite_slurm.h"
 #include "commands.h"
 #include "common.h"
 #include "sandbox_opts.h"
@@ -18,7 +20,9 @@ static void suite_usage(FILE *f)
 {
     fprintf(f,
         "usage: kforge suite DIR|FILE... --backend B --report DIR [options]\n"
-        "       kforge suite --report-only DIR\n"
+        "       kforge suite --report-only DIR [--backend B,B2...]\n"
+        "       kforge suite DIR|FILE... --backend B --report DIR --slurm [slurm options]\n"
+        "       kforge suite --status DIR\n"
         "\n"
         "  --backend B[,B2...]  backend plugin(s) (see 'kforge backends'); several: the suite\n"
         "                       runs on each into DIR/B and DIR/compare.md puts them side by side\n"
@@ -32,14 +36,28 @@ static void suite_usage(FILE *f)
         "  --mem-limit SIZE     memory of a worker and its compiler (e.g. 8G; default half the RAM)\n"
         "  --report DIR         where the runs (DIR/runs/PROBLEM), logs and reports go;\n"
         "                       running again continues: finished problems are kept\n"
-        "  --report-only DIR    rewrite DIR/report.{json,md,html} from its runs, run nothing\n"
+        "  --report-only DIR    rewrite DIR/report.{json,md,html} from its runs, run nothing;\n"
+        "                       with --backend B,B2: DIR/B/report.* and DIR/compare.*\n"
         "  --anchors FILE       PyTorch eager and torch.compile times (bench/anchors/torch_anchors.py)\n"
         "                       beside every result: speedups over each and over the faster, fast_p\n"
         "  --quiet              no progress lines\n"
         "\n"
+        "On a Slurm cluster (doc/slurm.md): one job array, a task per problem x backend,\n"
+        "each a 'kforge run' into the run directory above, and a merge job after them\n"
+        "that writes the reports.  Running the same command again submits only the\n"
+        "tasks without a result that are not queued (a killed run resumes).\n"
+        "  --slurm              submit with sbatch (needs Slurm's commands on PATH)\n"
+        "  --slurm-dry-run      write the scripts under DIR/slurm, print the sbatch lines\n"
+        "  --partition P  --account A  --time T  --gres G   passed to sbatch for the tasks\n"
+        "                       (e.g. --gres gpu:1 --time 2:00:00)\n"
+        "  --max-parallel N     tasks running at once (--array=...%%N)\n"
+        "  --slurm-retries K    submissions of a failed or killed task after its first (default 2)\n"
+        "  --status DIR         every task's Slurm state (squeue, sacct) and run record\n"
+        "\n"
         "Directories are scanned recursively for *.json problems, in name order.\n"
         "exit status: 0 every problem has a correct kernel, 1 some have none, 2 bad input,\n"
-        "3 internal error\n");
+        "3 internal error.  --slurm: 0 submitted (or nothing left to submit), 1 tasks given\n"
+        "up, 2 bad input or Slurm unavailable (sbatch missing or refusing the job)\n");
 }
 
 static const char *anchors;   /* --anchors FILE */
@@ -73,11 +91,21 @@ static int write_reports(const char *dir, const char *const *run_dirs, int n, in
     return code;
 }
 
-static int report_only(const char *dir, int quiet)
+/* The run directories of DIR: a Slurm suite's in task order (the
+ * problems' order, as the suite writes them), else DIR/runs/ by name. */
+static int list_runs(const char *top, const char *backend, const char *dir, char ***dirs, kf_error *err)
+{
+    int n = kf_slurm_run_dirs(top, backend, dirs, err);
+    if (n != 0) return n;
+    kf_report_free_list(*dirs, 0);
+    return kf_report_list_runs(dir, dirs, err);
+}
+
+static int report_only(const char *top, const char *backend, const char *dir, int quiet, kf_report *keep)
 {
     char **dirs = NULL;
     kf_error err = {0};
-    int n = kf_report_list_runs(dir, &dirs, &err);
+    int n = list_runs(top, backend, dir, &dirs, &err);
     if (n < 0) {
         kf_cli_error("%s", err.msg);
         return KF_EXIT_BAD_INPUT;
@@ -88,8 +116,55 @@ static int report_only(const char *dir, int quiet)
         return KF_EXIT_BAD_INPUT;
     }
     int code = write_reports(dir, (const char *const *)dirs, n, quiet);
+    if (keep && code <= KF_EXIT_CANDIDATE_FAILED &&
+        (kf_report_build((const char *const *)dirs, n, keep, &err) != 0 || kf_report_machine_load(keep, dir, &err) != 0)) {
+        kf_cli_error("%s", err.msg);
+        code = KF_EXIT_INTERNAL;
+    }
     kf_report_free_list(dirs, n);
     return code;
+}
+
+/* --report-only TOP --backend a,b: each backend's reports, then the compare. */
+static int report_only_all(const char *top, char **backends, int nb, int quiet)
+{
+    if (nb <= 1) return report_only(top, NULL, top, quiet, NULL);
+    kf_report *reps = calloc((size_t)nb, sizeof *reps);
+    if (!reps) return KF_EXIT_INTERNAL;
+    int code = KF_EXIT_OK;
+    for (int b = 0; b < nb && code <= KF_EXIT_CANDIDATE_FAILED; b++) {
+        char sub[4200];
+        kf_suite_backend_dir(top, backends[b], nb, sub, sizeof sub);
+        if (!quiet) printf("%s%s:", b ? "\n" : "", backends[b]);
+        int one = report_only(top, backends[b], sub, quiet, &reps[b]);
+        if (one > code) code = one;
+    }
+    kf_error err = {0};
+    if (code <= KF_EXIT_CANDIDATE_FAILED) {
+        if (kf_report_write_compare(reps, (const char *const *)backends, nb, top, &err) != 0) {
+            kf_cli_error("%s", err.msg);
+            code = KF_EXIT_INTERNAL;
+        } else if (!quiet) {
+            printf("\nside by side: %s/compare.md, %s/compare.json\n", top, top);
+        }
+    }
+    for (int b = 0; b < nb; b++) kf_report_free(&reps[b]);
+    free(reps);
+    return code;
+}
+
+/* Splits "a,b" in place into backends[] (at most 16). */
+static int split_backends(char *list, char **backends)
+{
+    int nb = 0;
+    for (char *save = NULL, *t = list ? strtok_r(list, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
+        if (nb == 16) {
+            kf_cli_error("--backend: at most 16 backends");
+            return -1;
+        }
+        if (*t) backends[nb++] = t;
+    }
+    return nb;
 }
 
 static char *settings_json(const kf_run_opts *ro, int jobs, const char *const *inputs, int n_inputs)
@@ -118,7 +193,13 @@ int kf_cmd_suite(int argc, char **argv)
     const char *only = NULL;
     int quiet = 0;
     enum { O_BACKEND = 1, O_DEVICE, O_PRESET, O_AGENT, O_JOBS, O_ITER, O_TIME, O_REPORT, O_ONLY, O_QUIET,
-           O_HELP, O_SANDBOX, O_MEM, O_ANCHORS };
+           O_HELP, O_SANDBOX, O_MEM, O_ANCHORS, O_SLURM, O_SLURM_DRY, O_PARTITION, O_GRES, O_STIME, O_ACCOUNT,
+           O_MAXPAR, O_RETRIES, O_STATUS };
+    kf_slurm_opts sl = {0};
+    sl.retries = 2;
+    int slurm = 0;
+    const char *status_dir = NULL;
+    const char *sandbox_arg = NULL, *mem_arg = NULL;   /* as given, for the Slurm tasks */
     static const struct option opts[] = {
         {"backend", required_argument, 0, O_BACKEND}, {"device", required_argument, 0, O_DEVICE},
         {"preset", required_argument, 0, O_PRESET}, {"agent", required_argument, 0, O_AGENT},
@@ -126,7 +207,12 @@ int kf_cmd_suite(int argc, char **argv)
         {"max-time", required_argument, 0, O_TIME}, {"report", required_argument, 0, O_REPORT},
         {"report-only", required_argument, 0, O_ONLY}, {"quiet", no_argument, 0, O_QUIET},
         {"help", no_argument, 0, O_HELP}, {"sandbox", required_argument, 0, O_SANDBOX},
-        {"mem-limit", required_argument, 0, O_MEM}, {"anchors", required_argument, 0, O_ANCHORS}, {0, 0, 0, 0}};
+        {"mem-limit", required_argument, 0, O_MEM}, {"anchors", required_argument, 0, O_ANCHORS},
+        {"slurm", no_argument, 0, O_SLURM}, {"slurm-dry-run", no_argument, 0, O_SLURM_DRY},
+        {"partition", required_argument, 0, O_PARTITION}, {"gres", required_argument, 0, O_GRES},
+        {"time", required_argument, 0, O_STIME}, {"account", required_argument, 0, O_ACCOUNT},
+        {"max-parallel", required_argument, 0, O_MAXPAR}, {"slurm-retries", required_argument, 0, O_RETRIES},
+        {"status", required_argument, 0, O_STATUS}, {0, 0, 0, 0}};
     int c;
     long long iv;
     optind = 1;
@@ -135,6 +221,7 @@ int kf_cmd_suite(int argc, char **argv)
         case O_BACKEND: so.run.backend = optarg; break;
         case O_DEVICE: if (kf_cli_int("--device", optarg, 0, 1023, &iv)) return KF_EXIT_BAD_INPUT;
             so.run.device = (int)iv;
+            sl.device_set = 1;
             break;
         case O_PRESET: so.run.preset = optarg; break;
         case O_AGENT: so.run.agent = optarg; break;
@@ -146,8 +233,25 @@ int kf_cmd_suite(int argc, char **argv)
             break;
         case O_TIME: if (kf_cli_double("--max-time", optarg, 0, 1e9, 1, &so.run.max_time_s)) return KF_EXIT_BAD_INPUT;
             break;
-        case O_SANDBOX: if (kf_cli_sandbox_mode(optarg, &so.run.eval)) return KF_EXIT_BAD_INPUT; break;
-        case O_MEM: if (kf_cli_mem_limit(optarg, &so.run.eval)) return KF_EXIT_BAD_INPUT; break;
+        case O_SANDBOX: if (kf_cli_sandbox_mode(optarg, &so.run.eval)) return KF_EXIT_BAD_INPUT;
+            sandbox_arg = optarg;
+            break;
+        case O_MEM: if (kf_cli_mem_limit(optarg, &so.run.eval)) return KF_EXIT_BAD_INPUT;
+            mem_arg = optarg;
+            break;
+        case O_SLURM: slurm = 1; break;
+        case O_SLURM_DRY: slurm = 1; sl.dry_run = 1; break;
+        case O_PARTITION: sl.partition = optarg; break;
+        case O_GRES: sl.gres = optarg; break;
+        case O_STIME: sl.time = optarg; break;
+        case O_ACCOUNT: sl.account = optarg; break;
+        case O_MAXPAR: if (kf_cli_int("--max-parallel", optarg, 1, 1000000, &iv)) return KF_EXIT_BAD_INPUT;
+            sl.max_parallel = (int)iv;
+            break;
+        case O_RETRIES: if (kf_cli_int("--slurm-retries", optarg, 0, 100, &iv)) return KF_EXIT_BAD_INPUT;
+            sl.retries = (int)iv;
+            break;
+        case O_STATUS: status_dir = optarg; break;
         case O_REPORT: so.report_dir = optarg; break;
         case O_ANCHORS: anchors = optarg; break;
         case O_ONLY: only = optarg; break;
@@ -158,12 +262,28 @@ int kf_cmd_suite(int argc, char **argv)
     }
     const char *const *inputs = (const char *const *)argv + optind;
     int n_inputs = argc - optind;
-    if (only) {
-        if (n_inputs > 0 || so.report_dir) {
-            kf_cli_error("--report-only DIR takes no problems and no --report");
+    if (status_dir) {
+        if (n_inputs > 0 || so.report_dir || only) {
+            kf_cli_error("--status DIR takes no problems, no --report and no --report-only");
             return KF_EXIT_BAD_INPUT;
         }
-        return report_only(only, quiet);
+        return kf_cli_suite_status(status_dir);
+    }
+    if (!slurm && (sl.partition || sl.gres || sl.time || sl.account || sl.max_parallel)) {
+        kf_cli_error("--partition, --gres, --time, --account and --max-parallel go with --slurm");
+        return KF_EXIT_BAD_INPUT;
+    }
+    if (only) {
+        if (n_inputs > 0 || so.report_dir || slurm) {
+            kf_cli_error("--report-only DIR takes no problems, no --report and no --slurm");
+            return KF_EXIT_BAD_INPUT;
+        }
+        char *list = so.run.backend ? strdup(so.run.backend) : NULL;
+        char *bs[16];
+        int nb = list ? split_backends(list, bs) : 0;
+        int code = nb < 0 ? KF_EXIT_BAD_INPUT : report_only_all(only, bs, nb, quiet);
+        free(list);
+        return code;
     }
     if (n_inputs == 0 || !so.run.backend || !so.report_dir) {
         kf_cli_error("suite needs problem directories or files, --backend and --report DIR");
@@ -183,10 +303,45 @@ int kf_cmd_suite(int argc, char **argv)
        REPORT/compare.{md,json} side by side */
     char *blist = strdup(so.run.backend);
     char *backends[16];
-    int nb = 0;
-    for (char *save = NULL, *t = blist ? strtok_r(blist, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
-        if (nb == 16) { kf_cli_error("--backend: at most 16 backends"); free(blist); kf_suite_problems_free(probs, n); return KF_EXIT_BAD_INPUT; }
-        if (*t) backends[nb++] = t;
+    int nb = split_backends(blist, backends);
+    if (nb <= 0) {
+        if (nb == 0) kf_cli_error("--backend: no backend named");
+        free(blist);
+        kf_suite_problems_free(probs, n);
+        return KF_EXIT_BAD_INPUT;
+    }
+    if (slurm) {
+        /* the backends are checked by the tasks, on the nodes that have the devices */
+        sl.report_dir = so.report_dir;
+        sl.backends = (const char *const *)backends;
+        sl.n_backends = nb;
+        sl.n_seeds = 1;
+        sl.run = so.run;
+        const char *run_args[4];
+        int n_run_args = 0;
+        if (sandbox_arg) { run_args[n_run_args++] = "--sandbox"; run_args[n_run_args++] = sandbox_arg; }
+        if (mem_arg) { run_args[n_run_args++] = "--mem-limit"; run_args[n_run_args++] = mem_arg; }
+        sl.run_args = run_args;
+        sl.n_run_args = n_run_args;
+        char self[PATH_MAX], abs_anchors[PATH_MAX];
+        ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+        self[len > 0 ? len : 0] = '\0';
+        const char *over = getenv("KFORGE_SLURM_KFORGE");   /* the kforge the nodes run, when another */
+        sl.kforge = over && *over ? over : self;
+        if (anchors) sl.anchors = realpath(anchors, abs_anchors) ? abs_anchors : anchors;
+        char *settings[16];
+        for (int b = 0; b < nb; b++) {
+            so.run.backend = backends[b];
+            settings[b] = settings_json(&so.run, so.jobs, inputs, n_inputs);
+        }
+        sl.settings_json = (const char *const *)settings;
+        int all_done = 0;
+        int code = kf_cli_suite_slurm(&sl, probs, n, quiet, &all_done);
+        if (all_done && !sl.dry_run) code = report_only_all(so.report_dir, backends, nb, quiet);
+        for (int b = 0; b < nb; b++) free(settings[b]);
+        free(blist);
+        kf_suite_problems_free(probs, n);
+        return code;
     }
     for (int b = 0; b < nb; b++) {
         if (kf_suite_check_backend(backends[b], so.run.device, &err) != 0) {
@@ -201,8 +356,8 @@ int kf_cmd_suite(int argc, char **argv)
     kf_report *reps = nb > 1 ? calloc((size_t)nb, sizeof *reps) : NULL;
     for (int b = 0; b < nb && code != KF_EXIT_INTERNAL && code != KF_EXIT_BAD_INPUT; b++) {
         char sub[4200];
-        if (nb > 1) snprintf(sub, sizeof sub, "%s/%s", top, backends[b]);
-        so.report_dir = nb > 1 ? sub : top;
+        kf_suite_backend_dir(top, backends[b], nb, sub, sizeof sub);
+        so.report_dir = sub;
         so.run.backend = backends[b];
         char *settings = settings_json(&so.run, so.jobs, inputs, n_inputs);
         so.settings_json = settings;

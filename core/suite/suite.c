@@ -41,9 +41,43 @@ static int exists(const char *dir, const char *name)
     return stat(p, &sb) == 0;
 }
 
+int kf_suite_backend_dir(const char *top, const char *backend, int n_backends, char *buf, size_t n)
+{
+    if (n_backends > 1) return snprintf(buf, n, "%s/%s", top, backend);
+    return snprintf(buf, n, "%s", top);
+}
+
+int kf_suite_run_dir(const char *report_dir, const char *name, int seed, int n_seeds, char *buf, size_t n)
+{
+    if (n_seeds > 1) return snprintf(buf, n, "%s/runs/%s~s%d", report_dir, name, seed);
+    return snprintf(buf, n, "%s/runs/%s", report_dir, name);
+}
+
+int kf_suite_log_path(const char *report_dir, const char *name, int seed, int n_seeds, char *buf, size_t n)
+{
+    if (n_seeds > 1) return snprintf(buf, n, "%s/logs/%s~s%d.log", report_dir, name, seed);
+    return snprintf(buf, n, "%s/logs/%s.log", report_dir, name);
+}
+
+kf_suite_run_state kf_suite_run_state_of(const char *run_dir)
+{
+    if (exists(run_dir, "result.json")) return KF_SUITE_RUN_DONE;
+    if (exists(run_dir, "journal.jsonl")) return KF_SUITE_RUN_STARTED;
+    return KF_SUITE_RUN_NEW;
+}
+
+int kf_suite_prepare(const char *report_dir, const char *settings_json, kf_error *err)
+{
+    char runs[4200], logs[4200];
+    snprintf(runs, sizeof runs, "%s/runs", report_dir);
+    snprintf(logs, sizeof logs, "%s/logs", report_dir);
+    if (kf_mkdir_p(runs, err) != 0 || kf_mkdir_p(logs, err) != 0) return -1;
+    return kf_report_save_suite(report_dir, settings_json, err);
+}
+
 /* An existing run directory must belong to this suite's backend and agent
  * (and preset, when one is asked for): a resumed run keeps its settings. */
-static int check_existing(const kf_suite_opts *o, const char *run_dir, kf_error *err)
+int kf_suite_check_run_dir(const kf_run_opts *run, const char *run_dir, kf_error *err)
 {
     char p[4800];
     snprintf(p, sizeof p, "%s/run.json", run_dir);
@@ -58,9 +92,9 @@ static int check_existing(const kf_suite_opts *o, const char *run_dir, kf_error 
     const char *backend = json_object_object_get_ex(j, "backend", &v) ? json_object_get_string(v) : "";
     const char *preset = json_object_object_get_ex(j, "preset", &v) ? json_object_get_string(v) : "";
     const char *agent = json_object_object_get_ex(j, "agent", &v) ? json_object_get_string(v) : "builtin";
-    const char *want_agent = o->run.agent ? o->run.agent : "builtin";
+    const char *want_agent = run->agent ? run->agent : "builtin";
     int rc = 0;
-    if (strcmp(backend, o->run.backend) || (o->run.preset && strcmp(preset, o->run.preset)) ||
+    if (strcmp(backend, run->backend) || (run->preset && strcmp(preset, run->preset)) ||
         strcmp(agent, want_agent))
         rc = kf_fail(err, KF_E_BAD_INPUT, "%s holds a run with backend %s, preset %s, agent %s: use another --report directory",
                      run_dir, backend, preset, agent);
@@ -160,7 +194,7 @@ static _Noreturn void child(const kf_suite_opts *o, const kf_suite_problem *p, c
     ro.problem_path = p->path;
     ro.out_dir = NULL;
     ro.resume_dir = NULL;
-    if (exists(run_dir, "journal.jsonl")) ro.resume_dir = run_dir;
+    if (kf_suite_run_state_of(run_dir) == KF_SUITE_RUN_STARTED) ro.resume_dir = run_dir;
     else ro.out_dir = run_dir;
     ro.progress = (kf_progress){to_log, NULL, 0};
     ro.json_progress = 0;
@@ -245,20 +279,16 @@ int kf_suite_run(const kf_suite_opts *o, const kf_suite_problem *probs, int n,
     memset(out, 0, sizeof *out);
     if (!o->report_dir || !o->run.backend) return kf_fail(err, KF_E_BAD_INPUT, "a suite needs a report directory and a backend");
     int jobs = o->jobs < 1 ? 1 : o->jobs;
-    char runs[4200], logs[4200];
-    snprintf(runs, sizeof runs, "%s/runs", o->report_dir);
-    snprintf(logs, sizeof logs, "%s/logs", o->report_dir);
-    if (kf_mkdir_p(runs, err) != 0 || kf_mkdir_p(logs, err) != 0) return -1;
-    if (kf_report_save_suite(o->report_dir, o->settings_json, err) != 0) return -1;
+    if (kf_suite_prepare(o->report_dir, o->settings_json, err) != 0) return -1;
 
     out->run_dirs = calloc(n > 0 ? (size_t)n : 1, sizeof *out->run_dirs);
     if (!out->run_dirs) return kf_fail(err, KF_E_INTERNAL, "out of memory");
     out->n = n;
     for (int i = 0; i < n; i++) {
         char d[4600];
-        snprintf(d, sizeof d, "%s/%s", runs, probs[i].name);
+        kf_suite_run_dir(o->report_dir, probs[i].name, 0, 1, d, sizeof d);
         if (!(out->run_dirs[i] = strdup(d))) return kf_fail(err, KF_E_INTERNAL, "out of memory");
-        if (check_existing(o, d, err) != 0) return -1;
+        if (kf_suite_check_run_dir(&o->run, d, err) != 0) return -1;
     }
 
     slot *running = calloc((size_t)jobs, sizeof *running);
@@ -269,7 +299,8 @@ int kf_suite_run(const kf_suite_opts *o, const kf_suite_problem *probs, int n,
         while (rc == 0 && next < n && active < jobs) {
             int i = next++;
             const char *rd = out->run_dirs[i];
-            if (exists(rd, "result.json")) {
+            kf_suite_run_state rs = kf_suite_run_state_of(rd);
+            if (rs == KF_SUITE_RUN_DONE) {
                 out->n_skipped++;
                 kf_report_entry e;
                 kf_error ignore = {0};
@@ -283,9 +314,9 @@ int kf_suite_run(const kf_suite_opts *o, const kf_suite_problem *probs, int n,
                 continue;
             }
             char log[4600];
-            snprintf(log, sizeof log, "%s/%s.log", logs, probs[i].name);
+            kf_suite_log_path(o->report_dir, probs[i].name, 0, 1, log, sizeof log);
             if (kf_mkdir_p(rd, err) != 0) { rc = -1; break; }
-            if (o->progress.fn && exists(rd, "journal.jsonl"))
+            if (o->progress.fn && rs == KF_SUITE_RUN_STARTED)
                 kf_progressf(&o->progress, "[%*d/%d] %-40s resuming the run killed before\n", n >= 10 ? 2 : 1, i + 1,
                         n, probs[i].name);
             fflush(NULL);
@@ -318,7 +349,7 @@ int kf_suite_run(const kf_suite_opts *o, const kf_suite_problem *probs, int n,
             if (w < 0) status = SIGKILL;   /* lost (ECHILD): a wait status "killed by SIGKILL" */
             int i = running[s].idx;
             char log[4600];
-            snprintf(log, sizeof log, "%s/%s.log", logs, probs[i].name);
+            kf_suite_log_path(o->report_dir, probs[i].name, 0, 1, log, sizeof log);
             report_line(o, i, n, &probs[i], out->run_dirs[i], log, status,
                         kf_now_s() - running[s].t0, out);
             running[s].pid = 0;

@@ -70,4 +70,31 @@ int kf_suite_run(const kf_suite_opts *o, const kf_suite_problem *probs, int n,
                  kf_suite_outcome *out, kf_error *err);
 void kf_suite_outcome_free(kf_suite_outcome *out);
 
+/* The pieces of kf_suite_run that `kforge suite --slurm` (suite_slurm.h)
+ * shares with it, so that both lay out and resume runs the same way. */
+
+/* The report directory of one backend of a suite on n_backends: TOP
+ * itself for one backend, TOP/BACKEND for several (TOP/compare.md beside). */
+int kf_suite_backend_dir(const char *top, const char *backend, int n_backends, char *buf, size_t n);
+/* The run directory of a problem: REPORT/runs/NAME, or REPORT/runs/NAME~sK
+ * for seed K of a suite of n_seeds > 1 seeds.  Returns snprintf's count. */
+int kf_suite_run_dir(const char *report_dir, const char *name, int seed, int n_seeds, char *buf, size_t n);
+/* Its log: REPORT/logs/NAME.log (NAME~sK.log with seeds). */
+int kf_suite_log_path(const char *report_dir, const char *name, int seed, int n_seeds, char *buf, size_t n);
+
+typedef enum kf_suite_run_state {
+    KF_SUITE_RUN_NEW = 0,     /* no journal: run it */
+    KF_SUITE_RUN_STARTED,     /* journal.jsonl but no result.json: resume it */
+    KF_SUITE_RUN_DONE         /* result.json: keep it */
+} kf_suite_run_state;
+kf_suite_run_state kf_suite_run_state_of(const char *run_dir);
+
+/* Refuses (-1, err code 2) an existing run directory whose run.json holds
+ * another backend, agent or preset than `run` asks for; 0 otherwise. */
+int kf_suite_check_run_dir(const kf_run_opts *run, const char *run_dir, kf_error *err);
+
+/* Creates REPORT/runs and REPORT/logs and writes REPORT/suite.json with
+ * settings_json (may be NULL).  0 or -1. */
+int kf_suite_prepare(const char *report_dir, const char *settings_json, kf_error *err);
+
 #endif
