@@ -35,6 +35,9 @@ static void suite_usage(FILE *f)
         "  --report-only DIR    rewrite DIR/report.{json,md,html} from its runs, run nothing\n"
         "  --anchors FILE       PyTorch eager and torch.compile times (bench/anchors/torch_anchors.py)\n"
         "                       beside every result: speedups over each and over the faster, fast_p\n"
+        "  --seeds N            run every problem N times, with agent seeds 1..N (--agent-seed),\n"
+        "                       into DIR/runs/PROBLEM~sK when N > 1; the reports give per problem\n"
+        "                       the success rate, steps and speedup median and spread over seeds\n"
         "  --quiet              no progress lines\n"
         "\n"
         "Directories are scanned recursively for *.json problems, in name order.\n"
@@ -92,7 +95,7 @@ static int report_only(const char *dir, int quiet)
     return code;
 }
 
-static char *settings_json(const kf_run_opts *ro, int jobs, const char *const *inputs, int n_inputs)
+static char *settings_json(const kf_run_opts *ro, int jobs, int seeds, const char *const *inputs, int n_inputs)
 {
     json_object *o = json_object_new_object();
     json_object *in = json_object_new_array();
@@ -105,6 +108,7 @@ static char *settings_json(const kf_run_opts *ro, int jobs, const char *const *i
     json_object_object_add(o, "jobs", json_object_new_int(jobs));
     json_object_object_add(o, "max_iterations", json_object_new_int(ro->max_iterations));
     json_object_object_add(o, "max_time_s", json_object_new_double(ro->max_time_s));
+    if (seeds > 0) json_object_object_add(o, "seeds", json_object_new_int(seeds));
     char *s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
     json_object_put(o);
     return s;
@@ -118,7 +122,7 @@ int kf_cmd_suite(int argc, char **argv)
     const char *only = NULL;
     int quiet = 0;
     enum { O_BACKEND = 1, O_DEVICE, O_PRESET, O_AGENT, O_JOBS, O_ITER, O_TIME, O_REPORT, O_ONLY, O_QUIET,
-           O_HELP, O_SANDBOX, O_MEM, O_ANCHORS };
+           O_HELP, O_SANDBOX, O_MEM, O_ANCHORS, O_SEEDS };
     static const struct option opts[] = {
         {"backend", required_argument, 0, O_BACKEND}, {"device", required_argument, 0, O_DEVICE},
         {"preset", required_argument, 0, O_PRESET}, {"agent", required_argument, 0, O_AGENT},
@@ -126,7 +130,8 @@ int kf_cmd_suite(int argc, char **argv)
         {"max-time", required_argument, 0, O_TIME}, {"report", required_argument, 0, O_REPORT},
         {"report-only", required_argument, 0, O_ONLY}, {"quiet", no_argument, 0, O_QUIET},
         {"help", no_argument, 0, O_HELP}, {"sandbox", required_argument, 0, O_SANDBOX},
-        {"mem-limit", required_argument, 0, O_MEM}, {"anchors", required_argument, 0, O_ANCHORS}, {0, 0, 0, 0}};
+        {"mem-limit", required_argument, 0, O_MEM}, {"anchors", required_argument, 0, O_ANCHORS},
+        {"seeds", required_argument, 0, O_SEEDS}, {0, 0, 0, 0}};
     int c;
     long long iv;
     optind = 1;
@@ -150,6 +155,9 @@ int kf_cmd_suite(int argc, char **argv)
         case O_MEM: if (kf_cli_mem_limit(optarg, &so.run.eval)) return KF_EXIT_BAD_INPUT; break;
         case O_REPORT: so.report_dir = optarg; break;
         case O_ANCHORS: anchors = optarg; break;
+        case O_SEEDS: if (kf_cli_int("--seeds", optarg, 1, 1000, &iv)) return KF_EXIT_BAD_INPUT;
+            so.seeds = (int)iv;
+            break;
         case O_ONLY: only = optarg; break;
         case O_QUIET: quiet = 1; break;
         case O_HELP: suite_usage(stdout); return 0;
@@ -204,7 +212,7 @@ int kf_cmd_suite(int argc, char **argv)
         if (nb > 1) snprintf(sub, sizeof sub, "%s/%s", top, backends[b]);
         so.report_dir = nb > 1 ? sub : top;
         so.run.backend = backends[b];
-        char *settings = settings_json(&so.run, so.jobs, inputs, n_inputs);
+        char *settings = settings_json(&so.run, so.jobs, so.seeds, inputs, n_inputs);
         so.settings_json = settings;
         so.progress = kf_cli_progress(quiet);
         if (!quiet)
