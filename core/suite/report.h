@@ -213,4 +213,38 @@ const char *kf_report_status_name(kf_report_status s);
 int kf_report_write_compare(const kf_report *reps, const char *const *backends, int nb, const char *report_dir,
                             kf_error *err);
 
+/* kforge report A B: two suite reports compared problem by problem.
+ * Each problem's figure in a report is the median over its runs (its
+ * agent seeds) of the correct runs' best time (measure "time") or speedup
+ * over the baseline ("speedup"); problems are paired by name.  ratio =
+ * B's advantage: time A / time B, or speedup B / speedup A (> 1: B is
+ * better).  The Wilcoxon signed-rank test (wilcoxon.h) runs on
+ * log(ratio) over the problems both reports have a figure for. */
+typedef struct kf_pair_row {
+    const char *name;                 /* not owned */
+    int runs_a, correct_a, runs_b, correct_b;   /* 0 runs: not in that report */
+    double a, b;                      /* the medians, 0 when none */
+    double ratio;                     /* 0 when either is missing */
+} kf_pair_row;
+
+typedef struct kf_pair {
+    int measure_speedup;              /* 0: time, 1: speedup */
+    int n_rows;
+    kf_pair_row *rows;                /* A's problems in order, then those only B has */
+    int n_paired;                     /* rows with a ratio */
+    int b_better, a_better, equal;
+    double geomean_ratio;             /* over the paired rows, 0 if none */
+    int tested;                       /* 1: the test ran (some nonzero difference) */
+    double w_statistic, w_plus, w_minus, z, p;
+    int w_n, w_exact;
+    char why_untested[KF_ERROR_MAX];
+} kf_pair;
+
+/* Pairs a and b (see above); 0, or -1 when out of memory. */
+int kf_report_pair(const kf_report *a, const kf_report *b, int measure_speedup, kf_pair *out, kf_error *err);
+void kf_pair_free(kf_pair *p);
+/* DIR/compare.md and DIR/compare.json of a pairing; label_a and label_b
+ * name the two reports (their directories).  0, or -1 with err set. */
+int kf_report_write_pair(const kf_pair *p, const char *label_a, const char *label_b, const char *dir, kf_error *err);
+
 #endif
