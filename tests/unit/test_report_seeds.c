@@ -145,7 +145,6 @@ KF_TEST(one_run_per_problem_has_no_seed_statistics)
     char *md = kf_read_file(path, &err);
     KF_CHECK(md && !strstr(md, "Over agent seeds") && !strstr(md, "(seed "));
     free(md);
-    free(root);
     kf_report_free(&r);
 }
 
@@ -215,7 +214,6 @@ KF_TEST(seeds_read_from_run_directories)
     json_object_put(o);
     kf_report_free(&r);
     kf_report_free_list(dirs, n);
-    free(root);
 }
 
 KF_TEST(pair_two_reports_by_problem)
@@ -268,7 +266,6 @@ KF_TEST(pair_two_reports_by_problem)
     KF_CHECK(md && strstr(md, "| P | 1.5x (2/2 correct) | 3x (1/1 correct) | 2 |"));
     KF_CHECK(md && strstr(md, "| R | 1x (1/1 correct) | not run | - |"));
     free(md);
-    free(root);
     kf_pair_free(&p);
     kf_report_free(&a);
     kf_report_free(&b);
