@@ -271,4 +271,37 @@ KF_TEST(pair_two_reports_by_problem)
     kf_report_free(&b);
 }
 
+/* kforge suite --backend a,b --seeds N: one row per problem, the medians over seeds */
+KF_TEST(backends_side_by_side_over_seeds)
+{
+    kf_report reps[2];
+    two_problems(&reps[0]);
+    mem_report(&reps[1], 2);
+    entry(&reps[1], 0, "P", 0, 1, 1.0, 3e-3, 1, 1);
+    entry(&reps[1], 1, "Q", 0, 0, 0, 0, 0, 0);
+    kf_report_summarize(&reps[1]);
+    const char *names[2] = {"cpu-simd", "opencl"};
+    char *root = kf_test_tmpdir(), path[4200];
+    kf_error err = {0};
+    KF_CHECK_MSG(kf_report_write_compare(reps, names, 2, root, &err) == 0, "%s", err.msg);
+    snprintf(path, sizeof path, "%s/compare.json", root);
+    json_object *o = json_object_from_file(path), *rows = NULL, *v;
+    KF_CHECK(o && json_object_object_get_ex(o, "problems", &rows));
+    KF_CHECK_INT(rows ? json_object_array_length(rows) : 0, 2);
+    if (rows && json_object_array_length(rows) == 2) {
+        json_object *p0 = json_object_array_get_idx(rows, 0), *c;
+        KF_CHECK(json_object_object_get_ex(p0, "cpu-simd", &c));
+        KF_CHECK(json_object_object_get_ex(c, "best_s", &v) && fabs(json_object_get_double(v) - 0.75e-3) < 1e-15);
+        KF_CHECK(json_object_object_get_ex(c, "speedup", &v) && fabs(json_object_get_double(v) - 3) < 1e-12);
+        KF_CHECK(json_object_object_get_ex(c, "correct_runs", &v) && json_object_get_int(v) == 2);
+    }
+    json_object_put(o);
+    snprintf(path, sizeof path, "%s/compare.md", root);
+    char *md = kf_read_file(path, &err);
+    KF_CHECK(md && strstr(md, "| P | 750 us (median, 2/3 correct) | 3x | 3 ms | 1x | 4 |"));
+    free(md);
+    kf_report_free(&reps[0]);
+    kf_report_free(&reps[1]);
+}
+
 int main(void) { return kf_test_main(); }
