@@ -75,7 +75,36 @@ typedef struct kf_agent_ctx {
     const char *prompts_dir;         /* templates (LLM agents) */
     const char *run_dir;             /* where prompts and answers are written */
     double target_fraction;          /* stop when roofline fraction >= this */
+    uint64_t agent_seed;             /* --agent-seed, 0 = none.  LLM agents: mixed into
+                                        every request's sampling seed (the loop mixes it
+                                        into kf_gen_request.seed; analyses here).  The
+                                        builtin agent: its analyzer orders the untried
+                                        neighbours by the modelled gain times a factor in
+                                        [0.95, 1.05) drawn from (seed, neighbour), so
+                                        neighbours within ~10% of each other (exact ties
+                                        included) come in a seed-dependent order; the
+                                        first candidate and the baseline do not change */
+    const struct kf_agent_reference *reference;   /* --from: another run's verified
+                                        best kernel, or NULL */
 } kf_agent_ctx;
+
+/* --from RUN_DIR: the verified best kernel of another run (usually another
+ * backend), given to the generation agent as a reference when it writes
+ * its first candidate.  LLM agents: a section of the first generate prompt
+ * (prompts/roles/reference.md); the builtin agent: the source's search
+ * point (knobs) as its start point where this backend's emitter accepts
+ * it. */
+typedef struct kf_agent_reference {
+    const char *run_dir;             /* the source run directory */
+    const char *backend;             /* its backend */
+    const char *agent;               /* its agent spec */
+    int best_step;                   /* the step that found its best */
+    const char *best_dir;            /* its best candidate, relative to run_dir */
+    double best_s;                   /* its median time, on its own device */
+    const kf_candidate *cand;        /* the candidate itself */
+    const char *point;               /* the builtin point it came from (JSON, without
+                                        "backend"), or NULL */
+} kf_agent_reference;
 
 typedef struct kf_gen_request {
     kf_gen_kind kind;

@@ -342,6 +342,31 @@ static kf_candidate *parse_candidate(const kf_agent_ctx *ctx, const char *answer
     return c;
 }
 
+/* --from: the first generate prompt gets roles/reference.md, the other
+ * run's verified best kernel, appended.  Takes user; NULL with err set. */
+static char *with_reference(const kf_agent_ctx *ctx, char *user, kf_error *err)
+{
+    const kf_agent_reference *ref = ctx->reference;
+    char step[32], t[32];
+    snprintf(step, sizeof step, "%d", ref->best_step);
+    char *kernel = candidate_text(ref->cand);
+    const kf_prompt_var vars[] = {
+        {"backend", ctx->backend}, {"reference_backend", ref->backend}, {"reference_run", ref->run_dir},
+        {"reference_step", step}, {"reference_time", ref->best_s > 0 ? kf_fmt_duration(ref->best_s, t, sizeof t) : "-"},
+        {"reference_kernel", kernel},
+    };
+    char *tmpl = kf_prompt_load(ctx->prompts_dir, "roles/reference.md", err);
+    char *sec = tmpl ? kf_prompt_render(tmpl, "roles/reference.md", vars, (int)(sizeof vars / sizeof *vars), err) : NULL;
+    free(tmpl);
+    free(kernel);
+    char *out = NULL;
+    if (sec && asprintf(&out, "%s\n%s", user, sec) < 0) out = NULL;
+    if (sec && !out) kf_fail(err, KF_E_INTERNAL, "out of memory");
+    free(sec);
+    free(user);
+    return out;
+}
+
 static int llm_generate(kf_agent *a, const kf_agent_ctx *ctx, const kf_gen_request *req,
                         kf_gen_result *res, kf_error *err)
 {
@@ -363,6 +388,10 @@ static int llm_generate(kf_agent *a, const kf_agent_ctx *ctx, const kf_gen_reque
     if (!system || !user) {
         free(system);
         free(user);
+        return -1;
+    }
+    if (req->kind == KF_GEN_FIRST && ctx->reference && !(user = with_reference(ctx, user, err))) {
+        free(system);
         return -1;
     }
     char *answer = NULL;
@@ -411,7 +440,9 @@ static int llm_analyze(kf_agent *a, const kf_agent_ctx *ctx, const kf_analyze_re
         return -1;
     }
     char *answer = NULL;
-    int rc = ask(la, system, user, (uint64_t)req->step * 7919u, io, &answer, err);
+    /* --agent-seed (0: none) moves the analysis seed too */
+    int rc = ask(la, system, user, (uint64_t)req->step * 7919u ^ ctx->agent_seed * 0x9E3779B97F4A7C15ull >> 17, io,
+                 &answer, err);
     if (asprintf(&io->prompt, "=== system ===\n%s\n=== user ===\n%s", system, user) < 0) io->prompt = NULL;
     free(system);
     free(user);

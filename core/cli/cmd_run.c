@@ -41,6 +41,10 @@ static void run_usage(FILE *f)
         "  --record FILE        record every LLM exchange into a cassette (keys never written)\n"
         "  --trials N --reps N  verification trials (>= 5) and timed runs (>= 20)\n"
         "  --seed S             base seed of the input draws\n"
+        "  --agent-seed K       the agent's seed (default 0: none): LLM agents' sampling seed;\n"
+        "                       the builtin agent orders near-equal neighbours by it\n"
+        "  --from RUN_DIR       give the agent that run's verified best kernel (another\n"
+        "                       backend's) as a reference for its first candidate\n"
         "  --no-baseline        do not measure the op-by-op baseline\n"
         "  --sandbox MODE       auto (default), strict or off: the worker sandbox (doc/sandbox.md)\n"
         "  --mem-limit SIZE     memory of a worker and its compiler (e.g. 8G; default half the RAM)\n"
@@ -57,7 +61,7 @@ int kf_cmd_run(int argc, char **argv)
     int quiet = 0, json = 0;
     enum { O_BACKEND = 1, O_DEVICE, O_PRESET, O_AGENT, O_OUT, O_RESUME, O_ITER, O_TIME, O_COST,
            O_SAMPLES, O_TARGET, O_PROMPTS, O_RECORD, O_TRIALS, O_REPS, O_SEED, O_NOBASE, O_QUIET,
-           O_JSON, O_HELP, O_SANDBOX, O_MEM };
+           O_JSON, O_HELP, O_SANDBOX, O_MEM, O_AGENT_SEED, O_FROM };
     static const struct option opts[] = {
         {"backend", required_argument, 0, O_BACKEND}, {"device", required_argument, 0, O_DEVICE},
         {"preset", required_argument, 0, O_PRESET}, {"agent", required_argument, 0, O_AGENT},
@@ -69,7 +73,8 @@ int kf_cmd_run(int argc, char **argv)
         {"reps", required_argument, 0, O_REPS}, {"seed", required_argument, 0, O_SEED},
         {"no-baseline", no_argument, 0, O_NOBASE}, {"quiet", no_argument, 0, O_QUIET},
         {"json", no_argument, 0, O_JSON}, {"help", no_argument, 0, O_HELP},
-        {"sandbox", required_argument, 0, O_SANDBOX}, {"mem-limit", required_argument, 0, O_MEM}, {0, 0, 0, 0}};
+        {"sandbox", required_argument, 0, O_SANDBOX}, {"mem-limit", required_argument, 0, O_MEM},
+        {"agent-seed", required_argument, 0, O_AGENT_SEED}, {"from", required_argument, 0, O_FROM}, {0, 0, 0, 0}};
     int c;
     long long iv;
     optind = 1;
@@ -108,6 +113,10 @@ int kf_cmd_run(int argc, char **argv)
         case O_SEED: if (kf_cli_int("--seed", optarg, 0, LLONG_MAX, &iv)) return KF_EXIT_BAD_INPUT;
             o.seed = (uint64_t)iv;
             break;
+        case O_AGENT_SEED: if (kf_cli_int("--agent-seed", optarg, 0, (1LL << 47) - 1, &iv)) return KF_EXIT_BAD_INPUT;
+            o.agent_seed = (uint64_t)iv;
+            break;
+        case O_FROM: o.from_dir = optarg; break;
         case O_SANDBOX: if (kf_cli_sandbox_mode(optarg, &o.eval)) return KF_EXIT_BAD_INPUT; break;
         case O_MEM: if (kf_cli_mem_limit(optarg, &o.eval)) return KF_EXIT_BAD_INPUT; break;
         case O_NOBASE: o.baseline = 0; break;
@@ -125,6 +134,10 @@ int kf_cmd_run(int argc, char **argv)
     if (!o.resume_dir && (!o.problem_path || !o.backend)) {
         kf_cli_error("run needs PROBLEM.json and --backend (or --resume DIR)");
         run_usage(stderr);
+        return KF_EXIT_BAD_INPUT;
+    }
+    if (o.resume_dir && (o.agent_seed || o.from_dir)) {
+        kf_cli_error("--resume keeps the run's --agent-seed and --from (run.json): give neither");
         return KF_EXIT_BAD_INPUT;
     }
     if (o.resume_dir) {

@@ -40,6 +40,9 @@ static void suite_usage(FILE *f)
         "                       with --backend B,B2: DIR/B/report.* and DIR/compare.*\n"
         "  --anchors FILE       PyTorch eager and torch.compile times (bench/anchors/torch_anchors.py)\n"
         "                       beside every result: speedups over each and over the faster, fast_p\n"
+        "  --seeds N            run every problem N times, with agent seeds 1..N (--agent-seed),\n"
+        "                       into DIR/runs/PROBLEM~sK when N > 1; the reports give per problem\n"
+        "                       the success rate, steps and speedup median and spread over seeds\n"
         "  --quiet              no progress lines\n"
         "\n"
         "On a Slurm cluster (doc/slurm.md): one job array, a task per problem x backend,\n"
@@ -167,7 +170,7 @@ static int split_backends(char *list, char **backends)
     return nb;
 }
 
-static char *settings_json(const kf_run_opts *ro, int jobs, const char *const *inputs, int n_inputs)
+static char *settings_json(const kf_run_opts *ro, int jobs, int seeds, const char *const *inputs, int n_inputs)
 {
     json_object *o = json_object_new_object();
     json_object *in = json_object_new_array();
@@ -180,6 +183,7 @@ static char *settings_json(const kf_run_opts *ro, int jobs, const char *const *i
     json_object_object_add(o, "jobs", json_object_new_int(jobs));
     json_object_object_add(o, "max_iterations", json_object_new_int(ro->max_iterations));
     json_object_object_add(o, "max_time_s", json_object_new_double(ro->max_time_s));
+    if (seeds > 0) json_object_object_add(o, "seeds", json_object_new_int(seeds));
     char *s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
     json_object_put(o);
     return s;
@@ -194,7 +198,7 @@ int kf_cmd_suite(int argc, char **argv)
     int quiet = 0;
     enum { O_BACKEND = 1, O_DEVICE, O_PRESET, O_AGENT, O_JOBS, O_ITER, O_TIME, O_REPORT, O_ONLY, O_QUIET,
            O_HELP, O_SANDBOX, O_MEM, O_ANCHORS, O_SLURM, O_SLURM_DRY, O_PARTITION, O_GRES, O_STIME, O_ACCOUNT,
-           O_MAXPAR, O_RETRIES, O_STATUS };
+           O_MAXPAR, O_RETRIES, O_STATUS, O_SEEDS };
     kf_slurm_opts sl = {0};
     sl.retries = 2;
     int slurm = 0;
@@ -254,6 +258,9 @@ int kf_cmd_suite(int argc, char **argv)
         case O_STATUS: status_dir = optarg; break;
         case O_REPORT: so.report_dir = optarg; break;
         case O_ANCHORS: anchors = optarg; break;
+        case O_SEEDS: if (kf_cli_int("--seeds", optarg, 1, 1000, &iv)) return KF_EXIT_BAD_INPUT;
+            so.seeds = (int)iv;
+            break;
         case O_ONLY: only = optarg; break;
         case O_QUIET: quiet = 1; break;
         case O_HELP: suite_usage(stdout); return 0;
@@ -315,7 +322,7 @@ int kf_cmd_suite(int argc, char **argv)
         sl.report_dir = so.report_dir;
         sl.backends = (const char *const *)backends;
         sl.n_backends = nb;
-        sl.n_seeds = 1;
+        sl.n_seeds = so.seeds;
         sl.run = so.run;
         const char *run_args[4];
         int n_run_args = 0;
@@ -332,7 +339,7 @@ int kf_cmd_suite(int argc, char **argv)
         char *settings[16];
         for (int b = 0; b < nb; b++) {
             so.run.backend = backends[b];
-            settings[b] = settings_json(&so.run, so.jobs, inputs, n_inputs);
+            settings[b] = settings_json(&so.run, so.jobs, so.seeds, inputs, n_inputs);
         }
         sl.settings_json = (const char *const *)settings;
         int all_done = 0;
@@ -359,7 +366,7 @@ int kf_cmd_suite(int argc, char **argv)
         kf_suite_backend_dir(top, backends[b], nb, sub, sizeof sub);
         so.report_dir = sub;
         so.run.backend = backends[b];
-        char *settings = settings_json(&so.run, so.jobs, inputs, n_inputs);
+        char *settings = settings_json(&so.run, so.jobs, so.seeds, inputs, n_inputs);
         so.settings_json = settings;
         so.progress = kf_cli_progress(quiet);
         if (!quiet)

@@ -18,6 +18,7 @@ static void usage(FILE *f)
         "  profile --backend B --problem P CAND     verify, then time a candidate\n"
         "  run PROBLEM.json --backend B [...]       generate, verify and optimise kernels with an agent\n"
         "  suite DIR --backend B --report DIR       run every problem of a directory and write reports\n"
+        "  report A B                              compare two suite reports: per-problem ratio, Wilcoxon test\n"
         "  version                                  print the version\n"
         "\n"
         "Run 'kforge COMMAND --help' for a command's options.  See 'man kforge'.\n");
@@ -43,6 +44,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "verify") || !strcmp(cmd, "profile")) return kf_cmd_verify(argc - 1, argv + 1);
     if (!strcmp(cmd, "run")) return kf_cmd_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "suite")) return kf_cmd_suite(argc - 1, argv + 1);
+    if (!strcmp(cmd, "report")) return kf_cmd_report(argc - 1, argv + 1);
     fprintf(stderr, "kforge: unknown command '%s'\n\n", cmd);
     usage(stderr);
     return KF_EXIT_BAD_INPUT;

@@ -211,6 +211,20 @@ uint64_t kf_loop_seed(const run_state *st, int step, int sample)
     return x & 0x7fffffffffffull;
 }
 
+/* The sampling seed of an agent request: kf_loop_seed() alone without
+ * --agent-seed (records of earlier runs replay unchanged), else mixed with
+ * the agent seed, so that seeds 1..N sample differently. */
+uint64_t kf_loop_agent_seed(const run_state *st, int step, int sample)
+{
+    uint64_t x = kf_loop_seed(st, step, sample);
+    if (!st->o.agent_seed) return x;
+    x ^= st->o.agent_seed * 0xD1B54A32D192ED03ull;
+    x ^= x >> 29;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 32;
+    return x & 0x7fffffffffffull;
+}
+
 static int record_eval_start(run_state *st, int step, int sample, const char *sdir, kf_error *err)
 {
     json_object *ev = json_object_new_object();
@@ -543,6 +557,13 @@ static int record_gen(run_state *st, int sample, kf_gen_kind kind, const char *s
     json_object_object_add(ev, "tokens_out", json_object_new_int64(g->io.tokens_out));
     json_object_object_add(ev, "cost_usd", json_object_new_double(g->io.cost_usd));
     json_object_object_add(ev, "from_cache", json_object_new_boolean(g->io.from_cache));
+    if (kind == KF_GEN_FIRST && st->ctx.reference) {
+        /* which kernel seeded this one (--from) */
+        char ref[8400];
+        snprintf(ref, sizeof ref, "%s/%s", st->from_run_dir, st->from_best_dir);
+        json_object_object_add(ev, "reference", json_object_new_string(ref));
+        json_object_object_add(ev, "reference_backend", json_object_new_string(st->from_ref.backend));
+    }
     add_agent_state(st, ev);
     int rc = kf_loop_journal(st, "gen", ev, err);
     json_object_put(ev);
@@ -758,7 +779,7 @@ static int generate_one(run_state *st, step_t *sp, int s, kf_error *err)
     if (!(x->dir = strdup(sdir))) return kf_fail(err, KF_E_INTERNAL, "out of memory");
     kf_gen_kind kind = sp->kind;
     kf_gen_request req = {
-        .kind = kind, .step = st->step, .sample = s, .seed = kf_loop_seed(st, st->step, s),
+        .kind = kind, .step = st->step, .sample = s, .seed = kf_loop_agent_seed(st, st->step, s),
         .last = kind == KF_GEN_OPTIMIZE ? st->best : st->last,
         .last_eval = kind == KF_GEN_OPTIMIZE ? st->best_eval : st->last_eval,
         .best = st->best, .best_eval = st->best_eval,
@@ -925,6 +946,16 @@ static int open_everything(run_state *st, kf_error *err)
     st->ctx.device = st->dev;
     st->ctx.prompts_dir = st->o.prompts_dir;
     st->ctx.target_fraction = st->o.target_fraction;
+    st->ctx.agent_seed = st->o.agent_seed;
+    if (st->o.from_dir) {
+        kf_error fe = {0};
+        if (kf_loop_from_load(st, st->o.from_dir, &fe) != 0) {
+            /* a resumed run goes on without it: its record names it already */
+            if (!st->o.resume_dir) { *err = fe; return -1; }
+            if (st->o.progress.fn && !st->o.json_progress)
+                kf_progressf(&st->o.progress, "warning: %s; going on without the reference\n", fe.msg);
+        }
+    }
     return 0;
 }
 
@@ -945,6 +976,9 @@ static int write_run_json(run_state *st, kf_error *err)
     json_object_object_add(o, "target_fraction", json_object_new_double(st->o.target_fraction));
     json_object_object_add(o, "baseline", json_object_new_boolean(st->o.baseline));
     json_object_object_add(o, "seed", json_object_new_int64((int64_t)st->o.seed));
+    json_object_object_add(o, "agent_seed", json_object_new_int64((int64_t)st->o.agent_seed));
+    json_object *from = kf_loop_from_json(st);
+    if (from) json_object_object_add(o, "from", from);
     json_object_object_add(o, "trials", json_object_new_int(st->o.eval.trials));
     json_object_object_add(o, "reps", json_object_new_int(st->o.eval.reps));
     char path[4096];
@@ -982,6 +1016,11 @@ static int load_run_json(run_state *st, const kf_run_opts *cli, kf_error *err)
     if (json_object_object_get_ex(o, "device", &v)) st->o.device = json_object_get_int(v);
     if (json_object_object_get_ex(o, "samples", &v)) st->o.samples = json_object_get_int(v);
     if (json_object_object_get_ex(o, "seed", &v)) st->o.seed = (uint64_t)json_object_get_int64(v);
+    if (json_object_object_get_ex(o, "agent_seed", &v)) st->o.agent_seed = (uint64_t)json_object_get_int64(v);
+    json_object *from;
+    free(st->from_recorded);
+    st->from_recorded = json_object_object_get_ex(o, "from", &from) ? dup_json_str(from, "run_dir") : NULL;
+    st->o.from_dir = st->from_recorded;
     if (json_object_object_get_ex(o, "target_fraction", &v)) st->o.target_fraction = json_object_get_double(v);
     if (json_object_object_get_ex(o, "baseline", &v)) st->o.baseline = json_object_get_boolean(v);
     if (json_object_object_get_ex(o, "max_iterations", &v) && !cli->max_iterations)
@@ -1045,6 +1084,9 @@ static int write_result(run_state *st, const char *reason, kf_run_summary *out, 
     json_object_object_add(o, "tokens_out", json_object_new_int64(st->tok_out));
     json_object_object_add(o, "cost_usd", json_object_new_double(st->cost));
     json_object_object_add(o, "wall_s", json_object_new_double(elapsed(st)));
+    if (st->o.agent_seed) json_object_object_add(o, "agent_seed", json_object_new_int64((int64_t)st->o.agent_seed));
+    json_object *from = kf_loop_from_json(st);
+    if (from) json_object_object_add(o, "from", from);
     json_object *bl = json_object_new_object();
     json_object_object_add(bl, "how", json_object_new_string(st->baseline_how ? st->baseline_how : "not measured"));
     json_object_object_add(bl, "dir", json_object_new_string("baseline"));
@@ -1117,6 +1159,8 @@ static void cleanup(run_state *st)
     free(st->anchor_why);
     free(st->problem_copy);
     for (int i = 0; i < 3; i++) free(st->recorded[i]);
+    kf_loop_from_free(st);
+    free(st->from_recorded);
     free(st->dir);
 }
 
@@ -1171,12 +1215,18 @@ static void journal_start(run_state *st)
     json_object_object_add(ev, "problem", json_object_new_string(st->p->name));
     json_object_object_add(ev, "backend", json_object_new_string(st->o.backend));
     json_object_object_add(ev, "agent", json_object_new_string(st->agent->spec));
+    if (st->o.agent_seed) json_object_object_add(ev, "agent_seed", json_object_new_int64((int64_t)st->o.agent_seed));
+    json_object *from = kf_loop_from_json(st);
+    if (from) json_object_object_add(ev, "from", from);
     kf_loop_journal(st, "start", ev, NULL);
     json_object_put(ev);
     if (st->o.progress.fn && !st->o.json_progress)
         kf_progressf(&st->o.progress, "run %s: %s (%s) on %s/%s [%s], agent %s\n", st->dir, st->p->name,
                 st->p->preset_names[st->r.preset], st->o.backend, st->dev->name, st->dev->kind,
                 st->agent->spec);
+    if (st->from_cand && st->o.progress.fn && !st->o.json_progress)
+        kf_progressf(&st->o.progress, "reference (--from): %s/%s, the best of %s on %s (step %d)\n",
+                     st->from_run_dir, st->from_best_dir, st->from_ref.agent, st->from_ref.backend, st->from_best_step);
 }
 
 /* Everything up to the first new step: the run directory, the journal,

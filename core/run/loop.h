@@ -62,7 +62,11 @@ typedef struct kf_run_opts {
                                     a timing and a compile, at once) */
     int max_fix;                 /* functional repairs of one optimization variant, default 2 */
     double target_fraction;      /* stop at this roofline fraction, default 0.8; 0 = never */
-    uint64_t seed;
+    uint64_t seed;               /* input draws (--seed) */
+    uint64_t agent_seed;         /* --agent-seed: the agent's own seed, 0 = none (see
+                                    kf_agent_ctx.agent_seed); recorded, kept on resume */
+    const char *from_dir;        /* --from RUN_DIR: another run whose verified best kernel
+                                    the generation agent gets as a reference (loop_from.c) */
     int baseline;                /* 1: measure the op-by-op baseline (default) */
     kf_eval_opts eval;
     kf_progress progress;        /* progress lines (fn NULL: quiet; util/progress.h) */

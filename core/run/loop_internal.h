@@ -76,6 +76,14 @@ typedef struct run_state {
     double elapsed_before;        /* seconds spent before a resume */
     double t0;
 
+    /* --from RUN_DIR (loop_from.c): the other run's best kernel */
+    kf_agent_reference from_ref;  /* what ctx.reference points to */
+    kf_candidate *from_cand;
+    char *from_run_dir, *from_backend, *from_agent, *from_best_dir, *from_point;
+    int from_best_step;
+    double from_best_s;
+    char *from_recorded;          /* run.json "from" run_dir (resume) */
+
     /* test hook KFORGE_TEST_DIE_AFTER=EV[:N] (see kf_loop_journal) */
     char die_ev[32];
     int die_n, die_seen;
@@ -138,8 +146,19 @@ void kf_loop_set_last(run_state *st, kf_candidate *c, kf_eval_result *e);
 void kf_loop_progress(run_state *st, const char *pass, const char *status, const char *label,
                       const kf_eval_result *e);
 uint64_t kf_loop_seed(const run_state *st, int step, int sample);
+/* the agent's sampling seed of a request (kf_loop_seed mixed with --agent-seed) */
+uint64_t kf_loop_agent_seed(const run_state *st, int step, int sample);
 /* path inside the run directory, relative to it */
 const char *kf_loop_rel(const run_state *st, const char *path);
+
+/* --from RUN_DIR (core/run/loop_from.c): loads that run's verified best
+ * (result.json, its candidate directory) and points st->ctx.reference at
+ * it; 0, or -1 (code 2: no such run, no verified kernel).  _json: the
+ * record of it for run.json, the journal and result.json (NULL when
+ * none). */
+int kf_loop_from_load(run_state *st, const char *dir, kf_error *err);
+json_object *kf_loop_from_json(const run_state *st);
+void kf_loop_from_free(run_state *st);
 
 /* --resume (core/run/loop_resume.c): rebuilds the state from the journal,
  * appends the "resume" event, records a candidate whose evaluation kforge

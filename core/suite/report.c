@@ -51,6 +51,7 @@ void kf_report_summarize(kf_report *r)
     /* incorrect (or unmeasured) problems keep the baseline: log(1) = 0 */
     s->geomean_fallback = r->n ? exp(fb_log_sum / r->n) : 0;
     s->mean_fraction = s->n_correct ? frac_sum / s->n_correct : 0;
+    kf_report_group_seeds(r);
 }
 
 int kf_report_build(const char *const *run_dirs, int n, kf_report *out, kf_error *err)
@@ -85,6 +86,7 @@ void kf_report_free(kf_report *r)
     free(r->generated);
     free(r->anchors_path);
     free(r->anchors_machine);
+    kf_report_groups_free(r);
     memset(r, 0, sizeof *r);
 }
 

@@ -61,10 +61,52 @@ typedef struct kf_report_entry {
     double cost_usd, wall_s;
     int n_points;
     kf_report_point *points;  /* in journal order */
+    int agent_seed;           /* run.json agent_seed (kforge suite --seeds), 0 when none */
+    int first_correct_step;   /* step of the first candidate that passed, 0 if none */
+    int best_step;            /* step that found the best (result.json best.dir), 0 if none */
     /* PyTorch anchors (kf_report_load_anchors), 0 when none */
     double torch_eager_s, torch_compile_s;
     double vs_torch;          /* min(eager, compile) / best_s: the paper's measure, 0 if unknown */
 } kf_report_entry;
+
+/* Median and spread of a few numbers: quantiles by linear interpolation
+ * between order statistics (numpy's default), all 0 when n == 0. */
+typedef struct kf_report_spread {
+    int n;
+    double median, min, max, q1, q3;
+} kf_report_spread;
+
+void kf_report_spread_of(const double *v, int n, kf_report_spread *out);
+
+/* One problem over its agent seeds (kforge suite --seeds N, N > 1): its
+ * runs are the entries of that name. */
+typedef struct kf_report_group {
+    const char *name;         /* the entries' (not owned) */
+    int n_runs;
+    int *idx;                 /* entry indices, by agent seed */
+    int n_correct;
+    double success_rate;      /* n_correct / n_runs */
+    kf_report_spread first_correct;   /* steps to the first correct kernel (seeds that found one) */
+    kf_report_spread best_step;       /* steps to the best kernel (same seeds) */
+    kf_report_spread speedup;         /* correct seeds with a measured baseline */
+    kf_report_spread best_s;          /* best time of the correct seeds */
+} kf_report_group;
+
+/* The summary over seeds: error bars two ways.
+ * Per-seed spread: each statistic computed on the runs of one agent seed
+ * alone (the suite as that seed ran it), then median and min..max over the
+ * seeds.  Bootstrap: 2000 resamples of the problems with replacement
+ * (fixed RNG seed, reproducible), the 2.5% and 97.5% percentiles of the
+ * statistic over them. */
+typedef struct kf_report_seed_summary {
+    int seeds;                        /* distinct agent seeds */
+    kf_report_spread per_seed_success;        /* success rate of each seed over the problems */
+    kf_report_spread per_seed_geomean;        /* geomean speedup of each seed (correct, measured) */
+    kf_report_spread per_seed_first_correct;  /* mean steps to the first correct kernel of each seed */
+    double mean_success, success_lo, success_hi;          /* mean over problems, bootstrap 95% */
+    int n_median_speedup;                                 /* problems with a median speedup */
+    double geomean_median_speedup, geomean_lo, geomean_hi;/* geomean of per-problem medians, bootstrap 95% */
+} kf_report_seed_summary;
 
 typedef struct kf_report_machine {
     char *hostname, *cpu_model, *os;
@@ -97,7 +139,18 @@ typedef struct kf_report {
     char *generated;          /* ISO 8601 time of the report */
     char *anchors_path;       /* the PyTorch anchors file, or NULL */
     char *anchors_machine;    /* what it says of its machine (one line), or NULL */
+    /* over agent seeds (kf_report_summarize): only when some problem has
+       more than one run; otherwise n_groups == 0 and nothing of it is written */
+    int n_groups;
+    kf_report_group *groups;
+    kf_report_seed_summary seeds;
 } kf_report;
+
+/* Groups the entries by problem name and computes the statistics over
+ * seeds (called by kf_report_summarize); n_groups stays 0 when every
+ * problem has one run. */
+void kf_report_group_seeds(kf_report *r);
+void kf_report_groups_free(kf_report *r);
 
 /* Reads one run directory into `out` (zeroed first).  A missing directory
  * or result.json gives status KF_REPORT_NO_RESULT, not an error; -1 only
@@ -159,5 +212,39 @@ const char *kf_report_status_name(kf_report_status s);
  * first's.  0, or -1 with err set. */
 int kf_report_write_compare(const kf_report *reps, const char *const *backends, int nb, const char *report_dir,
                             kf_error *err);
+
+/* kforge report A B: two suite reports compared problem by problem.
+ * Each problem's figure in a report is the median over its runs (its
+ * agent seeds) of the correct runs' best time (measure "time") or speedup
+ * over the baseline ("speedup"); problems are paired by name.  ratio =
+ * B's advantage: time A / time B, or speedup B / speedup A (> 1: B is
+ * better).  The Wilcoxon signed-rank test (wilcoxon.h) runs on
+ * log(ratio) over the problems both reports have a figure for. */
+typedef struct kf_pair_row {
+    const char *name;                 /* not owned */
+    int runs_a, correct_a, runs_b, correct_b;   /* 0 runs: not in that report */
+    double a, b;                      /* the medians, 0 when none */
+    double ratio;                     /* 0 when either is missing */
+} kf_pair_row;
+
+typedef struct kf_pair {
+    int measure_speedup;              /* 0: time, 1: speedup */
+    int n_rows;
+    kf_pair_row *rows;                /* A's problems in order, then those only B has */
+    int n_paired;                     /* rows with a ratio */
+    int b_better, a_better, equal;
+    double geomean_ratio;             /* over the paired rows, 0 if none */
+    int tested;                       /* 1: the test ran (some nonzero difference) */
+    double w_statistic, w_plus, w_minus, z, p;
+    int w_n, w_exact;
+    char why_untested[KF_ERROR_MAX];
+} kf_pair;
+
+/* Pairs a and b (see above); 0, or -1 when out of memory. */
+int kf_report_pair(const kf_report *a, const kf_report *b, int measure_speedup, kf_pair *out, kf_error *err);
+void kf_pair_free(kf_pair *p);
+/* DIR/compare.md and DIR/compare.json of a pairing; label_a and label_b
+ * name the two reports (their directories).  0, or -1 with err set. */
+int kf_report_write_pair(const kf_pair *p, const char *label_a, const char *label_b, const char *dir, kf_error *err);
 
 #endif

@@ -26,6 +26,15 @@ static const char *time_text(const kf_report_entry *e, char *buf, size_t n)
     return kf_fmt_time(e->best_s, buf, n);
 }
 
+/* With several agent seeds (suite --seeds N) a problem's figures are the
+ * medians over its correct runs: its group, or NULL. */
+static const kf_report_group *group_of(const kf_report *r, const char *name)
+{
+    for (int g = 0; g < r->n_groups; g++)
+        if (!strcmp(r->groups[g].name, name)) return &r->groups[g];
+    return NULL;
+}
+
 int kf_report_write_compare(const kf_report *reps, const char *const *backends, int nb, const char *report_dir,
                             kf_error *err)
 {
@@ -60,6 +69,8 @@ int kf_report_write_compare(const kf_report *reps, const char *const *backends, 
             const char *name = reps[b].e[i].name;
             int seen = 0;
             for (int k = 0; k < b && !seen; k++) seen = find(&reps[k], name) != NULL;
+            /* several runs of one problem (agent seeds): one row */
+            for (int j = 0; j < i && !seen && name; j++) seen = reps[b].e[j].name && !strcmp(reps[b].e[j].name, name);
             if (seen || !name) continue;
             json_object *row = json_object_new_object();
             json_object_object_add(row, "problem", json_object_new_string(name));
@@ -67,17 +78,29 @@ int kf_report_write_compare(const kf_report *reps, const char *const *backends, 
             double t[2] = {0, 0};
             for (int k = 0; k < nb; k++) {
                 const kf_report_entry *e = find(&reps[k], name);
+                const kf_report_group *g = e ? group_of(&reps[k], name) : NULL;
+                int ok = g ? g->n_correct > 0 : e && e->status == KF_REPORT_CORRECT;
+                double best = g ? g->best_s.median : ok ? e->best_s : 0;
+                double sp = g ? g->speedup.median : ok ? e->speedup : 0;
                 char tb[32];
-                fprintf(f, " %s |", time_text(e, tb, sizeof tb));
-                if (e && e->status == KF_REPORT_CORRECT && e->speedup > 0) fprintf(f, " %.3gx |", e->speedup);
+                if (g && ok) fprintf(f, " %s (median, %d/%d correct) |", kf_fmt_time(best, tb, sizeof tb), g->n_correct,
+                                     g->n_runs);
+                else if (g) fprintf(f, " 0/%d correct |", g->n_runs);
+                else fprintf(f, " %s |", time_text(e, tb, sizeof tb));
+                if (ok && sp > 0) fprintf(f, " %.3gx |", sp);
                 else fputs(" - |", f);
                 json_object *c = json_object_new_object();
-                json_object_object_add(c, "status", json_object_new_string(e ? kf_report_status_name(e->status)
-                                                                              : "not run"));
-                json_object_object_add(c, "best_s", e && e->best_s > 0 ? json_object_new_double(e->best_s) : NULL);
-                json_object_object_add(c, "speedup", e && e->speedup > 0 ? json_object_new_double(e->speedup) : NULL);
+                json_object_object_add(c, "status", json_object_new_string(g ? (ok ? "correct" : "incorrect")
+                                                                           : e ? kf_report_status_name(e->status)
+                                                                               : "not run"));
+                json_object_object_add(c, "best_s", ok && best > 0 ? json_object_new_double(best) : NULL);
+                json_object_object_add(c, "speedup", ok && sp > 0 ? json_object_new_double(sp) : NULL);
+                if (g) {
+                    json_object_object_add(c, "runs", json_object_new_int(g->n_runs));
+                    json_object_object_add(c, "correct_runs", json_object_new_int(g->n_correct));
+                }
                 json_object_object_add(row, backends[k], c);
-                if (k < 2 && e && e->status == KF_REPORT_CORRECT) t[k] = e->best_s;
+                if (k < 2 && ok) t[k] = best;
             }
             if (nb >= 2) {
                 if (t[0] > 0 && t[1] > 0) fprintf(f, " %.3g |", t[1] / t[0]);

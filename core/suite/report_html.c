@@ -107,6 +107,45 @@ static void summary(FILE *f, const kf_report *r)
           "have speedup &gt; p over the baseline (p = 0 counts the correct ones).</p>\n", f);
 }
 
+/* kforge suite --seeds N: per problem over its seeds, and the error bars */
+static void seeds(FILE *f, const kf_report *r)
+{
+    if (r->n_groups == 0) return;
+    const kf_report_seed_summary *s = &r->seeds;
+    char b1[160], b2[160], b3[160];
+    fprintf(f, "<h2>Over agent seeds</h2>\n<p><span class=\"big\">success rate %.3f</span> (bootstrap 95%%: "
+               "%.3f..%.3f) over %d problems, %d agent seeds each", s->mean_success, s->success_lo, s->success_hi,
+            r->n_groups, s->seeds);
+    if (s->n_median_speedup)
+        fprintf(f, "; <span class=\"big\">geometric mean of the median speedups %.3gx</span> (bootstrap 95%%: "
+                   "%.3gx..%.3gx, %d problems)", s->geomean_median_speedup, s->geomean_lo, s->geomean_hi,
+                s->n_median_speedup);
+    fputs(".</p>\n<p>Per seed, median [quartiles] (min..max) over the seeds: success rate ", f);
+    kf_rep_html_escape(f, kf_rep_spread(&s->per_seed_success, '3', b1, sizeof b1));
+    fputs("; geometric-mean speedup ", f);
+    kf_rep_html_escape(f, kf_rep_spread(&s->per_seed_geomean, 'x', b2, sizeof b2));
+    fputs("; mean steps to the first correct kernel ", f);
+    kf_rep_html_escape(f, kf_rep_spread(&s->per_seed_first_correct, '2', b3, sizeof b3));
+    fputs(".</p>\n<div class=\"scroll\"><table>\n<tr><th>problem</th><th>success</th><th>steps to first correct</th>"
+          "<th>steps to best</th><th>speedup</th><th>best time (median)</th></tr>\n", f);
+    for (int g = 0; g < r->n_groups; g++) {
+        const kf_report_group *gr = &r->groups[g];
+        char su[64], t[32];
+        fprintf(f, "<tr%s>", gr->n_correct == gr->n_runs ? "" : " class=\"bad\"");
+        td(f, NULL, gr->name);
+        snprintf(su, sizeof su, "%d/%d (%.2f)", gr->n_correct, gr->n_runs, gr->success_rate);
+        td(f, "n", su);
+        td(f, "n", kf_rep_spread(&gr->first_correct, 'i', b1, sizeof b1));
+        td(f, "n", kf_rep_spread(&gr->best_step, 'i', b2, sizeof b2));
+        td(f, "n", kf_rep_spread(&gr->speedup, 'x', b3, sizeof b3));
+        td(f, "n", gr->best_s.n ? kf_fmt_duration(gr->best_s.median, t, sizeof t) : "-");
+        fputs("</tr>\n", f);
+    }
+    fputs("</table></div>\n<p class=\"meta\">", f);
+    kf_rep_html_escape(f, KF_REP_SEEDS_NOTE ".");
+    fputs("</p>\n", f);
+}
+
 static void problems(FILE *f, const kf_report *r)
 {
     fputs("<h2>Problems</h2>\n<div class=\"scroll\"><table>\n<tr><th>problem</th><th>status</th>"
@@ -118,7 +157,13 @@ static void problems(FILE *f, const kf_report *r)
         char t[32], bl[32], sp[32], fr[32], st[32], tok[32], cost[32];
         int ok = e->status == KF_REPORT_CORRECT;
         fprintf(f, "<tr%s>", ok ? "" : " class=\"bad\"");
-        td(f, NULL, e->name);
+        if (r->n_groups && e->agent_seed) {
+            char nm[512];
+            snprintf(nm, sizeof nm, "%s (seed %d)", e->name, e->agent_seed);
+            td(f, NULL, nm);
+        } else {
+            td(f, NULL, e->name);
+        }
         td(f, ok ? "ok" : "ko", kf_report_status_name(e->status));
         td(f, NULL, kf_rep_reason(e));
         td(f, "n", kf_fmt_duration(e->best_s, t, sizeof t));
@@ -162,6 +207,7 @@ int kf_report_write_html(const kf_report *r, const char *path, kf_error *err)
                "<title>KForge suite report</title>\n<style>\n%s</style>\n</head>\n<body>\n", CSS);
     header(f, r);
     summary(f, r);
+    seeds(f, r);
     problems(f, r);
     fputs("<h2>Speedup per problem</h2>\n<div class=\"scroll\">\n", f);
     kf_rep_svg_speedup(f, r);

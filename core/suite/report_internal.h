@@ -27,6 +27,18 @@ int kf_rep_finish(FILE *f, char **buf, const char *path, kf_error *err);
 /* The one-line status of an entry: "correct", "incorrect: REASON" ... */
 const char *kf_rep_reason(const kf_report_entry *e);
 
+/* "median [q1..q3] (min..max)" of a spread, "-" when it is empty; each
+ * number as style says: 'x' "%.3gx", 'i' "%.0f", '2' "%.2f", else "%.3f". */
+const char *kf_rep_spread(const kf_report_spread *s, char style, char *buf, size_t n);
+/* The text that says how the summary's error bars over seeds are made. */
+#define KF_REP_SEEDS_NOTE \
+    "Per problem over its agent seeds: the success rate (correct runs / runs); steps to the first correct " \
+    "kernel and to the best, over the correct runs; the speedup over the correct runs with a measured " \
+    "baseline; each as median [quartiles] (min..max). Error bars of the summary, two ways: per seed = the " \
+    "statistic computed on the runs of one agent seed alone, median and min..max over the seeds; bootstrap = " \
+    "95% percentile interval of 2000 resamples of the problems (fixed RNG seed) of the mean success rate and " \
+    "of the geometric mean of the per-problem median speedups"
+
 /* The SVG plots (inline, no xmlns needed in HTML5). */
 void kf_rep_svg_speedup(FILE *f, const kf_report *r);
 void kf_rep_svg_roofline(FILE *f, const kf_report *r);

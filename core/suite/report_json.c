@@ -62,6 +62,78 @@ static json_object *entry_json(const kf_report_entry *e)
         json_object_array_add(tr, pt);
     }
     json_object_object_add(o, "trace", tr);
+    if (e->agent_seed > 0) {
+        json_object_object_add(o, "agent_seed", json_object_new_int(e->agent_seed));
+        json_object_object_add(o, "first_correct_step", e->first_correct_step ? json_object_new_int(e->first_correct_step) : NULL);
+        json_object_object_add(o, "best_step", e->best_step ? json_object_new_int(e->best_step) : NULL);
+    }
+    return o;
+}
+
+/* {"n", "median", "min", "max", "q1", "q3"}; null when n == 0 */
+static json_object *spread_json(const kf_report_spread *s)
+{
+    if (s->n == 0) return NULL;
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "n", json_object_new_int(s->n));
+    json_object_object_add(o, "median", json_object_new_double(s->median));
+    json_object_object_add(o, "min", json_object_new_double(s->min));
+    json_object_object_add(o, "max", json_object_new_double(s->max));
+    json_object_object_add(o, "q1", json_object_new_double(s->q1));
+    json_object_object_add(o, "q3", json_object_new_double(s->q3));
+    return o;
+}
+
+static json_object *interval(double v, double lo, double hi)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "value", json_object_new_double(v));
+    json_object_object_add(o, "ci95_lo", json_object_new_double(lo));
+    json_object_object_add(o, "ci95_hi", json_object_new_double(hi));
+    return o;
+}
+
+/* "seeds": the statistics over agent seeds (kforge suite --seeds N) */
+static json_object *seeds_json(const kf_report *r)
+{
+    const kf_report_seed_summary *s = &r->seeds;
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "seeds", json_object_new_int(s->seeds));
+    json_object *sum = json_object_new_object();
+    json_object_object_add(sum, "success_rate_bootstrap", interval(s->mean_success, s->success_lo, s->success_hi));
+    json_object_object_add(sum, "geomean_median_speedup_bootstrap",
+                           s->n_median_speedup ? interval(s->geomean_median_speedup, s->geomean_lo, s->geomean_hi) : NULL);
+    json_object_object_add(sum, "problems_with_median_speedup", json_object_new_int(s->n_median_speedup));
+    json_object_object_add(sum, "per_seed_success_rate", spread_json(&s->per_seed_success));
+    json_object_object_add(sum, "per_seed_geomean_speedup", spread_json(&s->per_seed_geomean));
+    json_object_object_add(sum, "per_seed_mean_steps_to_first_correct", spread_json(&s->per_seed_first_correct));
+    json_object_object_add(o, "summary", sum);
+    json_object *arr = json_object_new_array();
+    for (int g = 0; g < r->n_groups; g++) {
+        const kf_report_group *gr = &r->groups[g];
+        json_object *p = json_object_new_object();
+        json_object_object_add(p, "name", json_object_new_string(gr->name));
+        json_object_object_add(p, "runs", json_object_new_int(gr->n_runs));
+        json_object_object_add(p, "correct", json_object_new_int(gr->n_correct));
+        json_object_object_add(p, "success_rate", json_object_new_double(gr->success_rate));
+        json_object_object_add(p, "steps_to_first_correct", spread_json(&gr->first_correct));
+        json_object_object_add(p, "steps_to_best", spread_json(&gr->best_step));
+        json_object_object_add(p, "speedup", spread_json(&gr->speedup));
+        json_object_object_add(p, "best_s", spread_json(&gr->best_s));
+        json_object *dirs = json_object_new_array();
+        for (int i = 0; i < gr->n_runs; i++) json_object_array_add(dirs, json_object_new_string(r->e[gr->idx[i]].run_dir));
+        json_object_object_add(p, "run_dirs", dirs);
+        json_object_array_add(arr, p);
+    }
+    json_object_object_add(o, "problems", arr);
+    json_object_object_add(o, "notes", json_object_new_string(
+        "per problem over its agent seeds: success_rate = correct runs / runs; steps_to_first_correct and "
+        "steps_to_best over the correct runs; speedup over the correct runs with a measured baseline; each "
+        "as median, min, max and quartiles (linear interpolation). Error bars of the summary, two ways: "
+        "per_seed_* = the statistic computed on the runs of one agent seed alone, its median and min..max "
+        "over the seeds; *_bootstrap = 95% percentile interval of 2000 bootstrap resamples of the problems "
+        "(fixed RNG seed), the statistic being the mean success rate and the geometric mean of the "
+        "per-problem median speedups"));
     return o;
 }
 
@@ -131,6 +203,7 @@ int kf_report_write_json(const kf_report *r, const char *path, kf_error *err)
     json_object *arr = json_object_new_array();
     for (int i = 0; i < r->n; i++) json_object_array_add(arr, entry_json(&r->e[i]));
     json_object_object_add(o, "problems", arr);
+    if (r->n_groups > 0) json_object_object_add(o, "seeds", seeds_json(r));
     const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
     int rc = kf_write_file_atomic(path, text, err);
     json_object_put(o);

@@ -90,9 +90,37 @@ static void load_points(kf_report_entry *e)
                         !strcmp(json_object_get_string(v), "pass");
             p->time_s = t;
             p->best_s = best;
+            if (p->passed && !e->first_correct_step) e->first_correct_step = p->step;
         }
     }
     json_object_put(events);
+}
+
+/* A suite's run directory NAME~sK (kforge suite --seeds): K, and the name
+ * cut to NAME; 0 when the name has no such suffix. */
+static int seed_suffix(char *name)
+{
+    char *t = strrchr(name, '~');
+    if (!t || t[1] != 's' || !t[2]) return 0;
+    char *end = NULL;
+    long k = strtol(t + 2, &end, 10);
+    if (*end || k <= 0 || k > 1000000) return 0;
+    *t = '\0';
+    return (int)k;
+}
+
+/* run.json agent_seed, 0 when absent */
+static int run_agent_seed(const char *dir)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    kf_error ignore = {0};
+    char *text = kf_read_file(path, &ignore);
+    json_object *o = text ? json_tokener_parse(text) : NULL, *v;
+    free(text);
+    int k = o && json_object_object_get_ex(o, "agent_seed", &v) ? (int)json_object_get_int64(v) : 0;
+    json_object_put(o);
+    return k;
 }
 
 int kf_report_entry_load(const char *dir, kf_report_entry *e, kf_error *err)
@@ -105,6 +133,11 @@ int kf_report_entry_load(const char *dir, kf_report_entry *e, kf_error *err)
     e->run_dir = strdup(dir);
     e->name = basename_dup(dir);
     if (!e->run_dir || !e->name) return kf_fail(err, KF_E_INTERNAL, "out of memory");
+    e->agent_seed = seed_suffix(e->name);
+    if (!missing) {
+        int k = run_agent_seed(dir);
+        if (k > 0) e->agent_seed = k;
+    }
     if (missing) {
         e->status = KF_REPORT_NO_RESULT;
         e->stop_reason = strdup("the run did not start: see the suite's logs/ for why");
@@ -168,6 +201,10 @@ int kf_report_entry_load(const char *dir, kf_report_entry *e, kf_error *err)
         get_num(best, "median_s") > 0) {
         e->status = KF_REPORT_CORRECT;
         e->best_s = get_num(best, "median_s");
+        char *bdir = get_str(best, "dir");
+        int step = 0, sample = 0;
+        if (bdir && sscanf(bdir, "steps/%d-%d", &step, &sample) == 2) e->best_step = step;
+        free(bdir);
         e->fraction = get_num(best, "roofline_fraction");
         e->speedup = get_num(best, "speedup_vs_baseline");
         if (e->speedup <= 0 && e->baseline_s > 0) e->speedup = e->baseline_s / e->best_s;

@@ -62,6 +62,39 @@ static void summary(FILE *f, const kf_report *r)
     fputs("\n\n", f);
 }
 
+/* kforge suite --seeds N: per problem over its seeds, and the error bars */
+static void seeds(FILE *f, const kf_report *r)
+{
+    if (r->n_groups == 0) return;
+    const kf_report_seed_summary *s = &r->seeds;
+    char b1[160], b2[160], b3[160];
+    fprintf(f, "## Over agent seeds\n\n");
+    fprintf(f, "- Agent seeds: %d per problem, %d problems, %d runs\n", s->seeds, r->n_groups, r->n);
+    fprintf(f, "- Success rate, mean over problems: **%.3f** (bootstrap 95%%: %.3f..%.3f); per seed: %s\n",
+            s->mean_success, s->success_lo, s->success_hi, kf_rep_spread(&s->per_seed_success, '3', b1, sizeof b1));
+    if (s->n_median_speedup)
+        fprintf(f, "- Geometric mean of the per-problem median speedups: **%.3gx** (bootstrap 95%%: %.3gx..%.3gx; "
+                   "%d problems)\n", s->geomean_median_speedup, s->geomean_lo, s->geomean_hi, s->n_median_speedup);
+    fprintf(f, "- Geometric-mean speedup per seed: %s\n", kf_rep_spread(&s->per_seed_geomean, 'x', b2, sizeof b2));
+    fprintf(f, "- Mean steps to the first correct kernel per seed: %s\n\n",
+            kf_rep_spread(&s->per_seed_first_correct, '2', b3, sizeof b3));
+    fputs(KF_REP_SEEDS_NOTE ".\n\n", f);
+    fputs("| problem | success | steps to first correct | steps to best | speedup | best time (median) |\n"
+          "| --- | ---: | --- | --- | --- | ---: |\n", f);
+    for (int g = 0; g < r->n_groups; g++) {
+        const kf_report_group *gr = &r->groups[g];
+        char t[32];
+        fputs("| ", f);
+        cell(f, gr->name);
+        fprintf(f, " | %d/%d (%.2f) | %s", gr->n_correct, gr->n_runs, gr->success_rate,
+                kf_rep_spread(&gr->first_correct, 'i', b1, sizeof b1));
+        fprintf(f, " | %s", kf_rep_spread(&gr->best_step, 'i', b2, sizeof b2));
+        fprintf(f, " | %s | %s |\n", kf_rep_spread(&gr->speedup, 'x', b3, sizeof b3),
+                gr->best_s.n ? kf_fmt_duration(gr->best_s.median, t, sizeof t) : "-");
+    }
+    fputc('\n', f);
+}
+
 static void table(FILE *f, const kf_report *r)
 {
     fputs("## Problems\n\n", f);
@@ -73,6 +106,7 @@ static void table(FILE *f, const kf_report *r)
         char t[32], b[32], sp[32];
         fputs("| ", f);
         cell(f, e->name);
+        if (r->n_groups && e->agent_seed) fprintf(f, " (seed %d)", e->agent_seed);
         fputs(" | ", f);
         if (e->status == KF_REPORT_CORRECT) fputs("correct", f);
         else fprintf(f, "**%s**", kf_report_status_name(e->status));
@@ -173,6 +207,7 @@ int kf_report_write_md(const kf_report *r, const char *path, kf_error *err)
     settings_line(f, r->settings_json);
     fputc('\n', f);
     summary(f, r);
+    seeds(f, r);
     vs_pytorch(f, r);
     warnings(f, r);
     table(f, r);

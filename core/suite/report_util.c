@@ -67,3 +67,26 @@ const char *kf_rep_reason(const kf_report_entry *e)
 {
     return e->stop_reason ? e->stop_reason : "";
 }
+
+static void one(char *buf, size_t n, char style, double v)
+{
+    switch (style) {
+    case 'x': snprintf(buf, n, "%.3gx", v); break;
+    case 'i': snprintf(buf, n, "%.0f", v); break;
+    case '2': snprintf(buf, n, "%.2f", v); break;
+    default: snprintf(buf, n, "%.3f", v); break;
+    }
+}
+
+const char *kf_rep_spread(const kf_report_spread *s, char style, char *buf, size_t n)
+{
+    if (s->n == 0) {
+        snprintf(buf, n, "-");
+        return buf;
+    }
+    char a[5][48];
+    const double v[5] = {s->median, s->q1, s->q3, s->min, s->max};
+    for (int i = 0; i < 5; i++) one(a[i], sizeof a[i], style, v[i]);
+    snprintf(buf, n, "%s [%s..%s] (%s..%s)", a[0], a[1], a[2], a[3], a[4]);
+    return buf;
+}

@@ -77,9 +77,9 @@ int kf_suite_prepare(const char *report_dir, const char *settings_json, kf_error
 
 /* An existing run directory must belong to this suite's backend and agent
  * (and preset, when one is asked for): a resumed run keeps its settings. */
-int kf_suite_check_run_dir(const kf_run_opts *run, const char *run_dir, kf_error *err)
+int kf_suite_check_run_dir(const kf_run_opts *run, const char *run_dir, uint64_t want_seed, kf_error *err)
 {
-    char p[4800];
+    char p[8600];
     snprintf(p, sizeof p, "%s/run.json", run_dir);
     struct stat sb;
     if (stat(p, &sb) != 0) return 0;
@@ -93,11 +93,15 @@ int kf_suite_check_run_dir(const kf_run_opts *run, const char *run_dir, kf_error
     const char *preset = json_object_object_get_ex(j, "preset", &v) ? json_object_get_string(v) : "";
     const char *agent = json_object_object_get_ex(j, "agent", &v) ? json_object_get_string(v) : "builtin";
     const char *want_agent = run->agent ? run->agent : "builtin";
+    long long seed = json_object_object_get_ex(j, "agent_seed", &v) ? (long long)json_object_get_int64(v) : 0;
     int rc = 0;
     if (strcmp(backend, run->backend) || (run->preset && strcmp(preset, run->preset)) ||
         strcmp(agent, want_agent))
         rc = kf_fail(err, KF_E_BAD_INPUT, "%s holds a run with backend %s, preset %s, agent %s: use another --report directory",
                      run_dir, backend, preset, agent);
+    else if (seed != (long long)want_seed)
+        rc = kf_fail(err, KF_E_BAD_INPUT, "%s holds a run with agent seed %lld, not %llu: use another --report directory "
+                     "(or the same --seeds as before)", run_dir, seed, (unsigned long long)want_seed);
     json_object_put(j);
     return rc;
 }
@@ -175,7 +179,7 @@ static void to_log(void *ud, const char *text)
 
 /* The child: one problem through kf_run, output into its log. */
 static _Noreturn void child(const kf_suite_opts *o, const kf_suite_problem *p, const char *run_dir, const char *log,
-                            pid_t parent)
+                            uint64_t agent_seed, pid_t parent)
 {
 #ifdef __linux__
     /* a killed suite takes its runs with it (they resume on the next
@@ -196,6 +200,7 @@ static _Noreturn void child(const kf_suite_opts *o, const kf_suite_problem *p, c
     ro.resume_dir = NULL;
     if (kf_suite_run_state_of(run_dir) == KF_SUITE_RUN_STARTED) ro.resume_dir = run_dir;
     else ro.out_dir = run_dir;
+    ro.agent_seed = agent_seed;
     ro.progress = (kf_progress){to_log, NULL, 0};
     ro.json_progress = 0;
     kf_run_summary s = {0};
@@ -228,7 +233,7 @@ static void last_line(const char *log, char *buf, size_t n)
     free(text);
 }
 
-static void report_line(const kf_suite_opts *o, int idx, int n, const kf_suite_problem *p,
+static void report_line(const kf_suite_opts *o, int idx, int n, const char *name,
                         const char *run_dir, const char *log, int status, double secs,
                         kf_suite_outcome *out)
 {
@@ -241,7 +246,7 @@ static void report_line(const kf_suite_opts *o, int idx, int n, const kf_suite_p
     if (crashed) out->n_crashed++;
     const kf_progress *f = &o->progress;
     if (f->fn) {
-        kf_progressf(f, "[%*d/%d] %-40s ", n >= 10 ? 2 : 1, idx + 1, n, p->name);
+        kf_progressf(f, "[%*d/%d] %-40s ", n >= 10 ? 2 : 1, idx + 1, n, name);
         char t1[32], t2[32];
         if (correct) {
             kf_progressf(f, "correct    best %s", kf_fmt_duration(e.best_s, t1, sizeof t1));
@@ -281,18 +286,34 @@ int kf_suite_run(const kf_suite_opts *o, const kf_suite_problem *probs, int n,
     int jobs = o->jobs < 1 ? 1 : o->jobs;
     if (kf_suite_prepare(o->report_dir, o->settings_json, err) != 0) return -1;
 
+    /* run j: problem j / S under agent seed j % S + 1 (none without --seeds) */
+    int S = o->seeds > 1 ? o->seeds : 1, nprob = n;
+    n = nprob * S;
     out->run_dirs = calloc(n > 0 ? (size_t)n : 1, sizeof *out->run_dirs);
-    if (!out->run_dirs) return kf_fail(err, KF_E_INTERNAL, "out of memory");
+    char **names = calloc(n > 0 ? (size_t)n : 1, sizeof *names);
+    if (!out->run_dirs || !names) { free(names); return kf_fail(err, KF_E_INTERNAL, "out of memory"); }
     out->n = n;
     for (int i = 0; i < n; i++) {
         char d[4600];
-        kf_suite_run_dir(o->report_dir, probs[i].name, 0, 1, d, sizeof d);
-        if (!(out->run_dirs[i] = strdup(d))) return kf_fail(err, KF_E_INTERNAL, "out of memory");
-        if (kf_suite_check_run_dir(&o->run, d, err) != 0) return -1;
+        kf_suite_run_dir(o->report_dir, probs[i / S].name, i % S + 1, o->seeds, d, sizeof d);
+        if (!(out->run_dirs[i] = strdup(d))) {
+            kf_report_free_list(names, n);
+            return kf_fail(err, KF_E_INTERNAL, "out of memory");
+        }
+        char nm[4200];
+        kf_suite_run_name(probs[i / S].name, o->seeds, i % S + 1, nm, sizeof nm);
+        if (!(names[i] = strdup(nm))) {
+            kf_report_free_list(names, n);
+            return kf_fail(err, KF_E_INTERNAL, "out of memory");
+        }
+        if (kf_suite_check_run_dir(&o->run, d, o->seeds > 0 ? (uint64_t)(i % S + 1) : 0, err) != 0) {
+            kf_report_free_list(names, n);
+            return -1;
+        }
     }
 
     slot *running = calloc((size_t)jobs, sizeof *running);
-    if (!running) return kf_fail(err, KF_E_INTERNAL, "out of memory");
+    if (!running) { kf_report_free_list(names, n); return kf_fail(err, KF_E_INTERNAL, "out of memory"); }
     int next = 0, active = 0, rc = 0;
     while (next < n || active > 0) {
         /* start children while there is room */
@@ -308,27 +329,30 @@ int kf_suite_run(const kf_suite_opts *o, const kf_suite_problem *probs, int n,
                     if (e.status == KF_REPORT_CORRECT) out->n_correct++;
                     if (o->progress.fn)
                         kf_progressf(&o->progress, "[%*d/%d] %-40s already done: %s (delete %s to run it again)\n",
-                                n >= 10 ? 2 : 1, i + 1, n, probs[i].name, kf_report_status_name(e.status), rd);
+                                n >= 10 ? 2 : 1, i + 1, n, names[i], kf_report_status_name(e.status), rd);
                     kf_report_entry_free(&e);
                 }
                 continue;
             }
             char log[4600];
-            kf_suite_log_path(o->report_dir, probs[i].name, 0, 1, log, sizeof log);
+            kf_suite_log_path(o->report_dir, probs[i / S].name, i % S + 1, o->seeds, log, sizeof log);
             if (kf_mkdir_p(rd, err) != 0) { rc = -1; break; }
             if (o->progress.fn && rs == KF_SUITE_RUN_STARTED)
                 kf_progressf(&o->progress, "[%*d/%d] %-40s resuming the run killed before\n", n >= 10 ? 2 : 1, i + 1,
-                        n, probs[i].name);
+                        n, names[i]);
             fflush(NULL);
             pid_t self = getpid();
             pid_t pid = fork();
             if (pid < 0) {
-                rc = kf_fail_errno(err, errno, "cannot start a process for %s: %s", probs[i].name, strerror(errno));
+                rc = kf_fail_errno(err, errno, "cannot start a process for %s: %s", names[i], strerror(errno));
                 break;
             }
             if (pid == 0) {
                 free(running);            /* the child owns nothing of the scheduler */
-                child(o, &probs[i], rd, log, self);
+                uint64_t seed = o->seeds > 0 ? (uint64_t)(i % S + 1) : 0;
+                const kf_suite_problem *pr = &probs[i / S];
+                kf_report_free_list(names, n);
+                child(o, pr, rd, log, seed, self);
             }
             for (int s = 0; s < jobs; s++) {
                 if (running[s].pid) continue;
@@ -349,8 +373,8 @@ int kf_suite_run(const kf_suite_opts *o, const kf_suite_problem *probs, int n,
             if (w < 0) status = SIGKILL;   /* lost (ECHILD): a wait status "killed by SIGKILL" */
             int i = running[s].idx;
             char log[4600];
-            kf_suite_log_path(o->report_dir, probs[i].name, 0, 1, log, sizeof log);
-            report_line(o, i, n, &probs[i], out->run_dirs[i], log, status,
+            kf_suite_log_path(o->report_dir, probs[i / S].name, i % S + 1, o->seeds, log, sizeof log);
+            report_line(o, i, n, names[i], out->run_dirs[i], log, status,
                         kf_now_s() - running[s].t0, out);
             running[s].pid = 0;
             active--;
@@ -363,5 +387,12 @@ int kf_suite_run(const kf_suite_opts *o, const kf_suite_problem *probs, int n,
         if (rc != 0 && active == 0) break;
     }
     free(running);
+    kf_report_free_list(names, n);
     return rc;
+}
+
+void kf_suite_run_name(const char *name, int seeds, int k, char *buf, size_t n)
+{
+    if (seeds > 1) snprintf(buf, n, "%s~s%d", name, k);
+    else snprintf(buf, n, "%s", name);
 }

@@ -6,7 +6,8 @@
  *
  *   REPORT/suite.json          the settings and the machine that ran them
  *   REPORT/runs/PROBLEM/       one run directory per problem (loop.h)
- *   REPORT/logs/PROBLEM.log    the run's progress lines and errors
+ *   REPORT/runs/PROBLEM~sK/    with seeds > 1: one per problem and agent seed K = 1..seeds
+ *   REPORT/logs/PROBLEM.log    the run's progress lines and errors (PROBLEM~sK.log)
  *   REPORT/report.{json,md,html}
  *
  * Every problem runs in its own forked child process, so a crash of one
@@ -51,14 +52,23 @@ typedef struct kf_suite_opts {
                                  progress are set per problem) */
     const char *settings_json;/* recorded into REPORT/suite.json, may be NULL */
     kf_progress progress;     /* one line per problem (fn NULL: quiet) */
+    int seeds;                /* --seeds N: every problem runs N times, with agent seeds
+                                 1..N (kf_run_opts.agent_seed), into runs/PROBLEM~sK
+                                 when N > 1 (runs/PROBLEM, seed 1, when N == 1); 0: once,
+                                 no agent seed, runs/PROBLEM */
 } kf_suite_opts;
 
+/* The run directory name of problem `name` under agent seed k of `seeds`
+ * (kf_suite_opts.seeds): "NAME" when seeds <= 1, else "NAME~sK". */
+void kf_suite_run_name(const char *name, int seeds, int k, char *buf, size_t n);
+
 typedef struct kf_suite_outcome {
-    int n;                    /* problems */
+    int n;                    /* runs: problems x seeds */
     int n_correct;            /* with a correct kernel (run now or before) */
     int n_skipped;            /* already done: result.json present */
     int n_crashed;            /* child died or kf_run failed */
-    char **run_dirs;          /* n run directories, in problem order (malloc'ed) */
+    char **run_dirs;          /* n run directories, in problem order, seeds 1..N of a
+                                 problem together (malloc'ed) */
 } kf_suite_outcome;
 
 /* Runs every problem (see the header comment) and returns 0 when each one
@@ -91,7 +101,7 @@ kf_suite_run_state kf_suite_run_state_of(const char *run_dir);
 
 /* Refuses (-1, err code 2) an existing run directory whose run.json holds
  * another backend, agent or preset than `run` asks for; 0 otherwise. */
-int kf_suite_check_run_dir(const kf_run_opts *run, const char *run_dir, kf_error *err);
+int kf_suite_check_run_dir(const kf_run_opts *run, const char *run_dir, uint64_t want_seed, kf_error *err);
 
 /* Creates REPORT/runs and REPORT/logs and writes REPORT/suite.json with
  * settings_json (may be NULL).  0 or -1. */

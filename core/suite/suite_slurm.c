@@ -44,7 +44,7 @@ static int build_tasks(const kf_slurm_opts *o, const char *top, const kf_suite_p
                 return kf_fail_errno(err, errno, "%s: %s", probs[p].path, strerror(errno));
             for (int k = 1; k <= n_seeds; k++) {
                 kf_slurm_task *t = &plan->t[plan->n++];
-                int seed = n_seeds > 1 ? k : 0;
+                int seed = o->n_seeds > 0 ? k : 0;   /* --seeds N: agent seeds 1..N, as kforge suite */
                 char rd[4600], log[4600], script[4600];
                 kf_suite_run_dir(bdir, probs[p].name, seed, n_seeds, rd, sizeof rd);
                 kf_suite_log_path(bdir, probs[p].name, seed, n_seeds, log, sizeof log);
@@ -375,7 +375,7 @@ int kf_slurm_submit(const kf_slurm_opts *o, const kf_suite_problem *probs, int n
     for (int i = 0; i < plan->n; i++) {
         kf_run_opts ro = o->run;
         ro.backend = plan->t[i].backend;
-        if (kf_suite_check_run_dir(&ro, plan->t[i].run_dir, err) != 0) return -1;
+        if (kf_suite_check_run_dir(&ro, plan->t[i].run_dir, (uint64_t)plan->t[i].seed, err) != 0) return -1;
     }
 
     int missing = 0;

@@ -50,7 +50,7 @@ typedef struct kf_slurm_task {
     char *name;               /* the problem's name */
     char *problem;            /* its file (absolute) */
     char *backend;
-    int seed;                 /* 1..n_seeds when n_seeds > 1, else 0 */
+    int seed;                 /* 1..n_seeds with --seeds, else 0 (no agent seed) */
     char *run_dir;            /* absolute */
     char *log;                /* absolute */
     char *script;             /* absolute */
@@ -65,7 +65,7 @@ typedef struct kf_slurm_opts {
     const char *kforge;       /* the kforge the tasks run (absolute path) */
     const char *const *backends;
     int n_backends;
-    int n_seeds;              /* >= 1 */
+    int n_seeds;              /* --seeds N, 0 without */
     kf_run_opts run;          /* preset, agent, budgets; backend is set per task */
     int device_set;           /* 1: --device run.device in every task; 0: from Slurm's binding */
     const char *const *run_args;  /* more `kforge run` options, verbatim (--sandbox, --mem-limit) */

@@ -361,6 +361,64 @@ KF_TEST(analyzer_names_compute_and_recommends)
     unload(&l);
 }
 
+/* --agent-seed: the same recommendations, in a seed-dependent order; one
+ * seed always gives the same order; seed 0 is the unseeded order. */
+KF_TEST(analyzer_agent_seed_orders_neighbours)
+{
+    loaded l;
+    load(&l, "problems/level2/09_Matmul_Subtract_Multiply_ReLU.json", "cpu");
+    kf_bt_point cur;
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, NULL, &cur);
+    kf_eval_result e;
+    fake_eval(&l.r, l.r.flops / 4e11 / 0.3, 0.3, &e);
+    kf_error err = {0};
+    char *first[9] = {0};
+    char *unseeded = NULL;
+    int distinct = 0;
+    for (int k = 0; k <= 8; k++) {
+        kf_bt_history h = {0};
+        h.seed = (uint64_t)k;
+        kf_analysis an;
+        KF_CHECK_MSG(kf_bt_analyze(&h, &l.r, &cur, &e, 0, 0.8, &an, &err) == 0, "%s", err.msg);
+        KF_CHECK(an.n_recs >= 2);
+        for (int i = 0; i < an.n_recs; i++)
+            KF_CHECK_MSG(an.recs[i].expected_gain > 1.0, "seed %d rec %d gain %g", k, i, an.recs[i].expected_gain);
+        first[k] = an.n_recs ? strdup(an.recs[0].params) : strdup("");
+        /* the analyzer's memory expects the first recommendation */
+        char *lr = kf_bt_point_json(&h.last_rec);
+        KF_CHECK_STR(lr, first[k]);
+        free(lr);
+        if (k == 0) unseeded = first[0];
+        else {
+            int seen = 0;
+            for (int j = 1; j < k; j++) seen |= !strcmp(first[j], first[k]);
+            if (!seen) distinct++;
+        }
+        /* the same seed again: the same order */
+        kf_bt_history h2 = {0};
+        h2.seed = (uint64_t)k;
+        kf_analysis an2;
+        KF_CHECK(kf_bt_analyze(&h2, &l.r, &cur, &e, 0, 0.8, &an2, &err) == 0);
+        KF_CHECK_INT(an2.n_recs, an.n_recs);
+        for (int i = 0; i < an.n_recs && i < an2.n_recs; i++) KF_CHECK_STR(an2.recs[i].params, an.recs[i].params);
+        kf_analysis_free(&an2);
+        kf_bt_history_free(&h2);
+        kf_analysis_free(&an);
+        kf_bt_history_free(&h);
+    }
+    /* seeds 1..8 do not all start from the same recommendation */
+    KF_CHECK_MSG(distinct >= 2, "seeds 1..8 gave %d distinct first recommendations", distinct);
+    /* seed 0 is the deterministic order of analyzer_names_compute_and_recommends */
+    kf_bt_history h0 = {0};
+    kf_analysis a0;
+    KF_CHECK(kf_bt_analyze(&h0, &l.r, &cur, &e, 0, 0.8, &a0, &err) == 0);
+    KF_CHECK_STR(a0.recs[0].params, unseeded);
+    kf_analysis_free(&a0);
+    kf_bt_history_free(&h0);
+    for (int k = 0; k <= 8; k++) free(first[k]);
+    unload(&l);
+}
+
 KF_TEST(analyzer_stops_at_target)
 {
     loaded l;

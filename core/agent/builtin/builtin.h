@@ -267,6 +267,9 @@ typedef struct kf_bt_history {
     kf_bt_point last_rec;     /* the point the last analysis put first */
     double last_rec_gain;     /* its expected gain, 0 if none */
     int have_last_rec;
+    uint64_t seed;            /* the agent seed (--agent-seed; 0: none), set by the
+                                 agent before every analysis; not saved (run.json
+                                 keeps it): see kf_bt_analyze */
 } kf_bt_history;
 
 void kf_bt_history_free(kf_bt_history *h);
@@ -287,7 +290,12 @@ int kf_bt_history_from_json(const char *json, const kf_bt_emitter *em, const cha
  * ordered by expected gain (params = point JSON).  previous_time_s > 0 and
  * h->have_last_rec let it judge whether the last recommendation missed.
  * stop = 1 when eval's roofline fraction >= target_fraction or no untried
- * neighbour remains. */
+ * neighbour remains.  With h->seed != 0 the neighbours are ordered by their
+ * modelled gain times a factor in [0.95, 1.05) drawn from (seed, the
+ * neighbour's point), so that near-ties (within ~10%) and exact ties come
+ * in a seed-dependent order; the gains reported stay the modelled ones and
+ * only neighbours with a modelled gain > 1 are recommended, as without a
+ * seed. */
 int kf_bt_analyze(kf_bt_history *h, const kf_resolved *r, const kf_bt_point *cur,
                   const kf_eval_result *eval, double previous_time_s, double target_fraction,
                   kf_analysis *out, kf_error *err);

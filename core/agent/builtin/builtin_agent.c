@@ -188,6 +188,18 @@ static int bt_generate(kf_agent *a, const kf_agent_ctx *ctx, const kf_gen_reques
             break;
         }
         kf_bt_point_default(emitter(ctx), ctx->backend, ctx->r, ctx->device, &pt);
+        if (ctx->reference && ctx->reference->point) {
+            /* --from: the source's point, where this emitter accepts it (the
+               knobs of another language's emitter are ignored) */
+            kf_bt_point q;
+            kf_error e = {0};
+            if (kf_bt_point_from_json(ctx->reference->point, emitter(ctx), ctx->backend, ctx->r, ctx->device, &q, &e) == 0) {
+                pt = q;
+                why = "start point of the --from kernel";
+            } else {
+                why = "the --from kernel's point does not fit this backend: default point";
+            }
+        }
         break;
     }
     if (!pt.baseline && kf_bt_history_add(&im->hist, &pt, 0) != 0) return kf_fail(err, KF_E_INTERNAL, "out of memory");
@@ -206,6 +218,7 @@ static int bt_analyze(kf_agent *a, const kf_agent_ctx *ctx, const kf_analyze_req
            were the default point so the recommendations stay in our space */
         kf_bt_point_default(emitter(ctx), ctx->backend, ctx->r, ctx->device, &pt);
     }
+    im->hist.seed = ctx->agent_seed;
     return kf_bt_analyze(&im->hist, ctx->r, &pt, req->eval, req->previous_time_s, ctx->target_fraction,
                          out, err);
 }

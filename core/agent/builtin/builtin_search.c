@@ -462,15 +462,31 @@ static double model_time(const kf_bt_point *p, const work_t *w, const kf_rooflin
 
 typedef struct scored {
     kf_bt_point pt;
-    double gain;
+    double gain;              /* modelled */
+    double rank;              /* what orders them: gain, times seed_factor() with a seed */
     int compute_knob;
 } scored_t;
 
 static int cmp_scored(const void *a, const void *b)
 {
     const scored_t *x = a, *y = b;
-    if (x->gain != y->gain) return x->gain > y->gain ? -1 : 1;
+    if (x->rank != y->rank) return x->rank > y->rank ? -1 : 1;
     return 0;   /* qsort is not stable: ties keep neighbour order below */
+}
+
+/* A factor in [0.95, 1.05) from the agent seed and the point (its JSON
+ * text, FNV-1a, then a splitmix64 finalizer): the same seed orders the
+ * same neighbours the same way on every run and on resume. */
+static double seed_factor(uint64_t seed, const kf_bt_point *p)
+{
+    char *js = kf_bt_point_json(p);
+    uint64_t x = 0xcbf29ce484222325ull ^ (seed * 0x9E3779B97F4A7C15ull);
+    for (const char *c = js ? js : ""; *c; c++) x = (x ^ (unsigned char)*c) * 0x100000001b3ull;
+    free(js);
+    x ^= x >> 30; x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 27; x *= 0x94D049BB133111EBull;
+    x ^= x >> 31;
+    return 0.95 + 0.1 * ((double)(x >> 11) / 9007199254740992.0);
 }
 
 static char *dupf(const char *fmt, ...) KF_PRINTF(1, 2);
@@ -577,7 +593,9 @@ int kf_bt_analyze(kf_bt_history *h, const kf_resolved *r, const kf_bt_point *cur
         sc[m].compute_knob = ck;
         m++;
     }
-    /* stable order: by gain, ties by neighbour order (already in order) */
+    /* with an agent seed, the order is by gain times a seeded factor */
+    for (int i = 0; i < m; i++) sc[i].rank = sc[i].gain * (h->seed ? seed_factor(h->seed, &sc[i].pt) : 1.0);
+    /* stable order: by rank, ties by neighbour order (already in order) */
     for (int i = 1; i < m; i++)
         for (int j = i; j > 0 && cmp_scored(&sc[j - 1], &sc[j]) > 0; j--) {
             scored_t tmp = sc[j]; sc[j] = sc[j - 1]; sc[j - 1] = tmp;
@@ -585,8 +603,10 @@ int kf_bt_analyze(kf_bt_history *h, const kf_resolved *r, const kf_bt_point *cur
 
     out->recs = calloc(4, sizeof *out->recs);
     if (!out->recs) return kf_fail(err, KF_E_INTERNAL, "builtin analyzer: out of memory");
+    int first = -1;
     for (int i = 0; i < m && out->n_recs < 4; i++) {
-        if (sc[i].gain <= 1.0) break;
+        if (sc[i].gain <= 1.0) continue;
+        if (first < 0) first = i;
         kf_recommendation *rc = &out->recs[out->n_recs++];
         char what[160];
         rc->what = strdup(knob_change(cur, &sc[i].pt, what, sizeof what));
@@ -600,8 +620,8 @@ int kf_bt_analyze(kf_bt_history *h, const kf_resolved *r, const kf_bt_point *cur
     }
     out->stop = frac >= target || out->n_recs == 0;
     if (out->n_recs > 0) {
-        h->last_rec = sc[0].pt;
-        h->last_rec_gain = sc[0].gain;
+        h->last_rec = sc[first].pt;
+        h->last_rec_gain = sc[first].gain;
         h->have_last_rec = 1;
     } else {
         h->have_last_rec = 0;
