@@ -77,7 +77,7 @@ CASES = {
     "probe": {"get": {"/v1/models": {"object": "list", "data": [{"id": "stub-model", "max_model_len": 8000}]}},
               "openai": [{"content": fenced(FAST), "usage": [20, 30]}]},
     # llama.cpp's /props
-    "props": {"get": {"/props": {"default_generation_settings": {"n_ctx": 7000}}},
+    "props": {"get": {"/props": {"default_generation_settings": {"n_ctx": 6000}}},
               "openai": [{"content": fenced(FAST), "usage": [20, 30]}]},
     "retry": {"openai": [{"status": 503, "error": {"message": "loading model"}},
                          {"content": fenced(FAST), "usage": [20, 30]}]},
