@@ -766,6 +766,10 @@ static int generate_one(run_state *st, step_t *sp, int s, kf_error *err)
     kf_gen_result g = {0};
     kf_error e = {0};
     st->ctx.run_dir = sdir;
+    /* a model may take minutes: say what is being waited for */
+    if (st->o.progress.fn && !st->o.json_progress && !strcmp(st->agent->ops->kind, "llm"))
+        kf_progressf(&st->o.progress, "[%3d] %-12s asking %s (sample %d) ...\n", st->step, phase_name(kind),
+                     st->agent->spec, s);
     if (st->agent->ops->generate(st->agent, &st->ctx, &req, &g, &e) != 0) {
         /* the provider itself failed (after its retries): the run stops here,
            recorded, resumable */
@@ -840,6 +844,8 @@ static int run_analysis(run_state *st, kf_error *err)
     kf_error e = {0};
     st->ctx.run_dir = sdir;
     kf_agent *an = st->agent->ops->analyze ? st->agent : st->builtin;
+    if (st->o.progress.fn && !st->o.json_progress && !strcmp(an->ops->kind, "llm"))
+        kf_progressf(&st->o.progress, "      analysis: asking %s ...\n", an->spec);
     if (an->ops->analyze(an, &st->ctx, &req, a, &io, &e) != 0) {
         free(io.prompt);
         free(io.answer);

@@ -197,7 +197,8 @@ case_stub retry
 run retry --no-baseline --max-iterations 1
 rc=$?
 [ $rc -eq 0 ] && grep -q "503 Service Unavailable from openai: loading model; retry 2 of 2 in" "$tmp/retry.out" \
-    && ok "a retried request says so" || no "a retried request says so" "exit $rc" "$(cat "$tmp/retry.out")"
+    && grep -q "^\[  1\] functional   asking openai:stub-model (sample 0) ...$" "$tmp/retry.out" \
+    && ok "a request and its retry are announced" || no "a request and its retry are announced" "exit $rc" "$(cat "$tmp/retry.out")"
 
 # ---- 9: setup failures exit 2 ----------------------------------------------------------
 case_stub auth
