@@ -184,6 +184,8 @@ static int record(kf_llm *llm, const kf_llm_request *req, const char *model,
     /* the real request is what "request" holds; the key's own form only when the key
        saw other text (measured figures left out), for the replay's "what differs" */
     json_object *shown = kf_llm_request_json(llm, req, model, 1, 0);
+    /* the context the length limit was cut to: a replay of this cassette cuts it the same */
+    if (llm->ctx_tokens > 0) json_object_object_add(shown, "context_tokens", json_object_new_int(llm->ctx_tokens));
     int masked = kf_llm_request_masked(req);
     int rc = kf_llm_cassette_append(llm->record_path, ckey, shown, masked ? keyed : NULL, resp, failure, err);
     json_object_put(shown);

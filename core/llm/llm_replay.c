@@ -19,6 +19,7 @@ typedef struct entry {
 typedef struct cassette {
     entry *e;
     int n;
+    int ctx_tokens;              /* the context recorded with the requests, 0 none */
 } cassette;
 
 static void replay_close(kf_llm *llm)
@@ -72,6 +73,10 @@ static int replay_open(kf_llm *llm, kf_error *err)
             en->response = json_object_get(r);
             if (json_object_object_get_ex(o, "keyed", &q) || json_object_object_get_ex(o, "request", &q))
                 en->keyed = json_object_get(q);
+            json_object *cx;
+            if (json_object_object_get_ex(o, "request", &q) && json_object_object_get_ex(q, "context_tokens", &cx) &&
+                json_object_get_int(cx) > c->ctx_tokens)
+                c->ctx_tokens = json_object_get_int(cx);
         }
         json_object_put(o);
     }
@@ -194,8 +199,18 @@ static int replay_complete(kf_llm *llm, const kf_llm_request *req, const char *m
     return 0;
 }
 
+/* The context the recorded run knew (from its server), so that the length limits of the
+ * replayed requests are cut as they were. */
+static int replay_context(kf_llm *llm, const char *model)
+{
+    (void)model;
+    const cassette *c = llm->priv;
+    return c ? c->ctx_tokens : 0;
+}
+
 const kf_llm_provider kf_llm_provider_replay = {
     .name = "replay",
+    .context_probe = replay_context,
     .cacheable = 0,
     .open = replay_open,
     .close = replay_close,

@@ -13,7 +13,7 @@ stub_fds=()
 cleanup() { for fd in "${stub_fds[@]}"; do eval "exec $fd>&-" 2>/dev/null; done; rm -rf "$tmp"; }
 trap cleanup EXIT
 . "$KF_SRCDIR/tests/e2e/tap.sh"
-echo "1..33"
+echo "1..34"
 P="$here/scale_relu.json"
 
 # stub NAME SCRIPT.json: starts a stub; sets $port, its log is $tmp/NAME.req
@@ -101,10 +101,16 @@ m=$(jget "$b" 'o["max_tokens"]')
 [ "$m" -gt 1000 ] && [ "$m" -lt 8000 ] && ok "the context the server's /v1/models says bounds max_tokens ($m)" \
     || no "the context of /v1/models bounds max_tokens" "max_tokens $m"
 case_stub props
-run props --no-baseline --max-iterations 1
+run props --no-baseline --max-iterations 1 --record "$tmp/props.cassette"
 m=$(jget "$(posts "$tmp/props.req" 0)" 'o["max_tokens"]')
 [ "$m" -gt 1000 ] && [ "$m" -lt 4096 ] && ok "llama.cpp's /props n_ctx bounds max_tokens ($m)" \
     || no "llama.cpp's /props n_ctx bounds max_tokens" "max_tokens $m"
+# the replay cuts the limit to the context the recording knew: the same keys
+XDG_CACHE_HOME="$tmp/cache-pr" "$KFORGE" run "$P" --backend cpu-simd --agent "replay:$tmp/props.cassette" \
+    --out "$tmp/props-replay" --target 0 --no-baseline --max-iterations 1 >"$tmp/props-replay.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && ok "a replay cuts max_tokens to the context recorded with the cassette" \
+    || no "a replay cuts max_tokens to the recorded context" "exit $rc" "$(tail -n 3 "$tmp/props-replay.out")"
 
 # ---- 3: a continuation fits the context; its failure keeps the answer ------------------
 case_stub length
