@@ -112,10 +112,10 @@ steps=$(py 'import json,sys; print(json.load(open(sys.argv[1]+"/result.json"))["
 tok=$(py 'import json,sys; r=json.load(open(sys.argv[1]+"/result.json")); print(r["tokens_in"], r["tokens_out"])')
 set -- $tok
 [ "${1:-0}" -gt 500 ] && [ "${2:-0}" -gt 0 ] && ok "token counts recorded ($1 in, $2 out)" || no "token counts recorded" "got '$tok'"
-n=$(py 'import json,sys; print(sum(1 for l in open(sys.argv[2]) if "\"response\"" in l))')
+nex=$(py 'import json,sys; print(sum(1 for l in open(sys.argv[2]) if "\"response\"" in l))')
 ans=$(ls "$run"/steps/*/answer.md 2>/dev/null | wc -l)
-[ "$n" -ge "$steps" ] && [ "$ans" -ge "$steps" ] && ok "every answer saved ($ans answer.md, $n exchanges in the cassette)" \
-    || no "every answer saved" "answer.md: $ans, cassette exchanges: $n, steps: $steps"
+[ "$nex" -ge "$steps" ] && [ "$ans" -ge "$steps" ] && ok "every answer saved ($ans answer.md, $nex exchanges in the cassette)" \
+    || no "every answer saved" "answer.md: $ans, cassette exchanges: $nex, steps: $steps"
 empty=$(find "$run/steps" -name answer.md -size 0 | wc -l)
 [ "$empty" -eq 0 ] && ok "no answer is empty" || no "no answer is empty" "$empty empty answer.md"
 mt=$(py 'import json,sys; print(" ".join(str(json.loads(l)["request"].get("max_tokens")) for l in open(sys.argv[2])))')
