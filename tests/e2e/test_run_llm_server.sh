@@ -13,7 +13,7 @@ stub_fds=()
 cleanup() { for fd in "${stub_fds[@]}"; do eval "exec $fd>&-" 2>/dev/null; done; rm -rf "$tmp"; }
 trap cleanup EXIT
 . "$KF_SRCDIR/tests/e2e/tap.sh"
-echo "1..34"
+echo "1..35"
 P="$here/scale_relu.json"
 
 # stub NAME SCRIPT.json: starts a stub; sets $port, its log is $tmp/NAME.req
@@ -197,6 +197,16 @@ dt=$("$PYTHON3" -c "print(round($t1 - $t0, 1))")
 sr=$(jget "$(cat "$tmp/stall/result.json")" 'o["stop_reason"]' 2>&1)
 "$PYTHON3" -c "import sys; sys.exit(0 if $dt < 12 else 1)" && [ "$sr" = "time budget spent" ] \
     && ok "a stalled request ends with the time budget (${dt} s, '$sr')" || no "--max-time holds during a request" "took $dt s, stop '$sr'"
+
+# --request-timeout bounds one attempt; a server that never answers is a dead one (exit 4)
+case_stub stall
+t0=$(date +%s.%N)
+run rtmo --no-baseline --max-iterations 3 --request-timeout 1
+rc=$?
+dt=$("$PYTHON3" -c "print(round($(date +%s.%N) - $t0, 1))")
+[ $rc -eq 4 ] && grep -q "no answer from .* within 1 s" "$tmp/rtmo.out" && "$PYTHON3" -c "import sys; sys.exit(0 if $dt < 15 else 1)" \
+    && ok "--request-timeout 1: no answer within 1 s stops the run, exit 4 (${dt} s)" \
+    || no "--request-timeout bounds a request" "exit $rc after $dt s" "$(tail -n 3 "$tmp/rtmo.out")"
 
 # ---- 8: retries are printed ------------------------------------------------------------
 case_stub retry
