@@ -772,7 +772,10 @@ static int generate_one(run_state *st, step_t *sp, int s, kf_error *err)
                      st->agent->spec, s);
     if (st->agent->ops->generate(st->agent, &st->ctx, &req, &g, &e) != 0) {
         /* the provider itself failed (after its retries): the run stops here,
-           recorded, resumable */
+           recorded, resumable; the prompt and the failure stay in the step's
+           directory (not journaled: a resume asks again) */
+        kf_run_save_io(sdir, &g.io, NULL);
+        kf_run_save_text(sdir, "error.txt", e.msg, NULL);
         kf_gen_result_free(&g);
         return kf_failc(err, e.kind ? e.kind : KF_E_INTERNAL, e.code, "step %d: the %s agent failed: %s", st->step,
                        st->agent->spec, e.msg);
@@ -783,8 +786,11 @@ static int generate_one(run_state *st, step_t *sp, int s, kf_error *err)
     kf_run_save_io(sdir, &g.io, NULL);
     int rc = 0;
     if (g.cand) {
-        char cdir[4200];
+        char cdir[4200], stale[4200];
         snprintf(cdir, sizeof cdir, "%s/candidate", sdir);
+        /* a request that failed here before a --resume left its error */
+        snprintf(stale, sizeof stale, "%s/error.txt", sdir);
+        unlink(stale);
         rc = kf_candidate_save_private(g.cand, cdir, err);
     } else {
         kf_run_save_text(sdir, "error.txt", g.error ? g.error : "no candidate", NULL);

@@ -171,11 +171,13 @@ grep -q "stopped: the model server is unavailable: .*cannot talk to http://127.0
     && ok "it says so and how to resume" || no "it says so and how to resume" "$(grep stopped "$tmp/dead.out")"
 [ -z "$(evs "$tmp/dead/journal.jsonl" eval verdict)" ] && ok "no iteration is burnt as a bad answer" \
     || no "no iteration is burnt" "$(evs "$tmp/dead/journal.jsonl" '*' -)"
-grep -q "retry 2 of 2" "$tmp/dead.out" && ok "the retry is printed" || no "the retry is printed" "$(cat "$tmp/dead.out")"
+grep -q "retry 2 of 2" "$tmp/dead.out" && grep -q "cannot talk to" "$tmp/dead/steps/0001-0/error.txt" 2>/dev/null \
+    && [ -s "$tmp/dead/steps/0001-0/prompt.md" ] \
+    && ok "the retry is printed; the step keeps its prompt and the failure" || no "the retry is printed, the failure kept" "$(cat "$tmp/dead.out")" "$(ls "$tmp/dead/steps/0001-0" 2>&1)"
 case_stub good
 XDG_CACHE_HOME="$tmp/cache-dead" "$KFORGE" run --resume "$tmp/dead" --max-iterations 1 >"$tmp/resume.out" 2>&1
 rc=$?
-[ $rc -eq 0 ] && case "$(user_msg "$(posts "$tmp/good.req" 0)")" in "Please write a"*) true;; *) false;; esac \
+[ $rc -eq 0 ] && [ ! -e "$tmp/dead/steps/0001-0/error.txt" ] && case "$(user_msg "$(posts "$tmp/good.req" 0)")" in "Please write a"*) true;; *) false;; esac \
     && ok "the resumed run goes on, with the recorded --prompts" || no "the resumed run goes on with its --prompts" "exit $rc" "$(tail -n 3 "$tmp/resume.out")"
 
 # ---- 6: an unusable answer is fed back; ```cpp is accepted ------------------------------
