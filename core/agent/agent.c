@@ -147,3 +147,8 @@ void kf_agent_close(kf_agent *a)
         free(a);
     }
 }
+
+int kf_agent_check(kf_agent *a, const kf_agent_ctx *ctx, kf_error *err)
+{
+    return a && a->ops->check ? a->ops->check(a, ctx, err) : 0;
+}

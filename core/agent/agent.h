@@ -26,6 +26,7 @@
 #include "backend/registry.h"
 #include "candidate/candidate.h"
 #include "util/error.h"
+#include "util/progress.h"
 #include "eval/eval.h"
 #include "problem/problem.h"
 
@@ -86,6 +87,9 @@ typedef struct kf_agent_ctx {
                                         first candidate and the baseline do not change */
     const struct kf_agent_reference *reference;   /* --from: another run's verified
                                         best kernel, or NULL */
+    double deadline;                 /* kf_now_s() when the run's time budget ends; 0 none:
+                                        no request of an LLM agent outlives it */
+    double baseline_s;               /* the op-by-op baseline's median time, 0 unknown */
 } kf_agent_ctx;
 
 /* --from RUN_DIR: the verified best kernel of another run (usually another
@@ -160,6 +164,8 @@ typedef struct kf_agent_ops {
      * would.  NULL members: a stateless agent. */
     char *(*save_state)(kf_agent *a);
     int (*load_state)(kf_agent *a, const kf_agent_ctx *ctx, const char *state, kf_error *err);
+    /* Optional: see kf_agent_check. */
+    int (*check)(kf_agent *a, const kf_agent_ctx *ctx, kf_error *err);
 } kf_agent_ops;
 
 struct kf_agent {
@@ -168,13 +174,27 @@ struct kf_agent {
     void *impl;
 };
 
-/* Agent options from the CLI (record/replay, cache, config). */
+/* Agent options from the CLI (record/replay, cache, config).  Zero fields
+ * take the config's value ([llm], [http] in doc/config.md), else the
+ * default. */
 typedef struct kf_agent_opts {
     const char *record_path;         /* --record FILE, or NULL */
     const char *cache_dir;           /* response cache dir, or NULL */
-    int max_tokens;
+    int max_tokens;                  /* --max-tokens: an answer's length; 0: [llm]
+                                        max_tokens, else 4096; always cut to what the
+                                        model's context leaves after the prompt */
+    int has_temperature;             /* temperature is set (--temperature) */
     double temperature;
+    int context_tokens;              /* --context-tokens: the model's context; 0: [llm]
+                                        context_tokens, else what the server says */
+    double request_timeout_s;        /* --request-timeout: one attempt; 0: [http] timeout */
+    kf_progress progress;            /* retries and waits (fn NULL: quiet) */
 } kf_agent_opts;
+
+/* Checks, before anything is measured, that the agent can work: an LLM
+ * agent's prompt templates are all found and render.  0, or -1 with err
+ * (KF_E_BAD_INPUT, what to do).  The built-in agent always can. */
+int kf_agent_check(kf_agent *a, const kf_agent_ctx *ctx, kf_error *err);
 
 /* "builtin" (default when spec is NULL), "builtin:POINT", or an LLM
  * provider spec. */

@@ -13,6 +13,7 @@
 #include "agent.h"
 #include "llm/answer.h"
 #include "llm/llm.h"
+#include "util/clock.h"
 #include "util/fileio.h"
 #include "util/fmt.h"
 #include "util/strbuf.h"
@@ -79,13 +80,22 @@ static char *outputs_text(const kf_resolved *r)
     return kf_sb_take(&b);
 }
 
-static char *roofline_text(const kf_agent_ctx *ctx)
+/* The text the cache and cassette keys see in place of a figure measured at
+ * run time (kf_llm_message.key_content). */
+#define MEASURED "(measured)"
+
+static char *roofline_text(const kf_agent_ctx *ctx, int keyed)
 {
     kf_sb b = {0};
     const kf_resolved *r = ctx->r;
     kf_sb_printf(&b, "%.4g FLOP, at least %.4g bytes moved (arithmetic intensity %.1f FLOP/byte)\n",
               r->flops, r->min_bytes, r->min_bytes > 0 ? r->flops / r->min_bytes : 0);
-    if (ctx->device) {
+    if (ctx->device && keyed) {
+        /* the peaks of some devices (a CPU's bandwidth) are measured at each start;
+           the device's name is left out too, so a cassette replays on another
+           machine of the backend (a CI runner) */
+        kf_sb_printf(&b, "device: peaks " MEASURED "\n");
+    } else if (ctx->device) {
         kf_roofline rl;
         kf_roofline_compute(r, ctx->device, &rl);
         char t[32];
@@ -115,7 +125,11 @@ static char *eval_text(const kf_eval_result *e)
 {
     if (!e) return strdup("(none)");
     kf_sb b = {0};
-    kf_sb_printf(&b, "verdict: %s\n%s\n", kf_verdict_name(e->verdict), e->summary ? e->summary : "");
+    kf_sb_printf(&b, "verdict: %s\n", kf_verdict_name(e->verdict));
+    /* the diagnostics start with the summary when the evaluation wrote them */
+    size_t sl = e->summary ? strlen(e->summary) : 0;
+    if (sl && !(e->diagnostics && !strncmp(e->diagnostics, e->summary, sl)))
+        kf_sb_printf(&b, "%s\n", e->summary);
     if (e->diagnostics) kf_sb_printf(&b, "%s\n", e->diagnostics);
     for (int i = 0; i < e->n_mismatches; i++)
         kf_sb_printf(&b, "output %d index %lld: expected %.9g got %.9g\n", e->mismatches[i].output,
@@ -155,12 +169,57 @@ static char *analysis_text(const kf_analysis *a, int focus)
 /* prompts                                                             */
 
 enum { V_NAME, V_DESC, V_GRAPH, V_INPUTS, V_OUTPUTS, V_DIMS, V_TOL, V_ROOF, V_BACKEND, V_GUIDE,
-       V_LAST, V_DIAG, V_PROFILE, V_ANALYSIS, V_BEST, V_BASE, V_COUNT };
+       V_LAST, V_DIAG, V_PROFILE, V_ANALYSIS, V_BEST, V_BASE, V_DEVKIND, V_CHECKED, V_COUNT };
 
 static const char *var_names[V_COUNT] = {
     "problem_name", "problem_description", "graph", "inputs", "outputs", "dims", "tolerance",
     "roofline", "backend", "backend_guide", "last_candidate", "diagnostics", "profile",
-    "analysis", "best_time", "baseline_time"};
+    "analysis", "best_time", "baseline_time", "device_kind", "checked_parts"};
+
+/* Measured values (timings, bandwidths): the key rendering (keyed = 1) puts
+ * MEASURED in their place. */
+static const int measured_vars[] = {V_ROOF, V_PROFILE, V_BEST, V_BASE};
+
+static char *render(const kf_agent_ctx *ctx, const char *rel, char **values, kf_error *err);
+
+/* The diagnostics as the keys see them: without the lines that describe this
+ * machine rather than the candidate (the sandbox's layers, a kept work
+ * directory), so that a cassette replays elsewhere. */
+static char *key_diagnostics(const char *d)
+{
+    kf_sb b = {0};
+    kf_sb_append(&b, "", 0);
+    for (const char *p = d ? d : ""; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p + 1) : strlen(p);
+        if (strncmp(p, "sandbox (", 9) != 0 && strncmp(p, "(work directory kept:", 21) != 0) kf_sb_append(&b, p, n);
+        p += n;
+    }
+    return kf_sb_take(&b);
+}
+
+static void key_values(const kf_agent_ctx *ctx, char **v, char **k);
+
+/* The prompt and its key form (measured figures left out). */
+static int render2(const kf_agent_ctx *ctx, const char *rel, char **values, char **text, char **key,
+                   kf_error *err)
+{
+    char *kv[V_COUNT];
+    key_values(ctx, values, kv);
+    char *rk = roofline_text(ctx, 1);
+    kv[V_ROOF] = rk;
+    char *dk = key_diagnostics(values[V_DIAG]);
+    kv[V_DIAG] = dk;
+    *text = render(ctx, rel, values, err);
+    *key = *text ? render(ctx, rel, kv, err) : NULL;
+    free(rk);
+    free(dk);
+    if (*text && *key) return 0;
+    free(*text);
+    free(*key);
+    *text = *key = NULL;
+    return -1;
+}
 
 static char *render(const kf_agent_ctx *ctx, const char *rel, char **values, kf_error *err)
 {
@@ -194,11 +253,20 @@ static char *guide_text(const kf_agent_ctx *ctx, kf_error *err)
     return strdup("");
 }
 
+/* A backend whose plugin consumes a host entry function (a CPU C backend)
+ * rather than kernels and a launch plan. */
+static int host_entry_backend(const kf_agent_ctx *ctx)
+{
+    return ctx->plugin ? (ctx->plugin->be->caps & KF_CAP_HOST_ENTRY) != 0
+                       : ctx->backend_language && !strcmp(ctx->backend_language, "c");
+}
+
 static void fill_values(const kf_agent_ctx *ctx, const kf_candidate *last, const kf_eval_result *last_eval,
                         const kf_eval_result *best_eval, const kf_analysis *an, int focus,
                         char **v, kf_error *err)
 {
     const kf_resolved *r = ctx->r;
+    int host = host_entry_backend(ctx);
     char t[32];
     v[V_NAME] = strdup(r->problem->name);
     v[V_DESC] = strdup(r->problem->description ? r->problem->description : "");
@@ -208,7 +276,7 @@ static void fill_values(const kf_agent_ctx *ctx, const kf_candidate *last, const
     v[V_DIMS] = dims_text(r);
     if (asprintf(&v[V_TOL], "atol %g, rtol %g, relative L2 error per output <= %g", r->problem->atol,
                  r->problem->rtol, r->problem->rel_l2) < 0) v[V_TOL] = NULL;
-    v[V_ROOF] = roofline_text(ctx);
+    v[V_ROOF] = roofline_text(ctx, 0);
     v[V_BACKEND] = strdup(ctx->backend);
     v[V_GUIDE] = guide_text(ctx, err);
     v[V_LAST] = candidate_text(last);
@@ -216,7 +284,18 @@ static void fill_values(const kf_agent_ctx *ctx, const kf_candidate *last, const
     v[V_PROFILE] = profile_text(last_eval);
     v[V_ANALYSIS] = analysis_text(an, focus);
     v[V_BEST] = strdup(best_eval && best_eval->profiled ? kf_fmt_duration(best_eval->timing.median_s, t, sizeof t) : "-");
-    v[V_BASE] = strdup("see the run record");
+    v[V_BASE] = strdup(ctx->baseline_s > 0 ? kf_fmt_duration(ctx->baseline_s, t, sizeof t) : "not measured");
+    v[V_DEVKIND] = strdup(host ? "CPU" : "GPU and accelerator");
+    v[V_CHECKED] = strdup(host ? "the answer format and the calling convention of the entry function"
+                               : "the answer format, the calling convention and the launch plan");
+}
+
+/* values with every measured figure replaced by MEASURED, for the keys */
+static void key_values(const kf_agent_ctx *ctx, char **v, char **k)
+{
+    for (int i = 0; i < V_COUNT; i++) k[i] = v[i];
+    for (size_t i = 0; i < sizeof measured_vars / sizeof measured_vars[0]; i++) k[measured_vars[i]] = (char *)MEASURED;
+    (void)ctx;
 }
 
 static void free_values(char **v)
@@ -227,28 +306,80 @@ static void free_values(char **v)
 /* ------------------------------------------------------------------ */
 /* asking                                                              */
 
-/* Sends system+user, continuing up to twice when the answer is cut by the
- * token limit; accumulates usage into io. */
-static int ask(llm_agent *la, const char *system, const char *user, uint64_t seed, kf_agent_io *io,
+/* A rough count of the tokens of a text: models average 3.5 to 4 bytes a
+ * token on English and code; 3 errs on the side of a shorter answer. */
+static long est_tokens(const char *s)
+{
+    return (long)(strlen(s) / 3) + 8;
+}
+
+#define KF_LLM_DEFAULT_MAX_TOKENS 4096
+#define MIN_ANSWER_TOKENS 64
+
+static const char CONTINUE_MSG[] = "Your answer was cut off by the length limit. Continue exactly "
+                                   "where it stopped, without repeating anything.";
+
+/* The length limit of one request: what the user asked for, cut to what the
+ * model's context leaves after used tokens; 0 when nothing worth asking fits. */
+static int answer_budget(llm_agent *la, long used)
+{
+    int want = la->opts.max_tokens > 0 ? la->opts.max_tokens : kf_llm_default_max_tokens(la->llm);
+    if (want <= 0) want = KF_LLM_DEFAULT_MAX_TOKENS;
+    int n_ctx = kf_llm_context_tokens(la->llm);
+    if (n_ctx <= 0) return want;
+    long room = n_ctx - used - 16;
+    if (room < MIN_ANSWER_TOKENS) return 0;
+    return room < want ? (int)room : want;
+}
+
+/* Sends system+user (key_system/key_user: their key forms), continuing up to
+ * twice when the answer is cut by the length limit, as long as the context
+ * has room for it; the answer received so far is kept whatever a
+ * continuation does.  Accumulates usage into io. */
+static int ask(llm_agent *la, const kf_agent_ctx *ctx, const char *system, const char *user,
+               const char *key_system, const char *key_user, uint64_t seed, kf_agent_io *io,
                char **answer, kf_error *err)
 {
     kf_llm_message msgs[6];
     int n = 0;
-    msgs[n++] = (kf_llm_message){KF_LLM_SYSTEM, system};
-    msgs[n++] = (kf_llm_message){KF_LLM_USER, user};
+    msgs[n++] = (kf_llm_message){KF_LLM_SYSTEM, system, key_system};
+    msgs[n++] = (kf_llm_message){KF_LLM_USER, user, key_user};
+    long used = est_tokens(system) + est_tokens(user);
     kf_sb acc = {0};
+    char *prev = NULL;
     for (int round = 0; round < 3; round++) {
         kf_llm_request req = KF_LLM_REQUEST_INIT;
         req.messages = msgs;
         req.n_messages = n;
-        req.max_tokens = la->opts.max_tokens > 0 ? la->opts.max_tokens : 8192;
-        req.temperature = la->opts.temperature;
+        req.max_tokens = answer_budget(la, used);
+        if (req.max_tokens == 0) {
+            if (round > 0) break;       /* no room to continue: keep what came */
+            free(acc.s);
+            return kf_failc(err, KF_E_UNAVAILABLE, KF_LLM_E_REQUEST,
+                            "%s: the prompt (about %ld tokens) leaves no room for an answer in the model's context of %d tokens; use a model with a longer context (or raise the server's context length and --context-tokens)",
+                            kf_llm_name(la->llm), used, kf_llm_context_tokens(la->llm));
+        }
+        req.temperature = la->opts.has_temperature ? la->opts.temperature : kf_llm_default_temperature(la->llm);
         req.has_seed = 1;
         req.seed = (long long)seed;
+        if (ctx && ctx->deadline > 0) {
+            double left = ctx->deadline - kf_now_s();
+            if (left <= 0.05) {
+                if (round > 0) break;
+                free(acc.s);
+                return kf_failc(err, KF_E_UNAVAILABLE, KF_LLM_E_TIMEOUT, "%s: the run's time budget (--max-time) is spent",
+                                kf_llm_name(la->llm));
+            }
+            req.timeout_s = left;
+        }
         kf_llm_response resp;
         memset(&resp, 0, sizeof resp);
         if (kf_llm_complete(la->llm, &req, &resp, err) != 0) {
             kf_llm_response_free(&resp);
+            if (round > 0) {            /* the answer so far is kept: the loop judges it */
+                kf_error_clear(err);
+                break;
+            }
             free(acc.s);
             return -1;
         }
@@ -258,15 +389,26 @@ static int ask(llm_agent *la, const char *system, const char *user, uint64_t see
         io->from_cache = resp.from_cache;
         kf_sb_printf(&acc, "%s", resp.content);
         int truncated = !strcmp(resp.finish_reason, "length");
+        /* what the context holds now: exact when the server counted */
+        if (resp.prompt_tokens > 0) used = resp.prompt_tokens + resp.completion_tokens;
+        else used += est_tokens(resp.content);
         kf_llm_response_free(&resp);
         if (!truncated || n + 2 > 6) break;
         /* ask to continue exactly where it stopped */
-        msgs[n++] = (kf_llm_message){KF_LLM_ASSISTANT, acc.s};
-        msgs[n++] = (kf_llm_message){KF_LLM_USER,
-                                     "Your answer was cut off by the length limit. Continue exactly "
-                                     "where it stopped, without repeating anything."};
+        free(prev);
+        prev = strdup(acc.s);
+        if (!prev) break;
+        if (n == 4) {
+            msgs[2].content = msgs[2].key_content = prev;   /* one assistant turn, the whole answer */
+        } else {
+            msgs[n++] = (kf_llm_message){KF_LLM_ASSISTANT, prev, prev};
+            msgs[n++] = (kf_llm_message){KF_LLM_USER, CONTINUE_MSG, CONTINUE_MSG};
+        }
+        used += est_tokens(CONTINUE_MSG);
     }
+    free(prev);
     *answer = kf_sb_take(&acc);
+    if (!*answer) *answer = strdup("");
     return 0;
 }
 
@@ -278,13 +420,15 @@ static kf_candidate *parse_candidate(const kf_agent_ctx *ctx, const char *answer
        launch plan; the fence tags an answer may use for the code: the
        plugin's tag, its file extension ("opencl", "cl"), and "c" (every
        language served today is a C dialect) */
-    int host_entry = ctx->plugin ? (ctx->plugin->be->caps & KF_CAP_HOST_ENTRY) != 0
-                                 : ctx->backend_language && !strcmp(ctx->backend_language, "c");
+    int host_entry = host_entry_backend(ctx);
     const char *ext = ctx->plugin ? kf_plugin_source_ext(ctx->plugin) : ".c";
-    const char *langs[4] = {ctx->plugin ? kf_plugin_fence_tag(ctx->plugin) : "c", NULL, NULL, NULL};
+    const char *langs[6] = {ctx->plugin ? kf_plugin_fence_tag(ctx->plugin) : "c", NULL, NULL, NULL, NULL, NULL};
     int nl = 1;
     if (ext[0] == '.' && strcmp(ext + 1, langs[0])) langs[nl++] = ext + 1;
     if (strcmp(langs[0], "c") && (nl < 2 || strcmp(langs[1], "c"))) langs[nl++] = "c";
+    /* models tag C as C++ often enough (and the code is C either way) */
+    langs[nl++] = "cpp";
+    langs[nl++] = "c++";
     char *code = NULL;
     char src_name[64];
     snprintf(src_name, sizeof src_name, "%s%s", host_entry ? "candidate" : "kernel", ext);
@@ -365,6 +509,54 @@ static char *with_reference(const kf_agent_ctx *ctx, char *user, kf_error *err)
     free(sec);
     free(user);
     return out;
+/* What a failed request means for the run: -1 (the run stops, resumable)
+ * when the setup is broken or the server is down, else 0 with *why set:
+ * one failed step.  A request the time budget cut short is a failed step:
+ * the loop stops on the budget next. */
+static int request_failed(const kf_agent_ctx *ctx, kf_error *err, char **why)
+{
+    int budget = ctx->deadline > 0 && kf_now_s() >= ctx->deadline - 0.5 &&
+                 (err->code == KF_LLM_E_TIMEOUT || err->code == KF_LLM_E_CMD);
+    if (!budget && (kf_llm_error_is_fatal(err->code) || kf_llm_error_is_outage(err->code))) {
+        if (!err->kind) err->kind = kf_llm_error_kind(err->code);
+        return -1;
+    }
+    if (budget) {
+        if (asprintf(why, "the run's time budget ran out during the request (%s)", err->msg) < 0) *why = NULL;
+    } else {
+        *why = strdup(err->msg);
+    }
+    kf_error_clear(err);
+    return 0;
+}
+
+/* The template of a generation: an unusable last answer (no candidate, a
+ * reason) gets its own, which says what was wrong with it. */
+static const char *role_of(const kf_gen_request *req)
+{
+    if (req->kind == KF_GEN_FIX_COMPILE && !req->last && req->last_eval) return "roles/fix-answer.md";
+    return req->kind == KF_GEN_FIX_COMPILE ? "roles/fix-compile.md"
+         : req->kind == KF_GEN_FIX_MISMATCH ? "roles/fix-mismatch.md"
+         : req->kind == KF_GEN_OPTIMIZE ? "roles/optimize.md" : "roles/generate.md";
+}
+
+/* system and user prompts and their key forms; -1 with err (the setup's) */
+static int prompts(const kf_agent_ctx *ctx, const char *role, char **v, char *p[4], kf_error *err)
+{
+    memset(p, 0, 4 * sizeof *p);
+    if (render2(ctx, "roles/system.md", v, &p[0], &p[1], err) != 0) return -1;
+    if (render2(ctx, role, v, &p[2], &p[3], err) != 0) {
+        free(p[0]);
+        free(p[1]);
+        p[0] = p[1] = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+static void free4(char *p[4])
+{
+    for (int i = 0; i < 4; i++) free(p[i]);
 }
 
 static int llm_generate(kf_agent *a, const kf_agent_ctx *ctx, const kf_gen_request *req,
@@ -374,45 +566,52 @@ static int llm_generate(kf_agent *a, const kf_agent_ctx *ctx, const kf_gen_reque
     memset(res, 0, sizeof *res);
     if (req->kind == KF_GEN_BASELINE)
         return kf_fail(err, KF_E_BAD_INPUT, "the LLM agent does not write baselines (the builtin agent does)");
-    const char *role = req->kind == KF_GEN_FIX_COMPILE ? "roles/fix-compile.md"
-                     : req->kind == KF_GEN_FIX_MISMATCH ? "roles/fix-mismatch.md"
-                     : req->kind == KF_GEN_OPTIMIZE ? "roles/optimize.md" : "roles/generate.md";
+    const char *role = role_of(req);
     const kf_candidate *last = req->kind == KF_GEN_OPTIMIZE ? req->best : req->last;
     const kf_eval_result *last_eval = req->kind == KF_GEN_OPTIMIZE ? req->best_eval : req->last_eval;
     char *v[V_COUNT] = {0};
     kf_error e = {0};
     fill_values(ctx, last, last_eval, req->best_eval, req->analysis, req->rec_index, v, &e);
-    char *system = render(ctx, "roles/system.md", v, err);
-    char *user = system ? render(ctx, role, v, err) : NULL;
+    char *p[4];
+    int prc = prompts(ctx, role, v, p, err);
     free_values(v);
-    if (!system || !user) {
-        free(system);
-        free(user);
-        return -1;
-    }
-    if (req->kind == KF_GEN_FIRST && ctx->reference && !(user = with_reference(ctx, user, err))) {
-        free(system);
-        return -1;
+    if (prc != 0) return -1;
+    if (req->kind == KF_GEN_FIRST && ctx->reference) {
+        /* --from: the other run's kernel in the prompt and in its key */
+        if (!(p[2] = with_reference(ctx, p[2], err)) || !(p[3] = with_reference(ctx, p[3], err))) {
+            free4(p);
+            return -1;
+        }
     }
     char *answer = NULL;
-    int rc = ask(la, system, user, req->seed, &res->io, &answer, err);
-    if (asprintf(&res->io.prompt, "=== system ===\n%s\n=== user ===\n%s", system, user) < 0)
+    int rc = ask(la, ctx, p[0], p[2], p[1], p[3], req->seed, &res->io, &answer, err);
+    if (asprintf(&res->io.prompt, "=== system ===\n%s\n=== user ===\n%s", p[0], p[2]) < 0)
         res->io.prompt = NULL;
-    free(system);
-    free(user);
-    if (rc != 0) {
-        /* a step that cannot be asked is one failed step unless the setup is broken */
-        if (kf_llm_error_is_fatal(err->code)) return -1;
-        res->error = strdup(err->msg);
-        kf_error_clear(err);
-        return 0;
-    }
+    free4(p);
+    if (rc != 0) return request_failed(ctx, err, &res->error);
     res->io.answer = answer;
     char *why = NULL;
     res->cand = parse_candidate(ctx, answer, &why);
     if (!res->cand) res->error = why ? why : strdup("the answer held no usable candidate");
     else free(why);
     if (asprintf(&res->label, "%s by %s", kf_gen_kind_name(req->kind), a->spec) < 0) res->label = NULL;
+    return 0;
+}
+
+/* Every template the agent may use is found and renders (kf_agent_check). */
+static int llm_check(kf_agent *a, const kf_agent_ctx *ctx, kf_error *err)
+{
+    (void)a;
+    static const char *const roles[] = {"roles/system.md", "roles/generate.md", "roles/fix-compile.md",
+                                        "roles/fix-answer.md", "roles/fix-mismatch.md", "roles/optimize.md",
+                                        "roles/analyze.md", NULL};
+    char *v[V_COUNT];
+    for (int i = 0; i < V_COUNT; i++) v[i] = (char *)"";
+    for (int i = 0; roles[i]; i++) {
+        char *t = render(ctx, roles[i], v, err);
+        if (!t) return -1;
+        free(t);
+    }
     return 0;
 }
 
@@ -431,26 +630,22 @@ static int llm_analyze(kf_agent *a, const kf_agent_ctx *ctx, const kf_analyze_re
     char *v[V_COUNT] = {0};
     kf_error e = {0};
     fill_values(ctx, req->cand, req->eval, req->eval, req->previous, -1, v, &e);
-    char *system = render(ctx, "roles/system.md", v, err);
-    char *user = system ? render(ctx, "roles/analyze.md", v, err) : NULL;
+    char *p[4];
+    int prc = prompts(ctx, "roles/analyze.md", v, p, err);
     free_values(v);
-    if (!system || !user) {
-        free(system);
-        free(user);
-        return -1;
-    }
+    if (prc != 0) return -1;
     char *answer = NULL;
     /* --agent-seed (0: none) moves the analysis seed too */
-    int rc = ask(la, system, user, (uint64_t)req->step * 7919u ^ ctx->agent_seed * 0x9E3779B97F4A7C15ull >> 17, io,
-                 &answer, err);
-    if (asprintf(&io->prompt, "=== system ===\n%s\n=== user ===\n%s", system, user) < 0) io->prompt = NULL;
-    free(system);
-    free(user);
+    int rc = ask(la, ctx, p[0], p[2], p[1], p[3], (uint64_t)req->step * 7919u ^ ctx->agent_seed * 0x9E3779B97F4A7C15ull >> 17,
+                 io, &answer, err);
+    if (asprintf(&io->prompt, "=== system ===\n%s\n=== user ===\n%s", p[0], p[2]) < 0) io->prompt = NULL;
+    free4(p);
     if (rc != 0) {
-        if (kf_llm_error_is_fatal(err->code)) return -1;
+        char *why = NULL;
+        if (request_failed(ctx, err, &why) != 0) return -1;
         out->bottleneck = strdup("unknown");
-        if (asprintf(&out->text, "the analysis could not be asked: %s", err->msg) < 0) out->text = NULL;
-        kf_error_clear(err);
+        if (asprintf(&out->text, "the analysis could not be asked: %s", why ? why : "?") < 0) out->text = NULL;
+        free(why);
         return 0;
     }
     io->answer = answer;
@@ -505,6 +700,7 @@ static void llm_close(kf_agent *a)
 
 static const kf_agent_ops llm_ops = {
     .kind = "llm", .generate = llm_generate, .analyze = llm_analyze, .close = llm_close,
+    .check = llm_check,
 };
 
 kf_agent *kf_llm_agent_open(const char *spec, const kf_agent_opts *opts, kf_error *err)
@@ -525,11 +721,13 @@ kf_agent *kf_llm_agent_open(const char *spec, const kf_agent_opts *opts, kf_erro
         return NULL;
     }
     free(cache);
+    if (opts && opts->context_tokens > 0) kf_llm_set_context_tokens(llm, opts->context_tokens);
+    if (opts && opts->request_timeout_s > 0) kf_llm_set_timeout(llm, opts->request_timeout_s);
+    if (opts) kf_llm_set_progress(llm, &opts->progress);
     kf_agent *a = calloc(1, sizeof *a);
     llm_agent *la = calloc(1, sizeof *la);
     la->llm = llm;
     if (opts) la->opts = *opts;
-    if (la->opts.temperature == 0) la->opts.temperature = -1;   /* provider default */
     a->ops = &llm_ops;
     a->spec = strdup(kf_llm_name(llm));
     a->impl = la;

@@ -1,6 +1,5 @@
 #include "prompt.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,9 +9,12 @@
 
 char *kf_prompt_load(const char *override_dir, const char *rel, kf_error *err)
 {
-    const char *dirs[3] = {override_dir, getenv("KFORGE_PROMPTS"), KF_PKGDATADIR "/prompts"};
+    /* the source tree's prompts/ last: a kforge run from its build tree
+       (never installed) finds its templates without --prompts */
+    const char *dirs[4] = {override_dir, getenv("KFORGE_PROMPTS"), KF_PKGDATADIR "/prompts",
+                           KF_SRCDIR_PROMPTS};
     char tried[2048] = "";
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         if (!dirs[i] || !*dirs[i]) continue;
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dirs[i], rel);
@@ -21,7 +23,7 @@ char *kf_prompt_load(const char *override_dir, const char *rel, kf_error *err)
         if (tried[0]) strncat(tried, ", ", sizeof tried - strlen(tried) - 1);
         strncat(tried, path, sizeof tried - strlen(tried) - 1);
     }
-    kf_fail_errno(err, ENOENT, "prompt template %s not found (looked in: %s); use --prompts DIR", rel, tried);
+    kf_fail(err, KF_E_BAD_INPUT, "prompt template %s not found (looked in: %s); install kforge, or give --prompts DIR (a directory laid out like prompts/ of the source tree)", rel, tried);
     return NULL;
 }
 

@@ -14,6 +14,7 @@
 #include "util/fmt.h"
 #include "run/loop.h"
 #include "run/run_record.h"
+#include "llm/llm.h"
 
 static void run_usage(FILE *f)
 {
@@ -39,6 +40,14 @@ static void run_usage(FILE *f)
         "                       0: only the budgets and the analysis agent stop the run)\n"
         "  --prompts DIR        prompt templates overriding the installed ones\n"
         "  --record FILE        record every LLM exchange into a cassette (keys never written)\n"
+        "  --max-tokens N       LLM answer length limit (default [llm] max_tokens, else 4096;\n"
+        "                       always cut to what the model's context leaves)\n"
+        "  --temperature T      LLM sampling temperature, 0 to 2 (default [llm] temperature,\n"
+        "                       else the server's)\n"
+        "  --context-tokens N   the model's context length, when the server does not say it\n"
+        "                       (default [llm] context_tokens, else asked from the server)\n"
+        "  --request-timeout S  one LLM request's timeout in seconds (default [http] timeout,\n"
+        "                       300); no request outlives --max-time\n"
         "  --trials N --reps N  verification trials (>= 5) and timed runs (>= 20)\n"
         "  --seed S             base seed of the input draws\n"
         "  --agent-seed K       the agent's seed (default 0: none): LLM agents' sampling seed;\n"
@@ -50,7 +59,9 @@ static void run_usage(FILE *f)
         "  --mem-limit SIZE     memory of a worker and its compiler (e.g. 8G; default half the RAM)\n"
         "  --quiet              no progress lines      --json   progress and result as JSON\n"
         "\n"
-        "exit status: 0 a correct kernel was found, 1 none was, 2 bad input, 3 internal error\n");
+        "exit status: 0 a correct kernel was found, 1 none was, 2 bad input or setup (a\n"
+        "missing key, template or cassette entry), 3 internal error, 4 the model server is\n"
+        "unavailable (refused, timed out, 5xx after the retries): the run stopped, resumable\n");
 }
 
 int kf_cmd_run(int argc, char **argv)
@@ -61,7 +72,7 @@ int kf_cmd_run(int argc, char **argv)
     int quiet = 0, json = 0;
     enum { O_BACKEND = 1, O_DEVICE, O_PRESET, O_AGENT, O_OUT, O_RESUME, O_ITER, O_TIME, O_COST,
            O_SAMPLES, O_TARGET, O_PROMPTS, O_RECORD, O_TRIALS, O_REPS, O_SEED, O_NOBASE, O_QUIET,
-           O_JSON, O_HELP, O_SANDBOX, O_MEM, O_AGENT_SEED, O_FROM };
+           O_JSON, O_HELP, O_SANDBOX, O_MEM, O_AGENT_SEED, O_FROM, O_MAXTOK, O_TEMP, O_CTX, O_RTMO };
     static const struct option opts[] = {
         {"backend", required_argument, 0, O_BACKEND}, {"device", required_argument, 0, O_DEVICE},
         {"preset", required_argument, 0, O_PRESET}, {"agent", required_argument, 0, O_AGENT},
@@ -74,7 +85,10 @@ int kf_cmd_run(int argc, char **argv)
         {"no-baseline", no_argument, 0, O_NOBASE}, {"quiet", no_argument, 0, O_QUIET},
         {"json", no_argument, 0, O_JSON}, {"help", no_argument, 0, O_HELP},
         {"sandbox", required_argument, 0, O_SANDBOX}, {"mem-limit", required_argument, 0, O_MEM},
-        {"agent-seed", required_argument, 0, O_AGENT_SEED}, {"from", required_argument, 0, O_FROM}, {0, 0, 0, 0}};
+        {"agent-seed", required_argument, 0, O_AGENT_SEED}, {"from", required_argument, 0, O_FROM},
+        {"max-tokens", required_argument, 0, O_MAXTOK}, {"temperature", required_argument, 0, O_TEMP},
+        {"context-tokens", required_argument, 0, O_CTX}, {"request-timeout", required_argument, 0, O_RTMO},
+        {0, 0, 0, 0}};
     int c;
     long long iv;
     optind = 1;
@@ -119,6 +133,17 @@ int kf_cmd_run(int argc, char **argv)
         case O_FROM: o.from_dir = optarg; break;
         case O_SANDBOX: if (kf_cli_sandbox_mode(optarg, &o.eval)) return KF_EXIT_BAD_INPUT; break;
         case O_MEM: if (kf_cli_mem_limit(optarg, &o.eval)) return KF_EXIT_BAD_INPUT; break;
+        case O_MAXTOK: if (kf_cli_int("--max-tokens", optarg, 1, 100000000, &iv)) return KF_EXIT_BAD_INPUT;
+            o.max_tokens = (int)iv;
+            break;
+        case O_TEMP: if (kf_cli_double("--temperature", optarg, 0, 2, 0, &o.temperature)) return KF_EXIT_BAD_INPUT;
+            o.has_temperature = 1;
+            break;
+        case O_CTX: if (kf_cli_int("--context-tokens", optarg, 64, 100000000, &iv)) return KF_EXIT_BAD_INPUT;
+            o.context_tokens = (int)iv;
+            break;
+        case O_RTMO: if (kf_cli_double("--request-timeout", optarg, 0, 1e6, 1, &o.request_timeout_s)) return KF_EXIT_BAD_INPUT;
+            break;
         case O_NOBASE: o.baseline = 0; break;
         case O_QUIET: quiet = 1; break;
         case O_JSON: json = 1; break;
@@ -195,6 +220,9 @@ int kf_cmd_run(int argc, char **argv)
        prompt or key is the setup's: 2), else 0 with a correct kernel, 1
        without one */
     int code = rc != 0 ? kf_exit_code(err.kind) : (s.have_best ? KF_EXIT_OK : KF_EXIT_CANDIDATE_FAILED);
+    /* the model server is down: recorded, resumable, and told apart from a
+       setup to fix (2) and a bug (3) */
+    if (rc != 0 && kf_llm_error_is_outage(err.code)) code = KF_EXIT_LLM_UNAVAILABLE;
     kf_run_summary_free(&s);
     return code;
 }

@@ -103,6 +103,12 @@ static kf_http_outcome classify(CURLcode rc)
     }
 }
 
+int kf_http_get(const char *url, const char *const *headers, double connect_timeout_s,
+                double timeout_s, kf_http_result *res)
+{
+    return kf_http_post(url, headers, NULL, connect_timeout_s, timeout_s, res);
+}
+
 int kf_http_post(const char *url, const char *const *headers, const char *body,
                  double connect_timeout_s, double timeout_s, kf_http_result *res)
 {
@@ -130,9 +136,13 @@ int kf_http_post(const char *url, const char *const *headers, const char *body,
     sink s = {0};
     char errbuf[CURL_ERROR_SIZE] = "";
     curl_easy_setopt(h, CURLOPT_URL, url);
-    curl_easy_setopt(h, CURLOPT_POST, 1L);
-    curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
-    curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
+    if (body) {
+        curl_easy_setopt(h, CURLOPT_POST, 1L);
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
+    } else {
+        curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+    }
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, hl);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &s);

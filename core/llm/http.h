@@ -35,6 +35,9 @@ typedef struct kf_http_result {
 int kf_http_post(const char *url, const char *const *headers, const char *body,
                  double connect_timeout_s, double timeout_s, kf_http_result *res);
 void kf_http_result_free(kf_http_result *res);
+/* The same as a GET (no body). */
+int kf_http_get(const char *url, const char *const *headers, double connect_timeout_s,
+                double timeout_s, kf_http_result *res);
 
 /* Parses a Retry-After value: delta seconds or an HTTP date (relative to now);
  * returns seconds >= 0, or -1 when it cannot be parsed. */

@@ -174,6 +174,25 @@ static int check_request(const kf_llm *llm, const kf_llm_request *req, kf_error 
     return 0;
 }
 
+/* Appends the exchange (or the failure) to the cassette; -1 with err when it cannot. */
+static int record(kf_llm *llm, const kf_llm_request *req, const char *model,
+                  const kf_llm_response *resp, const kf_error *failure, kf_error *err)
+{
+    json_object *keyed = kf_llm_request_json(llm, req, model, 0, 1);
+    char ckey[65];
+    kf_llm_json_key(keyed, ckey);
+    /* the real request is what "request" holds; the key's own form only when the key
+       saw other text (measured figures left out), for the replay's "what differs" */
+    json_object *shown = kf_llm_request_json(llm, req, model, 1, 0);
+    /* the context the length limit was cut to: a replay of this cassette cuts it the same */
+    if (llm->ctx_tokens > 0) json_object_object_add(shown, "context_tokens", json_object_new_int(llm->ctx_tokens));
+    int masked = kf_llm_request_masked(req);
+    int rc = kf_llm_cassette_append(llm->record_path, ckey, shown, masked ? keyed : NULL, resp, failure, err);
+    json_object_put(shown);
+    json_object_put(keyed);
+    return rc;
+}
+
 int kf_llm_complete(kf_llm *llm, const kf_llm_request *req, kf_llm_response *resp, kf_error *err)
 {
     memset(resp, 0, sizeof *resp);
@@ -181,7 +200,7 @@ int kf_llm_complete(kf_llm *llm, const kf_llm_request *req, kf_llm_response *res
     double t0 = kf_now_s();
     int http = llm->prov->http_body != NULL;
     const char *model = http ? (req->model ? req->model : llm->arg) : NULL;
-    json_object *full = kf_llm_request_json(llm, req, model, 1);
+    json_object *full = kf_llm_request_json(llm, req, model, 1, 1);
     char key[65] = "";
     int rc = -1, hit = 0;
 
@@ -200,6 +219,15 @@ int kf_llm_complete(kf_llm *llm, const kf_llm_request *req, kf_llm_response *res
         kf_llm_response_free(resp);
         if (llm->prov->complete(llm, req, model, resp, err) < 0) {
             kf_llm_response_free(resp);
+            /* a refusal that names the context length: later requests fit it */
+            if (err && err->code == KF_LLM_E_REQUEST && !llm->ctx_tokens) {
+                int n = kf_llm_context_from_error(err->msg);
+                if (n > 0) llm->ctx_tokens = n;
+            }
+            if (llm->record_path && llm->prov != &kf_llm_provider_replay) {
+                kf_error rerr = {0};
+                (void)record(llm, req, model, NULL, err, &rerr);   /* the failure stays the error */
+            }
             goto out;
         }
         snprintf(resp->provider, sizeof resp->provider, "%s", llm->prov->name);
@@ -219,21 +247,63 @@ int kf_llm_complete(kf_llm *llm, const kf_llm_request *req, kf_llm_response *res
             (void)kf_llm_cache_put(llm->cache_dir, key, full, resp, &cerr);
         }
     }
-    if (llm->record_path) {
-        json_object *partial = kf_llm_request_json(llm, req, model, 0);
-        char ckey[65];
-        kf_llm_json_key(partial, ckey);
-        json_object_put(partial);
-        if (kf_llm_cassette_append(llm->record_path, ckey, full, resp, err) < 0) {
-            kf_llm_response_free(resp);
-            goto out;
-        }
+    if (llm->record_path && record(llm, req, model, resp, NULL, err) < 0) {
+        kf_llm_response_free(resp);
+        goto out;
     }
     resp->latency_s = kf_now_s() - t0;
     rc = 0;
 out:
     json_object_put(full);
     return rc;
+}
+
+int kf_llm_default_max_tokens(const kf_llm *llm)
+{
+    return llm ? (int)kf_llm_config_num(llm->cfg, "llm", "max_tokens", 0) : 0;
+}
+
+double kf_llm_default_temperature(const kf_llm *llm)
+{
+    return llm ? kf_llm_config_num(llm->cfg, "llm", "temperature", -1) : -1;
+}
+
+int kf_llm_context_tokens(kf_llm *llm)
+{
+    if (!llm) return 0;
+    if (llm->ctx_tokens > 0) return llm->ctx_tokens;
+    int n = (int)kf_llm_config_num(llm->cfg, "llm", "context_tokens", 0);
+    if (n > 0) return llm->ctx_tokens = n;
+    if (!llm->ctx_probed && llm->prov->context_probe) {
+        llm->ctx_probed = 1;
+        llm->ctx_tokens = llm->prov->context_probe(llm, llm->arg);
+    }
+    return llm->ctx_tokens;
+}
+
+void kf_llm_set_context_tokens(kf_llm *llm, int n)
+{
+    if (llm && n > 0) llm->ctx_tokens = n;
+}
+
+void kf_llm_set_timeout(kf_llm *llm, double seconds)
+{
+    if (!llm || !(seconds > 0)) return;
+    llm->http.timeout_s = seconds;
+    llm->cmd_timeout_s = seconds;
+}
+
+void kf_llm_set_progress(kf_llm *llm, const kf_progress *p)
+{
+    if (!llm) return;
+    if (p) llm->progress = *p;
+    else memset(&llm->progress, 0, sizeof llm->progress);
+}
+
+int kf_llm_error_is_outage(int code)
+{
+    return code == KF_LLM_E_NETWORK || code == KF_LLM_E_TIMEOUT || code == KF_LLM_E_SERVER ||
+           code == KF_LLM_E_RATE;
 }
 
 void kf_llm_take_usage(json_object *o, const char *in_key, const char *out_key, kf_llm_response *resp)

@@ -56,6 +56,7 @@
 
 #include <stddef.h>
 #include "util/error.h"
+#include "util/progress.h"
 
 /* kf_error.code values set by this module (distinct from kf_status). */
 enum {
@@ -86,6 +87,10 @@ typedef enum kf_llm_role { KF_LLM_SYSTEM, KF_LLM_USER, KF_LLM_ASSISTANT } kf_llm
 typedef struct kf_llm_message {
     kf_llm_role role;
     const char *content;
+    /* What the cache and cassette keys see instead of content, or NULL (content): the
+     * same text with figures measured at run time (bandwidth, timings) left out, so that
+     * the same problem, device and step give the same key run after run. */
+    const char *key_content;
 } kf_llm_message;
 
 /* A request.  Strings are borrowed for the duration of kf_llm_complete.
@@ -101,9 +106,13 @@ typedef struct kf_llm_request {
     long long seed;
     const char *const *stop;           /* stop sequences, n_stop of them */
     int n_stop;
+    double timeout_s;                  /* > 0: the whole completion (attempts and waits
+                                          between them) ends within this many seconds, e.g.
+                                          what is left of the run's time budget; not part
+                                          of any key */
 } kf_llm_request;
 
-#define KF_LLM_REQUEST_INIT { NULL, NULL, 0, -1.0, 0, 0, 0, NULL, 0 }
+#define KF_LLM_REQUEST_INIT { NULL, NULL, 0, -1.0, 0, 0, 0, NULL, 0, 0.0 }
 
 typedef struct kf_llm_response {
     char *content;                     /* malloc'ed, never NULL on success, may be "" */
@@ -161,8 +170,9 @@ const char *kf_llm_name(const kf_llm *llm);
 int kf_llm_complete(kf_llm *llm, const kf_llm_request *req, kf_llm_response *resp,
                     kf_error *err);
 void kf_llm_response_free(kf_llm_response *resp);
-/* Appends every successful exchange (cache hits included) to a cassette (JSON lines,
- * created if missing); a failed append fails that completion with KF_LLM_E_IO.
+/* Appends every exchange (cache hits included) to a cassette (JSON lines, created if
+ * missing); a failed request is appended too, with "error" {code, message} in place of
+ * "response" (replay skips it); a failed append fails that completion with KF_LLM_E_IO.
  * path NULL stops recording.  Returns -1 if the file cannot be opened. */
 int kf_llm_set_record(kf_llm *llm, const char *cassette_path, kf_error *err);
 /* Caches responses under dir (created if missing), one file per request hash over
@@ -170,6 +180,26 @@ int kf_llm_set_record(kf_llm *llm, const char *cassette_path, kf_error *err);
 int kf_llm_set_cache(kf_llm *llm, const char *dir, kf_error *err);
 void kf_llm_get_usage(const kf_llm *llm, kf_llm_usage *out);
 void kf_llm_close(kf_llm *llm);
+
+/* The config's [llm] defaults: max_tokens (0 when unset), temperature (-1 when unset). */
+int kf_llm_default_max_tokens(const kf_llm *llm);
+double kf_llm_default_temperature(const kf_llm *llm);
+/* The model's context length in tokens: set by kf_llm_set_context_tokens, else [llm]
+ * context_tokens, else what the server says about itself, asked once (openai: GET
+ * {base}/models, the model's max_model_len / context_length / n_ctx / meta.n_ctx; then
+ * llama.cpp's GET {server}/props n_ctx), else what a refusal said ("exceed context
+ * window of 2048", "maximum context length is 8192"); 0 when unknown. */
+int kf_llm_context_tokens(kf_llm *llm);
+void kf_llm_set_context_tokens(kf_llm *llm, int n);
+/* Each HTTP attempt's timeout ([http] timeout) and the cmd provider's ([cmd] timeout). */
+void kf_llm_set_timeout(kf_llm *llm, double seconds);
+/* Where retries and waits are reported ("openai: 503 ...; retry 2 of 5 in 1.3 s"); the
+ * receiver is copied; NULL: quiet. */
+void kf_llm_set_progress(kf_llm *llm, const kf_progress *p);
+/* True for failures of the model server or its network that asking again at once will
+ * not cure (connection refused, timeouts, 5xx, rate limits, after every retry): the run
+ * stops, resumable, instead of spending its steps. */
+int kf_llm_error_is_outage(int code);
 
 /* The default cache directory: $XDG_CACHE_HOME/kforge/llm (else ~/.cache/kforge/llm);
  * malloc'ed. */

@@ -55,6 +55,25 @@ static void stderr_tail(const kf_sb *e, char *out, size_t n)
     if (!out[0]) snprintf(out, n, "(no stderr output)");
 }
 
+/* Token counts the command reports on stderr, the last line of the form
+ * "kforge-usage: prompt_tokens=N completion_tokens=M" (either part may be missing). */
+static void take_usage(const kf_sb *e, kf_llm_response *resp)
+{
+    const char *mark = "kforge-usage:", *p = e->s, *last = NULL;
+    while (p && (p = strstr(p, mark))) {
+        if (p == e->s || p[-1] == '\n') last = p;
+        p += strlen(mark);
+    }
+    if (!last) return;
+    const char *end = strchr(last, '\n');
+    size_t n = end ? (size_t)(end - last) : strlen(last);
+    char line[256];
+    snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), last);
+    const char *v;
+    if ((v = strstr(line, "prompt_tokens="))) resp->prompt_tokens = strtol(v + 14, NULL, 10);
+    if ((v = strstr(line, "completion_tokens="))) resp->completion_tokens = strtol(v + 18, NULL, 10);
+}
+
 static int cmd_complete(kf_llm *llm, const kf_llm_request *req, const char *model,
                         kf_llm_response *resp, kf_error *err)
 {
@@ -75,6 +94,14 @@ static int cmd_complete(kf_llm *llm, const kf_llm_request *req, const char *mode
         goto close_fds;
     }
     if (pid == 0) {
+        /* what the command may pass on to its model: K samples differ in the seed */
+        char v[64];
+        if (req->has_seed) { snprintf(v, sizeof v, "%lld", req->seed); setenv("KFORGE_LLM_SEED", v, 1); }
+        else unsetenv("KFORGE_LLM_SEED");
+        if (req->max_tokens > 0) { snprintf(v, sizeof v, "%d", req->max_tokens); setenv("KFORGE_LLM_MAX_TOKENS", v, 1); }
+        else unsetenv("KFORGE_LLM_MAX_TOKENS");
+        if (req->temperature >= 0) { snprintf(v, sizeof v, "%g", req->temperature); setenv("KFORGE_LLM_TEMPERATURE", v, 1); }
+        else unsetenv("KFORGE_LLM_TEMPERATURE");
         setpgid(0, 0);
         dup2(in[0], 0);
         dup2(out[1], 1);
@@ -96,7 +123,10 @@ static int cmd_complete(kf_llm *llm, const kf_llm_request *req, const char *mode
     pthread_sigmask(SIG_BLOCK, &pipe_set, &old_set);
 
     size_t plen = strlen(prompt), sent = 0;
-    double deadline = kf_now_s() + llm->cmd_timeout_s;
+    double tmo = llm->cmd_timeout_s;
+    int budget_cut = req->timeout_s > 0 && req->timeout_s < tmo;
+    if (budget_cut) tmo = req->timeout_s;
+    double deadline = kf_now_s() + tmo;
     int timed_out = 0, too_big = 0;
     if (plen == 0) { close(in[1]); in[1] = -1; }
     while (out[0] >= 0 || er[0] >= 0) {
@@ -165,8 +195,10 @@ static int cmd_complete(kf_llm *llm, const kf_llm_request *req, const char *mode
     char tail[CMD_STDERR_TAIL + 64];
     stderr_tail(&e, tail, sizeof tail);
     if (timed_out) {
-        kf_failc(err, KF_E_UNAVAILABLE, KF_LLM_E_CMD, "cmd: '%.200s' gave no complete answer within %g s and was killed — raise [cmd] timeout in the config or check the command",
-                cmd, llm->cmd_timeout_s);
+        kf_failc(err, KF_E_UNAVAILABLE, budget_cut ? KF_LLM_E_TIMEOUT : KF_LLM_E_CMD,
+                "cmd: '%.200s' gave no complete answer within %.3g s and was killed — %s", cmd, tmo,
+                budget_cut ? "the run's time budget (--max-time) ran out"
+                           : "raise --request-timeout ([cmd] timeout in the config) or check the command");
     } else if (too_big) {
         kf_failc(err, KF_E_UNAVAILABLE, KF_LLM_E_CMD, "cmd: '%.200s' wrote more than %u MiB and was killed", cmd, CMD_MAX_OUTPUT >> 20);
     } else if (WIFSIGNALED(status)) {
@@ -181,6 +213,7 @@ static int cmd_complete(kf_llm *llm, const kf_llm_request *req, const char *mode
         } else {
             snprintf(resp->finish_reason, sizeof resp->finish_reason, "stop");
             snprintf(resp->model, sizeof resp->model, "%s", cmd);
+            take_usage(&e, resp);
             rc = 0;
         }
     }

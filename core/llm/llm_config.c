@@ -26,6 +26,7 @@ static const char *const known_keys[][8] = {
     {"cmd", "timeout", NULL},
     {"http", "connect_timeout", "timeout", "max_attempts", "backoff_base", "backoff_max",
      "max_total_wait", NULL},
+    {"llm", "max_tokens", "temperature", "context_tokens", NULL},
 };
 
 char *kf_llm_strdup(const char *s)
@@ -156,7 +157,7 @@ int kf_llm_config_set(kf_llm_config *cfg, const char *section, const char *key,
             if (strcmp(known_keys[i][0], section) == 0) si = (int)i;
         if (si < 0)
             return kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG,
-                           "%s: unknown section [%s] (known: alias, openai, anthropic, cmd, http, prices)",
+                           "%s: unknown section [%s] (known: alias, openai, anthropic, cmd, http, llm, prices)",
                            where, section);
         char list[256] = "";
         for (int k = 1; known_keys[si][k]; k++) {
@@ -168,6 +169,13 @@ int kf_llm_config_set(kf_llm_config *cfg, const char *section, const char *key,
             return kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG, "%s: unknown key '%s' in [%s] (known: %s)", where,
                            key, section, list);
         double d;
+        if (strcmp(section, "llm") == 0) {
+            int whole = strcmp(key, "temperature") != 0;
+            if (parse_nonneg(value, &d) < 0 || (whole && (d < 1 || d != (double)(long)d || d > 1e8)) ||
+                (!whole && d > 2))
+                return kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG, "%s: [llm] %s = %s: expected %s",
+                               where, key, value, whole ? "a whole number >= 1" : "a number from 0 to 2");
+        }
         if (strcmp(section, "http") == 0 || strcmp(section, "cmd") == 0) {
             if (parse_nonneg(value, &d) < 0)
                 return kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG, "%s: [%s] %s = %s: expected a number >= 0",
@@ -230,7 +238,7 @@ int kf_llm_config_parse(kf_llm_config *cfg, const char *text, const char *label,
             snprintf(section, sizeof section, "%s", trim(s + 1));
             if (!known_section(section)) {
                 rc = kf_failc(err, KF_E_BAD_INPUT, KF_LLM_E_CONFIG,
-                             "%s:%d: unknown section [%s] (known: alias, openai, anthropic, cmd, http, prices)",
+                             "%s:%d: unknown section [%s] (known: alias, openai, anthropic, cmd, http, llm, prices)",
                              label, line, section);
                 break;
             }

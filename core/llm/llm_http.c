@@ -14,6 +14,7 @@
 #include <strings.h>
 #include <time.h>
 #include "http.h"
+#include "util/clock.h"
 #include "llm_internal.h"
 
 void kf_llm_free_headers(char **h)
@@ -100,9 +101,14 @@ int kf_llm_http_complete(kf_llm *llm, const kf_llm_request *req, const char *mod
 
     double waited = 0;
     int malformed = 0;
+    /* req->timeout_s: what is left of the run's time; no attempt and no wait outlives it */
+    double deadline = req->timeout_s > 0 ? kf_now_s() + req->timeout_s : 0;
     for (int attempt = 1;; attempt++) {
         kf_http_result r;
-        kf_http_post(url, (const char *const *)hdr, body, hs->connect_timeout_s, hs->timeout_s, &r);
+        double tmo = hs->timeout_s, left = deadline > 0 ? deadline - kf_now_s() : 0;
+        int budget_cut = deadline > 0 && left < tmo;
+        if (budget_cut) tmo = left > 0.001 ? left : 0.001;
+        kf_http_post(url, (const char *const *)hdr, body, hs->connect_timeout_s, tmo, &r);
         resp->attempts = attempt;
         int retry = 0, code = KF_LLM_E_NETWORK;
         char msg[2400], pmsg[600] = "", hint[1400];
@@ -157,10 +163,11 @@ int kf_llm_http_complete(kf_llm *llm, const kf_llm_request *req, const char *mod
             break;
         case KF_HTTP_TIMEOUT:
             code = KF_LLM_E_TIMEOUT;
-            retry = 1;
-            snprintf(msg, sizeof msg, "%s: no answer from %s within %g s (%s)", p->name, shown,
-                     hs->timeout_s, r.detail);
-            tail = "raise [http] timeout in the config or check that the server is alive";
+            retry = !budget_cut;
+            snprintf(msg, sizeof msg, "%s: no answer from %s within %.3g s (%s)", p->name, shown,
+                     tmo, r.detail);
+            tail = budget_cut ? "the run's time budget (--max-time) ran out during the request"
+                              : "raise --request-timeout ([http] timeout in the config), lower --max-tokens, or check that the server is alive";
             break;
         case KF_HTTP_CONNECT:
         case KF_HTTP_NETWORK:
@@ -195,11 +202,18 @@ int kf_llm_http_complete(kf_llm *llm, const kf_llm_request *req, const char *mod
         double cap = hs->backoff_base_s * ldexp(1.0, attempt - 1);
         if (cap > hs->backoff_max_s) cap = hs->backoff_max_s;
         double wait = ra >= 0 ? ra : cap * uniform01(&llm->rng);
+        if (deadline > 0 && kf_now_s() + wait >= deadline) {
+            kf_failc(err, kf_llm_error_kind(code), code, "%s — gave up after %d attempts: the run's time budget (--max-time) ends before the next one",
+                     msg, attempt);
+            goto out;
+        }
         if (waited + wait > hs->max_total_wait_s) {
             kf_failc(err, kf_llm_error_kind(code), code, "%s — gave up after %d attempts: waiting %.1f s more would pass [http] max_total_wait (%g s); %s",
                     msg, attempt, wait, hs->max_total_wait_s, tail);
             goto out;
         }
+        kf_progressf(&llm->progress, "      %s; retry %d of %d in %.1f s\n", msg, attempt + 1,
+                     hs->max_attempts, wait);
         sleep_s(wait);
         waited += wait;
     }

@@ -55,6 +55,9 @@ struct kf_llm {
     char *record_path;
     kf_llm_usage usage;
     uint64_t rng;                /* backoff jitter */
+    int ctx_tokens;              /* the model's context length, 0 unknown */
+    int ctx_probed;              /* the server was asked (once) */
+    kf_progress progress;        /* retries and waits; fn NULL: quiet */
 };
 
 /* A provider.  A NULL hook means the provider does not do that. */
@@ -80,6 +83,8 @@ struct kf_llm_provider {
     /* The provider's error message from an error body into msg ("" if none); sets
      * *quota when it says the quota is exhausted. */
     void (*http_error)(const char *body, char *msg, size_t n, int *quota);
+    /* The model's context length as the server says it, 0 when it does not. */
+    int (*context_probe)(kf_llm *llm, const char *model);
 };
 
 extern const kf_llm_provider kf_llm_provider_openai;
@@ -99,9 +104,14 @@ int kf_llm_url_host_is(const char *url, const char *host);
 /* llm_store.c: keys, cache and cassettes. */
 const char *kf_llm_role_name(kf_llm_role r);
 /* The request as JSON: {provider, base_url, model, messages, temperature, max_tokens,
- * seed, stop}; with full == 0 only messages and parameters (the cassette key). */
+ * seed, stop}; with full == 0 only messages and parameters (the cassette key).  keyed:
+ * each message's key_content where it has one (what keys hash), else its content. */
 json_object *kf_llm_request_json(const kf_llm *llm, const kf_llm_request *req,
-                                 const char *model, int full);
+                                 const char *model, int full, int keyed);
+/* 1 when a message of req has a key_content that differs from its content. */
+int kf_llm_request_masked(const kf_llm_request *req);
+/* The context length a refusal names ("exceed context window of 2048"), 0 if none. */
+int kf_llm_context_from_error(const char *msg);
 /* sha256 hex of the plain JSON text of obj (65 bytes). */
 void kf_llm_json_key(json_object *obj, char key[65]);
 json_object *kf_llm_response_json(const kf_llm_response *resp);
@@ -112,8 +122,11 @@ int kf_llm_response_from_json(json_object *o, kf_llm_response *resp, const char 
 int kf_llm_cache_get(const char *dir, const char *key, kf_llm_response *resp, kf_error *err);
 int kf_llm_cache_put(const char *dir, const char *key, json_object *request,
                      const kf_llm_response *resp, kf_error *err);
+/* keyed: the key's own form of the request (masked messages), or NULL when it is the
+ * request's; resp NULL with failure set: a failed request ({code, message}). */
 int kf_llm_cassette_append(const char *path, const char *key, json_object *request,
-                           const kf_llm_response *resp, kf_error *err);
+                           json_object *keyed, const kf_llm_response *resp,
+                           const kf_error *failure, kf_error *err);
 /* Plain JSON text (no slash escaping); owned by obj. */
 const char *kf_llm_json_text(json_object *obj);
 

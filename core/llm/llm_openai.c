@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "http.h"
 #include "llm_internal.h"
 
 #define OPENAI_DEFAULT_BASE "https://api.openai.com/v1"
@@ -159,6 +160,79 @@ static void openai_error(const char *body, char *msg, size_t n, int *quota)
     json_object_put(o);
 }
 
+/* A positive integer at o.key (number or numeric string), else 0. */
+static int ctx_field(json_object *o, const char *key)
+{
+    json_object *v;
+    if (!o || !json_object_object_get_ex(o, key, &v)) return 0;
+    long long n = json_object_is_type(v, json_type_string) ? strtoll(json_object_get_string(v), NULL, 10)
+                                                             : json_object_get_int64(v);
+    return n > 0 && n < 100000000 ? (int)n : 0;
+}
+
+static int ctx_of_model(json_object *m)
+{
+    static const char *const keys[] = {"max_model_len", "context_length", "context_window", "n_ctx",
+                                       "max_context_length", NULL};
+    json_object *meta = NULL;
+    for (int i = 0; keys[i]; i++) {
+        int n = ctx_field(m, keys[i]);
+        if (n) return n;
+    }
+    if (json_object_object_get_ex(m, "meta", &meta))
+        for (int i = 0; keys[i]; i++) {
+            int n = ctx_field(meta, keys[i]);
+            if (n) return n;
+        }
+    return 0;
+}
+
+static json_object *get_json(kf_llm *llm, const char *url)
+{
+    char **hdr = openai_headers(llm);
+    kf_http_result r;
+    double tmo = llm->http.connect_timeout_s > 0 ? llm->http.connect_timeout_s : 10;
+    json_object *o = NULL;
+    if (hdr && kf_http_get(url, (const char *const *)hdr, tmo, tmo, &r) == 0 && r.status == 200)
+        o = json_tokener_parse(r.body);
+    if (hdr) kf_http_result_free(&r);
+    kf_llm_free_headers(hdr);
+    return o;
+}
+
+/* What the server says of the model's context: {base}/models (vLLM max_model_len,
+ * OpenRouter context_length, llama.cpp meta), then llama.cpp's {server}/props. */
+static int openai_context(kf_llm *llm, const char *model)
+{
+    char url[2048];
+    int n = 0;
+    snprintf(url, sizeof url, "%s/models", llm->base_url);
+    json_object *o = get_json(llm, url), *data;
+    if (o && json_object_object_get_ex(o, "data", &data) && json_object_is_type(data, json_type_array)) {
+        size_t k = json_object_array_length(data);
+        for (size_t i = 0; i < k && !n; i++) {
+            json_object *m = json_object_array_get_idx(data, i), *id;
+            int mine = json_object_object_get_ex(m, "id", &id) && model && !strcmp(json_object_get_string(id), model);
+            if (mine || k == 1) n = ctx_of_model(m);
+        }
+    }
+    json_object_put(o);
+    if (n) return n;
+    /* llama.cpp's server: /props at the root (base_url ends in /v1) */
+    snprintf(url, sizeof url, "%s", llm->base_url);
+    size_t len = strlen(url);
+    if (len >= 3 && !strcmp(url + len - 3, "/v1")) url[len - 3] = '\0';
+    snprintf(url + strlen(url), sizeof url - strlen(url), "/props");
+    o = get_json(llm, url);
+    json_object *dg;
+    if (o) {
+        n = ctx_field(o, "n_ctx");
+        if (!n && json_object_object_get_ex(o, "default_generation_settings", &dg)) n = ctx_field(dg, "n_ctx");
+    }
+    json_object_put(o);
+    return n;
+}
+
 const kf_llm_provider kf_llm_provider_openai = {
     .name = "openai",
     .cacheable = 1,
@@ -171,4 +245,5 @@ const kf_llm_provider kf_llm_provider_openai = {
     .http_body = openai_body,
     .http_parse = openai_parse,
     .http_error = openai_error,
+    .context_probe = openai_context,
 };

@@ -27,8 +27,30 @@ const char *kf_llm_json_text(json_object *obj)
     return json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 }
 
+int kf_llm_request_masked(const kf_llm_request *req)
+{
+    for (int i = 0; i < req->n_messages; i++) {
+        const kf_llm_message *m = &req->messages[i];
+        if (m->key_content && (!m->content || strcmp(m->key_content, m->content) != 0)) return 1;
+    }
+    return 0;
+}
+
+int kf_llm_context_from_error(const char *msg)
+{
+    static const char *const marks[] = {"context window of ", "maximum context length is ",
+                                        "context length of ", "n_ctx = ", "n_ctx: ", NULL};
+    for (int i = 0; msg && marks[i]; i++) {
+        const char *p = strstr(msg, marks[i]);
+        if (!p) continue;
+        long n = strtol(p + strlen(marks[i]), NULL, 10);
+        if (n > 0 && n < 100000000) return (int)n;
+    }
+    return 0;
+}
+
 json_object *kf_llm_request_json(const kf_llm *llm, const kf_llm_request *req,
-                                 const char *model, int full)
+                                 const char *model, int full, int keyed)
 {
     json_object *o = json_object_new_object();
     if (full) {
@@ -45,8 +67,9 @@ json_object *kf_llm_request_json(const kf_llm *llm, const kf_llm_request *req,
     for (int i = 0; i < req->n_messages; i++) {
         json_object *m = json_object_new_object();
         json_object_object_add(m, "role", json_object_new_string(kf_llm_role_name(req->messages[i].role)));
-        json_object_object_add(m, "content",
-                               json_object_new_string(req->messages[i].content ? req->messages[i].content : ""));
+        const char *c = keyed && req->messages[i].key_content ? req->messages[i].key_content
+                                                              : req->messages[i].content;
+        json_object_object_add(m, "content", json_object_new_string(c ? c : ""));
         json_object_array_add(msgs, m);
     }
     json_object_object_add(o, "messages", msgs);
@@ -105,12 +128,21 @@ int kf_llm_response_from_json(json_object *o, kf_llm_response *r, const char *wh
     return 0;
 }
 
-static json_object *entry_json(const char *key, json_object *request, const kf_llm_response *resp)
+static json_object *entry_json(const char *key, json_object *request, json_object *keyed,
+                               const kf_llm_response *resp, const kf_error *failure)
 {
     json_object *e = json_object_new_object();
     json_object_object_add(e, "key", json_object_new_string(key));
     json_object_object_add(e, "request", json_object_get(request));
-    json_object_object_add(e, "response", kf_llm_response_json(resp));
+    if (keyed) json_object_object_add(e, "keyed", json_object_get(keyed));
+    if (resp) {
+        json_object_object_add(e, "response", kf_llm_response_json(resp));
+    } else {
+        json_object *f = json_object_new_object();
+        json_object_object_add(f, "code", json_object_new_int(failure ? failure->code : 0));
+        json_object_object_add(f, "message", json_object_new_string(failure ? failure->msg : ""));
+        json_object_object_add(e, "error", f);
+    }
     return e;
 }
 
@@ -154,7 +186,7 @@ int kf_llm_cache_put(const char *dir, const char *key, json_object *request,
     char tmp[4096], path[4096];
     snprintf(path, sizeof path, "%s/%s.json", dir, key);
     snprintf(tmp, sizeof tmp, "%s/.%s.%ld.tmp", dir, key, (long)getpid());
-    json_object *e = entry_json(key, request, resp);
+    json_object *e = entry_json(key, request, NULL, resp, NULL);
     const char *t = kf_llm_json_text(e);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     int rc = 0;
@@ -170,9 +202,10 @@ int kf_llm_cache_put(const char *dir, const char *key, json_object *request,
 }
 
 int kf_llm_cassette_append(const char *path, const char *key, json_object *request,
-                           const kf_llm_response *resp, kf_error *err)
+                           json_object *keyed, const kf_llm_response *resp,
+                           const kf_error *failure, kf_error *err)
 {
-    json_object *e = entry_json(key, request, resp);
+    json_object *e = entry_json(key, request, keyed, resp, failure);
     const char *t = kf_llm_json_text(e);
     size_t n = strlen(t);
     char *line = malloc(n + 2);

@@ -31,6 +31,7 @@
 #include "util/fmt.h"
 #include "problem/problem.h"
 #include "run_record.h"
+#include "llm/llm.h"
 
 void kf_run_opts_default(kf_run_opts *o)
 {
@@ -788,9 +789,16 @@ static int generate_one(run_state *st, step_t *sp, int s, kf_error *err)
     kf_gen_result g = {0};
     kf_error e = {0};
     st->ctx.run_dir = sdir;
+    /* a model may take minutes: say what is being waited for */
+    if (st->o.progress.fn && !st->o.json_progress && !strcmp(st->agent->ops->kind, "llm"))
+        kf_progressf(&st->o.progress, "[%3d] %-12s asking %s (sample %d) ...\n", st->step, phase_name(kind),
+                     st->agent->spec, s);
     if (st->agent->ops->generate(st->agent, &st->ctx, &req, &g, &e) != 0) {
         /* the provider itself failed (after its retries): the run stops here,
-           recorded, resumable */
+           recorded, resumable; the prompt and the failure stay in the step's
+           directory (not journaled: a resume asks again) */
+        kf_run_save_io(sdir, &g.io, NULL);
+        kf_run_save_text(sdir, "error.txt", e.msg, NULL);
         kf_gen_result_free(&g);
         return kf_failc(err, e.kind ? e.kind : KF_E_INTERNAL, e.code, "step %d: the %s agent failed: %s", st->step,
                        st->agent->spec, e.msg);
@@ -801,8 +809,11 @@ static int generate_one(run_state *st, step_t *sp, int s, kf_error *err)
     kf_run_save_io(sdir, &g.io, NULL);
     int rc = 0;
     if (g.cand) {
-        char cdir[4200];
+        char cdir[4200], stale[4200];
         snprintf(cdir, sizeof cdir, "%s/candidate", sdir);
+        /* a request that failed here before a --resume left its error */
+        snprintf(stale, sizeof stale, "%s/error.txt", sdir);
+        unlink(stale);
         rc = kf_candidate_save_private(g.cand, cdir, err);
     } else {
         kf_run_save_text(sdir, "error.txt", g.error ? g.error : "no candidate", NULL);
@@ -824,7 +835,9 @@ static int run_step(run_state *st, kf_error *err)
     step_t *sp = calloc(1, sizeof *sp);
     if (!sp) return kf_fail(err, KF_E_INTERNAL, "out of memory");
     sp->step = st->step;
-    sp->kind = kf_loop_next_kind(&st->ls, st->last && st->last_eval,
+    /* an unusable answer (no candidate, an evaluation that says why) is
+       fed back as a repair of that answer, not asked for afresh */
+    sp->kind = kf_loop_next_kind(&st->ls, st->last_eval != NULL,
                                  st->last_eval ? st->last_eval->verdict : KF_PASS);
     int K = sample_count(st, sp->kind), rc = 0;
     for (int s = 0; s < K && rc == 0; s++) {
@@ -860,6 +873,8 @@ static int run_analysis(run_state *st, kf_error *err)
     kf_error e = {0};
     st->ctx.run_dir = sdir;
     kf_agent *an = st->agent->ops->analyze ? st->agent : st->builtin;
+    if (st->o.progress.fn && !st->o.json_progress && !strcmp(an->ops->kind, "llm"))
+        kf_progressf(&st->o.progress, "      analysis: asking %s ...\n", an->spec);
     if (an->ops->analyze(an, &st->ctx, &req, a, &io, &e) != 0) {
         free(io.prompt);
         free(io.answer);
@@ -928,7 +943,11 @@ static int open_everything(run_state *st, kf_error *err)
     st->dev = &st->plugin->devices[st->o.device];
     st->o.eval.device = st->o.device;
 
-    kf_agent_opts ao = {.record_path = st->o.record_path, .cache_dir = st->o.cache_dir};
+    kf_agent_opts ao = {.record_path = st->o.record_path, .cache_dir = st->o.cache_dir,
+                        .max_tokens = st->o.max_tokens, .has_temperature = st->o.has_temperature,
+                        .temperature = st->o.temperature, .context_tokens = st->o.context_tokens,
+                        .request_timeout_s = st->o.request_timeout_s};
+    if (!st->o.json_progress) ao.progress = st->o.progress;
     /* the built-in agent also makes the baseline: the agent itself when the
        spec names it ("builtin", "builtin:POINT"), else one of its own */
     st->agent = kf_agent_open(st->o.agent, &ao, err);
@@ -956,7 +975,9 @@ static int open_everything(run_state *st, kf_error *err)
                 kf_progressf(&st->o.progress, "warning: %s; going on without the reference\n", fe.msg);
         }
     }
-    return 0;
+    /* a missing or broken template is the setup's: said now, before the
+       baseline is measured, not at the first step */
+    return kf_agent_check(st->agent, &st->ctx, err);
 }
 
 /* Rebuilds the loop state from the journal; returns 0 or -1. */
@@ -979,6 +1000,16 @@ static int write_run_json(run_state *st, kf_error *err)
     json_object_object_add(o, "agent_seed", json_object_new_int64((int64_t)st->o.agent_seed));
     json_object *from = kf_loop_from_json(st);
     if (from) json_object_object_add(o, "from", from);
+    if (st->o.prompts_dir) {
+        char *abs = realpath(st->o.prompts_dir, NULL);
+        json_object_object_add(o, "prompts", json_object_new_string(abs ? abs : st->o.prompts_dir));
+        free(abs);
+    }
+    if (st->o.max_tokens > 0) json_object_object_add(o, "max_tokens", json_object_new_int(st->o.max_tokens));
+    if (st->o.has_temperature) json_object_object_add(o, "temperature", json_object_new_double(st->o.temperature));
+    if (st->o.context_tokens > 0) json_object_object_add(o, "context_tokens", json_object_new_int(st->o.context_tokens));
+    if (st->o.request_timeout_s > 0)
+        json_object_object_add(o, "request_timeout_s", json_object_new_double(st->o.request_timeout_s));
     json_object_object_add(o, "trials", json_object_new_int(st->o.eval.trials));
     json_object_object_add(o, "reps", json_object_new_int(st->o.eval.reps));
     char path[4096];
@@ -1006,10 +1037,24 @@ static int load_run_json(run_state *st, const kf_run_opts *cli, kf_error *err)
     free(text);
     if (!o) return kf_fail(err, KF_E_BAD_INPUT, "%s: not valid JSON; cannot resume", path);
     json_object *v;
-    for (int i = 0; i < 3; i++) free(st->recorded[i]);
+    for (int i = 0; i < 4; i++) free(st->recorded[i]);
     st->recorded[0] = dup_json_str(o, "backend");
     st->recorded[1] = dup_json_str(o, "agent");
     st->recorded[2] = dup_json_str(o, "preset");
+    st->recorded[3] = dup_json_str(o, "prompts");
+    /* the templates, the answer length, the temperature and the context of
+       the interrupted run, unless given again */
+    if (!cli->prompts_dir || (getenv("KFORGE_PROMPTS") && !strcmp(cli->prompts_dir, getenv("KFORGE_PROMPTS"))))
+        if (st->recorded[3]) st->o.prompts_dir = st->recorded[3];
+    if (json_object_object_get_ex(o, "max_tokens", &v) && cli->max_tokens <= 0) st->o.max_tokens = json_object_get_int(v);
+    if (json_object_object_get_ex(o, "temperature", &v) && !cli->has_temperature) {
+        st->o.has_temperature = 1;
+        st->o.temperature = json_object_get_double(v);
+    }
+    if (json_object_object_get_ex(o, "context_tokens", &v) && cli->context_tokens <= 0)
+        st->o.context_tokens = json_object_get_int(v);
+    if (json_object_object_get_ex(o, "request_timeout_s", &v) && cli->request_timeout_s <= 0)
+        st->o.request_timeout_s = json_object_get_double(v);
     st->o.backend = st->recorded[0];
     st->o.agent = st->recorded[1];
     st->o.preset = st->recorded[2];
@@ -1158,7 +1203,7 @@ static void cleanup(run_state *st)
     free(st->anchor_how);
     free(st->anchor_why);
     free(st->problem_copy);
-    for (int i = 0; i < 3; i++) free(st->recorded[i]);
+    for (int i = 0; i < 4; i++) free(st->recorded[i]);
     kf_loop_from_free(st);
     free(st->from_recorded);
     free(st->dir);
@@ -1284,6 +1329,9 @@ int kf_run(const kf_run_opts *cli, kf_run_summary *out, kf_error *err)
 
     const char *reason = "iteration budget spent";
     int rc = 0;
+    /* no request of an LLM agent outlives the time budget */
+    if (st.o.max_time_s > 0) st.ctx.deadline = st.t0 + (st.o.max_time_s - st.elapsed_before);
+    st.ctx.baseline_s = st.baseline_s;
     while (1) {
         const char *stop = kf_loop_stop_reason(&st.ls, &st.o, st.step, elapsed(&st), st.cost, st.best_eval);
         if (stop) { reason = stop; break; }
@@ -1301,8 +1349,13 @@ int kf_run(const kf_run_opts *cli, kf_run_summary *out, kf_error *err)
         kf_loop_journal(&st, "elapsed", ev, NULL);
         json_object_put(ev);
     }
-    if (rc != 0 && st.o.progress.fn)
-        kf_progressf(&st.o.progress, "stopped: %s (resume with: kforge run --resume %s)\n", err->msg, st.dir);
+    if (rc != 0 && st.o.progress.fn) {
+        const char *pd = st.o.prompts_dir && (!getenv("KFORGE_PROMPTS") || strcmp(st.o.prompts_dir, getenv("KFORGE_PROMPTS")))
+                             ? st.o.prompts_dir : NULL;
+        kf_progressf(&st.o.progress, "stopped: %s%s (resume with: kforge run --resume %s%s%s)\n",
+                     kf_llm_error_is_outage(err->code) ? "the model server is unavailable: " : "", err->msg, st.dir,
+                     pd ? " --prompts " : "", pd ? pd : "");
+    }
     kf_error werr = {0};
     if (write_result(&st, rc ? err->msg : reason, out, &werr) != 0 && rc == 0) {
         *err = werr;

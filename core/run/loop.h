@@ -69,6 +69,12 @@ typedef struct kf_run_opts {
                                     the generation agent gets as a reference (loop_from.c) */
     int baseline;                /* 1: measure the op-by-op baseline (default) */
     kf_eval_opts eval;
+    /* LLM agents (kf_agent_opts): 0 / has_temperature 0 = the config's, else the default */
+    int max_tokens;              /* --max-tokens */
+    int has_temperature;         /* --temperature given */
+    double temperature;
+    int context_tokens;          /* --context-tokens */
+    double request_timeout_s;    /* --request-timeout */
     kf_progress progress;        /* progress lines (fn NULL: quiet; util/progress.h) */
     int json_progress;           /* progress as JSON lines */
 } kf_run_opts;
@@ -90,8 +96,10 @@ typedef struct kf_run_summary {
 void kf_run_summary_free(kf_run_summary *s);
 
 /* Runs (or resumes) a run.  Returns 0 when the loop ran (whether or not a
- * correct candidate was found: see summary->have_best), -1 on a bad request
- * or an I/O error that makes recording impossible (err says why). */
+ * correct candidate was found: see summary->have_best), -1 on a bad request,
+ * an I/O error that makes recording impossible, or an agent that cannot go on
+ * (err says why; a model server that is down leaves err->code an outage code
+ * of llm.h, kf_llm_error_is_outage: the run is recorded and resumable). */
 int kf_run(const kf_run_opts *o, kf_run_summary *out, kf_error *err);
 
 #endif

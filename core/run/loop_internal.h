@@ -34,7 +34,7 @@ typedef struct run_state {
     kf_run_opts o;                /* effective options (resume: from run.json) */
     char *dir;
     char *problem_copy;
-    char *recorded[3];            /* backend, agent, preset read from run.json (resume) */
+    char *recorded[4];            /* backend, agent, preset, prompts read from run.json (resume) */
     kf_problem *p;
     kf_resolved r;
     int have_r;

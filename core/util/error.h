@@ -61,7 +61,8 @@ void kf_error_clear(kf_error *err);
 const char *kf_error_kind_name(kf_error_kind kind);
 
 /* Exit codes of the kforge CLI (README: "Exit status everywhere"). */
-enum { KF_EXIT_OK = 0, KF_EXIT_CANDIDATE_FAILED = 1, KF_EXIT_BAD_INPUT = 2, KF_EXIT_INTERNAL = 3 };
+enum { KF_EXIT_OK = 0, KF_EXIT_CANDIDATE_FAILED = 1, KF_EXIT_BAD_INPUT = 2, KF_EXIT_INTERNAL = 3,
+       KF_EXIT_LLM_UNAVAILABLE = 4   /* kforge run: the model server is down; the run is resumable */ };
 
 /* The one table from kinds to exit codes: NONE 0, CANDIDATE 1, BAD_INPUT
  * and UNAVAILABLE 2 (the user can fix the setup), IO and INTERNAL 3. */

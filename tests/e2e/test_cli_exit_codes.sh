@@ -19,9 +19,12 @@ expect "unknown agent provider" 2 "unknown provider 'bogus'" run --agent bogus:m
 expect "missing API key" 2 "OPENAI_API_KEY is not set" env -u OPENAI_API_KEY -u OPENAI_BASE_URL "$KFORGE" run "$P" \
     --backend cpu-simd --max-iterations 1 --no-baseline --out "$tmp/k" --agent openai:m
 expect "missing cassette" 2 "cannot read the cassette" run --agent "replay:$tmp/none.jsonl"
-expect "missing prompts" 2 "prompt template roles/system.md not found" env OPENAI_API_KEY=x \
-    OPENAI_BASE_URL=http://127.0.0.1:9/v1 KFORGE_PROMPTS="$tmp/none" "$KFORGE" run "$P" --backend cpu-simd \
-    --max-iterations 1 --no-baseline --out "$tmp/p" --agent openai:m --prompts "$tmp/none"
+# a template that does not render (a build tree always finds its own, so a broken one
+# stands for the setup's mistake): said before any request, exit 2
+mkdir -p "$tmp/bad/roles"; printf '{{nope}}\n' >"$tmp/bad/roles/system.md"
+expect "broken prompt template" 2 "roles/system.md: unknown variable {{nope}}" env OPENAI_API_KEY=x \
+    OPENAI_BASE_URL=http://127.0.0.1:9/v1 "$KFORGE" run "$P" --backend cpu-simd \
+    --max-iterations 1 --no-baseline --out "$tmp/p" --agent openai:m --prompts "$tmp/bad"
 touch "$tmp/afile"
 expect "--out under a file" 2 "Not a directory" "$KFORGE" run "$P" --backend cpu-simd --max-iterations 1 --out "$tmp/afile/run"
 expect "missing problem file" 2 "cannot open" "$KFORGE" run "$tmp/none.json" --backend cpu-simd

@@ -31,12 +31,12 @@ print(" ".join(e["verdict"] for e in map(json.loads, open(sys.argv[1])) if e["ev
 best=$("$PYTHON3" -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["best"]["dir"])' "$tmp/run/result.json" 2>&1)
 [ "$best" = "steps/0004-0/candidate" ] && ok "the faster kernel is kept as best" || no "the faster kernel is kept as best" "got: $best"
 
-nreq=$(wc -l <"$tmp/requests.jsonl")
+nreq=$(grep -c '"method": "POST"' "$tmp/requests.jsonl")
 [ "$nreq" -eq 6 ] && ok "six requests: 4 generations + 2 analyses" || no "six requests" "got $nreq"
 
 field() { "$PYTHON3" -c '
 import json,sys
-reqs=[json.loads(l) for l in open(sys.argv[1])]
+reqs=[r for r in map(json.loads, open(sys.argv[1])) if r["method"] == "POST"]
 r=reqs[int(sys.argv[2])]
 print(r["headers"].get("authorization",""), "|", r["path"], "|", r["body"]["model"], "|", "\n".join(m["content"] for m in r["body"]["messages"]))' "$tmp/requests.jsonl" "$1"; }
 r1=$(field 1)

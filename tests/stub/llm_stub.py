@@ -22,6 +22,8 @@ ITEM, one per request, in order:
     {"fault": "invalid_json"}               200 with a body that is not JSON
     {"fault": "close"}                      close the connection without a response
 An exhausted queue answers 500 "llm_stub: script exhausted".
+GET requests answer from SCRIPT's "get" map, path -> JSON body (e.g. {"/v1/models": {...},
+"/props": {"n_ctx": 2048}}), else 404; they are logged like the others (endpoint "get").
 
 Every request is logged to LOG as one JSON line {"endpoint", "method", "path", "headers"
 (names lowercased), "body" (parsed JSON, or text)}, flushed before the answer is sent.
@@ -36,6 +38,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOCK = threading.Lock()
 QUEUES = {}
+GETS = {}
 LOG = None
 
 
@@ -150,7 +153,16 @@ class Handler(BaseHTTPRequestHandler):
             self.send_json(status, completion_body(endpoint, item, body), headers)
 
     def do_GET(self):
-        self.send_json(404, {"error": {"message": "llm_stub: POST only"}})
+        with LOCK:
+            LOG.write(json.dumps({"endpoint": "get", "method": "GET", "path": self.path,
+                                  "headers": {k.lower(): v for k, v in self.headers.items()},
+                                  "body": None}) + "\n")
+            LOG.flush()
+        body = GETS.get(self.path)
+        if body is None:
+            self.send_json(404, {"error": {"message": "llm_stub: no GET " + self.path}})
+        else:
+            self.send_json(200, body)
 
 
 def watch_stdin():
@@ -171,6 +183,7 @@ def main():
         script = json.load(f)
     for k in ("openai", "anthropic"):
         QUEUES[k] = list(script.get(k, []))
+    GETS.update(script.get("get", {}))
     LOG = open(sys.argv[2], "a")
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True

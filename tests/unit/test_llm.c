@@ -18,8 +18,8 @@
 #define SECRET "sk-test-SECRET"
 
 static const kf_llm_message MSGS[] = {
-    {KF_LLM_SYSTEM, "You write kernels."},
-    {KF_LLM_USER, "Write a relu."},
+    {KF_LLM_SYSTEM, "You write kernels.", NULL},
+    {KF_LLM_USER, "Write a relu.", NULL},
 };
 
 static double now_s(void)
@@ -221,8 +221,8 @@ KF_TEST(anthropic_request_and_response)
                       " \"usage\": [1000, 2000]}]}");
     kf_llm_config *cfg = test_cfg(&s, NULL);
     kf_llm *llm = open_ok("anthropic:claude-sonnet-4-20250514", cfg);
-    kf_llm_message msgs[] = {{KF_LLM_SYSTEM, "Rules A."}, {KF_LLM_SYSTEM, "Rules B."},
-                             {KF_LLM_USER, "Q1"}, {KF_LLM_ASSISTANT, "A1"}, {KF_LLM_USER, "Q2"}};
+    kf_llm_message msgs[] = {{KF_LLM_SYSTEM, "Rules A.", NULL}, {KF_LLM_SYSTEM, "Rules B.", NULL},
+                             {KF_LLM_USER, "Q1", NULL}, {KF_LLM_ASSISTANT, "A1", NULL}, {KF_LLM_USER, "Q2", NULL}};
     kf_llm_request req = KF_LLM_REQUEST_INIT;
     const char *stop[] = {"###"};
     req.messages = msgs;
@@ -474,7 +474,7 @@ KF_TEST_TIMEOUT(stall_times_out, 20)
     expect_failure(llm, KF_LLM_E_TIMEOUT, "no answer from http://127.0.0.1:", &err);
     double dt = now_s() - t0;
     KF_CHECK_CONTAINS(err.msg, "within 1 s");
-    KF_CHECK_CONTAINS(err.msg, "raise [http] timeout");
+    KF_CHECK_CONTAINS(err.msg, "raise --request-timeout ([http] timeout in the config)");
     KF_CHECK_MSG(dt >= 0.9 && dt < 2.0, "timed out after %.3f s, expected about 1 s", dt);
     KF_CHECK_INT(kf_stub_count(&s), 1);
     kf_llm_close(llm);
@@ -681,7 +681,7 @@ KF_TEST(record_then_replay_without_http)
     kf_llm *llm = open_ok("openai:gpt-4o", cfg);
     KF_CHECK_MSG(kf_llm_set_record(llm, cassette, &err) == 0, "%s", err.msg);
     kf_llm_request req = basic_request();
-    kf_llm_message second[] = {{KF_LLM_USER, "Make it faster."}};
+    kf_llm_message second[] = {{KF_LLM_USER, "Make it faster.", NULL}};
     kf_llm_request req2 = basic_request();
     req2.messages = second;
     req2.n_messages = 1;
@@ -717,14 +717,26 @@ KF_TEST(record_then_replay_without_http)
     KF_CHECK_STR(resp.content, "answer two again");
     kf_llm_response_free(&resp);
     /* an unknown request says so and shows its key */
-    kf_llm_message other[] = {{KF_LLM_USER, "Something never recorded."}};
+    kf_llm_message other[] = {{KF_LLM_USER, "Something never recorded.", NULL}};
     req.messages = other;
     req.n_messages = 1;
     KF_CHECK_INT(kf_llm_complete(llm, &req, &resp, &err), -1);
     KF_CHECK_INT(err.code, KF_LLM_E_REPLAY_MISS);
     KF_CHECK_CONTAINS(err.msg, "has no answer for this request (key ");
     const char *k = strstr(err.msg, "(key ");
-    KF_CHECK(k && strspn(k + 5, "0123456789abcdef") == 64);
+    KF_CHECK(k && strspn(k + 5, "0123456789abcdef") == 12);
+    /* ... and what differs from the closest recorded request */
+    KF_CHECK_CONTAINS(err.msg, "message 1 (user), line 1: now 'Something never recorded.', recorded 'Make it faster.'");
+    kf_llm_message changed[] = {{KF_LLM_SYSTEM, "You write kernels.", NULL}, {KF_LLM_USER, "Write a gelu.", NULL}};
+    req.messages = changed;
+    req.n_messages = 2;
+    KF_CHECK_INT(kf_llm_complete(llm, &req, &resp, &err), -1);
+    KF_CHECK_INT(err.code, KF_LLM_E_REPLAY_MISS);
+    KF_CHECK_CONTAINS(err.msg, "message 2 (user), line 1: now 'Write a gelu.', recorded 'Write a relu.'");
+    req.messages = MSGS;
+    req.max_tokens = 77;
+    KF_CHECK_INT(kf_llm_complete(llm, &req, &resp, &err), -1);
+    KF_CHECK_CONTAINS(err.msg, "max_tokens is 77 now, 100 in the closest recorded request");
     kf_llm_close(llm);
     kf_llm_config_free(cfg);
 }
@@ -828,7 +840,8 @@ KF_TEST(secret_is_never_written)
     KF_CHECK_MSG(cas && strstr(cas, "\"content\":\"ok too\""), "cassette: %s", cas ? cas : "(none)");
     int lines = 0;
     for (char *p = cas; p && *p; p++) lines += *p == '\n';
-    KF_CHECK_INT(lines, 4);
+    KF_CHECK_INT(lines, 5);   /* 4 answers and the failed request, recorded as such */
+    KF_CHECK_MSG(cas && strstr(cas, "\"error\":{\"code\":"), "no failed request in the cassette: %s", cas ? cas : "");
     free(cas);
     scan_needle = "SECRET";
     scan_hit[0] = '\0';
@@ -866,7 +879,7 @@ KF_TEST(cmd_large_prompt_through_a_pipe)
     char *big = malloc(n + 1);
     for (size_t i = 0; i < n; i++) big[i] = (char)('a' + i % 26);
     big[n] = '\0';
-    kf_llm_message m[] = {{KF_LLM_USER, big}};
+    kf_llm_message m[] = {{KF_LLM_USER, big, NULL}};
     kf_llm_request req = KF_LLM_REQUEST_INIT;
     req.messages = m;
     req.n_messages = 1;
@@ -891,7 +904,7 @@ KF_TEST(cmd_timeout_kills_the_process_group)
     double t0 = now_s();
     expect_failure(llm, KF_LLM_E_CMD, "gave no complete answer within 0.5 s and was killed", &err);
     KF_CHECK(now_s() - t0 < 2.0);
-    KF_CHECK_CONTAINS(err.msg, "raise [cmd] timeout");
+    KF_CHECK_CONTAINS(err.msg, "raise --request-timeout ([cmd] timeout in the config)");
     char *pid_text = kf_test_read_file(pidfile);
     KF_CHECK(pid_text != NULL);
     pid_t child = pid_text ? (pid_t)atoi(pid_text) : 0;
@@ -976,6 +989,139 @@ KF_TEST(request_validation)
     KF_CHECK_CONTAINS(err.msg, "the request has no messages");
     kf_llm_response_free(&resp);
     kf_llm_close(llm);
+}
+
+/* ---- issue 13: context, request timeout, keys, cmd seed and usage --------------- */
+
+KF_TEST(context_from_models_then_props)
+{
+    kf_stub_clean_env();
+    kf_stub s;
+    kf_stub_start(&s, "{\"get\": {\"/v1/models\": {\"data\": [{\"id\": \"other\", \"max_model_len\": 1},"
+                      " {\"id\": \"m\", \"meta\": {\"n_ctx\": 4096}}]}}}");
+    kf_llm_config *cfg = test_cfg(&s, NULL);
+    kf_llm *llm = open_ok("openai:m", cfg);
+    KF_CHECK_INT(kf_llm_context_tokens(llm), 4096);      /* the entry of this model */
+    KF_CHECK_INT(kf_llm_context_tokens(llm), 4096);
+    KF_CHECK_INT(kf_stub_count(&s), 1);                   /* asked once */
+    kf_llm_close(llm);
+    kf_llm_config_free(cfg);
+    kf_stub_stop(&s);
+
+    kf_stub_start(&s, "{\"get\": {\"/props\": {\"default_generation_settings\": {\"n_ctx\": 2048}}}}");
+    cfg = test_cfg(&s, NULL);
+    llm = open_ok("openai:m", cfg);
+    KF_CHECK_INT(kf_llm_context_tokens(llm), 2048);      /* /v1/models 404, then llama.cpp's /props */
+    KF_CHECK_INT(kf_stub_count(&s), 3);                   /* the log goes on: 1 from the first stub */
+    json_object *reqs = kf_stub_requests(&s);
+    KF_CHECK_STR(jstr(reqs, "1.path"), "/v1/models");
+    KF_CHECK_STR(jstr(reqs, "2.path"), "/props");
+    json_object_put(reqs);
+    kf_llm_close(llm);
+    kf_llm_config_free(cfg);
+    kf_stub_stop(&s);
+}
+
+KF_TEST(context_learnt_from_a_refusal)
+{
+    kf_stub_clean_env();
+    kf_stub s;
+    kf_stub_start(&s, "{\"openai\": [{\"status\": 400, \"error\": {\"message\": "
+                      "\"Requested tokens (9000) exceed context window of 2048\"}}]}");
+    kf_llm_config *cfg = test_cfg(&s, NULL);
+    kf_llm *llm = open_ok("openai:m", cfg);
+    kf_error err = {0};
+    expect_failure(llm, KF_LLM_E_REQUEST, "exceed context window of 2048", &err);
+    KF_CHECK_INT(kf_llm_context_tokens(llm), 2048);
+    kf_llm_close(llm);
+    kf_llm_config_free(cfg);
+    kf_stub_stop(&s);
+}
+
+KF_TEST_TIMEOUT(request_timeout_bounds_all_attempts, 20)
+{
+    kf_stub_clean_env();
+    kf_stub s;
+    kf_stub_start(&s, "{\"openai\": [{\"fault\": \"stall\", \"seconds\": 10}, {\"content\": \"late\"}]}");
+    kf_llm_config *cfg = test_cfg(&s, "[http]\ntimeout = 5\nmax_attempts = 3\n");
+    kf_llm *llm = open_ok("openai:m", cfg);
+    kf_llm_request req = basic_request();
+    req.timeout_s = 1;               /* what is left of the run's time */
+    kf_llm_response resp;
+    kf_error err = {0};
+    double t0 = now_s();
+    KF_CHECK_INT(kf_llm_complete(llm, &req, &resp, &err), -1);
+    double dt = now_s() - t0;
+    KF_CHECK_INT(err.code, KF_LLM_E_TIMEOUT);
+    KF_CHECK_CONTAINS(err.msg, "time budget (--max-time) ran out during the request");
+    KF_CHECK_MSG(dt >= 0.9 && dt < 2.0, "took %.3f s, expected about 1 s and no retry", dt);
+    KF_CHECK_INT(kf_stub_count(&s), 1);
+    KF_CHECK(kf_llm_error_is_outage(err.code));
+    kf_llm_close(llm);
+    kf_llm_config_free(cfg);
+    kf_stub_stop(&s);
+}
+
+KF_TEST(key_content_keys_the_cache)
+{
+    kf_stub_clean_env();
+    kf_stub s;
+    kf_stub_start(&s, "{\"openai\": [{\"content\": \"one\"}, {\"content\": \"two\"}]}");
+    kf_llm_config *cfg = test_cfg(&s, NULL);
+    kf_llm *llm = open_ok("openai:m", cfg);
+    char cache[4200];
+    snprintf(cache, sizeof cache, "%s/cache", kf_test_tmpdir());
+    kf_error err = {0};
+    kf_llm_set_cache(llm, cache, &err);
+    kf_llm_message a[] = {{KF_LLM_USER, "bandwidth 41.3 GB/s", "bandwidth (measured)"}};
+    kf_llm_message b[] = {{KF_LLM_USER, "bandwidth 39.8 GB/s", "bandwidth (measured)"}};
+    kf_llm_message c[] = {{KF_LLM_USER, "bandwidth 39.8 GB/s", NULL}};
+    kf_llm_request req = basic_request();
+    kf_llm_response resp;
+    req.messages = a;
+    req.n_messages = 1;
+    COMPLETE_OK(llm, &req, &resp);
+    KF_CHECK_STR(resp.content, "one");
+    kf_llm_response_free(&resp);
+    req.messages = b;                 /* another measurement: the same key */
+    COMPLETE_OK(llm, &req, &resp);
+    KF_CHECK_STR(resp.content, "one");
+    KF_CHECK_INT(resp.from_cache, 1);
+    kf_llm_response_free(&resp);
+    req.messages = c;                 /* no key form: the text itself is the key */
+    COMPLETE_OK(llm, &req, &resp);
+    KF_CHECK_STR(resp.content, "two");
+    kf_llm_response_free(&resp);
+    /* the server got the real text */
+    json_object *reqs = kf_stub_requests(&s);
+    KF_CHECK_STR(jstr(reqs, "0.body.messages.0.content"), "bandwidth 41.3 GB/s");
+    json_object_put(reqs);
+    kf_llm_close(llm);
+    kf_llm_config_free(cfg);
+    kf_stub_stop(&s);
+}
+
+KF_TEST(cmd_gets_the_seed_and_reports_usage)
+{
+    kf_llm_config *cfg = test_cfg(NULL, NULL);
+    kf_llm *llm = open_ok("cmd:cat >/dev/null; echo \"seed=$KFORGE_LLM_SEED max=$KFORGE_LLM_MAX_TOKENS t=$KFORGE_LLM_TEMPERATURE\";"
+                          " echo 'kforge-usage: prompt_tokens=1 completion_tokens=1' >&2;"
+                          " echo 'kforge-usage: prompt_tokens=123 completion_tokens=45' >&2", cfg);
+    kf_llm_request req = basic_request();
+    req.has_seed = 1;
+    req.seed = 77;
+    req.temperature = 0.5;
+    kf_llm_response resp;
+    COMPLETE_OK(llm, &req, &resp);
+    KF_CHECK_STR(resp.content, "seed=77 max=100 t=0.5\n");
+    KF_CHECK_INT(resp.prompt_tokens, 123);          /* the last line counts */
+    KF_CHECK_INT(resp.completion_tokens, 45);
+    kf_llm_response_free(&resp);
+    kf_llm_usage u;
+    kf_llm_get_usage(llm, &u);
+    KF_CHECK_INT(u.prompt_tokens, 123);
+    kf_llm_close(llm);
+    kf_llm_config_free(cfg);
 }
 
 int main(void)

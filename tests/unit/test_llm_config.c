@@ -88,6 +88,31 @@ KF_TEST(parse_errors_name_the_line)
     parse_fails("[openai]\nmax_tokens_field = max\n", "use max_tokens or max_completion_tokens");
     parse_fails("[openai\n", "malformed section header");
     parse_fails("[cmd]\njust words\n", "expected 'key = value'");
+    parse_fails("[llm]\nmax_tokens = 0\n", "[llm] max_tokens = 0: expected a whole number >= 1");
+    parse_fails("[llm]\ncontext_tokens = 2.5\n", "expected a whole number >= 1");
+    parse_fails("[llm]\ntemperature = 3\n", "[llm] temperature = 3: expected a number from 0 to 2");
+    parse_fails("[llm]\ntop_p = 1\n", "unknown key 'top_p' in [llm] (known: max_tokens, temperature, context_tokens)");
+}
+
+KF_TEST(llm_section_sets_the_request_defaults)
+{
+    kf_llm_config *cfg = kf_llm_config_new();
+    kf_error err = {0};
+    KF_CHECK_MSG(kf_llm_config_parse(cfg, "[llm]\nmax_tokens = 777\ntemperature = 0\ncontext_tokens = 8192\n", "t", &err) == 0,
+                 "%s", err.msg);
+    kf_llm *llm = kf_llm_open("cmd:cat", cfg, &err);
+    KF_CHECK(llm != NULL);
+    KF_CHECK_INT(kf_llm_default_max_tokens(llm), 777);
+    KF_CHECK_NEAR(kf_llm_default_temperature(llm), 0, 0);
+    KF_CHECK_INT(kf_llm_context_tokens(llm), 8192);
+    kf_llm_close(llm);
+    kf_llm_config_free(cfg);
+    /* unset: 0, -1 (the server's), 0 (unknown) */
+    llm = kf_llm_open("cmd:cat", NULL, &err);
+    KF_CHECK_INT(kf_llm_default_max_tokens(llm), 0);
+    KF_CHECK_NEAR(kf_llm_default_temperature(llm), -1, 0);
+    KF_CHECK_INT(kf_llm_context_tokens(llm), 0);
+    kf_llm_close(llm);
 }
 
 KF_TEST(load_default_and_explicit_paths)

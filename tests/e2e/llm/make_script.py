@@ -5,6 +5,7 @@
     make_script.py answer N [SEQ]   answer N of a cmd-agent sequence: "resume" (the default),
                                     "crash" (test_run_resume.sh), "records" (test_run_records.sh)
     make_script.py wrong            a kernel that compiles but forgets the scale
+    make_script.py case NAME OUT    stub script of one case of test_run_llm_server.sh
 """
 import json
 import sys
@@ -61,7 +62,35 @@ SEQUENCES = {
     "records": [fenced(SLOW), ANALYSIS, fenced(FAST, "Removed the sleep."), NO_MORE],
 }
 
+def cpp_fenced(code):
+    return "Sure.\n\n```cpp\n%s```\n" % code
+
+CASES = {
+    # an answer without code, then a good one in a ```cpp fence
+    "unusable": {"openai": [{"content": "I would write a loop over the elements.", "usage": [10, 5]},
+                            {"content": cpp_fenced(FAST), "usage": [20, 30]}]},
+    # cut by the length limit, then the continuation is refused (context overflow)
+    "length": {"openai": [{"content": "Here it is:\n```c\n" + FAST[:120], "finish_reason": "length",
+                           "usage": [1000, 50]},
+                          {"status": 400, "error": {"message": "Requested tokens (3500) exceed context window of 6000"}}]},
+    # the server says its context length
+    "probe": {"get": {"/v1/models": {"object": "list", "data": [{"id": "stub-model", "max_model_len": 8000}]}},
+              "openai": [{"content": fenced(FAST), "usage": [20, 30]}]},
+    # llama.cpp's /props
+    "props": {"get": {"/props": {"default_generation_settings": {"n_ctx": 6000}}},
+              "openai": [{"content": fenced(FAST), "usage": [20, 30]}]},
+    "retry": {"openai": [{"status": 503, "error": {"message": "loading model"}},
+                         {"content": fenced(FAST), "usage": [20, 30]}]},
+    "stall": {"openai": [{"fault": "stall", "seconds": 40}]},
+    "auth": {"openai": [{"status": 401, "error": {"message": "Incorrect API key provided"}}]},
+    "good": {"openai": [{"content": fenced(FAST), "usage": [20, 30]}]},
+}
+
 if __name__ == "__main__":
+    if sys.argv[1] == "case":
+        with open(sys.argv[3], "w") as f:
+            json.dump(CASES[sys.argv[2]], f)
+        sys.exit(0)
     if sys.argv[1] == "walk":
         walk(sys.argv[2])
     elif sys.argv[1] == "wrong":
