@@ -18,6 +18,8 @@ static void usage(FILE *f)
         "  profile --backend B --problem P CAND     verify, then time a candidate\n"
         "  run PROBLEM.json --backend B [...]       generate, verify and optimise kernels with an agent\n"
         "  suite DIR --backend B --report DIR       run every problem of a directory and write reports\n"
+        "  import MODEL.py [--out P.json]           a KernelBench-style PyTorch file to a problem file\n"
+        "  export RUN_DIR --to torch|c [--out DIR]  the run's best kernel as a PyTorch package or C files\n"
         "  version                                  print the version\n"
         "\n"
         "Run 'kforge COMMAND --help' for a command's options.  See 'man kforge'.\n");
@@ -43,6 +45,8 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "verify") || !strcmp(cmd, "profile")) return kf_cmd_verify(argc - 1, argv + 1);
     if (!strcmp(cmd, "run")) return kf_cmd_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "suite")) return kf_cmd_suite(argc - 1, argv + 1);
+    if (!strcmp(cmd, "import")) return kf_cmd_import(argc - 1, argv + 1);
+    if (!strcmp(cmd, "export")) return kf_cmd_export(argc - 1, argv + 1);
     fprintf(stderr, "kforge: unknown command '%s'\n\n", cmd);
     usage(stderr);
     return KF_EXIT_BAD_INPUT;
