@@ -116,6 +116,16 @@ INPLACE_OTHER = {"add_", "sub_", "mul_", "div_", "copy_", "clamp_", "clamp_min_"
                  "squeeze_", "unsqueeze_", "normal", "uniform"}
 
 
+# torch.device(...) as a context redirects the factories of this list, made
+# once on first use: make it now, with PyTorch's own functions, before any
+# are wrapped by the Recorder.
+try:
+    import torch.utils._device
+    torch.utils._device._device_constructors()
+except (ImportError, AttributeError):
+    pass
+
+
 def skey(t):
     return t.untyped_storage()._cdata
 
@@ -208,7 +218,9 @@ def build(mod, device):
     """One construction of the file's inputs and model, recorded.
     Returns (inputs, model, recorder)."""
     rec = Recorder()
-    with rec, torch.device(device):
+    # the device first: torch.device() lists the factory functions it
+    # redirects when entered, and must see PyTorch's own, not our wrappers
+    with torch.device(device), rec:
         try:
             init = list(mod.get_init_inputs())
         except Exception as ex:
