@@ -424,8 +424,9 @@ static int export_c(const exp_ctx *x, kf_error *err)
     c_makefile(x, &m);
     char *hn = NULL, *cn = NULL;
     int rc = -1;
-    if (h.oom || c.oom || e.oom || m.oom || !h.s || !c.s || !e.s || !m.s || asprintf(&hn, "%s.h", x->ident) < 0 ||
-        asprintf(&cn, "%s.c", x->ident) < 0) {
+    if (asprintf(&hn, "%s.h", x->ident) < 0) hn = NULL;
+    if (asprintf(&cn, "%s.c", x->ident) < 0) cn = NULL;
+    if (h.oom || c.oom || e.oom || m.oom || !h.s || !c.s || !e.s || !m.s || !hn || !cn) {
         kf_fail(err, KF_E_INTERNAL, "out of memory");
         goto out;
     }
