@@ -403,6 +403,8 @@ class Mapper:
         self.nodes = []
         self.used_params = []   # qualified names, in order of first use
         self.names = set(arg_names)
+        # parameters and buffers keep their own names: no node takes one
+        self.names.update(param_name(n) for n, _ in list(model.named_parameters()) + list(model.named_buffers()))
         self.arg_names = arg_names
 
     # ---- helpers
@@ -595,7 +597,7 @@ class Mapper:
     def function(self, node, t):
         name = getattr(t, "__name__", "")
         mod = getattr(t, "__module__", "") or ""
-        is_torch = mod.startswith("torch") or t in vars(torch).values() if callable(t) else False
+        is_torch = mod.startswith("torch") or any(v is t for v in vars(torch).values())
         if t is getattr:
             return self.getattr_(node)
         if t is operator.getitem:
@@ -653,18 +655,20 @@ class Mapper:
             return self.emit(node, BINARY_FN[name], [self.val(node, a["input"], True),
                                                      self.val(node, a["other"], True)])
         if name in ("min", "max") and not functional:
-            a = A(node, ["input", "dim_or_other", "keepdim"], {})
-            a.update({k: v for k, v in kw.items()})
-            other = a.get("other", a.get("dim_or_other"))
-            if "dim" in a:
-                other = a["dim"]
-            if isinstance(other, torch.fx.Node):
+            pos = list(node.args)
+            kw = dict(node.kwargs)
+            if set(kw) - {"dim", "keepdim", "other"} or len(pos) > 3:
+                self.refuse(node, "arguments are not supported")
+            x = pos[0] if pos else kw.get("input")
+            second = pos[1] if len(pos) > 1 else kw.get("other", kw.get("dim"))
+            keep = pos[2] if len(pos) > 2 else kw.get("keepdim", False)
+            if isinstance(second, torch.fx.Node):
                 return self.emit(node, "minimum" if name == "min" else "maximum",
-                                 [self.val(node, a["input"]), self.val(node, other)])
-            if isinstance(other, int) and not isinstance(other, bool):
-                self.env[node] = ("max", self.val(node, a["input"]), "a (values, indices) pair",
+                                 [self.val(node, x), self.val(node, second)])
+            if isinstance(second, int) and not isinstance(second, bool):
+                self.env[node] = ("max", self.val(node, x), "a (values, indices) pair",
                                   "torch.%s(...).values" % name, "amin" if name == "min" else "amax",
-                                  other, bool(a.get("keepdim", False)))
+                                  second, bool(keep))
                 return
             self.refuse(node, "torch.%s over all elements has no op" % name)
         if name in UNARY_FN:
@@ -765,8 +769,6 @@ class Mapper:
         if name == "dropout":
             a = A(node, ["input", "p", "training", "inplace"], {"p": 0.5, "training": True})
             return self.dropout(node, a["input"], a["p"], a["training"] if functional else self.model.training)
-        if name == "square" or name == "identity":
-            pass
         self.refuse(node, "no op in KForge's vocabulary (problems/FORMAT.md)")
 
 
@@ -862,9 +864,6 @@ def import_model(path, name=None, presets=(), eval_mode=False):
     names = [i["name"] for i in inputs]
     if len(set(names)) != len(names):
         fail("two inputs share the name after '.' became '_': %s" % ", ".join(sorted(names)))
-    for d in dims:
-        if d in names:
-            pass
     pre = {"file": {d: consts[d] for d in dims}}
     for s in presets:
         pn, vals = parse_preset(s, dims)

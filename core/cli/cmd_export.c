@@ -129,9 +129,10 @@ static int load_run(exp_ctx *x, kf_error *err)
     if (!rp) return kf_fail(err, KF_E_INTERNAL, "out of memory");
     char *text = kf_read_file(rp, err);
     if (!text) {
+        char why[KF_ERROR_MAX];
+        snprintf(why, sizeof why, "%s", err ? err->msg : "");
         free(rp);
-        return kf_fail(err, KF_E_BAD_INPUT, "%s: no result.json: not a finished run directory (%s)",
-                       x->run_dir, err->msg);
+        return kf_fail(err, KF_E_BAD_INPUT, "%s: not a finished run directory (%s)", x->run_dir, why);
     }
     json_object *o = json_tokener_parse(text);
     free(text);
@@ -481,7 +482,8 @@ int kf_cmd_export(int argc, char **argv)
         return KF_EXIT_BAD_INPUT;
     }
     if (!x.to || (strcmp(x.to, "torch") != 0 && strcmp(x.to, "c") != 0)) {
-        kf_cli_error("export: --to %s: expected 'torch' or 'c'", x.to ? x.to : "is required:");
+        if (x.to) kf_cli_error("export: --to %s: expected 'torch' or 'c'", x.to);
+        else kf_cli_error("export: --to torch or --to c is required");
         return KF_EXIT_BAD_INPUT;
     }
     x.run_dir = argv[optind];

@@ -20,7 +20,7 @@ JPY=${PYTHON3:-$PY}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 D="$KF_SRCDIR/tests/torch"
-echo "1..31"
+echo "1..33"
 
 # 1-20: every Level-2 problem
 for f in "$D"/kernelbench/*.py; do
@@ -48,7 +48,7 @@ if [ -f "$T/63_Gemm_ReLU_Divide.small.json" ] &&
     ok "ref_equiv tells 09 from 63"
 else no "ref_equiv tells 09 from 63" "$out"; fi
 
-# 22: an op outside the vocabulary: exit 2, node, target and source line named
+# 22-23: an op outside the vocabulary: exit 2, node, target and source line named
 "$KFORGE" import "$D/fixtures/unmappable.py" >"$T/out" 2>"$T/err"; rc=$?
 msg=$(cat "$T/err")
 case "$rc:$msg" in
@@ -57,7 +57,7 @@ case "$rc:$msg" in
 esac
 check "unmappable op: nothing on stdout" test ! -s "$T/out"
 
-# 23-24: dropout in training mode refused; --eval imports it as the identity
+# 24-25: dropout in training mode refused; --eval imports it as the identity
 "$KFORGE" import "$D/fixtures/dropout_train.py" >/dev/null 2>"$T/err"; rc=$?
 case "$rc:$(cat "$T/err")" in
     "2:"*"dropout_train.py:13: cannot map node 'drop'"*"training mode is random"*) ok "training-mode dropout refused" ;;
@@ -67,7 +67,7 @@ if "$KFORGE" import "$D/fixtures/dropout_train.py" --eval --out "$T/drop.json" 2
    grep -q '"op": "dropout"' "$T/drop.json"; then ok "--eval: dropout imported (identity)"
 else no "--eval: dropout imported" "$(cat "$T/err")"; fi
 
-# 25-26: --preset: added and resolved; a dim it does not know is refused
+# 26-27: --preset: added and resolved; a dim it does not know is refused
 M="$D/kernelbench/12_Gemm_Multiply_LeakyReLU.py"
 if "$KFORGE" import "$M" --preset small=batch_size=64,in_features=96,out_features=80 --name rt12 --out "$T/p12.json" 2>"$T/err" &&
    "$KFORGE" check "$T/p12.json" --preset small --no-trivial | grep -q 'batch_size=64 in_features=96 out_features=80'; then
@@ -79,7 +79,19 @@ case "$rc:$(cat "$T/err")" in
     *) no "--preset with an unknown dim" "rc=$rc" "$(cat "$T/err")" ;;
 esac
 
-# 27-30: round trip
+# 28-29: ops beyond the Level-2 set, numerically: the imported graph computed
+# in PyTorch from its JSON equals the module on the same inputs; and that
+# check fails when one op of the JSON is changed
+if "$KFORGE" import "$D/fixtures/misc_ops.py" --preset small=batch=4,k=6,n=5 --out "$T/misc.json" 2>"$T/err" &&
+   out=$("$PY" "$D/graph_vs_module.py" "$D/fixtures/misc_ops.py" "$T/misc.json" small 2>&1); then
+    ok "misc ops (rsub, max(dim).values, mean(-1), clamp, softplus, 2 outputs): graph = module ($(echo $out))"
+else no "misc ops: graph = module" "$(cat "$T/err")" "$out"; fi
+sed 's/"op": "softplus"/"op": "relu"/' "$T/misc.json" > "$T/misc_bad.json"
+if "$PY" "$D/graph_vs_module.py" "$D/fixtures/misc_ops.py" "$T/misc_bad.json" small >"$T/out" 2>&1; then
+    no "graph_vs_module catches a changed op" "$(cat "$T/out")"
+else ok "graph_vs_module catches a changed op"; fi
+
+# 30-33: round trip
 if "$KFORGE" run "$T/p12.json" --backend cpu-simd --preset small --max-iterations 2 --out "$T/run" --quiet >"$T/runlog" 2>&1 &&
    grep -q '"verified":true' "$T/run/result.json"; then ok "round trip: kforge run found a verified kernel"
 else no "round trip: kforge run" "$(tail -5 "$T/runlog")"; fi
