@@ -39,7 +39,7 @@ if [ "$a$b$c$d$e" = 22222 ]; then ok "bad options: exit 2"; else no "bad options
 # 4: not a run directory
 "$KFORGE" export "$T" --to c >/dev/null 2>"$T/err"; rc=$?
 case "$rc:$(cat "$T/err")" in
-    "2:kforge: export: $T: not a finished run directory ($T/result.json"*) ok "export of a non-run: exit 2" ;;
+    "2:kforge: export: $T: not a finished run directory (cannot read $T/result.json"*) ok "export of a non-run: exit 2" ;;
     *) no "export of a non-run: exit 2" "rc=$rc" "$(cat "$T/err")" ;;
 esac
 
