@@ -194,7 +194,46 @@ class Recorder:
             return r
         return m
 
+    def affine(self, name, orig):
+        """x * a, a * x, x / a, x + b, b + x, x - b, b - x for a drawn x and a
+        number: the same family, moved and scaled (torch.rand(n) * 2 - 1 is
+        uniform [-1, 1))."""
+        rec = self
+
+        def f(self_t, other):
+            r = orig(self_t, other)
+            d = rec.get(self_t) if isinstance(self_t, torch.Tensor) else None
+            if (d is None or d[0] not in ("uniform", "normal", "constant") or not isinstance(r, torch.Tensor)
+                    or not isinstance(other, (int, float)) or isinstance(other, bool)):
+                return r
+            o = float(other)
+            if name in ("__mul__", "__rmul__"):
+                a, b = o, 0.0
+            elif name == "__truediv__":
+                if o == 0:
+                    return r
+                a, b = 1.0 / o, 0.0
+            elif name in ("__add__", "__radd__"):
+                a, b = 1.0, o
+            elif name == "__sub__":
+                a, b = 1.0, -o
+            else:   # __rsub__: other - x
+                a, b = -1.0, o
+            if d[0] == "uniform":
+                lo, hi = sorted((d[1] * a + b, d[2] * a + b))
+                rec.put(r, ("uniform", lo, hi))
+            elif d[0] == "normal":
+                rec.put(r, ("normal", d[1] * a + b, d[2] * abs(a)))
+            else:
+                rec.put(r, ("constant", d[1] * a + b))
+            return r
+        return f
+
     def __enter__(self):
+        for n in ("__mul__", "__rmul__", "__truediv__", "__add__", "__radd__", "__sub__", "__rsub__"):
+            o = getattr(torch.Tensor, n)
+            self.saved.append((torch.Tensor, n, o))
+            setattr(torch.Tensor, n, self.affine(n, o))
         for n in FACTORIES:
             if hasattr(torch, n):
                 o = getattr(torch, n)

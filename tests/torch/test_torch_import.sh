@@ -20,7 +20,7 @@ JPY=${PYTHON3:-$PY}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 D="$KF_SRCDIR/tests/torch"
-echo "1..33"
+echo "1..35"
 
 # 1-20: every Level-2 problem
 for f in "$D"/kernelbench/*.py; do
@@ -91,7 +91,22 @@ if "$PY" "$D/graph_vs_module.py" "$D/fixtures/misc_ops.py" "$T/misc_bad.json" sm
     no "graph_vs_module catches a changed op" "$(cat "$T/out")"
 else ok "graph_vs_module catches a changed op"; fi
 
-# 30-33: round trip
+# 30-31: inputs drawn as moved and scaled rand/randn keep their distribution;
+# one drawn in a way the format cannot state is refused
+if "$KFORGE" import "$D/fixtures/affine_inputs.py" --out "$T/aff.json" 2>"$T/err" &&
+   grep -q '"name": "x", "shape": \["batch", "n"\], "dtype": "float32", "init": {"dist": "uniform", "low": -1.0, "high": 1.0}' "$T/aff.json" &&
+   grep -q '"name": "y", .*"init": {"dist": "normal", "mean": 3.0, "std": 0.25}' "$T/aff.json" &&
+   grep -q '"name": "scale", .*"init": {"dist": "normal", "mean": 0.0, "std": 0.02}' "$T/aff.json"; then
+    ok "rand*2-1, 3+randn/4, randn*0.02: uniform [-1,1), normal(3, 0.25), normal(0, 0.02)"
+else no "affine inputs" "$(cat "$T/err" "$T/aff.json")"; fi
+sed 's/torch.rand(batch, n) \* 2 - 1/torch.rand(batch, n) ** 2/' "$D/fixtures/affine_inputs.py" > "$T/sq_inputs.py"
+"$KFORGE" import "$T/sq_inputs.py" >/dev/null 2>"$T/err"; rc=$?
+case "$rc:$(cat "$T/err")" in
+    "2:kforge import: get_inputs()[0]: cannot tell how it is drawn"*) ok "rand**2 refused: exit 2" ;;
+    *) no "rand**2 refused" "rc=$rc" "$(cat "$T/err")" ;;
+esac
+
+# 32-35: round trip
 if "$KFORGE" run "$T/p12.json" --backend cpu-simd --preset small --max-iterations 2 --out "$T/run" --quiet >"$T/runlog" 2>&1 &&
    grep -q '"verified":true' "$T/run/result.json"; then ok "round trip: kforge run found a verified kernel"
 else no "round trip: kforge run" "$(tail -5 "$T/runlog")"; fi
