@@ -436,8 +436,9 @@ MODULE_UNARY = {nn.ReLU: "relu", nn.Sigmoid: "sigmoid", nn.Tanh: "tanh", nn.SELU
 class Mapper:
     """Walks the fx graph and writes FORMAT.md nodes."""
 
-    def __init__(self, gm, model, path, arg_names):
+    def __init__(self, gm, model, path, arg_names, exported=None):
         self.gm, self.model, self.path = gm, model, path
+        self.exported = exported    # a torch.export program: aten ops, parameters as placeholders
         self.env = {}           # fx node -> ("value", name) | ("transposed", name) | ("max", ...)
         self.nodes = []
         self.used_params = []   # qualified names, in order of first use
@@ -520,10 +521,23 @@ class Mapper:
     def run(self):
         outputs = None
         ai = 0
+        specs = {}
+        if self.exported is not None:
+            for sp in self.exported.graph_signature.input_specs:
+                specs[sp.arg.name] = sp
         for node in self.gm.graph.nodes:
+            if self.exported is not None and node.op == "call_function" and not node.users:
+                continue    # dead values torch.export keeps (the indices of max(dim))
             if node.op == "placeholder":
-                self.env[node] = ("value", self.arg_names[ai])
-                ai += 1
+                sp = specs.get(node.name)
+                kind = sp.kind.name if sp is not None else "USER_INPUT"
+                if kind in ("PARAMETER", "BUFFER"):
+                    self.env[node] = ("value", self.param(sp.target))
+                elif kind == "USER_INPUT":
+                    self.env[node] = ("value", self.arg_names[ai])
+                    ai += 1
+                else:
+                    self.refuse(node, "a %s input of the exported program" % kind.lower())
             elif node.op == "get_attr":
                 obj = fetch_attr(self.model, node.target)
                 if not isinstance(obj, torch.Tensor):
@@ -634,6 +648,8 @@ class Mapper:
         self.emit(node, op, [self.val(node, x)], kernel_size=int(k), stride=int(s), padding=int(p))
 
     def function(self, node, t):
+        if isinstance(t, torch._ops.OpOverload):   # torch.export: aten.NAME.overload
+            return self.aten(node, t._overloadpacket.__name__)
         name = getattr(t, "__name__", "")
         mod = getattr(t, "__module__", "") or ""
         is_torch = mod.startswith("torch") or any(v is t for v in vars(torch).values())
@@ -649,6 +665,26 @@ class Mapper:
         if not is_torch:
             self.refuse(node, "not a PyTorch function")
         return self.torch_op(node, name, list(node.args), dict(node.kwargs), functional=(mod == "torch.nn.functional"))
+
+    def aten(self, node, name):
+        args = list(node.args)
+        if name in IDENTITY_METHODS or name == "alias":
+            if set(node.kwargs) - {"memory_format"}:
+                self.refuse(node, "arguments are not supported")
+            self.env[node] = self.env[args[0]]
+            return
+        if name == "t" or (name == "transpose" and args[1:] in ([0, 1], [1, 0], [-1, -2], [-2, -1])):
+            return self.transpose(node, args[0])
+        if name == "dropout":
+            a = self.args(node, ["input", "p", "train"], {})
+            return self.dropout(node, a["input"], a["p"], a["train"])
+        if name in ("group_norm", "layer_norm") and len(args) == 6:
+            args = args[:5]     # cudnn_enabled: no meaning here
+        node_args, node.args = node.args, tuple(args)
+        try:
+            return self.torch_op(node, name, args, dict(node.kwargs), functional=False)
+        finally:
+            node.args = node_args
 
     def method(self, node):
         name = node.target
@@ -866,15 +902,26 @@ def import_model(path, name=None, presets=(), eval_mode=False):
     if len(arg_names) != len(xs):
         fail("Model.forward takes %d argument(s) but get_inputs() returns %d" % (len(arg_names), len(xs)))
 
+    def first_line(ex):
+        return "%s: %s" % (type(ex).__name__, str(ex).splitlines()[0] if str(ex) else "")
     try:
         graph = Tracer().trace(model)
+        gm = torch.fx.GraphModule(model, graph)
+        exported = None
     except ImportFail:
         raise
     except Exception as ex:
-        fail("%s: torch.fx cannot trace Model.forward: %s: %s" % (path, type(ex).__name__,
-                                                                str(ex).splitlines()[0] if str(ex) else ""))
-    gm = torch.fx.GraphModule(model, graph)
-    mp = Mapper(gm, model, path, arg_names)
+        # torch.fx cannot follow Python control flow on tensors or shapes;
+        # torch.export (sizes fixed at the file's values, on the meta device)
+        # can, and its aten graph is mapped with the same table
+        fx_err = first_line(ex)
+        try:
+            exported = torch.export.export(model, tuple(xs))
+        except Exception as ex2:
+            fail("%s: neither torch.fx (%s) nor torch.export (%s) can trace Model.forward"
+                 % (path, fx_err, first_line(ex2)))
+        gm = exported.graph_module
+    mp = Mapper(gm, model, path, arg_names, exported)
     outputs = mp.run()
     if not outputs:
         fail("Model.forward returns no tensor")
@@ -907,6 +954,26 @@ def import_model(path, name=None, presets=(), eval_mode=False):
     for s in presets:
         pn, vals = parse_preset(s, dims)
         pre[pn] = vals
+    if exported is not None:
+        # torch.export fixed the sizes, and so any branch on them: the graph
+        # must come out the same at every preset's sizes, else it is refused
+        for pn, vals in pre.items():
+            if pn == "file":
+                continue
+            m2 = load_file(path, vals)
+            xs2, model2, _ = build(m2, "meta")
+            if eval_mode:
+                model2.eval()
+            try:
+                ep2 = torch.export.export(model2, tuple(xs2))
+            except Exception as ex:
+                fail("preset '%s': torch.export cannot trace Model.forward at its sizes: %s" % (pn, first_line(ex)))
+            mp2 = Mapper(ep2.graph_module, model2, path, arg_names, ep2)
+            outs2 = mp2.run()
+            if mp2.nodes != mp.nodes or outs2 != outputs:
+                fail("the graph torch.export traces depends on the sizes (Python control flow on a shape): "
+                     "preset '%s' gives another graph than the file's sizes; write the model without the branch"
+                     % pn)
     if not dims:
         fail("no module-level int constant sizes a tensor; KForge problems need named dims "
              "(write e.g. batch_size = 128 at module level and use it in get_inputs)")

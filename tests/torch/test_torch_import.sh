@@ -20,7 +20,7 @@ JPY=${PYTHON3:-$PY}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 D="$KF_SRCDIR/tests/torch"
-echo "1..35"
+echo "1..37"
 
 # 1-20: every Level-2 problem
 for f in "$D"/kernelbench/*.py; do
@@ -106,7 +106,19 @@ case "$rc:$(cat "$T/err")" in
     *) no "rand**2 refused" "rc=$rc" "$(cat "$T/err")" ;;
 esac
 
-# 32-35: round trip
+# 32-33: torch.fx cannot trace a branch on a shape, torch.export can: the
+# graph equals the module; a preset whose sizes take the other branch is refused
+if "$KFORGE" import "$D/fixtures/shape_branch.py" --preset small=batch_size=4,in_features=6,out_features=20 --out "$T/sb.json" 2>"$T/err" &&
+   out=$("$PY" "$D/graph_vs_module.py" "$D/fixtures/shape_branch.py" "$T/sb.json" small 2>&1); then
+    ok "torch.export fallback: graph = module ($(echo $out))"
+else no "torch.export fallback" "$(cat "$T/err")" "$out"; fi
+"$KFORGE" import "$D/fixtures/shape_branch.py" --preset small=batch_size=4,in_features=6,out_features=5 >/dev/null 2>"$T/err"; rc=$?
+case "$rc:$(cat "$T/err")" in
+    "2:"*"depends on the sizes (Python control flow on a shape): preset 'small'"*) ok "torch.export: a preset taking the other branch is refused" ;;
+    *) no "torch.export: size-dependent graph refused" "rc=$rc" "$(cat "$T/err")" ;;
+esac
+
+# 34-37: round trip
 if "$KFORGE" run "$T/p12.json" --backend cpu-simd --preset small --max-iterations 2 --out "$T/run" --quiet >"$T/runlog" 2>&1 &&
    grep -q '"verified":true' "$T/run/result.json"; then ok "round trip: kforge run found a verified kernel"
 else no "round trip: kforge run" "$(tail -5 "$T/runlog")"; fi
