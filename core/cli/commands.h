@@ -12,5 +12,7 @@ int kf_cmd_verify(int argc, char **argv);   /* also "profile": argv[0] decides *
 int kf_cmd_run(int argc, char **argv);
 int kf_cmd_suite(int argc, char **argv);
 int kf_cmd_report(int argc, char **argv);
+int kf_cmd_import(int argc, char **argv);
+int kf_cmd_export(int argc, char **argv);
 
 #endif

@@ -19,6 +19,8 @@ static void usage(FILE *f)
         "  run PROBLEM.json --backend B [...]       generate, verify and optimise kernels with an agent\n"
         "  suite DIR --backend B --report DIR       run every problem of a directory and write reports\n"
         "  report A B                              compare two suite reports: per-problem ratio, Wilcoxon test\n"
+        "  import MODEL.py [--out P.json]           a KernelBench-style PyTorch file to a problem file\n"
+        "  export RUN_DIR --to torch|c [--out DIR]  the run's best kernel as a PyTorch package or C files\n"
         "  version                                  print the version\n"
         "\n"
         "Run 'kforge COMMAND --help' for a command's options.  See 'man kforge'.\n");
@@ -45,6 +47,8 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "run")) return kf_cmd_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "suite")) return kf_cmd_suite(argc - 1, argv + 1);
     if (!strcmp(cmd, "report")) return kf_cmd_report(argc - 1, argv + 1);
+    if (!strcmp(cmd, "import")) return kf_cmd_import(argc - 1, argv + 1);
+    if (!strcmp(cmd, "export")) return kf_cmd_export(argc - 1, argv + 1);
     fprintf(stderr, "kforge: unknown command '%s'\n\n", cmd);
     usage(stderr);
     return KF_EXIT_BAD_INPUT;

@@ -1,0 +1,524 @@
+/*
+ * cmd_export.c — `kforge export RUN_DIR --to torch|c [--out DIR] [--model M.py]`:
+ * the run's best verified kernel for use outside kforge.
+ *
+ *   --to torch  DIR/PKG/: the kernel's sources, kforge-cpu.h, spec.json and
+ *               __init__.py (python/kforge_torch_runtime.py: checks shapes,
+ *               dtypes, devices and contiguity, compiles the sources with the
+ *               cpu-simd plugin's flags on first use and calls the entry
+ *               through ctypes); DIR/test_PKG.py compares it with the
+ *               original module (--model, copied to DIR/PKG/model.py) on
+ *               fresh inputs.
+ *   --to c      DIR/NAME.h, DIR/NAME.c (a function taking the problem's
+ *               tensors), the kernel's sources, kforge-cpu.h, DIR/example.c
+ *               and DIR/Makefile.
+ *
+ * Only cpu-simd kernels for now: the kernel was verified at the run's preset,
+ * and the exported code accepts exactly those sizes.
+ * Exit 0 ok, 2 bad input (no run, no verified kernel, another backend),
+ * 3 internal or I/O error.
+ */
+#include <ctype.h>
+#include <getopt.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "commands.h"
+#include "common.h"
+#include "pyhelper.h"
+#include "candidate/candidate.h"
+#include "problem/problem.h"
+#include "util/error.h"
+#include "util/fileio.h"
+#include "util/strbuf.h"
+
+extern const char kf_cpu_header_text[];   /* plugins/cpu-simd/kforge-cpu-h.c */
+
+/* The cpu-simd plugin's compile line (plugins/cpu-simd/compile.c). */
+static const char *const cpu_flags[] = {"-std=gnu11", "-O3", "-march=native", "-fopenmp", "-fPIC", "-shared"};
+#define N_CPU_FLAGS (sizeof cpu_flags / sizeof cpu_flags[0])
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: kforge export RUN_DIR --to torch|c [--out DIR] [--model MODEL.py] [--force]\n"
+        "\n"
+        "Writes the run's best verified kernel (cpu-simd) for use outside kforge:\n"
+        "  --to torch   a Python package DIR/PKG whose forward() takes and returns torch\n"
+        "               tensors (shapes, dtypes, device and contiguity checked; compiled with\n"
+        "               the cpu-simd flags on first use, called through ctypes), and\n"
+        "               DIR/test_PKG.py comparing it with MODEL.py's Model on fresh inputs\n"
+        "  --to c       DIR/NAME.h and NAME.c (one function over the problem's tensors), the\n"
+        "               kernel's sources, kforge-cpu.h, example.c and a Makefile\n"
+        "\n"
+        "  -o, --out DIR       output directory (default: export-PROBLEM-TO)\n"
+        "  -m, --model M.py    the PyTorch file the problem was imported from (for the test)\n"
+        "      --force         write into an existing directory\n"
+        "  -h, --help          this help\n"
+        "\n"
+        "The kernel was verified at the run's preset; the exported code accepts those sizes only.\n"
+        "Exit status: 0 written, 2 bad input, 3 internal or I/O error.\n");
+}
+
+typedef struct exp_ctx {
+    const char *run_dir, *out, *to, *model;
+    kf_problem *p;
+    kf_resolved r;
+    int have_r;
+    kf_candidate *c;
+    char *preset;
+    char *ident;                  /* C / Python identifier from the problem name */
+    int64_t *scratch;             /* bytes per scratch buffer */
+} exp_ctx;
+
+static void ctx_free(exp_ctx *x)
+{
+    if (x->have_r) kf_resolved_free(&x->r);
+    kf_problem_free(x->p);
+    kf_candidate_free(x->c);
+    free(x->preset);
+    free(x->ident);
+    free(x->scratch);
+}
+
+static char *path_join(const char *a, const char *b)
+{
+    char *s = NULL;
+    if (asprintf(&s, "%s/%s", a, b) < 0) return NULL;
+    return s;
+}
+
+static int write_in(const char *dir, const char *name, const char *text, kf_error *err)
+{
+    char *p = path_join(dir, name);
+    if (!p) return kf_fail(err, KF_E_INTERNAL, "out of memory");
+    int rc = kf_write_file_atomic(p, text, err);
+    free(p);
+    return rc;
+}
+
+static int copy_in(const char *from, const char *dir, const char *name, kf_error *err)
+{
+    char *text = kf_read_file(from, err);
+    if (!text) return -1;
+    int rc = write_in(dir, name, text, err);
+    free(text);
+    return rc;
+}
+
+/* "9_Matmul_Sub" -> "kf_9_matmul_sub": a C and Python identifier. */
+static char *ident_of(const char *name)
+{
+    size_t n = strlen(name);
+    char *s = malloc(n + 4);
+    if (!s) return NULL;
+    memcpy(s, "kf_", 3);
+    for (size_t i = 0; i < n; i++)
+        s[3 + i] = isalnum((unsigned char)name[i]) ? (char)tolower((unsigned char)name[i]) : '_';
+    s[3 + n] = '\0';
+    return s;
+}
+
+/* Reads RUN_DIR/result.json and problem.json, loads and binds the best. */
+static int load_run(exp_ctx *x, kf_error *err)
+{
+    char *rp = path_join(x->run_dir, "result.json");
+    if (!rp) return kf_fail(err, KF_E_INTERNAL, "out of memory");
+    char *text = kf_read_file(rp, err);
+    if (!text) {
+        char why[KF_ERROR_MAX];
+        snprintf(why, sizeof why, "%s", err ? err->msg : "");
+        free(rp);
+        return kf_fail(err, KF_E_BAD_INPUT, "%s: not a finished run directory (%s)", x->run_dir, why);
+    }
+    json_object *o = json_tokener_parse(text);
+    free(text);
+    json_object *best = NULL, *v = NULL;
+    int rc = -1;
+    const char *backend = NULL, *bdir = NULL;
+    if (!o || !json_object_is_type(o, json_type_object)) {
+        kf_fail(err, KF_E_BAD_INPUT, "%s: not a JSON object", rp);
+        goto out;
+    }
+    if (json_object_object_get_ex(o, "backend", &v)) backend = json_object_get_string(v);
+    if (json_object_object_get_ex(o, "preset", &v)) x->preset = strdup(json_object_get_string(v));
+    if (!json_object_object_get_ex(o, "best", &best) || !best ||
+        !json_object_object_get_ex(best, "dir", &v) || !(bdir = json_object_get_string(v))) {
+        kf_fail(err, KF_E_BAD_INPUT, "%s: the run has no verified kernel to export", x->run_dir);
+        goto out;
+    }
+    if (!backend || strcmp(backend, "cpu-simd") != 0) {
+        kf_fail(err, KF_E_BAD_INPUT, "%s: a %s kernel; export is implemented for cpu-simd kernels only "
+                "(CUDA and OpenCL export are not written yet)", x->run_dir, backend ? backend : "(unknown)");
+        goto out;
+    }
+    if (!x->preset) {
+        kf_fail(err, KF_E_BAD_INPUT, "%s: no preset", rp);
+        goto out;
+    }
+    char *pp = path_join(x->run_dir, "problem.json");
+    char *cp = path_join(x->run_dir, bdir);
+    if (!pp || !cp) {
+        free(pp);
+        free(cp);
+        kf_fail(err, KF_E_INTERNAL, "out of memory");
+        goto out;
+    }
+    x->p = kf_problem_load(pp, err);
+    free(pp);
+    if (!x->p) {
+        free(cp);
+        goto out;
+    }
+    int pi = kf_problem_find_preset(x->p, x->preset);
+    if (pi < 0) {
+        free(cp);
+        kf_fail(err, KF_E_BAD_INPUT, "%s: the problem has no preset '%s'", x->run_dir, x->preset);
+        goto out;
+    }
+    if (kf_resolve(x->p, pi, &x->r, err) != 0) {
+        free(cp);
+        goto out;
+    }
+    x->have_r = 1;
+    x->c = kf_candidate_load(cp, err);
+    free(cp);
+    if (!x->c) goto out;
+    x->scratch = calloc((size_t)x->c->n_scratch + 1, sizeof *x->scratch);
+    if (!x->scratch) {
+        kf_fail(err, KF_E_INTERNAL, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < x->c->n_scratch; i++)
+        if (kf_eval_int_expr(x->c->scratch[i].bytes_expr, &x->r, &x->scratch[i], err) != 0) goto out;
+    if (!(x->ident = ident_of(x->p->name))) {
+        kf_fail(err, KF_E_INTERNAL, "out of memory");
+        goto out;
+    }
+    rc = 0;
+out:
+    json_object_put(o);
+    free(rp);
+    return rc;
+}
+
+static const char *entry_of(const exp_ctx *x)
+{
+    return x->c->entry && *x->c->entry ? x->c->entry : "kf_kernel";
+}
+
+static json_object *shape_json(const kf_shape *s)
+{
+    json_object *a = json_object_new_array();
+    for (int d = 0; d < s->rank; d++) json_object_array_add(a, json_object_new_int64(s->d[d]));
+    return a;
+}
+
+/* spec.json: everything the runtime needs, no Python in it. */
+static char *spec_json(const exp_ctx *x, int with_model)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "problem", json_object_new_string(x->p->name));
+    json_object_object_add(o, "package", json_object_new_string(x->ident));
+    json_object_object_add(o, "backend", json_object_new_string("cpu-simd"));
+    json_object_object_add(o, "preset", json_object_new_string(x->preset));
+    json_object_object_add(o, "entry", json_object_new_string(entry_of(x)));
+    json_object *src = json_object_new_array();
+    for (int i = 0; i < x->c->n_sources; i++)
+        json_object_array_add(src, json_object_new_string(x->c->sources[i].name));
+    json_object_object_add(o, "sources", src);
+    json_object *fl = json_object_new_array();
+    for (size_t i = 0; i < N_CPU_FLAGS; i++) json_object_array_add(fl, json_object_new_string(cpu_flags[i]));
+    json_object_object_add(o, "cflags", fl);
+    json_object_object_add(o, "build_options", json_object_new_string(x->c->build_options));
+    json_object *dims = json_object_new_array();
+    for (int d = 0; d < x->p->n_dims; d++) {
+        json_object *e = json_object_new_object();
+        json_object_object_add(e, "name", json_object_new_string(x->p->dim_names[d]));
+        json_object_object_add(e, "value", json_object_new_int64(x->r.dims[d]));
+        json_object_array_add(dims, e);
+    }
+    json_object_object_add(o, "dims", dims);
+    json_object *ins = json_object_new_array();
+    for (int i = 0; i < x->p->n_inputs; i++) {
+        json_object *e = json_object_new_object();
+        json_object_object_add(e, "name", json_object_new_string(x->p->inputs[i].name));
+        json_object_object_add(e, "shape", shape_json(&x->r.shapes[i]));
+        json_object_array_add(ins, e);
+    }
+    json_object_object_add(o, "inputs", ins);
+    json_object *outs = json_object_new_array();
+    for (int i = 0; i < x->p->n_outputs; i++) {
+        int v = x->p->outputs[i];
+        json_object *e = json_object_new_object();
+        json_object_object_add(e, "name", json_object_new_string(kf_problem_value_name(x->p, v)));
+        json_object_object_add(e, "shape", shape_json(&x->r.shapes[v]));
+        json_object_array_add(outs, e);
+    }
+    json_object_object_add(o, "outputs", outs);
+    json_object *sc = json_object_new_array();
+    for (int i = 0; i < x->c->n_scratch; i++) json_object_array_add(sc, json_object_new_int64(x->scratch[i]));
+    json_object_object_add(o, "scratch_bytes", sc);
+    json_object *tol = json_object_new_object();
+    json_object_object_add(tol, "atol", json_object_new_double(x->p->atol));
+    json_object_object_add(tol, "rtol", json_object_new_double(x->p->rtol));
+    json_object_object_add(tol, "rel_l2", json_object_new_double(x->p->rel_l2));
+    json_object_object_add(o, "tolerance", tol);
+    if (with_model) json_object_object_add(o, "model", json_object_new_string("model.py"));
+    char *s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(o);
+    return s;
+}
+
+static int write_sources(const exp_ctx *x, const char *dir, kf_error *err)
+{
+    for (int i = 0; i < x->c->n_sources; i++)
+        if (write_in(dir, x->c->sources[i].name, x->c->sources[i].text, err) != 0) return -1;
+    return write_in(dir, "kforge-cpu.h", kf_cpu_header_text, err);
+}
+
+static int export_torch(const exp_ctx *x, kf_error *err)
+{
+    char *pkg = path_join(x->out, x->ident);
+    char *pydir = kf_py_dir();
+    char *rt = pydir ? path_join(pydir, "kforge_torch_runtime.py") : NULL;
+    char *tt = pydir ? path_join(pydir, "kforge_torch_test.py") : NULL;
+    char *spec = spec_json(x, x->model != NULL);
+    char *test_name = NULL;
+    int rc = -1;
+    if (!pkg || !rt || !tt || !spec || asprintf(&test_name, "test_%s.py", x->ident) < 0) {
+        test_name = NULL;
+        kf_fail(err, KF_E_INTERNAL, "out of memory");
+        goto out;
+    }
+    if (kf_mkdir_p(pkg, err) != 0 || write_sources(x, pkg, err) != 0 ||
+        write_in(pkg, "spec.json", spec, err) != 0 || copy_in(rt, pkg, "__init__.py", err) != 0)
+        goto out;
+    if (x->model && copy_in(x->model, pkg, "model.py", err) != 0) goto out;
+    if (x->model && copy_in(tt, x->out, test_name, err) != 0) goto out;
+    rc = 0;
+out:
+    free(pkg);
+    free(pydir);
+    free(rt);
+    free(tt);
+    free(spec);
+    free(test_name);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- --to c */
+
+static void c_header(const exp_ctx *x, kf_sb *b)
+{
+    const char *id = x->ident;
+    kf_sb_printf(b, "/* %s.h — kforge export of problem '%s' (cpu-simd, preset '%s').\n", id, x->p->name, x->preset);
+    kf_sb_printf(b, " * The kernel was verified at these sizes only:");
+    for (int d = 0; d < x->p->n_dims; d++)
+        kf_sb_printf(b, " %s=%lld", x->p->dim_names[d], (long long)x->r.dims[d]);
+    kf_sb_printf(b, ".\n * Tensors are row-major float32.  Pass 4096-byte aligned buffers (aligned_alloc):\n"
+                    " * the kernel was verified with such buffers.  n_threads <= 0 means all cores. */\n");
+    kf_sb_printf(b, "#ifndef %s_H\n#define %s_H\n\n#include <stdint.h>\n\n", id, id);
+    for (int d = 0; d < x->p->n_dims; d++)
+        kf_sb_printf(b, "#define %s_%s %lld\n", id, x->p->dim_names[d], (long long)x->r.dims[d]);
+    kf_sb_printf(b, "\n");
+    for (int i = 0; i < x->p->n_inputs; i++)
+        kf_sb_printf(b, "#define %s_%s_ELEMS %lld\n", id, x->p->inputs[i].name,
+                     (long long)kf_shape_elems(&x->r.shapes[i]));
+    for (int i = 0; i < x->p->n_outputs; i++)
+        kf_sb_printf(b, "#define %s_%s_ELEMS %lld\n", id, kf_problem_value_name(x->p, x->p->outputs[i]),
+                     (long long)kf_shape_elems(&x->r.shapes[x->p->outputs[i]]));
+    kf_sb_printf(b, "\n/* Returns 0, or -1 when scratch memory cannot be allocated. */\nint %s(", id);
+    for (int i = 0; i < x->p->n_inputs; i++) kf_sb_printf(b, "const float *%s, ", x->p->inputs[i].name);
+    for (int i = 0; i < x->p->n_outputs; i++)
+        kf_sb_printf(b, "float *%s, ", kf_problem_value_name(x->p, x->p->outputs[i]));
+    kf_sb_printf(b, "int n_threads);\n\n#endif\n");
+}
+
+static void c_source(const exp_ctx *x, kf_sb *b)
+{
+    const char *id = x->ident;
+    int ni = x->p->n_inputs, no = x->p->n_outputs, ns = x->c->n_scratch, nd = x->p->n_dims;
+    kf_sb_printf(b, "/* %s.c — calls the exported kernel through kforge-cpu.h's convention. */\n", id);
+    kf_sb_printf(b, "#include <stdlib.h>\n#include <unistd.h>\n#include \"kforge-cpu.h\"\n#include \"%s.h\"\n\n", id);
+    kf_sb_printf(b, "void %s(const kf_cpu_args *a);\n\nint %s(", entry_of(x), id);
+    for (int i = 0; i < ni; i++) kf_sb_printf(b, "const float *%s, ", x->p->inputs[i].name);
+    for (int i = 0; i < no; i++) kf_sb_printf(b, "float *%s, ", kf_problem_value_name(x->p, x->p->outputs[i]));
+    kf_sb_printf(b, "int n_threads)\n{\n");
+    kf_sb_printf(b, "    const float *in[%d] = {", ni ? ni : 1);
+    for (int i = 0; i < ni; i++) kf_sb_printf(b, "%s%s", i ? ", " : "", x->p->inputs[i].name);
+    kf_sb_printf(b, "%s};\n    float *out[%d] = {", ni ? "" : "0", no);
+    for (int i = 0; i < no; i++) kf_sb_printf(b, "%s%s", i ? ", " : "", kf_problem_value_name(x->p, x->p->outputs[i]));
+    kf_sb_printf(b, "};\n    const int64_t dims[%d] = {", nd ? nd : 1);
+    for (int d = 0; d < nd; d++) kf_sb_printf(b, "%s%lldLL", d ? ", " : "", (long long)x->r.dims[d]);
+    kf_sb_printf(b, "%s};\n    float *scratch[%d] = {0};\n    int rc = 0;\n", nd ? "" : "0", ns ? ns : 1);
+    for (int s = 0; s < ns; s++)
+        kf_sb_printf(b, "    if (!(scratch[%d] = aligned_alloc(4096, (%lldULL + 4095) / 4096 * 4096))) rc = -1;\n",
+                     s, (long long)(x->scratch[s] > 0 ? x->scratch[s] : 1));
+    kf_sb_printf(b, "    if (rc == 0) {\n"
+                    "        if (n_threads <= 0) n_threads = (int)sysconf(_SC_NPROCESSORS_ONLN);\n"
+                    "        kf_cpu_args a = {in, out, scratch, dims, %d, %d, %d, %d, n_threads > 0 ? n_threads : 1};\n"
+                    "        %s(&a);\n    }\n", ni, no, ns, nd, entry_of(x));
+    kf_sb_printf(b, "    for (int s = 0; s < %d; s++) free(scratch[s]);\n    return rc;\n}\n", ns);
+}
+
+static void c_example(const exp_ctx *x, kf_sb *b)
+{
+    const char *id = x->ident;
+    int ni = x->p->n_inputs, no = x->p->n_outputs;
+    kf_sb_printf(b, "/* example.c — calls %s() on uniform [0,1) inputs and prints each output's sum. */\n", id);
+    kf_sb_printf(b, "#include <stdio.h>\n#include <stdlib.h>\n#include \"%s.h\"\n\n", id);
+    kf_sb_printf(b, "static float *buffer(long long n)\n{\n"
+                    "    return aligned_alloc(4096, ((size_t)n * sizeof(float) + 4095) / 4096 * 4096);\n}\n\n");
+    kf_sb_printf(b, "int main(void)\n{\n    unsigned s = 1;\n");
+    for (int i = 0; i < ni; i++) {
+        const char *n = x->p->inputs[i].name;
+        kf_sb_printf(b, "    float *%s = buffer(%s_%s_ELEMS);\n    if (!%s) return 1;\n"
+                        "    for (long long i = 0; i < %s_%s_ELEMS; i++) { s = s * 1103515245u + 12345u; %s[i] = (float)(s >> 8) / 16777216.0f; }\n",
+                     n, id, n, n, id, n, n);
+    }
+    for (int i = 0; i < no; i++) {
+        const char *n = kf_problem_value_name(x->p, x->p->outputs[i]);
+        kf_sb_printf(b, "    float *%s = buffer(%s_%s_ELEMS);\n    if (!%s) return 1;\n", n, id, n, n);
+    }
+    kf_sb_printf(b, "    if (%s(", id);
+    for (int i = 0; i < ni; i++) kf_sb_printf(b, "%s, ", x->p->inputs[i].name);
+    for (int i = 0; i < no; i++) kf_sb_printf(b, "%s, ", kf_problem_value_name(x->p, x->p->outputs[i]));
+    kf_sb_printf(b, "0) != 0) return 1;\n");
+    for (int i = 0; i < no; i++) {
+        const char *n = kf_problem_value_name(x->p, x->p->outputs[i]);
+        kf_sb_printf(b, "    double sum_%d = 0;\n    for (long long i = 0; i < %s_%s_ELEMS; i++) sum_%d += %s[i];\n"
+                        "    printf(\"%s: %%lld elements, sum %%.6g\\n\", (long long)%s_%s_ELEMS, sum_%d);\n",
+                     i, id, n, i, n, n, id, n, i);
+    }
+    for (int i = 0; i < ni; i++) kf_sb_printf(b, "    free(%s);\n", x->p->inputs[i].name);
+    for (int i = 0; i < no; i++) kf_sb_printf(b, "    free(%s);\n", kf_problem_value_name(x->p, x->p->outputs[i]));
+    kf_sb_printf(b, "    return 0;\n}\n");
+}
+
+static void c_makefile(const exp_ctx *x, kf_sb *b)
+{
+    kf_sb_printf(b, "# Builds the exported kernel with the cpu-simd backend's flags.\nCC ?= cc\nCFLAGS =");
+    for (size_t i = 0; i < N_CPU_FLAGS; i++)
+        if (strcmp(cpu_flags[i], "-shared") != 0 && strcmp(cpu_flags[i], "-fPIC") != 0)
+            kf_sb_printf(b, " %s", cpu_flags[i]);
+    kf_sb_printf(b, " %s\nSRCS = %s.c", x->c->build_options, x->ident);
+    for (int i = 0; i < x->c->n_sources; i++) {
+        const char *n = x->c->sources[i].name;
+        size_t l = strlen(n);
+        if (l > 2 && !strcmp(n + l - 2, ".c")) kf_sb_printf(b, " %s", n);
+    }
+    kf_sb_printf(b, "\n\nexample: example.c $(SRCS)\n\t$(CC) $(CFLAGS) -o $@ example.c $(SRCS) -lm\n\n"
+                    "lib%s.so: $(SRCS)\n\t$(CC) $(CFLAGS) -fPIC -shared -o $@ $(SRCS) -lm\n\n"
+                    "clean:\n\trm -f example lib%s.so\n", x->ident, x->ident);
+}
+
+static int export_c(const exp_ctx *x, kf_error *err)
+{
+    kf_sb h = {0}, c = {0}, e = {0}, m = {0};
+    c_header(x, &h);
+    c_source(x, &c);
+    c_example(x, &e);
+    c_makefile(x, &m);
+    char *hn = NULL, *cn = NULL;
+    int rc = -1;
+    if (asprintf(&hn, "%s.h", x->ident) < 0) hn = NULL;
+    if (asprintf(&cn, "%s.c", x->ident) < 0) cn = NULL;
+    if (h.oom || c.oom || e.oom || m.oom || !h.s || !c.s || !e.s || !m.s || !hn || !cn) {
+        kf_fail(err, KF_E_INTERNAL, "out of memory");
+        goto out;
+    }
+    if (kf_mkdir_p(x->out, err) != 0 || write_sources(x, x->out, err) != 0 ||
+        write_in(x->out, hn, h.s, err) != 0 || write_in(x->out, cn, c.s, err) != 0 ||
+        write_in(x->out, "example.c", e.s, err) != 0 || write_in(x->out, "Makefile", m.s, err) != 0)
+        goto out;
+    rc = 0;
+out:
+    free(hn);
+    free(cn);
+    kf_sb_free(&h);
+    kf_sb_free(&c);
+    kf_sb_free(&e);
+    kf_sb_free(&m);
+    return rc;
+}
+
+int kf_cmd_export(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"to", required_argument, NULL, 't'},
+        {"out", required_argument, NULL, 'o'},
+        {"model", required_argument, NULL, 'm'},
+        {"force", no_argument, NULL, 'f'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    exp_ctx x = {0};
+    int force = 0, c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "t:o:m:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 't': x.to = optarg; break;
+        case 'o': x.out = optarg; break;
+        case 'm': x.model = optarg; break;
+        case 'f': force = 1; break;
+        case 'h': usage(stdout); return KF_EXIT_OK;
+        default:
+            if (optopt == 't' || optopt == 'o' || optopt == 'm')
+                kf_cli_error("export: option '%s' needs a value", argv[optind - 1]);
+            else if (optopt) kf_cli_error("export: unknown option '-%c'", optopt);
+            else kf_cli_error("export: unknown option '%s'", argv[optind - 1]);
+            usage(stderr);
+            return KF_EXIT_BAD_INPUT;
+        }
+    }
+    if (argc - optind != 1) {
+        kf_cli_error("export: %s", argc - optind == 0 ? "no run directory given" : "give exactly one run directory");
+        usage(stderr);
+        return KF_EXIT_BAD_INPUT;
+    }
+    if (!x.to || (strcmp(x.to, "torch") != 0 && strcmp(x.to, "c") != 0)) {
+        if (x.to) kf_cli_error("export: --to %s: expected 'torch' or 'c'", x.to);
+        else kf_cli_error("export: --to torch or --to c is required");
+        return KF_EXIT_BAD_INPUT;
+    }
+    x.run_dir = argv[optind];
+    kf_error err = {0};
+    if (load_run(&x, &err) != 0) {
+        kf_cli_error("export: %s", err.msg);
+        ctx_free(&x);
+        return kf_exit_code(err.kind);
+    }
+    char *def_out = NULL;
+    if (!x.out) {
+        if (asprintf(&def_out, "export-%s-%s", x.p->name, x.to) < 0) {
+            kf_cli_error("out of memory");
+            ctx_free(&x);
+            return KF_EXIT_INTERNAL;
+        }
+        x.out = def_out;
+    }
+    struct stat sb;
+    int rc = KF_EXIT_OK;
+    if (!force && stat(x.out, &sb) == 0) {
+        kf_cli_error("export: %s exists (give another --out, or --force to write into it)", x.out);
+        rc = KF_EXIT_BAD_INPUT;
+    } else if ((!strcmp(x.to, "torch") ? export_torch(&x, &err) : export_c(&x, &err)) != 0) {
+        kf_cli_error("export: %s", err.msg);
+        rc = kf_exit_code(err.kind);
+    } else if (!strcmp(x.to, "torch")) {
+        printf("wrote %s/%s (import %s; %s.forward(", x.out, x.ident, x.ident, x.ident);
+        for (int i = 0; i < x.p->n_inputs; i++) printf("%s%s", i ? ", " : "", x.p->inputs[i].name);
+        printf("))%s%s%s\n", x.model ? " and " : "", x.model ? x.out : "",
+               x.model ? "/test_*.py (python3 it to compare with the module)" : "; give --model M.py for a test");
+    } else {
+        printf("wrote %s (%s.h, %s.c, example.c, Makefile: make -C %s example)\n", x.out, x.ident, x.ident, x.out);
+    }
+    free(def_out);
+    ctx_free(&x);
+    return rc;
+}

@@ -1,0 +1,145 @@
+#!/bin/sh
+# tests/torch/test_torch_import.sh — kforge import on real PyTorch: the 20
+# Level-2 problems written as KernelBench-format files (kernelbench/*.py)
+# import to problems equivalent to the hand-written ones in problems/level2
+# (equiv.py: the same graph after normalisation; ref_equiv: the same
+# double-precision reference outputs on the same inputs at the small preset);
+# an op outside the vocabulary and training-mode dropout are refused with the
+# node, target and line; then the round trip import -> kforge run (built-in
+# agent, cpu-simd, small, 2 iterations) -> export --to torch -> the exported
+# package against the module on fresh inputs.
+# Needs a Python with torch: $KFORGE_PYTHON, else $PYTHON3; skipped without.
+. "$KF_SRCDIR/tests/e2e/tap.sh"
+PY=${KFORGE_PYTHON:-${PYTHON3:-python3}}
+if ! "$PY" -c 'import torch' >/dev/null 2>&1; then
+    echo "1..0 # SKIP $PY cannot import torch (pip install torch, or set KFORGE_PYTHON to a Python with it)"
+    exit 0
+fi
+export KFORGE_PYTHON="$PY"
+JPY=${PYTHON3:-$PY}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+D="$KF_SRCDIR/tests/torch"
+echo "1..37"
+
+# 1-20: every Level-2 problem
+for f in "$D"/kernelbench/*.py; do
+    b=$(basename "$f" .py)
+    hand="$KF_SRCDIR/problems/level2/$b.json"
+    if ! "$KFORGE" import "$f" --out "$T/$b.json" 2>"$T/err"; then
+        no "$b: import" "$(cat "$T/err")"
+        continue
+    fi
+    if ! perm=$("$JPY" "$D/equiv.py" "$hand" "$T/$b.json" "$T/$b.small.json" 2>"$T/err"); then
+        no "$b: same graph as problems/level2/$b.json" "$(cat "$T/err")"
+        continue
+    fi
+    if out=$("$KF_BUILDDIR/tests/torch/ref_equiv" "$hand" "$T/$b.small.json" small "$perm" 2>&1); then
+        ok "$b: same graph, same reference outputs at small ($(echo "$out" | head -1))"
+    else
+        no "$b: same reference outputs at small" "$out"
+    fi
+done
+
+# 21: the reference check can fail: 09 against the imported 63 (same inputs)
+if [ -f "$T/63_Gemm_ReLU_Divide.small.json" ] &&
+   out=$("$KF_BUILDDIR/tests/torch/ref_equiv" "$KF_SRCDIR/problems/level2/09_Matmul_Subtract_Multiply_ReLU.json" \
+         "$T/63_Gemm_ReLU_Divide.small.json" small 0,1,2 2>&1); [ $? -eq 1 ] && echo "$out" | grep -q DIFFERENT; then
+    ok "ref_equiv tells 09 from 63"
+else no "ref_equiv tells 09 from 63" "$out"; fi
+
+# 22-23: an op outside the vocabulary: exit 2, node, target and source line named
+"$KFORGE" import "$D/fixtures/unmappable.py" >"$T/out" 2>"$T/err"; rc=$?
+msg=$(cat "$T/err")
+case "$rc:$msg" in
+    "2:kforge import: "*"unmappable.py:13: cannot map node 'cumsum' (call_function torch.cumsum)"*) ok "unmappable op: exit 2 naming node, target, line" ;;
+    *) no "unmappable op refused" "rc=$rc" "$msg" ;;
+esac
+check "unmappable op: nothing on stdout" test ! -s "$T/out"
+
+# 24-25: dropout in training mode refused; --eval imports it as the identity
+"$KFORGE" import "$D/fixtures/dropout_train.py" >/dev/null 2>"$T/err"; rc=$?
+case "$rc:$(cat "$T/err")" in
+    "2:"*"dropout_train.py:13: cannot map node 'drop'"*"training mode is random"*) ok "training-mode dropout refused" ;;
+    *) no "training-mode dropout refused" "rc=$rc" "$(cat "$T/err")" ;;
+esac
+if "$KFORGE" import "$D/fixtures/dropout_train.py" --eval --out "$T/drop.json" 2>"$T/err" &&
+   grep -q '"op": "dropout"' "$T/drop.json"; then ok "--eval: dropout imported (identity)"
+else no "--eval: dropout imported" "$(cat "$T/err")"; fi
+
+# 26-27: --preset: added and resolved; a dim it does not know is refused
+M="$D/kernelbench/12_Gemm_Multiply_LeakyReLU.py"
+if "$KFORGE" import "$M" --preset small=batch_size=64,in_features=96,out_features=80 --name rt12 --out "$T/p12.json" 2>"$T/err" &&
+   "$KFORGE" check "$T/p12.json" --preset small --no-trivial | grep -q 'batch_size=64 in_features=96 out_features=80'; then
+    ok "--preset small=...: written and resolved"
+else no "--preset small=..." "$(cat "$T/err")"; fi
+"$KFORGE" import "$M" --preset small=B=64 >/dev/null 2>"$T/err"; rc=$?
+case "$rc:$(cat "$T/err")" in
+    "2:"*"'B' is not a dim of this model (dims: batch_size, in_features, out_features)"*) ok "--preset with an unknown dim: exit 2" ;;
+    *) no "--preset with an unknown dim" "rc=$rc" "$(cat "$T/err")" ;;
+esac
+
+# 28-29: ops beyond the Level-2 set, numerically: the imported graph computed
+# in PyTorch from its JSON equals the module on the same inputs; and that
+# check fails when one op of the JSON is changed
+if "$KFORGE" import "$D/fixtures/misc_ops.py" --preset small=batch=4,k=6,n=5 --out "$T/misc.json" 2>"$T/err" &&
+   out=$("$PY" "$D/graph_vs_module.py" "$D/fixtures/misc_ops.py" "$T/misc.json" small 2>&1); then
+    ok "misc ops (rsub, max(dim).values, mean(-1), clamp, softplus, 2 outputs): graph = module ($(echo $out))"
+else no "misc ops: graph = module" "$(cat "$T/err")" "$out"; fi
+sed 's/"op": "softplus"/"op": "relu"/' "$T/misc.json" > "$T/misc_bad.json"
+if "$PY" "$D/graph_vs_module.py" "$D/fixtures/misc_ops.py" "$T/misc_bad.json" small >"$T/out" 2>&1; then
+    no "graph_vs_module catches a changed op" "$(cat "$T/out")"
+else ok "graph_vs_module catches a changed op"; fi
+
+# 30-31: inputs drawn as moved and scaled rand/randn keep their distribution;
+# one drawn in a way the format cannot state is refused
+if "$KFORGE" import "$D/fixtures/affine_inputs.py" --out "$T/aff.json" 2>"$T/err" &&
+   grep -q '"name": "x", "shape": \["batch", "n"\], "dtype": "float32", "init": {"dist": "uniform", "low": -1.0, "high": 1.0}' "$T/aff.json" &&
+   grep -q '"name": "y", .*"init": {"dist": "normal", "mean": 3.0, "std": 0.25}' "$T/aff.json" &&
+   grep -q '"name": "scale", .*"init": {"dist": "normal", "mean": 0.0, "std": 0.02}' "$T/aff.json"; then
+    ok "rand*2-1, 3+randn/4, randn*0.02: uniform [-1,1), normal(3, 0.25), normal(0, 0.02)"
+else no "affine inputs" "$(cat "$T/err" "$T/aff.json")"; fi
+sed 's/torch.rand(batch, n) \* 2 - 1/torch.rand(batch, n) ** 2/' "$D/fixtures/affine_inputs.py" > "$T/sq_inputs.py"
+"$KFORGE" import "$T/sq_inputs.py" >/dev/null 2>"$T/err"; rc=$?
+case "$rc:$(cat "$T/err")" in
+    "2:kforge import: get_inputs()[0]: cannot tell how it is drawn"*) ok "rand**2 refused: exit 2" ;;
+    *) no "rand**2 refused" "rc=$rc" "$(cat "$T/err")" ;;
+esac
+
+# 32-33: torch.fx cannot trace a branch on a shape, torch.export can: the
+# graph equals the module; a preset whose sizes take the other branch is refused
+if "$KFORGE" import "$D/fixtures/shape_branch.py" --preset small=batch_size=4,in_features=6,out_features=20 --out "$T/sb.json" 2>"$T/err" &&
+   out=$("$PY" "$D/graph_vs_module.py" "$D/fixtures/shape_branch.py" "$T/sb.json" small 2>&1); then
+    ok "torch.export fallback: graph = module ($(echo $out))"
+else no "torch.export fallback" "$(cat "$T/err")" "$out"; fi
+"$KFORGE" import "$D/fixtures/shape_branch.py" --preset small=batch_size=4,in_features=6,out_features=5 >/dev/null 2>"$T/err"; rc=$?
+case "$rc:$(cat "$T/err")" in
+    "2:"*"depends on the sizes (Python control flow on a shape): preset 'small'"*) ok "torch.export: a preset taking the other branch is refused" ;;
+    *) no "torch.export: size-dependent graph refused" "rc=$rc" "$(cat "$T/err")" ;;
+esac
+
+# 34-37: round trip
+if "$KFORGE" run "$T/p12.json" --backend cpu-simd --preset small --max-iterations 2 --out "$T/run" --quiet >"$T/runlog" 2>&1 &&
+   grep -q '"verified":true' "$T/run/result.json"; then ok "round trip: kforge run found a verified kernel"
+else no "round trip: kforge run" "$(tail -5 "$T/runlog")"; fi
+if "$KFORGE" export "$T/run" --to torch --out "$T/exp" --model "$M" >"$T/out" 2>&1; then ok "round trip: export --to torch"
+else no "round trip: export --to torch" "$(cat "$T/out")"; fi
+if out=$("$PY" "$T/exp/test_kf_rt12.py" 2>&1) && echo "$out" | grep -q '^3 passed, 0 failed$'; then
+    ok "round trip: exported kernel matches the module on 3 fresh inputs"
+else no "round trip: exported kernel vs module" "$out"; fi
+out=$(cd "$T/exp" && "$PY" -c '
+import torch, kf_rt12 as k
+x = torch.rand(64, 96); W = torch.rand(80, 96) - 0.5; b = torch.rand(80)
+y = k.forward(x, W, b)
+r = torch.nn.functional.leaky_relu((x @ W.T + b) * 2.0, 0.1)
+assert torch.allclose(y, r, atol=1e-4, rtol=1e-4), (y - r).abs().max()
+for bad, why in ((x[:10], "shape"), (x.double(), "dtype"), (x.t().contiguous().t(), "contiguous")):
+    try:
+        k.forward(bad, W, b)
+        raise SystemExit("accepted a bad " + why)
+    except ValueError as e:
+        assert why in str(e), e
+print("checked")' 2>&1)
+if [ "$out" = checked ]; then ok "round trip: forward() on new tensors, and bad shape/dtype/contiguity refused"
+else no "round trip: forward() checks" "$out"; fi
+tap_exit
