@@ -509,6 +509,8 @@ static char *with_reference(const kf_agent_ctx *ctx, char *user, kf_error *err)
     free(sec);
     free(user);
     return out;
+}
+
 /* What a failed request means for the run: -1 (the run stops, resumable)
  * when the setup is broken or the server is down, else 0 with *why set:
  * one failed step.  A request the time budget cut short is a failed step:
