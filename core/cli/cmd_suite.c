@@ -45,7 +45,7 @@ static void suite_usage(FILE *f)
         "                       the success rate, steps and speedup median and spread over seeds\n"
         "  --quiet              no progress lines\n"
         "\n"
-        "On a Slurm cluster (doc/slurm.md): one job array, a task per problem x backend,\n"
+        "On a Slurm cluster (doc/slurm.md): one job array, a task per problem x backend (x seed),\n"
         "each a 'kforge run' into the run directory above, and a merge job after them\n"
         "that writes the reports.  Running the same command again submits only the\n"
         "tasks without a result that are not queued (a killed run resumes).\n"
@@ -216,7 +216,8 @@ int kf_cmd_suite(int argc, char **argv)
         {"partition", required_argument, 0, O_PARTITION}, {"gres", required_argument, 0, O_GRES},
         {"time", required_argument, 0, O_STIME}, {"account", required_argument, 0, O_ACCOUNT},
         {"max-parallel", required_argument, 0, O_MAXPAR}, {"slurm-retries", required_argument, 0, O_RETRIES},
-        {"status", required_argument, 0, O_STATUS}, {0, 0, 0, 0}};
+        {"status", required_argument, 0, O_STATUS}, {"seeds", required_argument, 0, O_SEEDS},
+        {0, 0, 0, 0}};
     int c;
     long long iv;
     optind = 1;

@@ -61,7 +61,7 @@ for s in 0 1 2; do
 done
 seeds=$(py '
 import json, sys
-print(" ".join(str(json.loads(l)["body"].get("seed")) for l in open(sys.argv[1])))' "$tmp/requests.jsonl" 2>&1)
+print(" ".join(str(r["body"].get("seed")) for r in map(json.loads, open(sys.argv[1])) if r.get("body")))' "$tmp/requests.jsonl" 2>&1)
 set -- $seeds
 [ $# -eq 3 ] && [ "$1" != "$2" ] && [ "$2" != "$3" ] && [ "$1" != "$3" ] && [ "$1" != None ] \
     && ok "the three requests carry three different seeds ($seeds)" || no "three different request seeds" "got: $seeds"

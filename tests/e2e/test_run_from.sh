@@ -95,7 +95,7 @@ export OPENAI_BASE_URL="http://127.0.0.1:$(head -n1 "$tmp/port")/v1" OPENAI_API_
 rc=$?
 got=$(py '
 import json, sys
-reqs = [json.loads(l) for l in open(sys.argv[1])]
+reqs = [r for r in map(json.loads, open(sys.argv[1])) if r.get("body")]
 user = lambda r: [m["content"] for m in r["body"]["messages"] if m["role"] == "user"][0]
 u0, u1 = user(reqs[0]), user(reqs[1])
 print(len(reqs), "# Reference: a verified kernel for cpu-simd" in u0, sys.argv[2] in u0,
