@@ -106,6 +106,9 @@ void ocl_gen_gemm(ocl_gen *g, int gi);
  * the GEMM is not batched. */
 void ocl_gen_gemm_tc(ocl_gen *g, int gi);
 void ocl_gen_gemm_bf16(ocl_gen *g, int gi);
+/* The store of one mma accumulator element: bias, epilogue, write, and the
+ * element loop's closing brace (cuda_gemm_tc.c). */
+void ocl_emit_mma_store(ocl_gen *g, ocl_kernel *k, int gi, int anchor_v, int bias);
 /* A GEMM group whose rows the next row group sums, as column sums and a
  * GEMV (cuda_gemm_sum.c): emits both groups and returns the row group's
  * index, or -1 (nothing emitted) when the rewrite does not apply. */

@@ -311,16 +311,7 @@ void ocl_gen_gemm_bf16(ocl_gen *g, int gi)
              "                const int n = n0 + wn * %d + j * 8 + tig * 2 + (e & 1);\n"
              "                if (m >= M || n >= N) continue;\n"
              "                const size_t idx = (size_t)m * N + n;\n", WN, WN * 8);
-    if (bias) {
-        char *b = ocl_elem(k, gm->bias, "n");
-        OCL_P(k, "                const float t_%s = acc[i][j][e] + %s;\n", g->ident[anchor_v], b ? b : "0.0f");
-        free(b);
-    } else {
-        OCL_P(k, "                const float t_%s = acc[i][j][e];\n", g->ident[anchor_v]);
-    }
-    if (grp->n_nodes > 1) OCL_P(k, "                /* epilogue */\n");
-    ocl_emit_tail(k, gi, 1, "idx", "n", "                ");
-    OCL_P(k, "            }\n");
+    ocl_emit_mma_store(g, k, gi, anchor_v, bias != NULL);
     int64_t global[3] = {MT * NT * 256, 1, 1};
     int64_t local[3] = {256, 1, 1};
     ocl_kernel_finish(k, 1, global, local);

@@ -53,6 +53,25 @@ static void mma_steps(ocl_kernel *k, int depth, const char *stage, const char *c
              "        }\n", depth, cvt, stage, cvt, stage, cvt, stage, cvt, stage, cvt, stage, cvt, stage);
 }
 
+/* The store of one accumulator element of an mma tile (inside the i/j/e
+ * loops, m, n and idx set): the bias, the group's epilogue, the write, and
+ * the loop's closing brace.  Shared by the TF32 and BF16 GEMMs. */
+void ocl_emit_mma_store(ocl_gen *g, ocl_kernel *k, int gi, int anchor_v, int bias)
+{
+    const kf_bt_group *grp = &g->plan->groups[gi];
+    const kf_bt_gemm *gm = &grp->gemm;
+    if (bias) {
+        char *b = ocl_elem(k, gm->bias, "n");
+        OCL_P(k, "                const float t_%s = acc[i][j][e] + %s;\n", g->ident[anchor_v], b ? b : "0.0f");
+        free(b);
+    } else {
+        OCL_P(k, "                const float t_%s = acc[i][j][e];\n", g->ident[anchor_v]);
+    }
+    if (grp->n_nodes > 1) OCL_P(k, "                /* epilogue */\n");
+    ocl_emit_tail(k, gi, 1, "idx", "n", "                ");
+    OCL_P(k, "            }\n");
+}
+
 void ocl_gen_gemm_tc(ocl_gen *g, int gi)
 {
     const kf_bt_group *grp = &g->plan->groups[gi];
@@ -196,16 +215,7 @@ void ocl_gen_gemm_tc(ocl_gen *g, int gi)
              "                const int n = n0 + wn * 32 + j * 8 + tig * 2 + (e & 1);\n"
              "                if (m >= M || n >= N) continue;\n"
              "                const size_t idx = c_off + (size_t)m * N + n;\n");
-    if (bias) {
-        char *b = ocl_elem(k, gm->bias, "n");
-        OCL_P(k, "                const float t_%s = acc[i][j][e] + %s;\n", g->ident[anchor_v], b ? b : "0.0f");
-        free(b);
-    } else {
-        OCL_P(k, "                const float t_%s = acc[i][j][e];\n", g->ident[anchor_v]);
-    }
-    if (grp->n_nodes > 1) OCL_P(k, "                /* epilogue */\n");
-    ocl_emit_tail(k, gi, 1, "idx", "n", "                ");
-    OCL_P(k, "            }\n");
+    ocl_emit_mma_store(g, k, gi, anchor_v, bias != NULL);
     int64_t global[3] = {(gm->N + 127) / 128 * 256, (gm->M + 127) / 128, gm->batch};
     int64_t local[3] = {256, 1, 1};
     ocl_kernel_finish(k, gm->batch > 1 ? 3 : 2, global, local);
