@@ -32,7 +32,9 @@ r = json.load(open(sys.argv[1]))
 s = r["seeds"]
 p = s["problems"]
 print(s["seeds"], [x["name"] for x in p], [x["runs"] for x in p], [x["success_rate"] for x in p],
-      all(x["speedup"]["n"] == 2 and x["speedup"]["min"] <= x["speedup"]["median"] <= x["speedup"]["max"] for x in p),
+      all(x["speedup"]["n"] == sum(1 for e in r["problems"] if (e["name"] == x["name"] or e["name"].startswith(x["name"] + "~"))
+                                   and (e.get("speedup") or 0) > 0) >= 1
+          and x["speedup"]["min"] <= x["speedup"]["median"] <= x["speedup"]["max"] for x in p),
       [x["steps_to_first_correct"]["median"] for x in p], [x["steps_to_best"]["median"] for x in p],
       s["summary"]["success_rate_bootstrap"]["value"], s["summary"]["per_seed_success_rate"]["n"],
       s["summary"]["geomean_median_speedup_bootstrap"]["ci95_lo"] <= s["summary"]["geomean_median_speedup_bootstrap"]["value"] <= s["summary"]["geomean_median_speedup_bootstrap"]["ci95_hi"],
@@ -49,6 +51,8 @@ rc=$?
 [ $rc -eq 0 ] && [ "$(grep -c 'already done: correct' "$tmp/out2")" -eq 4 ] && ok "a second invocation runs nothing again" \
     || no "a second invocation runs nothing again" "exit $rc" "$(cat "$tmp/out2")"
 
+# (a run whose baseline could not be timed on a loaded machine has no speedup:
+# the spread is over the runs that have one)
 # B: one run per problem, no seeds: the plain report, unchanged
 B="$tmp/plain"
 "$KFORGE" suite "$here" --backend cpu-simd --preset small --max-iterations 1 --report "$B" >"$tmp/out3" 2>&1
