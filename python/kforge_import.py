@@ -468,6 +468,18 @@ class Mapper:
             self.used_params.append(qual)
         return param_name(qual)
 
+    def norm_inputs(self, node, a):
+        """A norm's input, then its optional weight and bias (a bias alone is refused)."""
+        ins = [self.val(node, a["input"])]
+        w, b = a.get("weight"), a.get("bias")
+        if w is None and b is not None:
+            self.refuse(node, "a bias without a weight")
+        if w is not None:
+            ins.append(self.val(node, w))
+        if b is not None:
+            ins.append(self.val(node, b))
+        return ins
+
     def val(self, node, a, allow_number=False):
         """An operand: a value name, or a number where allowed."""
         if isinstance(a, torch.fx.Node):
@@ -819,25 +831,11 @@ class Mapper:
             return self.emit(node, "linear", ins)
         if name == "group_norm":
             a = A(node, ["input", "num_groups", "weight", "bias", "eps"], {"eps": 1e-5})
-            ins = [self.val(node, a["input"])]
-            w, b = a.get("weight"), a.get("bias")
-            if w is None and b is not None:
-                self.refuse(node, "a bias without a weight")
-            if w is not None:
-                ins.append(self.val(node, w))
-            if b is not None:
-                ins.append(self.val(node, b))
+            ins = self.norm_inputs(node, a)
             return self.emit(node, "group_norm", ins, groups=int(a["num_groups"]), eps=float(a["eps"]))
         if name == "layer_norm":
             a = A(node, ["input", "normalized_shape", "weight", "bias", "eps"], {"eps": 1e-5})
-            ins = [self.val(node, a["input"])]
-            w, b = a.get("weight"), a.get("bias")
-            if w is None and b is not None:
-                self.refuse(node, "a bias without a weight")
-            if w is not None:
-                ins.append(self.val(node, w))
-            if b is not None:
-                ins.append(self.val(node, b))
+            ins = self.norm_inputs(node, a)
             ns = a["normalized_shape"]
             n = len(ns) if isinstance(ns, (list, tuple)) else 1
             return self.emit(node, "layer_norm", ins, normalized_dims=n, eps=float(a["eps"]))
