@@ -32,6 +32,8 @@ static void suite_usage(FILE *f)
         "  --jobs N             problems run at once, each in its own process (default 1)\n"
         "  --max-iterations N   loop steps per problem (default 12)\n"
         "  --max-time S         wall-clock budget per problem in seconds (default 600)\n"
+        "  --no-baseline        do not measure the op-by-op baseline (saves its evaluation;\n"
+        "                       the reports then give speedups over --anchors only)\n"
         "  --sandbox MODE       auto (default), strict or off: the worker sandbox (doc/sandbox.md)\n"
         "  --mem-limit SIZE     memory of a worker and its compiler (e.g. 8G; default half the RAM)\n"
         "  --report DIR         where the runs (DIR/runs/PROBLEM), logs and reports go;\n"
@@ -184,6 +186,7 @@ static char *settings_json(const kf_run_opts *ro, int jobs, int seeds, const cha
     json_object_object_add(o, "max_iterations", json_object_new_int(ro->max_iterations));
     json_object_object_add(o, "max_time_s", json_object_new_double(ro->max_time_s));
     if (seeds > 0) json_object_object_add(o, "seeds", json_object_new_int(seeds));
+    if (!ro->baseline) json_object_object_add(o, "baseline", json_object_new_boolean(0));
     char *s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
     json_object_put(o);
     return s;
@@ -198,7 +201,7 @@ int kf_cmd_suite(int argc, char **argv)
     int quiet = 0;
     enum { O_BACKEND = 1, O_DEVICE, O_PRESET, O_AGENT, O_JOBS, O_ITER, O_TIME, O_REPORT, O_ONLY, O_QUIET,
            O_HELP, O_SANDBOX, O_MEM, O_ANCHORS, O_SLURM, O_SLURM_DRY, O_PARTITION, O_GRES, O_STIME, O_ACCOUNT,
-           O_MAXPAR, O_RETRIES, O_STATUS, O_SEEDS };
+           O_MAXPAR, O_RETRIES, O_STATUS, O_SEEDS, O_NOBASE };
     kf_slurm_opts sl = {0};
     sl.retries = 2;
     int slurm = 0;
@@ -217,7 +220,7 @@ int kf_cmd_suite(int argc, char **argv)
         {"time", required_argument, 0, O_STIME}, {"account", required_argument, 0, O_ACCOUNT},
         {"max-parallel", required_argument, 0, O_MAXPAR}, {"slurm-retries", required_argument, 0, O_RETRIES},
         {"status", required_argument, 0, O_STATUS}, {"seeds", required_argument, 0, O_SEEDS},
-        {0, 0, 0, 0}};
+        {"no-baseline", no_argument, 0, O_NOBASE}, {0, 0, 0, 0}};
     int c;
     long long iv;
     optind = 1;
@@ -262,6 +265,7 @@ int kf_cmd_suite(int argc, char **argv)
         case O_SEEDS: if (kf_cli_int("--seeds", optarg, 1, 1000, &iv)) return KF_EXIT_BAD_INPUT;
             so.seeds = (int)iv;
             break;
+        case O_NOBASE: so.run.baseline = 0; break;
         case O_ONLY: only = optarg; break;
         case O_QUIET: quiet = 1; break;
         case O_HELP: suite_usage(stdout); return 0;

@@ -7,7 +7,7 @@ set -u
 here="$KF_SRCDIR/tests/e2e/suite"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 . "$KF_SRCDIR/tests/e2e/tap.sh"
-echo "1..29"
+echo "1..30"
 export XDG_CACHE_HOME="$tmp/cache"
 rep="$tmp/report"
 
@@ -156,4 +156,17 @@ print(c["backends"], len(rows), all(r["cpu-simd"]["status"] == "correct" and r["
 else
     ok "--backend a,b side by side # SKIP no opencl backend here"
 fi
+# --no-baseline: the runs measure no op-by-op baseline, the settings say so
+"$KFORGE" suite "$here/a_scale_relu.json" --backend cpu-simd --preset small --max-iterations 1 --no-baseline \
+    --report "$tmp/nobase" >"$tmp/nobase.out" 2>&1
+rc=$?
+res=$("$PYTHON3" -c '
+import json, sys
+r = json.load(open(sys.argv[1] + "/report.json"))
+p = r["problems"][0]
+print(p["status"], p["baseline_s"], p["speedup"], r["settings"].get("baseline"))
+' "$tmp/nobase" 2>&1)
+if [ $rc -eq 0 ] && [ "$res" = "correct None None False" ] && [ ! -e "$tmp/nobase/runs/a_scale_relu/baseline" ]
+then ok "--no-baseline: a correct kernel, no baseline measured, settings baseline=false"
+else no "--no-baseline" "exit $rc: $res" "$(tail -n 8 "$tmp/nobase.out")"; fi
 tap_exit
