@@ -145,6 +145,10 @@ typedef struct kf_eval_result {
     kf_timing timing;
     kf_roofline roofline;
     double compile_s, verify_s, profile_s;   /* wall time of each phase */
+    /* where profile_s went: the timed commands' round trips (the backend's
+       uploads and read-backs included), drawing fresh inputs, and checking
+       the checked runs (inputs redrawn, reference, comparison) */
+    double profile_calls_s, profile_draw_s, profile_check_s;
     int sandbox_mode;         /* kf_sandbox_mode the worker ran under */
     unsigned sandbox_layers;  /* KF_SB_* bits that held (sandbox.h) */
     char *sandbox_why;        /* why the others did not, or NULL */

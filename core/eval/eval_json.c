@@ -133,6 +133,13 @@ char *kf_eval_result_json(const kf_eval_result *res)
     json_object_object_add(o, "compile_s", num(res->compile_s));
     json_object_object_add(o, "verify_s", num(res->verify_s));
     json_object_object_add(o, "profile_s", num(res->profile_s));
+    if (res->profiled) {
+        json_object *pb = json_object_new_object();
+        json_object_object_add(pb, "timed_calls_s", num(res->profile_calls_s));
+        json_object_object_add(pb, "draw_inputs_s", num(res->profile_draw_s));
+        json_object_object_add(pb, "check_runs_s", num(res->profile_check_s));
+        json_object_object_add(o, "profile_breakdown", pb);
+    }
     char *s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
     json_object_put(o);
     return s;

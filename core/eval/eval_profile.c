@@ -302,29 +302,39 @@ int kf_ev_profile(kf_ev *e, kf_worker *w, const kf_device_info *dev, kf_error *e
     pool_init(&p, e->r);
     /* set s is first used by run s (set 0 after the warm-up), then after
        each run i by run i + n_sets */
+    double t0 = kf_now_s();
     for (int s = 1; s < n_sets; s++) kf_ev_draw_set(e, s, seeds[s] = seed_for(&p, checked, reps, s));
     kf_ev_draw_set(e, 0, seeds[0] = fresh_seed());
+    res->profile_draw_s += kf_now_s() - t0;
     double s0, w0;
     if (timed_call(e, w, e->o.warmup, 0, &s0, &w0, NULL) != 0) goto out;
+    res->profile_calls_s += w0;
     if (freeze(e, w, "the warm-up runs") != 0) goto out;
+    t0 = kf_now_s();
     kf_ev_draw_set(e, 0, seeds[0] = seed_for(&p, checked, reps, 0));
+    res->profile_draw_s += kf_now_s() - t0;
     kf_worker_resume(w);
 
     for (int i = 0; i < reps; i++) {
         int s = i % n_sets;
         if (timed_call(e, w, 0, s, &sample[i], &wall[i], i == reps - 1 ? &last : NULL) != 0) goto out;
+        res->profile_calls_s += wall[i];
         char when[64];
         snprintf(when, sizeof when, "timed run %d", i);
         if (freeze(e, w, when) != 0) goto out;
         if (checked[i]) {
+            t0 = kf_now_s();
             int c = check_run(e, i, s, seeds[s], err);
+            res->profile_check_s += kf_now_s() - t0;
             if (c != 0) {
                 rc = c;
                 goto out;
             }
             t->n_checked++;
         }
+        t0 = kf_now_s();
         kf_ev_draw_set(e, s, seeds[s] = seed_for(&p, checked, reps, i + n_sets));
+        res->profile_draw_s += kf_now_s() - t0;
         kf_worker_resume(w);
     }
     /* every guard band once more, after the last run */
