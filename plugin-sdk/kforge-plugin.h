@@ -223,9 +223,13 @@ typedef struct kf_artifact kf_artifact;
  * is 4096-byte aligned.  A backend whose kernels run in host memory passes
  * `data` to the candidate.  A device backend must place the WHOLE guarded
  * region on the device (so that an out-of-bounds write lands in the guard),
- * give the kernel a pointer to the data part, and after the run copy the
- * WHOLE guarded region of every buffer (inputs and scratch too) back to
+ * give the kernel a pointer to the data part, and after a verify run copy
+ * the WHOLE guarded region of every buffer (inputs and scratch too) back to
  * `base`: the core checks guards, outputs and input integrity itself.
+ * After profile runs it may copy back only the outputs' regions and the
+ * guard bands of inputs and scratch (their data parts then keep what the
+ * core wrote): at large presets the inputs are gigabytes, and the core
+ * judges input integrity on the verify runs.
  */
 /* Element types of a buffer (kf_buffer.dtype, ABI 1.1). */
 #define KF_DT_F32  0u

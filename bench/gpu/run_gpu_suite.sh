@@ -6,7 +6,8 @@
 #            torch.compile, CUDA events, TF32 off) -> $OUT/anchors.json
 #   suite    kforge suite PROBLEMS --backend $BACKENDS --preset $PRESET
 #            (kernelbench) --max-iterations $ITER --jobs $JOBS (1)
-#            [--anchors $ANCHORS] -> $OUT/suite$TAG/... (each backend's
+#            [--anchors $ANCHORS] $SUITE_OPTS (e.g. --no-baseline)
+#            -> $OUT/suite$TAG/... (each backend's
 #            report, compare.md, the reference cache's effect)
 #   runs     kforge run --no-baseline [--agent $AGENT] for each of PROBLEMS
 #            on $BACKENDS at $PRESET, $ITER steps: every step's label, time
@@ -73,11 +74,12 @@ fi
 an=""; [ -n "${ANCHORS:-}" ] && [ -f "$top/$ANCHORS" ] && an="--anchors $top/$ANCHORS"
 log "suite ${BACKENDS:-cuda,opencl}, $PRESET, ${ITER:-3} steps, jobs ${JOBS:-1} $an"
 timeout ${SUITE_TIME:-420} kforge suite $PROBLEMS --backend ${BACKENDS:-cuda,opencl} --preset "$PRESET" \
-    --max-iterations ${ITER:-3} --max-time ${MAX_TIME:-60} --jobs ${JOBS:-1} --report "$OUT/suite$TAG" $an 2>&1 | tail -n 30
+    --max-iterations ${ITER:-3} --max-time ${MAX_TIME:-60} --jobs ${JOBS:-1} --report "$OUT/suite$TAG" $an \
+    ${SUITE_OPTS:-} 2>&1 | tail -n 30
 cat "$OUT/suite$TAG/compare.md" "$OUT"/suite$TAG/*/report.md 2>/dev/null | grep -E '^\|' | head -n 60
 log "the reference cache: entries $(ls /tmp/cache/kforge/ref 2>/dev/null | wc -l), $(du -sh /tmp/cache/kforge/ref 2>/dev/null | cut -f1)"
 for r in "$OUT"/suite$TAG/*/runs/*/baseline/eval.json "$OUT"/suite$TAG/*/runs/*/steps/*/eval.json; do
-    [ -f "$r" ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d.get("reference_sets",{}); print(sys.argv[1].split("/suite")[1], r.get("cached"), r.get("computed"), d.get("verify_s"), d.get("profile_s"))' "$r"
+    [ -f "$r" ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d.get("reference_sets",{}); print(sys.argv[1].split("/suite")[1], r.get("cached"), r.get("computed"), d.get("verify_s"), d.get("profile_s"), d.get("profile_breakdown"))' "$r"
 done > "$OUT/refcache$TAG.txt" 2>/dev/null; head -n 20 "$OUT/refcache$TAG.txt"
 # the whole suite directory as one file (the device tool returns few files)
 tar czf "$OUT/suite$TAG.tgz" -C "$OUT" "suite$TAG" && rm -rf "$OUT/suite$TAG"

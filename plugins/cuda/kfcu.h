@@ -137,7 +137,9 @@ typedef struct kfcu_set {
 } kfcu_set;
 
 kf_status kfcu_set_create(kf_artifact *a, kf_buffer_set *set, kfcu_set *out, char **error);
-kf_status kfcu_set_read_back(kf_artifact *a, kfcu_set *s, char **error);
+/* Copies the set back into the core's buffers: every byte when `whole`,
+ * else outputs whole and the guard bands of inputs and scratch. */
+kf_status kfcu_set_read_back(kf_artifact *a, kfcu_set *s, int whole, char **error);
 void kfcu_set_free(kfcu_set *s);
 kf_status kfcu_launch_plan(kf_artifact *a, kfcu_set *s, char **error);
 
