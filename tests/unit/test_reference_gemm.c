@@ -166,6 +166,34 @@ KF_TEST_TIMEOUT(gemm_throughput, 300)
     }
 }
 
+/* Products of 2 GFLOP and more go to OpenBLAS's dgemm where configure found
+ * it (ref_gemm.c): the same values as the blocked path to the last bits of
+ * double, both transposes, odd sizes, every element written. */
+KF_TEST_TIMEOUT(gemm_large_blas_path_matches_blocked, 300)
+{
+    long M = 701, N = 1103, K = 1409;   /* 2.18 GFLOP */
+    for (int tb = 0; tb < 2; tb++) {
+        double *A = rand_mat(M * K, 7), *B = rand_mat(K * N, 8);
+        double *C1 = malloc(sizeof(double) * (size_t)(M * N)), *C2 = malloc(sizeof(double) * (size_t)(M * N));
+        for (long i = 0; i < M * N; i++) C1[i] = C2[i] = NAN;
+        unsetenv("KFORGE_REF_NO_BLAS");
+        kf_ref_gemm(A, B, C1, M, N, K, tb, 0);
+        setenv("KFORGE_REF_NO_BLAS", "1", 1);
+        kf_ref_gemm(A, B, C2, M, N, K, tb, 0);
+        unsetenv("KFORGE_REF_NO_BLAS");
+        double worst = 0;
+        for (long i = 0; i < M * N; i++) {
+            double e = fabs(C1[i] - C2[i]) / (double)K;
+            if (!(e <= worst)) worst = isnan(e) ? INFINITY : e;
+        }
+        KF_CHECK_MSG(worst < 1e-14, "trans_b=%d: max |blas - blocked|/K %g", tb, worst);
+        free(A);
+        free(B);
+        free(C1);
+        free(C2);
+    }
+}
+
 /* ------------------------------------------------------- matmul / linear */
 
 KF_TEST(matmul_batched_broadcast)
