@@ -196,8 +196,7 @@ int kf_ev_draw_set(kf_ev *e, int set, uint64_t seed)
     const kf_problem_view *pv = &e->bound.pview;
     kf_buffer_set *bs = &e->mem.sets.sets[set];
     for (int i = 0; i < pv->n_inputs; i++) {
-        kf_draw_input(e->r, i, seed, e->priv[i]);
-        memcpy(bs->inputs[i].data, e->priv[i], bs->inputs[i].bytes);
+        kf_draw_input_copy(e->r, i, seed, e->priv[i], bs->inputs[i].data);
     }
     for (int k = 0; k < pv->n_outputs; k++) kf_poison_fill(&bs->outputs[k]);
     for (int k = 0; k < pv->n_scratch; k++) kf_poison_fill(&bs->scratch[k]);

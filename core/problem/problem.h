@@ -161,6 +161,9 @@ void kf_resolved_free(kf_resolved *r);
 /* Draws input `i` of the resolved problem into dst (kf_shape_elems floats)
  * with a generator seeded by (seed, i): deterministic across processes. */
 void kf_draw_input(const kf_resolved *r, int i, uint64_t seed, float *dst);
+/* The same, also written to `copy` (n elements) in the same parallel pass
+ * (the evaluation keeps a private copy of what it hands the worker). */
+void kf_draw_input_copy(const kf_resolved *r, int i, uint64_t seed, float *dst, float *copy);
 
 /* Human description of the graph, one node per line, with shapes. */
 char *kf_problem_describe(const kf_resolved *r);   /* malloc'ed */

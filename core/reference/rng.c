@@ -73,6 +73,8 @@ typedef struct draw_job {
     kf_dist dist;
     double a, b;       /* uniform: low, high (kaiming: -bound, bound); normal: mean, std */
     float *dst;
+    float *copy;       /* also written when not NULL */
+    kf_ref_range_fn fn;
 } draw_job;
 
 static void draw_uniform(void *ctx, long begin, long end)
@@ -125,12 +127,22 @@ static int64_t fan_in(const kf_resolved *r, const kf_init *init)
     return f >= 1 ? f : 1;
 }
 
-void kf_draw_input(const kf_resolved *r, int i, uint64_t seed, float *dst)
+/* A range drawn, then copied while it is still in cache. */
+static void draw_and_copy(void *ctx, long begin, long end)
+{
+    const draw_job *j = ctx;
+    for (long b = begin; b < end; b += 4096) {
+        long e = end - b < 4096 ? end : b + 4096;
+        j->fn(ctx, b, e);
+        memcpy(j->copy + b, j->dst + b, sizeof(float) * (size_t)(e - b));
+    }
+}
+
+void kf_draw_input_copy(const kf_resolved *r, int i, uint64_t seed, float *dst, float *copy)
 {
     const kf_init *init = &r->problem->inputs[i].init;
     long n = (long)kf_ref_elems(&r->shapes[i]);
-    draw_job j = {kf_rng_stream(seed, (uint64_t)i), init->dist, init->a, init->b, dst};
-    kf_ref_range_fn fn = draw_uniform;
+    draw_job j = {kf_rng_stream(seed, (uint64_t)i), init->dist, init->a, init->b, dst, copy, draw_uniform};
     switch (init->dist) {
     case KF_DIST_UNIFORM:
         break;
@@ -141,11 +153,16 @@ void kf_draw_input(const kf_resolved *r, int i, uint64_t seed, float *dst)
         break;
     }
     case KF_DIST_NORMAL:
-        fn = draw_normal;
+        j.fn = draw_normal;
         break;
     case KF_DIST_CONSTANT:
-        fn = draw_constant;
+        j.fn = draw_constant;
         break;
     }
-    kf_ref_parallel(n, DRAW_MIN_PER_THREAD, 0, fn, &j);
+    kf_ref_parallel(n, DRAW_MIN_PER_THREAD, 0, copy ? draw_and_copy : j.fn, &j);
+}
+
+void kf_draw_input(const kf_resolved *r, int i, uint64_t seed, float *dst)
+{
+    kf_draw_input_copy(r, i, seed, dst, NULL);
 }
