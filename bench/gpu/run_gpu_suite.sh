@@ -78,7 +78,8 @@ timeout ${SUITE_TIME:-420} kforge suite $PROBLEMS --backend ${BACKENDS:-cuda,ope
     ${SUITE_OPTS:-} 2>&1 | tail -n 30
 cat "$OUT/suite$TAG/compare.md" "$OUT"/suite$TAG/*/report.md 2>/dev/null | grep -E '^\|' | head -n 60
 log "the reference cache: entries $(ls /tmp/cache/kforge/ref 2>/dev/null | wc -l), $(du -sh /tmp/cache/kforge/ref 2>/dev/null | cut -f1)"
-for r in "$OUT"/suite$TAG/*/runs/*/baseline/eval.json "$OUT"/suite$TAG/*/runs/*/steps/*/eval.json; do
+for r in "$OUT"/suite$TAG/runs/*/baseline/eval.json "$OUT"/suite$TAG/runs/*/steps/*/eval.json \
+         "$OUT"/suite$TAG/*/runs/*/baseline/eval.json "$OUT"/suite$TAG/*/runs/*/steps/*/eval.json; do
     [ -f "$r" ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d.get("reference_sets",{}); print(sys.argv[1].split("/suite")[1], r.get("cached"), r.get("computed"), d.get("verify_s"), d.get("profile_s"), d.get("profile_breakdown"))' "$r"
 done > "$OUT/refcache$TAG.txt" 2>/dev/null; head -n 20 "$OUT/refcache$TAG.txt"
 # the whole suite directory as one file (the device tool returns few files)
