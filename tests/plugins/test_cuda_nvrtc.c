@@ -7,8 +7,13 @@
  * baseline, and the BF16 and TF32 points at the kernelbench preset (the
  * cp.async path of the TF32 GEMM) are compiled by NVRTC
  * for sm_80 and sm_90 with the options the cuda plugin uses
- * (plugins/cuda/cu_compile.c).  TAP, one case per problem; without NVRTC
- * the whole test is skipped and says why.
+ * (plugins/cuda/cu_compile.c).  The library launches ("cublas:sgemm") of
+ * the baseline and of the GEMM anchor's candidate are checked by the
+ * plugin's own validator (plugins/cuda/cu_blas_plan.c) against the bound
+ * problem, as `kforge verify --compile-only --arch sm_90` does; a problem
+ * with a GEMM must get at least one in its baseline and its anchor.  TAP,
+ * one case per problem; without NVRTC the whole test is skipped and says
+ * why.
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -17,7 +22,10 @@
 #include <string.h>
 
 #include "agent/builtin/builtin.h"
+#include "candidate/candidate.h"
+#include "cu_blas_plan.h"
 #include "problem/problem.h"
+#include "run/anchor.h"
 
 typedef int (*create_fn)(void **, const char *, const char *, int, const char *const *, const char *const *);
 typedef int (*compile_fn)(void *, int, const char *const *);
@@ -68,6 +76,64 @@ static int nvrtc_ok(const kf_candidate *c, const char *arch, char *msg, size_t n
     return rc == 0 ? 0 : -1;
 }
 
+/* Binds c to r and checks its library launches with the plugin's
+ * validator; the count of them in *n_lib.  0, or -1 with msg set. */
+static int libs_ok(const kf_candidate *c, const kf_resolved *r, int *n_lib, char *msg, size_t n)
+{
+    kf_bound b;
+    kf_error err = {0};
+    *n_lib = 0;
+    if (kf_candidate_bind(c, r, &b, &err) != 0) { snprintf(msg, n, "bind: %.900s", err.msg); return -1; }
+    int rc = 0;
+    for (int i = 0; i < b.view.n_launches && rc == 0; i++) {
+        const kf_launch *l = &b.view.launches[i];
+        if (!kfcu_blas_is_library(l->kernel)) continue;
+        kfcu_blas_call call;
+        char *e = NULL;
+        if (kfcu_blas_plan(l, i, &b.pview, &call, &e) != KF_OK) {
+            snprintf(msg, n, "library launch: %.900s", e ? e : "?");
+            rc = -1;
+        } else if (call.tf32) {
+            snprintf(msg, n, "launch[%d] %s: the baseline and the anchor must be true FP32", i, l->kernel);
+            rc = -1;
+        }
+        free(e);
+        (*n_lib)++;
+    }
+    kf_bound_free(&b);
+    return rc;
+}
+
+/* A problem with a matmul or linear: its GEMM anchor on cuda-c is one
+ * cublas:sgemm launch, valid for the anchor's own problem. */
+static int anchor_ok(const kf_resolved *r, char *msg, size_t n)
+{
+    kf_gemm_anchor a;
+    char why[512] = "";
+    kf_error err = {0};
+    int rc = kf_gemm_anchor_make(r, &kf_bt_emit_cuda_c, "cuda", &a, why, sizeof why, &err);
+    if (rc == 1 && strstr(why, "no matmul or linear")) return 0;
+    if (rc != 0) { snprintf(msg, n, "anchor: %.400s%.400s", why, err.msg); return -1; }
+    kf_problem *ap = kf_problem_parse(a.problem_json, "anchor", &err);
+    kf_resolved ar;
+    int ok = ap && kf_resolve(ap, 0, &ar, &err) == 0;
+    if (!ok) snprintf(msg, n, "anchor problem: %.900s", err.msg);
+    int n_lib = 0;
+    if (ok) {
+        ok = libs_ok(a.cand, &ar, &n_lib, msg, n) == 0;
+        if (ok && (n_lib != 1 || a.cand->n_launches != 1)) {
+            snprintf(msg, n, "the anchor has %d launches, %d of them cuBLAS; want one cublas:sgemm", a.cand->n_launches,
+                     n_lib);
+            ok = 0;
+        }
+        if (ok) ok = nvrtc_ok(a.cand, "--gpu-architecture=sm_90", msg, n) == 0;
+        kf_resolved_free(&ar);
+    }
+    kf_problem_free(ap);
+    kf_gemm_anchor_free(&a);
+    return ok ? 0 : -1;
+}
+
 static int check_point(const kf_resolved *r, const kf_bt_point *pt, char *msg, size_t n)
 {
     kf_bt_fusion fusion = pt->baseline ? KF_BT_FUSE_NONE : (kf_bt_fusion)pt->fusion;
@@ -81,6 +147,18 @@ static int check_point(const kf_resolved *r, const kf_bt_point *pt, char *msg, s
     if (rc != 0) { snprintf(msg, n, "generate: %.900s", err.msg); free(label); return -1; }
     rc = nvrtc_ok(c, "--gpu-architecture=sm_90", msg, n);
     if (rc == 0) rc = nvrtc_ok(c, "--gpu-architecture=sm_80", msg, n);
+    int n_lib = 0, gemms = 0;
+    if (rc == 0) rc = libs_ok(c, r, &n_lib, msg, n);
+    for (int i = 0; i < r->problem->n_nodes; i++)
+        gemms += r->problem->nodes[i].op == KF_OP_MATMUL || r->problem->nodes[i].op == KF_OP_LINEAR;
+    if (rc == 0 && pt->baseline && gemms && !n_lib) {
+        snprintf(msg, n, "the baseline of a problem with %d GEMM(s) calls no cuBLAS", gemms);
+        rc = -1;
+    }
+    if (rc == 0 && !pt->baseline && n_lib) {
+        snprintf(msg, n, "a search point calls cuBLAS (only the baseline does)");
+        rc = -1;
+    }
     if (rc != 0) {
         size_t l = strlen(msg);
         snprintf(msg + l, n - l, " [point %s]", label ? label : "?");
@@ -140,6 +218,7 @@ int main(void)
             kf_bt_point_baseline(&kf_bt_emit_cuda_c, "cuda", &pts[np++]);
             np += kf_bt_neighbours(&pts[0], &r, &pts[np], 8);
             for (int k = 0; k < np && ok; k++) ok = check_point(&r, &pts[k], msg, sizeof msg) == 0;
+            if (ok) ok = anchor_ok(&r, msg, sizeof msg) == 0;
             kf_resolved_free(&r);
             /* the large preset too: its K is a multiple of 4, the cp.async
                path of the tensor-core GEMM */
@@ -150,11 +229,17 @@ int main(void)
                 ok = check_point(&r, &tc, msg, sizeof msg) == 0;
                 tc.precision = KF_BT_TF32;
                 if (ok) ok = check_point(&r, &tc, msg, sizeof msg) == 0;
+                /* the baseline at the size the H100 runs: cuBLAS's int
+                   limits and the buffers hold there too */
+                kf_bt_point_baseline(&kf_bt_emit_cuda_c, "cuda", &tc);
+                if (ok) ok = check_point(&r, &tc, msg, sizeof msg) == 0;
+                if (ok) ok = anchor_ok(&r, msg, sizeof msg) == 0;
                 kf_resolved_free(&r);
             }
         }
         kf_problem_free(p);
-        if (ok) printf("ok %d - %s: every cuda-c candidate tried compiles for sm_90 and sm_80\n", i + 1, base);
+        if (ok) printf("ok %d - %s: every cuda-c candidate tried compiles for sm_90 and sm_80, its cuBLAS launches "
+                       "are valid\n", i + 1, base);
         else {
             fails++;
             printf("not ok %d - %s: every cuda-c candidate tried compiles for sm_90 and sm_80\n# %s\n", i + 1, base, msg);
