@@ -35,7 +35,8 @@ kf_status kfcu_blas_load_from(const char *const *libs, char *why, size_t why_len
     }
     if (!h) {
         snprintf(why, why_len, "%s not found (%s); library launches (cublas:*) need the CUDA toolkit's cuBLAS: "
-                 "install it (libcublas.so.13 or .12) or put its directory on LD_LIBRARY_PATH",
+                 "install it (libcublas.so.13 or .12) or put its directory on LD_LIBRARY_PATH (outside /usr and /opt also "
+                 "on KFORGE_SANDBOX_READ, which the worker's sandbox may read)",
                  libs[0] ? libs[0] : "libcublas", errs);
         return KF_ERR_UNAVAILABLE;
     }
