@@ -93,10 +93,13 @@ static const char *buffer_name(const kf_problem_view *p, const kf_arg *g, char *
 }
 
 /* Elements a row-major rows x cols operand with leading dimension ld
- * spans, batch copies stride apart: (batch-1)*stride + (rows-1)*ld + cols. */
+ * spans, batch copies stride apart: (batch-1)*stride + (rows-1)*ld + cols
+ * (rows, cols, ld, batch <= INT_MAX; INT64_MAX when it overflows). */
 static int64_t span(int64_t rows, int64_t cols, int64_t ld, int64_t batch, int64_t stride)
 {
-    return (batch - 1) * stride + (rows - 1) * ld + cols;
+    int64_t b, r = (rows - 1) * ld + cols;
+    if (__builtin_mul_overflow(batch - 1, stride, &b) || __builtin_add_overflow(b, r, &r)) return INT64_MAX;
+    return r;
 }
 
 kf_status kfcu_blas_plan(const kf_launch *l, int li, const kf_problem_view *p, kfcu_blas_call *out, char **error)

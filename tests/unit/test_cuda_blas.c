@@ -229,6 +229,10 @@ KF_TEST(plan_validation)
     prob_init(&p, 48, 40, 60);
     n = gemm_args(a, 6, 5, 4, 0, 0, 4, 5, 5, 1, 0, 2, 24, 20, 10);
     refused("cublas:sgemm_batched", a, n, &p, "stride_c = 10 makes the batch's C matrices overlap");
+    /* a stride whose product with the batch overflows is a too-small buffer, not UB */
+    n = gemm_args(a, 6, 5, 4, 0, 0, 4, 5, 5, 1, 0, 3, 24, 20, 30);
+    a[14] = (kf_arg){KF_ARG_LONG, 0, (int64_t)1 << 62, 0, 0};
+    refused("cublas:sgemm_batched", a, n, &p, "A (input 'A') has 48 elements");
     n = gemm_args(a, 6, 5, 4, 0, 0, 4, 5, 5, 1, 0, 2, 24, 0, 30);   /* B broadcast over the batch */
     kf_launch bl = {"cublas:sgemm_batched", 1, {1, 1, 1}, {1, 1, 1}, n, a, 0};
     KF_CHECK_INT(kfcu_blas_plan(&bl, 0, &p.v, &c, &err), KF_OK);

@@ -36,6 +36,7 @@ static int gemm_args(kf_cand_launch *L, const char *a, const char *b, const char
     const int64_t ints[8] = {gm->M, gm->N, gm->K, 0, gm->trans_b, gm->K, gm->trans_b ? gm->K : gm->N, gm->N};
     const char *names[3] = {a, b, c};
     int n = 0;
+    L->n_args = 17;   /* the zeroed room, so a failure half-way frees what was made */
     for (int i = 0; i < 3; i++) {
         L->args[n].kind = KF_CARG_NAME;
         if (!(L->args[n++].text = strdup(names[i]))) return -1;
