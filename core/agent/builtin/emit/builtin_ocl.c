@@ -596,15 +596,15 @@ int kf_bt_gen_ocl_tc(const kf_bt_plan *plan, const kf_bt_point *pt, const char *
         free(g.cand->build_options);
         g.cand->build_options = xstrdup(&g, "-cl-mad-enable");
         char full[400];
-        char lib[96] = "";
+        char lib[160] = "";
         int own = 0;   /* GEMM groups left to the own tiled kernel */
         for (int gi = 0; blas && gi < plan->n_groups; gi++) own += plan->groups[gi].kind == KF_BT_GEMM;
         own -= g.n_library;
         if (g.n_library)
             snprintf(lib, sizeof lib, " + %d cuBLAS call%s", g.n_library, g.n_library == 1 ? "" : "s");
         if (blas && own > 0)
-            snprintf(lib + strlen(lib), sizeof lib - strlen(lib), ", %d GEMM%s with an epilogue or batch cuBLAS "
-                     "cannot take on the own tiled kernel", own, own == 1 ? "" : "s");
+            snprintf(lib + strlen(lib), sizeof lib - strlen(lib), ", %d GEMM%s with an epilogue or a batch "
+                     "layout cuBLAS cannot take on the own tiled kernel", own, own == 1 ? "" : "s");
         snprintf(full, sizeof full, "%s, %d kernel%s%s%s", lab, g.n_kernels, g.n_kernels == 1 ? "" : "s", lib,
                  g.n_gemv_sums ? ", sum of a GEMM's rows as column sums + GEMV" : "");
         g.cand->notes = xstrdup(&g, full);
