@@ -9,6 +9,14 @@
 #            [--anchors $ANCHORS] $SUITE_OPTS (e.g. --no-baseline)
 #            -> $OUT/suite$TAG/... (each backend's
 #            report, compare.md, the reference cache's effect)
+#   cublas   the Level-1 GEMMs against cuBLAS: bench/gpu/cublas_anchors.py
+#            times cublas:sgemm (FP32) and cublas:gemm_tf32 through kforge
+#            profile on each single-matmul problem of PROBLEMS (default
+#            problems/level1) -> $OUT/cublas_anchors.json, then kforge suite
+#            on those problems --backend cuda (or $BACKENDS) --anchors that
+#            file -> $OUT/suite-cublas$TAG.tgz, compare.md and report.md in
+#            the log ("eager" = cuBLAS FP32, "compile" = cuBLAS TF32 there);
+#            ANCHOR_TIME (200 s) and SUITE_TIME (240 s here) fit one call
 #   runs     kforge run --no-baseline [--agent $AGENT] for each of PROBLEMS
 #            on $BACKENDS at $PRESET, $ITER steps: every step's label, time
 #            and verdict
@@ -33,6 +41,9 @@ export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$cuda/lib64
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
 lscpu | grep -E 'Model name|^CPU\(s\)' | tee "$OUT/cpu.txt"
 git -C "$top" log -1 --format='%H %s' 2>/dev/null | cut -c1-120 | tee "$OUT/commit.txt"
+if [ "${MODE:-suite}" = cublas ]; then
+    PROBLEMS=$(python3 "$top/bench/gpu/cublas_anchors.py" - ${PROBLEMS:-problems/level1} --list --preset "${PRESET:-kernelbench}")
+fi
 PROBLEMS=${PROBLEMS:-$(ls problems/level2/*.json)}
 case ${MODE:-suite} in
 anchors)
@@ -71,7 +82,17 @@ for l in open(sys.argv[1]):
     done
     exit 0
 fi
+if [ "${MODE:-suite}" = cublas ]; then
+    log "cuBLAS FP32 and TF32 on $(echo $PROBLEMS | wc -w) GEMM problems at $PRESET"
+    # the build, the anchors and the suite in one device call (10 min)
+    SUITE_TIME=${SUITE_TIME:-240}
+    timeout ${ANCHOR_TIME:-200} python3 "$top/bench/gpu/cublas_anchors.py" "$OUT/cublas_anchors.json" $PROBLEMS \
+        --preset "$PRESET" --reps ${REPS:-20} --work /tmp/cublas-cands --kforge kforge 2>&1 | tail -n 20
+    [ -f "$OUT/cublas_anchors.json" ] || { echo "no cuBLAS anchors written"; exit 1; }
+    ANCHORS_ABS=$OUT/cublas_anchors.json; TAG=-cublas$TAG; BACKENDS=${BACKENDS:-cuda}
+fi
 an=""; [ -n "${ANCHORS:-}" ] && [ -f "$top/$ANCHORS" ] && an="--anchors $top/$ANCHORS"
+[ -n "${ANCHORS_ABS:-}" ] && an="--anchors $ANCHORS_ABS"
 log "suite ${BACKENDS:-cuda,opencl}, $PRESET, ${ITER:-3} steps, jobs ${JOBS:-1} $an"
 timeout ${SUITE_TIME:-420} kforge suite $PROBLEMS --backend ${BACKENDS:-cuda,opencl} --preset "$PRESET" \
     --max-iterations ${ITER:-3} --max-time ${MAX_TIME:-60} --jobs ${JOBS:-1} --report "$OUT/suite$TAG" $an \

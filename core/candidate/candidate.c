@@ -46,6 +46,22 @@ static int is_ident(const char *s)
     return 1;
 }
 
+/* A launch's kernel: an identifier, or a library call "LIB:NAME" (two
+ * identifiers; e.g. "cublas:sgemm", run by the plugin, never a kernel). */
+static int is_kernel_name(const char *s)
+{
+    const char *colon = s ? strchr(s, ':') : NULL;
+    if (!colon)
+        return is_ident(s);
+    char lib[64];
+    size_t n = (size_t)(colon - s);
+    if (n == 0 || n >= sizeof lib)
+        return 0;
+    memcpy(lib, s, n);
+    lib[n] = '\0';
+    return is_ident(lib) && is_ident(colon + 1);
+}
+
 kf_candidate *kf_candidate_new(const char *backend)
 {
     kf_candidate *c = calloc(1, sizeof *c);
@@ -412,8 +428,8 @@ static int parse_launch(pctx *pc, kf_cand_launch *l, json_object *o, int idx)
         PFAIL(pc, "%s: expected an object with kernel, global, local, args", path);
     if (check_keys(pc, o, path, keys))
         return -1;
-    if (!json_object_object_get_ex(o, "kernel", &v) || !is_ident(json_object_get_string(v)))
-        PFAIL(pc, "%s.kernel: missing or not an identifier", path);
+    if (!json_object_object_get_ex(o, "kernel", &v) || !is_kernel_name(json_object_get_string(v)))
+        PFAIL(pc, "%s.kernel: missing, or neither an identifier nor a library call such as \"cublas:sgemm\"", path);
     l->kernel = strdup(json_object_get_string(v));
     if (!json_object_object_get_ex(o, "global", &v))
         PFAIL(pc, "%s.global: missing (1 to 3 sizes)", path);

@@ -515,7 +515,9 @@ record:
     if (st->o.progress.fn && !st->o.json_progress) {
         char t[32];
         if (st->anchor_state > 0) {
-            kf_progressf(&st->o.progress, "gemm anchor: %s, %d threads  %s", st->anchor_how, st->anchor_threads,
+            char th[32] = "";   /* a device library (cuBLAS) has no host threads */
+            if (st->anchor_threads > 0) snprintf(th, sizeof th, ", %d threads", st->anchor_threads);
+            kf_progressf(&st->o.progress, "gemm anchor: %s%s  %s", st->anchor_how, th,
                     kf_fmt_duration(st->anchor_s, t, sizeof t));
             if (st->baseline_s > 0) kf_progressf(&st->o.progress, "  (baseline = %.2fx the anchor)", st->baseline_s / st->anchor_s);
             kf_progressf(&st->o.progress, "\n");

@@ -16,6 +16,10 @@ static const char *const allowed[] = {
     /* drivers */
     "OCL_ICD_*", "OPENCL_*", "POCL_*", "CUDA_*", "NVIDIA_*", "__GL_*", "ZE_*", "ZEL_*", "SYCL_*",
     "NEO_*", "IGC_*", "HWLOC_*", "LD_LIBRARY_PATH",
+    /* cuBLAS (the cuda plugin's library launches): its workspace setting
+       only (PyTorch's determinism knob); not its log variables, which name
+       files to write */
+    "CUBLAS_WORKSPACE_CONFIG",
     /* sanitizer runtimes of a sanitized build */
     "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS",
 };

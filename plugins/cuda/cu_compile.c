@@ -130,8 +130,19 @@ kf_status kfcu_compile_offline(const kf_compile_request *req, const char *target
     st = nvrtc_compile(req, target, &image, &n, diagnostics);
     if (st != KF_OK) return st;
     const kf_candidate_view *c = req->candidate;
+    int n_lib = 0;
     for (int i = 0; i < c->n_launches; i++) {
         const kf_launch *l = KF_AT(kf_launch, c->launches, c->launch_size, i);
+        if (l->kernel && kfcu_blas_is_library(l->kernel)) {
+            /* checked as on a device; cuBLAS itself is loaded at run time */
+            kfcu_blas_call call;
+            if ((st = kfcu_blas_plan(l, i, req->problem, &call, diagnostics)) != KF_OK) {
+                free(image);
+                return KF_ERR_COMPILE;
+            }
+            n_lib++;
+            continue;
+        }
         if (!l->kernel || !cubin_defines(image, n, l->kernel)) {
             free(image);
             return kfcu_fail(diagnostics, KF_ERR_COMPILE, "launch[%d]: kernel '%s' is not defined in the cubin "
@@ -141,17 +152,27 @@ kf_status kfcu_compile_offline(const kf_compile_request *req, const char *target
     }
     int major = 0, minor = 0;
     kfnv.Version(&major, &minor);
-    *report = kfcu_strf("cubin for %s by NVRTC %d.%d; the %d kernel(s) of the launch plan are defined in it",
-                        target, major, minor, c->n_launches);
+    *report = n_lib ? kfcu_strf("cubin for %s by NVRTC %d.%d; the %d kernel(s) of the launch plan are defined in "
+                                "it; its %d cuBLAS launch(es) are valid for the problem's buffers (cuBLAS is "
+                                "loaded when they run)", target, major, minor, c->n_launches - n_lib, n_lib)
+                    : kfcu_strf("cubin for %s by NVRTC %d.%d; the %d kernel(s) of the launch plan are defined in it",
+                                target, major, minor, c->n_launches);
     *binary = image;
     *binary_size = n;
     return KF_OK;
 }
 
-static kf_status setup_launch(kf_artifact *a, int li, const kf_launch *in, char **error)
+static kf_status setup_launch(kf_artifact *a, int li, const kf_launch *in, const kf_problem_view *problem,
+                              char **error)
 {
     kfcu_launch *l = &a->launches[li];
     if (!(l->kernel = strdup(in->kernel ? in->kernel : ""))) return KF_ERR_NOMEM;
+    if (kfcu_blas_is_library(l->kernel)) {
+        kf_status st = kfcu_blas_plan(in, li, problem, &l->blas, error);
+        if (st == KF_OK) st = kfcu_blas_open(a->dev, error);
+        l->library = st == KF_OK;
+        return st == KF_OK ? KF_OK : KF_ERR_COMPILE;
+    }
     CUresult r = kfcu.ModuleGetFunction(&l->fn, a->module, l->kernel);
     if (r != CUDA_SUCCESS)
         return kfcu_fail(error, KF_ERR_INVALID, "launch[%d]: kernel '%s' not found in the module; declare it "
@@ -230,7 +251,12 @@ kf_status kfcu_compile(const kf_compile_request *req, kf_artifact **out, char **
     char jit_log[8192] = "";
     CUjit_option jo[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
     void *jv[] = {jit_log, (void *)(uintptr_t)sizeof jit_log};
-    CUresult r = kfcu.ModuleLoadDataEx(&a->module, image, 2, jo, jv);
+    /* a plan of library launches only has no kernel to load (its source
+       still had to compile) */
+    int kernels = 0;
+    for (int i = 0; i < c->n_launches; i++)
+        kernels += !kfcu_blas_is_library(KF_AT(kf_launch, c->launches, c->launch_size, i)->kernel);
+    CUresult r = kernels ? kfcu.ModuleLoadDataEx(&a->module, image, 2, jo, jv) : CUDA_SUCCESS;
     free(image);
     if (r != CUDA_SUCCESS) {
         char e[200];
@@ -242,7 +268,8 @@ kf_status kfcu_compile(const kf_compile_request *req, kf_artifact **out, char **
     if (!a->launches) { kfcu_release(a); return KF_ERR_NOMEM; }
     a->n_launches = c->n_launches;
     for (int i = 0; i < c->n_launches; i++)
-        if ((st = setup_launch(a, i, &c->launches[i], diagnostics)) != KF_OK) {
+        if ((st = setup_launch(a, i, KF_AT(kf_launch, c->launches, c->launch_size, i), req->problem,
+                               diagnostics)) != KF_OK) {
             kfcu_release(a);
             return st == KF_ERR_NOMEM ? kfcu_fail(diagnostics, st, "out of memory") : st;
         }

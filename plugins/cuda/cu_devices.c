@@ -129,6 +129,16 @@ static kf_status probe_impl(kf_device_info *out, size_t dev_size, int max, int *
     int nv_major = 0, nv_minor = 0, drv = 0;
     if (kfcu_load_nvrtc(nvrtc_why, sizeof nvrtc_why) == KF_OK) kfnv.Version(&nv_major, &nv_minor);
     kfcu.DriverGetVersion(&drv);
+    /* the listing (kforge backends, the run's device line) says whether the
+       library launches can run; a worker's probe does not load cuBLAS */
+    char blas[320] = "";
+    if (!measure) {
+        char bwhy[300] = "";
+        if (kfcu_load_blas(bwhy, sizeof bwhy) == KF_OK)
+            snprintf(blas, sizeof blas, "; cuBLAS %s for the library launches (cublas:sgemm ...)", kfcu_blas_lib());
+        else
+            snprintf(blas, sizeof blas, "; cuBLAS unavailable: %s", bwhy);
+    }
     for (int i = 0; i < nd && *n < max; i++) {
         kfcu_device *d = &devs[i];
         kf_device_info *o = (kf_device_info *)(void *)((char *)out + (size_t)(*n)++ * dev_size);
@@ -165,7 +175,7 @@ static kf_status probe_impl(kf_device_info *out, size_t dev_size, int max, int *
                  "compute capability %d.%d (sm_%d%d), %d SMs at %.0f MHz, %.1f GiB, L2 %d MiB, warp %d, "
                  "max %d threads/block, shared memory %d KiB/block (opt-in %d KiB); peak estimated as the larger of "
                  "FP32 (SMs x clock x %d lanes x 2 = %.1f TFLOP/s) and dense BF16 tensor cores (SMs x clock x %d "
-                 "= %.1f TFLOP/s; TF32 half that); bandwidth %s; driver CUDA %d.%d; NVRTC %s%d.%d%s",
+                 "= %.1f TFLOP/s; TF32 half that); bandwidth %s; driver CUDA %d.%d; NVRTC %s%d.%d%s%s",
                  d->cc_major, d->cc_minor, d->cc_major, d->cc_minor, d->sms, d->clock_khz / 1e3,
                  (double)d->total_mem / (1 << 30), d->l2_bytes >> 20, d->warp, d->max_threads_block,
                  d->shared_block >> 10, d->shared_optin >> 10, fp32_lanes(d), fp32 * 1e-12, 2 * tf32_per_sm_clk(d),
@@ -173,7 +183,7 @@ static kf_status probe_impl(kf_device_info *out, size_t dev_size, int max, int *
                  o->peak_bw_measured ? "measured (256 MiB device copy)"
                  : measure ? "estimated from memory clock x bus width" : "measured separately (kforge caches it)",
                  drv / 1000, (drv % 1000) / 10, nvrtc_why[0] ? "unavailable: " : "", nv_major, nv_minor,
-                 nvrtc_why[0] ? nvrtc_why : "");
+                 nvrtc_why[0] ? nvrtc_why : "", blas);
     }
     return KF_OK;
 }

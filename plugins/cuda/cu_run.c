@@ -102,6 +102,11 @@ kf_status kfcu_launch_plan(kf_artifact *a, kfcu_set *s, char **error)
 {
     for (int li = 0; li < a->n_launches; li++) {
         kfcu_launch *l = &a->launches[li];
+        if (l->library) {
+            kf_status st = kfcu_blas_run(a, s, li, error);
+            if (st != KF_OK) return st;
+            continue;
+        }
         void **params = calloc((size_t)l->n_params + 1, sizeof *params);
         union { CUdeviceptr p; int i; long long l; float f; } *vals = calloc((size_t)l->n_params + 1, sizeof *vals);
         if (!params || !vals) {

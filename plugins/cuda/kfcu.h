@@ -13,13 +13,18 @@
  *   cu_compile.c  NVRTC -> cubin for the device's sm_XY, module, functions
  *   cu_run.c      guarded device buffers, launching a plan, verify
  *   cu_profile.c  CUDA events around each full run of the plan
+ *   cu_blas_plan.c  library launches ("cublas:sgemm"): checks and the
+ *                 row-major -> column-major mapping (pure, cu_blas_plan.h)
+ *   cu_blas.c     cuBLAS through dlopen, one handle per device, the calls
  *
  * Launch plans (kf_launch): global[] counts threads and must be a multiple
  * of local[] (the block), so grid = global / local; local[0] == 0 picks a
  * block of 256 threads along dim 0.  A KF_ARG_LOCAL argument takes no
  * parameter slot: its bytes add to the launch's dynamic shared memory
  * (`extern __shared__` in the kernel).  Kernels are found by name, so they
- * must be declared `extern "C" __global__`.
+ * must be declared `extern "C" __global__`.  A launch whose kernel name
+ * has a ':' is a library launch (cu_blas_plan.h): cuBLAS is called on the
+ * same default stream, so it is timed like a kernel.
  *
  * A kernel fault leaves a CUDA context unusable; the plugin then refuses
  * every further call with the fault's message (the core starts a fresh
@@ -34,6 +39,7 @@
 #include <stdint.h>
 
 #include "kforge-plugin.h"
+#include "cu_blas_plan.h"
 
 #if defined(__GNUC__)
 #define KFCU_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -100,6 +106,8 @@ typedef struct kfcu_device {
     int sms, clock_khz, mem_clock_khz, bus_bits, l2_bytes;
     int max_threads_block, shared_block, shared_optin, warp;
     size_t total_mem;
+    void *blas;               /* cublasHandle_t, made on the first library launch */
+    int blas_version;
 } kfcu_device;
 
 kf_status kfcu_devices(kfcu_device **devs, int *n, char *why, size_t why_len);
@@ -118,6 +126,8 @@ typedef struct kfcu_launch {
     int n_args;
     kf_arg *args;
     int n_params;              /* args minus the LOCAL ones */
+    int library;               /* 1: a cuBLAS call (blas), no function */
+    kfcu_blas_call blas;
 } kfcu_launch;
 
 struct kf_artifact {
@@ -142,6 +152,20 @@ kf_status kfcu_set_create(kf_artifact *a, kf_buffer_set *set, kfcu_set *out, cha
 kf_status kfcu_set_read_back(kf_artifact *a, kfcu_set *s, int whole, char **error);
 void kfcu_set_free(kfcu_set *s);
 kf_status kfcu_launch_plan(kf_artifact *a, kfcu_set *s, char **error);
+
+/* cuBLAS (cu_blas.c).  Loads the first of libs that opens and binds its
+ * functions; KF_ERR_UNAVAILABLE with a reason naming the library. */
+kf_status kfcu_blas_load_from(const char *const *libs, char *why, size_t why_len);
+/* libcublas.so.13, then .12, once. */
+kf_status kfcu_load_blas(char *why, size_t why_len);
+/* The library loaded ("libcublas.so.13"), NULL before. */
+const char *kfcu_blas_lib(void);
+/* The device's cuBLAS handle (made once, on its primary context, which
+ * must be current: kfcu_device_open);
+ * KF_ERR_COMPILE with a message when cuBLAS is missing or fails. */
+kf_status kfcu_blas_open(kfcu_device *d, char **error);
+/* Runs library launch li of the plan on buffer set s (default stream). */
+kf_status kfcu_blas_run(kf_artifact *a, kfcu_set *s, int li, char **error);
 
 /* ABI 1.2: NVRTC to a cubin for target sm_XY without a device. */
 kf_status kfcu_compile_offline(const kf_compile_request *req, const char *target, void **binary,

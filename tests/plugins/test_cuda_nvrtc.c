@@ -7,17 +7,30 @@
  * baseline, and the BF16 and TF32 points at the kernelbench preset (the
  * cp.async path of the TF32 GEMM) are compiled by NVRTC
  * for sm_80 and sm_90 with the options the cuda plugin uses
- * (plugins/cuda/cu_compile.c).  TAP, one case per problem; without NVRTC
- * the whole test is skipped and says why.
+ * (plugins/cuda/cu_compile.c).  The library launches ("cublas:sgemm") of
+ * the baseline and of the GEMM anchor's candidate are checked by the
+ * plugin's own validator (plugins/cuda/cu_blas_plan.c) against the bound
+ * problem, as `kforge verify --compile-only --arch sm_90` does; a problem
+ * with a GEMM must get at least one in its baseline and its anchor.  A plan
+ * of library launches only (a Level-1 GEMM's baseline, an anchor) is run
+ * on the CPU through the plugin's column-major mapping with cuBLAS's
+ * semantics and compared with the reference.  TAP,
+ * one case per problem; without NVRTC the whole test is skipped and says
+ * why.
  */
 #include <dirent.h>
 #include <dlfcn.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agent/builtin/builtin.h"
+#include "candidate/candidate.h"
+#include "cu_blas_plan.h"
 #include "problem/problem.h"
+#include "reference/reference.h"
+#include "run/anchor.h"
 
 typedef int (*create_fn)(void **, const char *, const char *, int, const char *const *, const char *const *);
 typedef int (*compile_fn)(void *, int, const char *const *);
@@ -68,6 +81,153 @@ static int nvrtc_ok(const kf_candidate *c, const char *arch, char *msg, size_t n
     return rc == 0 ? 0 : -1;
 }
 
+/* cuBLAS's sgemm semantics, column-major, in double: C = alpha op(X) op(Y)
+ * + beta C with X(i,j) at x[i + j*ldx]. */
+static void colmajor_sgemm(const kfcu_blas_call *c, const float *x, const float *y, float *out)
+{
+    for (int j = 0; j < c->n; j++)
+        for (int i = 0; i < c->m; i++) {
+            double s = 0;
+            for (int p = 0; p < c->k; p++)
+                s += (double)(c->transa ? x[p + (size_t)i * c->lda] : x[i + (size_t)p * c->lda]) *
+                     (c->transb ? y[j + (size_t)p * c->ldb] : y[p + (size_t)j * c->ldb]);
+            float *o = &out[i + (size_t)j * c->ldc];
+            *o = (float)(c->alpha * s + (c->beta != 0 ? c->beta * *o : 0));
+        }
+}
+
+/* For a plan of library launches only (a Level-1 GEMM's baseline, a GEMM
+ * anchor): runs it on the CPU as cuBLAS would (the plugin's column-major
+ * mapping, cu_blas_plan.c) on random inputs and compares every output with
+ * the double reference.  0 (also when the plan has a kernel or is too big
+ * to run naively), or -1 with msg set. */
+static int libs_compute_right(const kf_candidate *c, const kf_resolved *r, char *msg, size_t n)
+{
+    for (int i = 0; i < c->n_launches; i++)
+        if (!kfcu_blas_is_library(c->launches[i].kernel)) return 0;
+    kf_bound b;
+    kf_error err = {0};
+    if (kf_candidate_bind(c, r, &b, &err) != 0) { snprintf(msg, n, "bind: %.900s", err.msg); return -1; }
+    const kf_problem_view *pv = &b.pview;
+    int nb = pv->n_inputs + pv->n_outputs + pv->n_scratch, rc = 0;
+    float **buf = calloc((size_t)nb + 1, sizeof *buf);
+    double **ref = calloc((size_t)pv->n_outputs + 1, sizeof *ref);
+    double work = 0;
+    for (int i = 0; i < b.view.n_launches && rc == 0; i++) {
+        kfcu_blas_call call;
+        char *e = NULL;
+        if (kfcu_blas_plan(&b.view.launches[i], i, pv, &call, &e) != KF_OK) {
+            snprintf(msg, n, "library launch: %.900s", e ? e : "?");
+            rc = -1;
+        }
+        free(e);
+        if (rc == 0) work += (double)call.m * call.n * call.k * (call.batched ? call.batch : 1);
+    }
+    if (rc != 0 || work > 5e7 || !buf || !ref) goto done;   /* too big for a naive run: the sizes were checked */
+    unsigned seed = 12345;
+    for (int i = 0; i < nb; i++) {
+        int64_t elems = i < pv->n_inputs ? pv->input_elems[i] : i < pv->n_inputs + pv->n_outputs
+                        ? pv->output_elems[i - pv->n_inputs] : pv->scratch_bytes[i - pv->n_inputs - pv->n_outputs] / 4;
+        if (!(buf[i] = malloc((size_t)elems * sizeof **buf + 1))) { rc = -1; snprintf(msg, n, "out of memory"); goto done; }
+        for (int64_t k = 0; k < elems; k++) {
+            seed = seed * 1103515245u + 12345u;
+            buf[i][k] = i < pv->n_inputs ? (float)((seed >> 9) % 2001) / 1000.0f - 1.0f : NAN;
+        }
+    }
+    for (int i = 0; i < b.view.n_launches; i++) {
+        kfcu_blas_call call;
+        kfcu_blas_plan(&b.view.launches[i], i, pv, &call, NULL);
+        const kf_arg *g[3] = {&call.a, &call.b, &call.c};
+        float *p[3];
+        for (int k = 0; k < 3; k++)
+            p[k] = buf[g[k]->kind == KF_ARG_INPUT ? g[k]->index : g[k]->kind == KF_ARG_OUTPUT
+                       ? pv->n_inputs + g[k]->index : pv->n_inputs + pv->n_outputs + g[k]->index];
+        for (int t = 0; t < (call.batched ? call.batch : 1); t++)   /* first = the plan's B, second its A */
+            colmajor_sgemm(&call, p[1] + t * call.stride_first, p[0] + t * call.stride_second, p[2] + t * call.stride_c);
+    }
+    if (kf_reference_outputs(r, (const float *const *)buf, ref, 1, &err) != 0) {
+        snprintf(msg, n, "reference: %.900s", err.msg);
+        rc = -1;
+        goto done;
+    }
+    for (int o = 0; o < pv->n_outputs && rc == 0; o++)
+        for (int64_t k = 0; k < pv->output_elems[o]; k++) {
+            double got = buf[pv->n_inputs + o][k], want = ref[o][k];
+            if (!(fabs(got - want) <= 1e-3 * (1 + fabs(want)))) {
+                snprintf(msg, n, "the cuBLAS plan run on the CPU: output %d element %lld = %g, the reference %g", o,
+                         (long long)k, got, want);
+                rc = -1;
+                break;
+            }
+        }
+done:
+    for (int i = 0; buf && i < nb; i++) free(buf[i]);
+    for (int o = 0; ref && o < pv->n_outputs; o++) free(ref[o]);
+    free(buf);
+    free(ref);
+    kf_bound_free(&b);
+    return rc;
+}
+
+/* Binds c to r and checks its library launches with the plugin's
+ * validator; the count of them in *n_lib.  0, or -1 with msg set. */
+static int libs_ok(const kf_candidate *c, const kf_resolved *r, int *n_lib, char *msg, size_t n)
+{
+    kf_bound b;
+    kf_error err = {0};
+    *n_lib = 0;
+    if (kf_candidate_bind(c, r, &b, &err) != 0) { snprintf(msg, n, "bind: %.900s", err.msg); return -1; }
+    int rc = 0;
+    for (int i = 0; i < b.view.n_launches && rc == 0; i++) {
+        const kf_launch *l = &b.view.launches[i];
+        if (!kfcu_blas_is_library(l->kernel)) continue;
+        kfcu_blas_call call;
+        char *e = NULL;
+        if (kfcu_blas_plan(l, i, &b.pview, &call, &e) != KF_OK) {
+            snprintf(msg, n, "library launch: %.900s", e ? e : "?");
+            rc = -1;
+        } else if (call.tf32) {
+            snprintf(msg, n, "launch[%d] %s: the baseline and the anchor must be true FP32", i, l->kernel);
+            rc = -1;
+        }
+        free(e);
+        (*n_lib)++;
+    }
+    kf_bound_free(&b);
+    return rc;
+}
+
+/* A problem with a matmul or linear: its GEMM anchor on cuda-c is one
+ * cublas:sgemm launch, valid for the anchor's own problem. */
+static int anchor_ok(const kf_resolved *r, char *msg, size_t n)
+{
+    kf_gemm_anchor a;
+    char why[512] = "";
+    kf_error err = {0};
+    int rc = kf_gemm_anchor_make(r, &kf_bt_emit_cuda_c, "cuda", &a, why, sizeof why, &err);
+    if (rc == 1 && strstr(why, "no matmul or linear")) return 0;
+    if (rc != 0) { snprintf(msg, n, "anchor: %.400s%.400s", why, err.msg); return -1; }
+    kf_problem *ap = kf_problem_parse(a.problem_json, "anchor", &err);
+    kf_resolved ar;
+    int ok = ap && kf_resolve(ap, 0, &ar, &err) == 0;
+    if (!ok) snprintf(msg, n, "anchor problem: %.900s", err.msg);
+    int n_lib = 0;
+    if (ok) {
+        ok = libs_ok(a.cand, &ar, &n_lib, msg, n) == 0;
+        if (ok && (n_lib != 1 || a.cand->n_launches != 1)) {
+            snprintf(msg, n, "the anchor has %d launches, %d of them cuBLAS; want one cublas:sgemm", a.cand->n_launches,
+                     n_lib);
+            ok = 0;
+        }
+        if (ok) ok = nvrtc_ok(a.cand, "--gpu-architecture=sm_90", msg, n) == 0;
+        if (ok) ok = libs_compute_right(a.cand, &ar, msg, n) == 0;
+        kf_resolved_free(&ar);
+    }
+    kf_problem_free(ap);
+    kf_gemm_anchor_free(&a);
+    return ok ? 0 : -1;
+}
+
 static int check_point(const kf_resolved *r, const kf_bt_point *pt, char *msg, size_t n)
 {
     kf_bt_fusion fusion = pt->baseline ? KF_BT_FUSE_NONE : (kf_bt_fusion)pt->fusion;
@@ -81,6 +241,19 @@ static int check_point(const kf_resolved *r, const kf_bt_point *pt, char *msg, s
     if (rc != 0) { snprintf(msg, n, "generate: %.900s", err.msg); free(label); return -1; }
     rc = nvrtc_ok(c, "--gpu-architecture=sm_90", msg, n);
     if (rc == 0) rc = nvrtc_ok(c, "--gpu-architecture=sm_80", msg, n);
+    int n_lib = 0, gemms = 0;
+    if (rc == 0) rc = libs_ok(c, r, &n_lib, msg, n);
+    for (int i = 0; i < r->problem->n_nodes; i++)
+        gemms += r->problem->nodes[i].op == KF_OP_MATMUL || r->problem->nodes[i].op == KF_OP_LINEAR;
+    if (rc == 0 && pt->baseline && gemms && !n_lib) {
+        snprintf(msg, n, "the baseline of a problem with %d GEMM(s) calls no cuBLAS", gemms);
+        rc = -1;
+    }
+    if (rc == 0 && n_lib) rc = libs_compute_right(c, r, msg, n);
+    if (rc == 0 && !pt->baseline && n_lib) {
+        snprintf(msg, n, "a search point calls cuBLAS (only the baseline does)");
+        rc = -1;
+    }
     if (rc != 0) {
         size_t l = strlen(msg);
         snprintf(msg + l, n - l, " [point %s]", label ? label : "?");
@@ -140,6 +313,7 @@ int main(void)
             kf_bt_point_baseline(&kf_bt_emit_cuda_c, "cuda", &pts[np++]);
             np += kf_bt_neighbours(&pts[0], &r, &pts[np], 8);
             for (int k = 0; k < np && ok; k++) ok = check_point(&r, &pts[k], msg, sizeof msg) == 0;
+            if (ok) ok = anchor_ok(&r, msg, sizeof msg) == 0;
             kf_resolved_free(&r);
             /* the large preset too: its K is a multiple of 4, the cp.async
                path of the tensor-core GEMM */
@@ -150,11 +324,17 @@ int main(void)
                 ok = check_point(&r, &tc, msg, sizeof msg) == 0;
                 tc.precision = KF_BT_TF32;
                 if (ok) ok = check_point(&r, &tc, msg, sizeof msg) == 0;
+                /* the baseline at the size the H100 runs: cuBLAS's int
+                   limits and the buffers hold there too */
+                kf_bt_point_baseline(&kf_bt_emit_cuda_c, "cuda", &tc);
+                if (ok) ok = check_point(&r, &tc, msg, sizeof msg) == 0;
+                if (ok) ok = anchor_ok(&r, msg, sizeof msg) == 0;
                 kf_resolved_free(&r);
             }
         }
         kf_problem_free(p);
-        if (ok) printf("ok %d - %s: every cuda-c candidate tried compiles for sm_90 and sm_80\n", i + 1, base);
+        if (ok) printf("ok %d - %s: every cuda-c candidate tried compiles for sm_90 and sm_80, its cuBLAS launches "
+                       "are valid\n", i + 1, base);
         else {
             fails++;
             printf("not ok %d - %s: every cuda-c candidate tried compiles for sm_90 and sm_80\n# %s\n", i + 1, base, msg);

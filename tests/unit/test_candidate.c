@@ -211,6 +211,13 @@ KF_TEST(manifest_errors)
         {"{\"backend\": \"x\", \"sources\": [{\"name\": \"a\", \"text\": \"\"}], "
          "\"launches\": [{\"kernel\": \"k\", \"global\": [1], \"args\": [[1]]}]}",
          "launches[0].args[0]: expected a name"},
+        {"{\"backend\": \"x\", \"sources\": [{\"name\": \"a\", \"text\": \"\"}], "
+         "\"launches\": [{\"kernel\": \"cublas:\", \"global\": [1]}]}",
+         "launches[0].kernel: missing, or neither an identifier nor a library call"},
+        {"{\"backend\": \"x\", \"sources\": [{\"name\": \"a\", \"text\": \"\"}], "
+         "\"launches\": [{\"kernel\": \"a:b:c\", \"global\": [1]}]}", "launches[0].kernel"},
+        {"{\"backend\": \"x\", \"sources\": [{\"name\": \"a\", \"text\": \"\"}], "
+         "\"launches\": [{\"kernel\": \":sgemm\", \"global\": [1]}]}", "launches[0].kernel"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         kf_error_clear(&err);
@@ -219,6 +226,23 @@ KF_TEST(manifest_errors)
         KF_CHECK_CONTAINS(err.msg, "d/candidate.json: ");
         KF_CHECK_CONTAINS(err.msg, cases[i].want);
     }
+}
+
+/* A library launch ("cublas:sgemm", run by the cuda plugin) is a valid
+ * kernel name and survives a save and load. */
+KF_TEST(manifest_library_launch)
+{
+    kf_error err = {0};
+    kf_candidate *c = kf_candidate_parse_manifest(
+        "{\"backend\": \"cuda\", \"sources\": [{\"name\": \"a.cu\", \"text\": \"\"}], "
+        "\"launches\": [{\"kernel\": \"cublas:sgemm\", \"global\": [1], \"args\": [\"A\", \"B\", \"C\", "
+        "{\"int\": \"M\"}, 8, 8, 0, 0, 8, 8, 8, {\"float\": 1}, {\"float\": 0}]}]}", NULL, "d/candidate.json", &err);
+    KF_CHECK_MSG(c != NULL, "%s", err.msg);
+    if (!c) return;
+    KF_CHECK_INT(c->n_launches, 1);
+    KF_CHECK_STR(c->launches[0].kernel, "cublas:sgemm");
+    KF_CHECK_INT(c->launches[0].n_args, 13);
+    kf_candidate_free(c);
 }
 
 KF_TEST(load_single_c_file)

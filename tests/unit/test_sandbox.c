@@ -19,6 +19,8 @@ KF_TEST(env_allow_list_passes_drivers_and_never_secrets)
     KF_CHECK(allowed("OCL_ICD_VENDORS"));
     KF_CHECK(allowed("POCL_DEVICES"));
     KF_CHECK(allowed("CUDA_VISIBLE_DEVICES"));
+    KF_CHECK(allowed("CUBLAS_WORKSPACE_CONFIG"));
+    KF_CHECK(!allowed("CUBLAS_LOGDEST_DBG"));   /* cuBLAS's log file: not passed */
     KF_CHECK(allowed("LC_ALL"));
     KF_CHECK(allowed("KFORGE_CC"));
     KF_CHECK(!allowed("OPENAI_API_KEY"));

@@ -523,6 +523,7 @@ static void gen_group(ocl_gen *g, int gi)
                       kf_op_name(an->op));
             return;
         }
+        if (g->blas && ocl_gen_gemm_cublas(g, gi) == 0) return;
         if (g->tc && (g->skip_group = ocl_gen_gemm_sum(g, gi)) >= 0) return;
         if (g->tc) ocl_gen_gemm_tc(g, gi);
         else ocl_gen_gemm(g, gi);
@@ -544,11 +545,11 @@ static void gen_group(ocl_gen *g, int gi)
 int kf_bt_gen_ocl(const kf_bt_plan *plan, const kf_bt_point *pt, const char *backend, const kf_device_info *dev,
                   kf_candidate **out, char **label, kf_error *err)
 {
-    return kf_bt_gen_ocl_tc(plan, pt, backend, dev, 0, out, label, err);
+    return kf_bt_gen_ocl_tc(plan, pt, backend, dev, 0, 0, out, label, err);
 }
 
 int kf_bt_gen_ocl_tc(const kf_bt_plan *plan, const kf_bt_point *pt, const char *backend, const kf_device_info *dev,
-                     int tc, kf_candidate **out, char **label, kf_error *err)
+                     int tc, int blas, kf_candidate **out, char **label, kf_error *err)
 {
     *out = NULL;
     if (label) *label = NULL;
@@ -562,6 +563,7 @@ int kf_bt_gen_ocl_tc(const kf_bt_plan *plan, const kf_bt_point *pt, const char *
     g.pt = pt;
     g.dev = dev;
     g.tc = tc;
+    g.blas = blas;
     g.err = err;
     g.cand = kf_candidate_new(backend);
     int nv = plan->n_values;
@@ -571,7 +573,9 @@ int kf_bt_gen_ocl_tc(const kf_bt_plan *plan, const kf_bt_point *pt, const char *
     if (!g.cand || !g.store_name || !g.ident || !g.half) ocl_failf(&g, "out of memory");
 
     char lab[256], pl[160];
-    if (pt->baseline)
+    if (pt->baseline && blas)
+        snprintf(lab, sizeof lab, "op-by-op, GEMMs by cuBLAS sgemm in FP32 (no TF32, as PyTorch eager)");
+    else if (pt->baseline)
         snprintf(lab, sizeof lab, "op-by-op, own tiled GEMM ts%d wpt%d v%d (CLBlast not callable from a launch plan)",
                  pt->knob[KO_TS], pt->knob[KO_WPT], pt->knob[KO_VEC]);
     else
@@ -592,7 +596,16 @@ int kf_bt_gen_ocl_tc(const kf_bt_plan *plan, const kf_bt_point *pt, const char *
         free(g.cand->build_options);
         g.cand->build_options = xstrdup(&g, "-cl-mad-enable");
         char full[400];
-        snprintf(full, sizeof full, "%s, %d kernel%s%s", lab, g.n_kernels, g.n_kernels == 1 ? "" : "s",
+        char lib[160] = "";
+        int own = 0;   /* GEMM groups left to the own tiled kernel */
+        for (int gi = 0; blas && gi < plan->n_groups; gi++) own += plan->groups[gi].kind == KF_BT_GEMM;
+        own -= g.n_library;
+        if (g.n_library)
+            snprintf(lib, sizeof lib, " + %d cuBLAS call%s", g.n_library, g.n_library == 1 ? "" : "s");
+        if (blas && own > 0)
+            snprintf(lib + strlen(lib), sizeof lib - strlen(lib), ", %d GEMM%s with an epilogue or a batch "
+                     "layout cuBLAS cannot take on the own tiled kernel", own, own == 1 ? "" : "s");
+        snprintf(full, sizeof full, "%s, %d kernel%s%s%s", lab, g.n_kernels, g.n_kernels == 1 ? "" : "s", lib,
                  g.n_gemv_sums ? ", sum of a GEMM's rows as column sums + GEMV" : "");
         g.cand->notes = xstrdup(&g, full);
         if (label) *label = xstrdup(&g, full);

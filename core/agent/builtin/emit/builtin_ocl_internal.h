@@ -36,6 +36,9 @@ typedef struct ocl_gen {
     int skip_group;          /* a group already emitted with an earlier one
                                 (cuda_gemm_sum.c), else -1 */
     int n_gemv_sums;         /* GEMMs emitted as column sums + GEMV */
+    int blas;                /* cuda-c baseline: GEMMs as cuBLAS launches
+                                ("cublas:sgemm", cuda_cublas.c) */
+    int n_library;           /* GEMMs emitted as library launches */
     kf_error *err;
 } ocl_gen;
 
@@ -113,9 +116,19 @@ void ocl_emit_mma_store(ocl_gen *g, ocl_kernel *k, int gi, int anchor_v, int bia
  * GEMV (cuda_gemm_sum.c): emits both groups and returns the row group's
  * index, or -1 (nothing emitted) when the rewrite does not apply. */
 int ocl_gen_gemm_sum(ocl_gen *g, int gi);
-/* kf_bt_gen_ocl with GEMMs on tensor cores when tc (the cuda-c emitter). */
+/* kf_bt_gen_ocl with GEMMs on tensor cores when tc, or through cuBLAS
+ * when blas (the cuda-c emitter). */
 int kf_bt_gen_ocl_tc(const kf_bt_plan *plan, const kf_bt_point *pt, const char *backend, const kf_device_info *dev,
-                     int tc, kf_candidate **out, char **label, kf_error *err);
+                     int tc, int blas, kf_candidate **out, char **label, kf_error *err);
+/* The GEMM of group gi as a cuBLAS launch of the cuda plugin (a bias
+ * first broadcast into C by a small kernel, then beta = 1): 0, or -1
+ * (nothing emitted) when the group has an epilogue or a batch whose
+ * strides do not collapse to one, so the caller emits its own kernel. */
+int ocl_gen_gemm_cublas(ocl_gen *g, int gi);
+/* The cuda-c emitter's library_gemm (emit.h): the GEMM anchor through
+ * "cublas:sgemm". */
+int kf_bt_cuda_library_gemm(const kf_resolved *r, const struct kf_bt_gemm *g, const char *backend,
+                            kf_candidate **out, char **call, kf_error *err);
 void ocl_gen_reduce(ocl_gen *g, int gi);
 void ocl_gen_batch_norm(ocl_gen *g, int gi);
 void ocl_gen_map(ocl_gen *g, int gi);

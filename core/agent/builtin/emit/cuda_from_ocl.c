@@ -9,7 +9,8 @@
  * (cuda_gemm_tc.c); with BF16 on BF16 tensor cores after converting its
  * operands (cuda_gemm_bf16.c, knobs tc_bn and tc_stages), the default on
  * sm_80 and later, falling back to TF32 then fp32 when verification
- * fails. */
+ * fails.  The op-by-op baseline and the GEMM anchor call cuBLAS sgemm in
+ * FP32 for their GEMMs (cuda_cublas.c): what PyTorch eager does. */
 #include "agent/builtin/builtin.h"
 #include "builtin_ocl_internal.h"
 #include "ocl_knobs.h"
@@ -170,7 +171,9 @@ int kf_bt_gen_cuda(const kf_bt_plan *plan, const kf_bt_point *pt, const char *ba
     q.precision = KF_BT_FP32;
     kf_candidate *c = NULL;
     int tc = pt->precision == KF_BT_BF16X3 ? 3 : pt->precision == KF_BT_BF16 ? 2 : pt->precision == KF_BT_TF32 ? 1 : 0;
-    if (kf_bt_gen_ocl_tc(plan, &q, backend, dev, tc, &c, label, err) != 0) return -1;
+    /* the op-by-op baseline calls cuBLAS for its GEMMs, in FP32 as PyTorch
+       eager does (cuda_cublas.c) */
+    if (kf_bt_gen_ocl_tc(plan, &q, backend, dev, tc, pt->baseline, &c, label, err) != 0) return -1;
     if (label && *label && tc) {
         char *l2 = NULL;
         int n = tc >= 2 ? asprintf(&l2, "%s, %s tensor cores 128x%dx%d %d-stage", *label, tc == 3 ? "3xBF16" : "BF16",
@@ -275,4 +278,5 @@ const kf_bt_emitter kf_bt_emit_cuda_c = {
     .label = kf_bt_ocl_label,
     .describe_change = kf_bt_ocl_describe_change,
     .generate = kf_bt_gen_cuda,
+    .library_gemm = kf_bt_cuda_library_gemm,
 };
