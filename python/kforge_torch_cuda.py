@@ -259,7 +259,10 @@ def run(tensors):
     mod, plan, ctx = _module(idx)
     outs = [torch.empty(tuple(o["shape"]), dtype=torch.float32, device=dev) for o in _spec["outputs"]]
     scratch = [torch.empty(max(4, b), dtype=torch.uint8, device=dev) for b in _spec["scratch_bytes"]]
-    bufs = {"input": tensors, "output": outs, "scratch": scratch}
+    # kforge verified the plan on 256-byte aligned buffers (cuMemAlloc), and its
+    # kernels may load float4s: a view at an odd offset is copied first
+    ins = [t if t.data_ptr() % 256 == 0 else t.clone() for t in tensors]
+    bufs = {"input": ins, "output": outs, "scratch": scratch}
     stream = torch.cuda.current_stream(dev).cuda_stream
     cu = _cuda
     _cu(cu.cuCtxPushCurrent_v2(ctx), "cuCtxPushCurrent")

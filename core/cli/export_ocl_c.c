@@ -7,6 +7,7 @@
  * DIR/Makefile (links -lOpenCL).  The plan is the one verified at the run's
  * preset: every size and argument resolved (kf_bound).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,8 +96,10 @@ static void set_args(const kf_exp_ctx *x, kf_sb *b)
             case KF_ARG_LONG:
                 kf_sb_printf(b, "cl_long v = %lldLL; e = clSetKernelArg(k->k[%d], %d, sizeof v, &v);", (long long)g->ival, li, a);
                 break;
-            case KF_ARG_FLOAT:
-                kf_sb_printf(b, "cl_float v = %.9gf; e = clSetKernelArg(k->k[%d], %d, sizeof v, &v);", g->fval, li, a);
+            case KF_ARG_FLOAT:   /* a double literal (2.0 prints "2"), or the macro of an infinity/NaN */
+                if (isfinite(g->fval)) kf_sb_printf(b, "cl_float v = (cl_float)%.17g;", g->fval);
+                else kf_sb_printf(b, "cl_float v = %s;", isnan(g->fval) ? "NAN" : g->fval > 0 ? "INFINITY" : "-INFINITY");
+                kf_sb_printf(b, " e = clSetKernelArg(k->k[%d], %d, sizeof v, &v);", li, a);
                 break;
             case KF_ARG_LOCAL:
                 kf_sb_printf(b, "e = clSetKernelArg(k->k[%d], %d, %lld, NULL);", li, a, (long long)g->bytes);
@@ -113,7 +116,7 @@ static void source(const kf_exp_ctx *x, kf_sb *b)
     int ni = x->p->n_inputs, no = x->p->n_outputs, ns = x->c->n_scratch, nl = x->b.view.n_launches;
     kf_sb_printf(b, "/* %s.c — builds and runs the exported OpenCL C kernel plan (kforge export). */\n"
                     "#define CL_TARGET_OPENCL_VERSION 120\n#define CL_USE_DEPRECATED_OPENCL_1_2_APIS\n"
-                    "#include <CL/cl.h>\n#include <stdarg.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
+                    "#include <CL/cl.h>\n#include <math.h>\n#include <stdarg.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
                     "#include <string.h>\n#include \"%s.h\"\n\n", id, id);
     for (int i = 0; i < x->c->n_sources; i++) {
         kf_sb_printf(b, "/* %s */\nstatic const char src_%d[] =\n", x->c->sources[i].name, i);
@@ -137,8 +140,9 @@ static void source(const kf_exp_ctx *x, kf_sb *b)
     kf_sb_printf(b, "};\n/* {0, 0, 0}: the runtime chooses */\nstatic const size_t local_size[%d][3] = {", nl);
     for (int li = 0; li < nl; li++) {
         const kf_launch *l = &x->b.launches[li];
-        kf_sb_printf(b, "%s{%lld, %lld, %lld}", li ? ", " : "", (long long)l->local[0],
-                     (long long)(l->local[0] ? l->local[1] : 0), (long long)(l->local[0] ? l->local[2] : 0));
+        int64_t lc[3];
+        for (int d = 0; d < 3; d++) lc[d] = !l->local[0] ? 0 : d < l->work_dim ? l->local[d] : 1;
+        kf_sb_printf(b, "%s{%lld, %lld, %lld}", li ? ", " : "", (long long)lc[0], (long long)lc[1], (long long)lc[2]);
     }
     kf_sb_printf(b, "};\nstatic const size_t in_bytes[%d] = {", ni ? ni : 1);
     for (int i = 0; i < ni; i++) kf_sb_printf(b, "%s%lldu * 4", i ? ", " : "", (long long)kf_shape_elems(&x->r.shapes[i]));

@@ -11,11 +11,15 @@
 # language is refused; an OpenCL run (PoCL here; skipped without an OpenCL
 # device) --to c builds and matches the double reference, --to torch writes
 # its plan; a CUDA C plan (hand-written candidate in a run directory: no GPU
-# needed) --to torch writes the resolved plan, --to c is refused.
+# needed) --to torch writes the resolved plan, --to c is refused; a
+# two-launch OpenCL plan with a scratch buffer and a float argument
+# (tests/candidates/opencl/group_norm) --to c builds and its example's sums
+# equal those of the cpu-simd candidate for the same problem, exported the
+# same way (both examples draw the same inputs).
 . "$KF_SRCDIR/tests/e2e/tap.sh"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-echo "1..21"
+echo "1..23"
 M="$KF_SRCDIR/tests/torch/kernelbench/12_Gemm_Multiply_LeakyReLU.py"
 
 # 1: a Python whose torch cannot be imported
@@ -193,4 +197,30 @@ case "$rc:$(cat "$T/err")" in
     "2:"*"--to c is not written for CUDA C kernel plans; use --to torch"*) ok "cuda export --to c: exit 2, says to use --to torch" ;;
     *) no "cuda --to c refused" "rc=$rc" "$(cat "$T/err")" ;;
 esac
+
+# 22-23: 30_Gemm_GroupNorm_Hardtanh at small from the verified test candidates
+# (tests/plugins: test_opencl_eval, test_cpu_simd) in run directories
+mkrun() {   # mkrun DIR BACKEND LANGUAGE CAP CANDIDATE_DIR
+    mkdir -p "$1/steps/0001-0"
+    cp "$KF_SRCDIR/problems/level2/30_Gemm_GroupNorm_Hardtanh.json" "$1/problem.json"
+    cp -r "$5" "$1/steps/0001-0/candidate"
+    printf '{"problem":"30_Gemm_GroupNorm_Hardtanh","preset":"small","backend":"%s","backend_language":"%s","backend_caps":["%s"],"best":{"dir":"steps/0001-0/candidate","verified":true}}\n' \
+        "$2" "$3" "$4" > "$1/result.json"
+}
+mkrun "$T/gn-ocl" opencl opencl-c kernel-plan "$KF_SRCDIR/tests/candidates/opencl/group_norm"
+mkrun "$T/gn-cpu" cpu-simd c host-entry "$KF_SRCDIR/tests/candidates/cpu-simd/gemm_groupnorm_hardtanh"
+if "$KFORGE" export "$T/gn-ocl" --to c --out "$T/gno" >"$T/out" 2>&1 &&
+   make -s -C "$T/gno" example CFLAGS="-O2 -Wall -Wextra -Werror" >"$T/mk" 2>&1 &&
+   grep -q 'cl_float v = (cl_float)1.0000000000000001e-05;' "$T/gno/kf_30_gemm_groupnorm_hardtanh.c"; then
+    ok "opencl export --to c: two launches, a scratch buffer and a float argument build with -Werror"
+else no "opencl export --to c: group_norm" "$(cat "$T/out" "$T/mk")"; fi
+if "$KFORGE" backends 2>/dev/null | grep -q "^opencl "; then
+    if "$KFORGE" export "$T/gn-cpu" --to c --out "$T/gnc" >"$T/out" 2>&1 && make -s -C "$T/gnc" example >"$T/mk" 2>&1 &&
+       a=$("$T/gno/example" 2>&1) && b=$("$T/gnc/example" 2>&1) &&
+       awk -v a="${a##* }" -v b="${b##* }" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-3 * (b < 0 ? -b : b) + 1e-2) }'; then
+        ok "opencl export --to c: group_norm's sums equal the cpu-simd candidate's ($a; $b)"
+    else no "group_norm: opencl vs cpu-simd exports" "$(cat "$T/out" "$T/mk")" "$a" "$b"; fi
+else
+    ok "# SKIP no opencl backend/device"
+fi
 tap_exit
