@@ -179,7 +179,7 @@ fi
 mkdir -p "$T/cu/steps/0001-0"
 cp "$T/run/problem.json" "$T/cu/"
 cp -r "$KF_SRCDIR/tests/candidates/cuda/gemm_mul_leakyrelu" "$T/cu/steps/0001-0/candidate"
-tr -d '\n' < "$T/run/result.json" | sed 's/"backend":"cpu-simd"/"backend":"cuda"/; s/"backend_language":"c"/"backend_language":"cuda-c"/; s/"backend_caps":\[[^]]*\]/"backend_caps":["kernel-plan"]/; s#"dir":"steps/[^"]*"#"dir":"steps/0001-0/candidate"#' > "$T/cu/result.json"
+tr -d '\n' < "$T/run/result.json" | sed 's/"backend":"cpu-simd"/"backend":"cuda"/; s/"backend_language":"c"/"backend_language":"cuda-c"/; s/"backend_caps":\[[^]]*\]/"backend_caps":["kernel-plan"]/; s#"dir":"steps[^"]*"#"dir":"steps/0001-0/candidate"#' > "$T/cu/result.json"
 if "$KFORGE" export "$T/cu" --to torch --out "$T/ct" --model "$M" >"$T/out" 2>&1 &&
    [ -f "$T/ct/kf_12_gemm_multiply_leakyrelu/_cuda.py" ] && [ -f "$T/ct/kf_12_gemm_multiply_leakyrelu/kf_epilogue.cuh" ] &&
    tr -d ' \n' < "$T/ct/kf_12_gemm_multiply_leakyrelu/spec.json" > "$T/cspec"; then
