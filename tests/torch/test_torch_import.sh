@@ -13,7 +13,9 @@
 # without a GPU, refuses CPU tensors, NVRTC compiles the sources to a cubin
 # for sm_80 when torch's wheels (or /usr/local/cuda) have libnvrtc, and
 # without a GPU the driver's absence is a clear CudaError (with a GPU: the
-# exported test on CUDA tensors instead).
+# exported test on CUDA tensors instead); and through a stand-in libcuda
+# (fake_libcuda.c) the launch the package makes: function, grid, block,
+# dynamic shared bytes, torch's stream, every parameter's value.
 # Needs a Python with torch: $KFORGE_PYTHON, else $PYTHON3; skipped without.
 . "$KF_SRCDIR/tests/e2e/tap.sh"
 PY=${KFORGE_PYTHON:-${PYTHON3:-python3}}
@@ -26,7 +28,7 @@ JPY=${PYTHON3:-$PY}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 D="$KF_SRCDIR/tests/torch"
-echo "1..44"
+echo "1..45"
 
 # 1-20: every Level-2 problem
 for f in "$D"/kernelbench/*.py; do
@@ -252,4 +254,32 @@ except k._impl.CudaError as e:
     print("checked")' 2>&1)
 if [ "$out" = checked ]; then ok "cuda export: a missing NVRTC is named with every place looked in"
 else no "cuda export: missing NVRTC message" "$out"; fi
+# 45: the launch through a stand-in driver (needs NVRTC for the cubin it loads)
+if ! (cd "$T/cexp" && "$PY" -c 'import kf_rt12 as k; k.nvrtc_path()') >/dev/null 2>&1; then
+    ok "# SKIP cuda launch through a fake libcuda: no libnvrtc here"
+elif ! ${CC:-cc} -shared -fPIC -o "$T/fakecuda.so" "$D/fake_libcuda.c" 2>"$T/err"; then
+    no "fake libcuda builds" "$(cat "$T/err")"
+else
+    out=$(cd "$T/cexp" && FAKE_CUDA_LOG="$T/fake.log" KFORGE_LIBCUDA="$T/fakecuda.so" "$PY" -c '
+import os, types, torch
+import kf_rt12 as k
+torch.cuda.get_device_capability = lambda i=None: (8, 0)
+torch.cuda.current_device = lambda: 0
+torch.cuda.current_stream = lambda d=None: types.SimpleNamespace(cuda_stream=0x5000)
+W = torch.rand(80, 96); b = torch.rand(80)
+x = torch.rand(64 * 96 + 1)[1:].view(64, 96)        # at an odd offset: copied first
+(y,) = k._impl.run([x, W, b])
+log = open(os.environ["FAKE_CUDA_LOG"]).read().splitlines()
+want = ["function gemm_mul_lrelu", "grid 5 4 1 block 16 16 1 shared 6144 stream 0x5000",
+        "ptr 0 first %.9g" % x[0, 0].item(), "ptr 1 first %.9g" % W[0, 0].item(), "ptr 2 first %.9g" % b[0].item(),
+        "ints 64 96 80 floats 2 0.100000001"]
+if log != want:
+    raise SystemExit("fake libcuda log:\n%s\nwanted:\n%s" % ("\n".join(log), "\n".join(want)))
+assert tuple(y.shape) == (64, 80) and y[0, 0].item() == 42.0, y[0, 0]
+print("launched:", log[1])' 2>&1)
+    case "$out" in
+        launched:*) ok "cuda export: the launch through a stand-in libcuda (${out#launched: }, every parameter's value)" ;;
+        *) no "cuda export: launch through a fake libcuda" "$out" ;;
+    esac
+fi
 tap_exit
