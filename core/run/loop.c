@@ -1125,7 +1125,7 @@ static int write_result(run_state *st, const char *reason, kf_run_summary *out, 
        on the backend's name): its language and capability bits */
     const kf_backend *be = st->plugin ? st->plugin->be : NULL;
     json_object_object_add(o, "backend_language", be && be->language ? json_object_new_string(be->language) : NULL);
-    json_object *caps = json_object_new_array();
+    json_object *caps = be ? json_object_new_array() : NULL;   /* null: unknown, export looks at the candidate */
     if (be && (be->caps & KF_CAP_HOST_ENTRY)) json_object_array_add(caps, json_object_new_string("host-entry"));
     if (be && (be->caps & KF_CAP_KERNEL_PLAN)) json_object_array_add(caps, json_object_new_string("kernel-plan"));
     if (be && (be->caps & KF_CAP_HOST_MEMORY)) json_object_array_add(caps, json_object_new_string("host-memory"));
