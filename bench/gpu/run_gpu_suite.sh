@@ -21,6 +21,9 @@
 #            on $BACKENDS at $PRESET, $ITER steps: every step's label, time
 #            and verdict
 #            -> $OUT/runs$TAG/...
+#   roundtrip  bench/gpu/torch_roundtrip.sh (import -> run -> export --to
+#            torch -> the exported test on CUDA tensors, on cuda and opencl)
+#            -> $OUT/roundtrip/...
 # REUSE=1 keeps an install from an earlier invocation in the same call.
 # Results under $OUT; copy them into bench/results/ with the machine.
 set -u
@@ -64,6 +67,9 @@ nv=$(ldconfig -p | awk '$1 == "libnvidia-opencl.so.1" {print $NF; exit}')
 [ -n "$nv" ] || nv=$(ls /usr/local/nvidia/lib64/libnvidia-opencl.so.1 /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so.1 2>/dev/null | head -n1)
 mkdir -p /tmp/icd && echo "$nv" >/tmp/icd/nvidia.icd && export OCL_ICD_VENDORS=/tmp/icd
 kforge backends >"$OUT/backends.txt" 2>&1; grep -E '^[a-z]|device' "$OUT/backends.txt"
+if [ "${MODE:-suite}" = roundtrip ]; then
+    KFORGE_READY=1 exec bash "$top/bench/gpu/torch_roundtrip.sh"
+fi
 PRESET=${PRESET:-kernelbench}; TAG=${TAG:-}
 if [ "${MODE:-suite}" = runs ]; then
     for pf in $PROBLEMS; do

@@ -2,21 +2,30 @@
  * cmd_export.c — `kforge export RUN_DIR --to torch|c [--out DIR] [--model M.py]`:
  * the run's best verified kernel for use outside kforge.
  *
- *   --to torch  DIR/PKG/: the kernel's sources, kforge-cpu.h, spec.json and
- *               __init__.py (python/kforge_torch_runtime.py: checks shapes,
- *               dtypes, devices and contiguity, compiles the sources with the
- *               cpu-simd plugin's flags on first use and calls the entry
- *               through ctypes); DIR/test_PKG.py compares it with the
- *               original module (--model, copied to DIR/PKG/model.py) on
- *               fresh inputs.
- *   --to c      DIR/NAME.h, DIR/NAME.c (a function taking the problem's
- *               tensors), the kernel's sources, kforge-cpu.h, DIR/example.c
- *               and DIR/Makefile.
+ * What is written depends on what the candidate is, from the language and
+ * capabilities the run's backend plugin declared (result.json's
+ * backend_language and backend_caps), never on the backend's name:
+ * host-entry C, an OpenCL C kernel plan or a CUDA C kernel plan.
  *
- * Only cpu-simd kernels for now: the kernel was verified at the run's preset,
- * and the exported code accepts exactly those sizes.
- * Exit 0 ok, 2 bad input (no run, no verified kernel, another backend),
- * 3 internal or I/O error.
+ *   --to torch  DIR/PKG/: the kernel's sources, spec.json (the problem's
+ *               sizes and, for kernel plans, the launch plan resolved at the
+ *               preset), __init__.py (python/kforge_torch_runtime.py: checks
+ *               shapes, dtypes, devices and contiguity) and the backend's
+ *               caller: _host_c.py (compiles with the cpu-simd flags, ctypes;
+ *               plus kforge-cpu.h), _opencl.py (the host's libOpenCL through
+ *               ctypes) or _cuda.py (NVRTC and the CUDA driver API through
+ *               ctypes, on torch's current stream); DIR/test_PKG.py compares
+ *               it with the original module (--model, copied to
+ *               DIR/PKG/model.py) on fresh inputs.
+ *   --to c      host-entry C: DIR/NAME.h, DIR/NAME.c (a function taking the
+ *               problem's tensors), the kernel's sources, kforge-cpu.h;
+ *               OpenCL C: NAME.h/NAME.c over libOpenCL (export_ocl_c.c);
+ *               both with DIR/example.c and DIR/Makefile.  Not for CUDA.
+ *
+ * The kernel was verified at the run's preset, and the exported code accepts
+ * exactly those sizes.
+ * Exit 0 ok, 2 bad input (no run, no verified kernel, a kind of kernel that
+ * cannot be exported), 3 internal or I/O error.
  */
 #include <ctype.h>
 #include <getopt.h>
@@ -28,6 +37,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "export.h"
 #include "pyhelper.h"
 #include "candidate/candidate.h"
 #include "problem/problem.h"
@@ -46,13 +56,18 @@ static void usage(FILE *f)
     fprintf(f,
         "usage: kforge export RUN_DIR --to torch|c [--out DIR] [--model MODEL.py] [--force]\n"
         "\n"
-        "Writes the run's best verified kernel (cpu-simd) for use outside kforge:\n"
+        "Writes the run's best verified kernel for use outside kforge (host-entry C,\n"
+        "OpenCL C or CUDA C, as the run's backend declared):\n"
         "  --to torch   a Python package DIR/PKG whose forward() takes and returns torch\n"
-        "               tensors (shapes, dtypes, device and contiguity checked; compiled with\n"
-        "               the cpu-simd flags on first use, called through ctypes), and\n"
-        "               DIR/test_PKG.py comparing it with MODEL.py's Model on fresh inputs\n"
-        "  --to c       DIR/NAME.h and NAME.c (one function over the problem's tensors), the\n"
-        "               kernel's sources, kforge-cpu.h, example.c and a Makefile\n"
+        "               tensors (shapes, dtypes, device and contiguity checked): host-entry C\n"
+        "               compiled with the cpu-simd flags on first use and called through\n"
+        "               ctypes; OpenCL C through the host's libOpenCL (CPU or CUDA tensors,\n"
+        "               copied; device $KFORGE_OPENCL_DEVICE); CUDA C compiled with NVRTC and\n"
+        "               launched with the CUDA driver API on torch's current stream (CUDA\n"
+        "               tensors); and DIR/test_PKG.py comparing it with MODEL.py's Model\n"
+        "  --to c       DIR/NAME.h and NAME.c (one function over the problem's tensors; for\n"
+        "               OpenCL it builds the embedded program on the chosen device), the\n"
+        "               kernel's sources, example.c and a Makefile (not for CUDA plans)\n"
         "\n"
         "  -o, --out DIR       output directory (default: export-PROBLEM-TO)\n"
         "  -m, --model M.py    the PyTorch file the problem was imported from (for the test)\n"
@@ -63,23 +78,19 @@ static void usage(FILE *f)
         "Exit status: 0 written, 2 bad input, 3 internal or I/O error.\n");
 }
 
-typedef struct exp_ctx {
-    const char *run_dir, *out, *to, *model;
-    kf_problem *p;
-    kf_resolved r;
-    int have_r;
-    kf_candidate *c;
-    char *preset;
-    char *ident;                  /* C / Python identifier from the problem name */
-    int64_t *scratch;             /* bytes per scratch buffer */
-} exp_ctx;
+typedef kf_exp_ctx exp_ctx;
+
+static const char *const kind_names[] = {"host-c", "opencl", "cuda"};
 
 static void ctx_free(exp_ctx *x)
 {
+    if (x->have_b) kf_bound_free(&x->b);
     if (x->have_r) kf_resolved_free(&x->r);
     kf_problem_free(x->p);
     kf_candidate_free(x->c);
     free(x->preset);
+    free(x->backend);
+    free(x->language);
     free(x->ident);
     free(x->scratch);
 }
@@ -91,7 +102,7 @@ static char *path_join(const char *a, const char *b)
     return s;
 }
 
-static int write_in(const char *dir, const char *name, const char *text, kf_error *err)
+int kf_exp_write_in(const char *dir, const char *name, const char *text, kf_error *err)
 {
     char *p = path_join(dir, name);
     if (!p) return kf_fail(err, KF_E_INTERNAL, "out of memory");
@@ -104,7 +115,7 @@ static int copy_in(const char *from, const char *dir, const char *name, kf_error
 {
     char *text = kf_read_file(from, err);
     if (!text) return -1;
-    int rc = write_in(dir, name, text, err);
+    int rc = kf_exp_write_in(dir, name, text, err);
     free(text);
     return rc;
 }
@@ -120,6 +131,72 @@ static char *ident_of(const char *name)
         s[3 + i] = isalnum((unsigned char)name[i]) ? (char)tolower((unsigned char)name[i]) : '_';
     s[3 + n] = '\0';
     return s;
+}
+
+/* The language of a candidate from its first source's name, for runs
+ * recorded before result.json named their backend's language. */
+static const char *language_of_source(const kf_candidate *c)
+{
+    const char *n = c->n_sources > 0 ? c->sources[0].name : "";
+    const char *dot = strrchr(n, '.');
+    if (!dot) return NULL;
+    if (!strcmp(dot, ".c")) return "c";
+    if (!strcmp(dot, ".cl")) return "opencl-c";
+    if (!strcmp(dot, ".cu")) return "cuda-c";
+    return NULL;
+}
+
+static const char *format_name(uint32_t f)
+{
+    return f == KF_SRC_PTX ? "PTX" : f == KF_SRC_CUBIN ? "a cubin" : f == KF_SRC_SPIRV ? "SPIR-V" : "text";
+}
+
+/* What the best candidate is: from the capabilities and language the run
+ * recorded for its backend (result.json: backend_caps, backend_language),
+ * or, in a run recorded before those, from the candidate itself (a launch
+ * plan or a host entry; the language from the first source's suffix). */
+static int classify(exp_ctx *x, const char *lang, json_object *caps, kf_error *err)
+{
+    int host = 0, plan = 0;
+    if (caps && json_object_is_type(caps, json_type_array)) {
+        for (size_t i = 0; i < json_object_array_length(caps); i++) {
+            const char *cap = json_object_get_string(json_object_array_get_idx(caps, i));
+            if (cap && !strcmp(cap, "host-entry")) host = 1;
+            if (cap && !strcmp(cap, "kernel-plan")) plan = 1;
+        }
+    } else {
+        plan = x->c->n_launches > 0;
+        host = !plan;
+        x->inferred = 1;
+    }
+    if (!lang || !*lang) {
+        lang = language_of_source(x->c);
+        x->inferred = 1;
+    }
+    if (!lang)
+        return kf_fail(err, KF_E_BAD_INPUT, "%s: the run records no backend language and its candidate's first "
+                       "source '%s' does not tell it (.c, .cl or .cu); re-run it with this kforge", x->run_dir,
+                       x->c->n_sources > 0 ? x->c->sources[0].name : "");
+    if (!(x->language = strdup(lang))) return kf_fail(err, KF_E_INTERNAL, "out of memory");
+    if (host && !strcmp(lang, "c") && x->c->n_launches == 0) x->kind = KF_EXP_HOST_C;
+    else if (plan && !strcmp(lang, "opencl-c")) x->kind = KF_EXP_OPENCL;
+    else if (plan && (!strcmp(lang, "cuda-c") || !strcmp(lang, "cuda"))) x->kind = KF_EXP_CUDA;
+    else
+        return kf_fail(err, KF_E_BAD_INPUT, "%s: a %s kernel in language '%s' (backend '%s'); kforge export writes "
+                       "host-entry C, OpenCL C and CUDA C kernel plans only", x->run_dir,
+                       plan ? "kernel-plan" : host ? "host-entry" : "(no kernel-plan or host-entry)", lang,
+                       x->backend ? x->backend : "?");
+    if (x->kind == KF_EXP_HOST_C) return 0;
+    if (x->c->n_launches < 1)
+        return kf_fail(err, KF_E_BAD_INPUT, "%s: the %s candidate has no launch plan", x->run_dir, lang);
+    for (int i = 0; i < x->c->n_sources; i++)
+        if (x->c->sources[i].format != KF_SRC_TEXT)
+            return kf_fail(err, KF_E_BAD_INPUT, "%s: source '%s' is %s; export takes %s program text only",
+                           x->run_dir, x->c->sources[i].name, format_name(x->c->sources[i].format),
+                           x->kind == KF_EXP_CUDA ? "CUDA C" : "OpenCL C");
+    if (kf_candidate_bind(x->c, &x->r, &x->b, err) != 0) return -1;
+    x->have_b = 1;
+    return 0;
 }
 
 /* Reads RUN_DIR/result.json and problem.json, loads and binds the best. */
@@ -138,21 +215,23 @@ static int load_run(exp_ctx *x, kf_error *err)
     free(text);
     json_object *best = NULL, *v = NULL;
     int rc = -1;
-    const char *backend = NULL, *bdir = NULL;
+    const char *backend = NULL, *bdir = NULL, *lang = NULL;
+    json_object *caps = NULL;
     if (!o || !json_object_is_type(o, json_type_object)) {
         kf_fail(err, KF_E_BAD_INPUT, "%s: not a JSON object", rp);
         goto out;
     }
     if (json_object_object_get_ex(o, "backend", &v)) backend = json_object_get_string(v);
+    if (json_object_object_get_ex(o, "backend_language", &v) && v) lang = json_object_get_string(v);
+    json_object_object_get_ex(o, "backend_caps", &caps);
+    if (backend && !(x->backend = strdup(backend))) {
+        kf_fail(err, KF_E_INTERNAL, "out of memory");
+        goto out;
+    }
     if (json_object_object_get_ex(o, "preset", &v)) x->preset = strdup(json_object_get_string(v));
     if (!json_object_object_get_ex(o, "best", &best) || !best ||
         !json_object_object_get_ex(best, "dir", &v) || !(bdir = json_object_get_string(v))) {
         kf_fail(err, KF_E_BAD_INPUT, "%s: the run has no verified kernel to export", x->run_dir);
-        goto out;
-    }
-    if (!backend || strcmp(backend, "cpu-simd") != 0) {
-        kf_fail(err, KF_E_BAD_INPUT, "%s: a %s kernel; export is implemented for cpu-simd kernels only "
-                "(CUDA and OpenCL export are not written yet)", x->run_dir, backend ? backend : "(unknown)");
         goto out;
     }
     if (!x->preset) {
@@ -186,7 +265,7 @@ static int load_run(exp_ctx *x, kf_error *err)
     x->have_r = 1;
     x->c = kf_candidate_load(cp, err);
     free(cp);
-    if (!x->c) goto out;
+    if (!x->c || classify(x, lang, caps, err) != 0) goto out;
     x->scratch = calloc((size_t)x->c->n_scratch + 1, sizeof *x->scratch);
     if (!x->scratch) {
         kf_fail(err, KF_E_INTERNAL, "out of memory");
@@ -217,23 +296,101 @@ static json_object *shape_json(const kf_shape *s)
     return a;
 }
 
+static json_object *sizes_json(const int64_t *v, int n)
+{
+    json_object *a = json_object_new_array();
+    for (int d = 0; d < n; d++) json_object_array_add(a, json_object_new_int64(v[d]));
+    return a;
+}
+
+static json_object *exprs_json(char *const *e, int n)
+{
+    json_object *a = json_object_new_array();
+    for (int d = 0; d < n; d++) json_object_array_add(a, json_object_new_string(e[d] ? e[d] : ""));
+    return a;
+}
+
+/* The launch plan bound at the preset: every size and argument resolved
+ * ("global"/"local" in work-items as the plan gives them, local null when
+ * the runtime chooses; the plan's expressions beside them), the dynamic
+ * shared / __local bytes of a launch summed from its "local" arguments. */
+static json_object *plan_json(const exp_ctx *x)
+{
+    static const char *const arg_kinds[] = {"input", "output", "scratch", "int", "long", "float", "local"};
+    json_object *ls = json_object_new_array();
+    for (int li = 0; li < x->b.view.n_launches; li++) {
+        const kf_launch *l = &x->b.launches[li];
+        const kf_cand_launch *cl = &x->c->launches[li];
+        json_object *e = json_object_new_object();
+        json_object_object_add(e, "kernel", json_object_new_string(l->kernel));
+        json_object_object_add(e, "work_dim", json_object_new_int(l->work_dim));
+        json_object_object_add(e, "global", sizes_json(l->global, l->work_dim));
+        json_object_object_add(e, "local", l->local[0] ? sizes_json(l->local, l->work_dim) : NULL);
+        json_object_object_add(e, "global_expr", exprs_json(cl->global, cl->work_dim));
+        if (cl->local[0]) json_object_object_add(e, "local_expr", exprs_json(cl->local, cl->work_dim));
+        json_object *args = json_object_new_array();
+        int64_t dyn = 0;
+        for (int a = 0; a < l->n_args; a++) {
+            const kf_arg *g = &l->args[a];
+            json_object *ao = json_object_new_object();
+            json_object_object_add(ao, "kind", json_object_new_string(arg_kinds[g->kind]));
+            switch (g->kind) {
+            case KF_ARG_INPUT: case KF_ARG_OUTPUT: case KF_ARG_SCRATCH:
+                json_object_object_add(ao, "index", json_object_new_int(g->index));
+                break;
+            case KF_ARG_INT: case KF_ARG_LONG:
+                json_object_object_add(ao, "value", json_object_new_int64(g->ival));
+                break;
+            case KF_ARG_FLOAT:
+                json_object_object_add(ao, "value", json_object_new_double(g->fval));
+                break;
+            case KF_ARG_LOCAL:
+                json_object_object_add(ao, "bytes", json_object_new_int64(g->bytes));
+                dyn += g->bytes;
+                break;
+            }
+            if (cl->args[a].text) json_object_object_add(ao, "from", json_object_new_string(cl->args[a].text));
+            json_object_array_add(args, ao);
+        }
+        json_object_object_add(e, "args", args);
+        json_object_object_add(e, "dyn_shared_bytes", json_object_new_int64(dyn));
+        json_object_array_add(ls, e);
+    }
+    return ls;
+}
+
 /* spec.json: everything the runtime needs, no Python in it. */
 static char *spec_json(const exp_ctx *x, int with_model)
 {
     json_object *o = json_object_new_object();
     json_object_object_add(o, "problem", json_object_new_string(x->p->name));
     json_object_object_add(o, "package", json_object_new_string(x->ident));
-    json_object_object_add(o, "backend", json_object_new_string("cpu-simd"));
+    json_object_object_add(o, "kind", json_object_new_string(kind_names[x->kind]));
+    json_object_object_add(o, "language", json_object_new_string(x->language));
+    if (x->inferred) json_object_object_add(o, "language_inferred_from_candidate", json_object_new_boolean(1));
+    json_object_object_add(o, "backend", json_object_new_string(x->backend ? x->backend : ""));
     json_object_object_add(o, "preset", json_object_new_string(x->preset));
-    json_object_object_add(o, "entry", json_object_new_string(entry_of(x)));
     json_object *src = json_object_new_array();
     for (int i = 0; i < x->c->n_sources; i++)
         json_object_array_add(src, json_object_new_string(x->c->sources[i].name));
     json_object_object_add(o, "sources", src);
-    json_object *fl = json_object_new_array();
-    for (size_t i = 0; i < N_CPU_FLAGS; i++) json_object_array_add(fl, json_object_new_string(cpu_flags[i]));
-    json_object_object_add(o, "cflags", fl);
     json_object_object_add(o, "build_options", json_object_new_string(x->c->build_options));
+    if (x->kind == KF_EXP_HOST_C) {
+        json_object_object_add(o, "entry", json_object_new_string(entry_of(x)));
+        json_object *fl = json_object_new_array();
+        for (size_t i = 0; i < N_CPU_FLAGS; i++) json_object_array_add(fl, json_object_new_string(cpu_flags[i]));
+        json_object_object_add(o, "cflags", fl);
+    } else {
+        if (x->kind == KF_EXP_CUDA) {
+            /* the cuda plugin's NVRTC line (plugins/cuda/cu_compile.c); the
+               architecture is the device's, added when it is compiled */
+            json_object *no = json_object_new_array();
+            json_object_array_add(no, json_object_new_string("--std=c++17"));
+            json_object_array_add(no, json_object_new_string("-default-device"));
+            json_object_object_add(o, "nvrtc_options", no);
+        }
+        json_object_object_add(o, "launches", plan_json(x));
+    }
     json_object *dims = json_object_new_array();
     for (int d = 0; d < x->p->n_dims; d++) {
         json_object *e = json_object_new_object();
@@ -276,9 +433,13 @@ static char *spec_json(const exp_ctx *x, int with_model)
 static int write_sources(const exp_ctx *x, const char *dir, kf_error *err)
 {
     for (int i = 0; i < x->c->n_sources; i++)
-        if (write_in(dir, x->c->sources[i].name, x->c->sources[i].text, err) != 0) return -1;
-    return write_in(dir, "kforge-cpu.h", kf_cpu_header_text, err);
+        if (kf_exp_write_in(dir, x->c->sources[i].name, x->c->sources[i].text, err) != 0) return -1;
+    return x->kind == KF_EXP_HOST_C ? kf_exp_write_in(dir, "kforge-cpu.h", kf_cpu_header_text, err) : 0;
 }
+
+/* The caller of each kind, copied beside __init__.py. */
+static const char *const runtime_src[] = {"kforge_torch_host_c.py", "kforge_torch_opencl.py", "kforge_torch_cuda.py"};
+static const char *const runtime_dst[] = {"_host_c.py", "_opencl.py", "_cuda.py"};
 
 static int export_torch(const exp_ctx *x, kf_error *err)
 {
@@ -286,16 +447,18 @@ static int export_torch(const exp_ctx *x, kf_error *err)
     char *pydir = kf_py_dir();
     char *rt = pydir ? path_join(pydir, "kforge_torch_runtime.py") : NULL;
     char *tt = pydir ? path_join(pydir, "kforge_torch_test.py") : NULL;
+    char *kr = pydir ? path_join(pydir, runtime_src[x->kind]) : NULL;
     char *spec = spec_json(x, x->model != NULL);
     char *test_name = NULL;
     int rc = -1;
-    if (!pkg || !rt || !tt || !spec || asprintf(&test_name, "test_%s.py", x->ident) < 0) {
+    if (!pkg || !rt || !tt || !kr || !spec || asprintf(&test_name, "test_%s.py", x->ident) < 0) {
         test_name = NULL;
         kf_fail(err, KF_E_INTERNAL, "out of memory");
         goto out;
     }
     if (kf_mkdir_p(pkg, err) != 0 || write_sources(x, pkg, err) != 0 ||
-        write_in(pkg, "spec.json", spec, err) != 0 || copy_in(rt, pkg, "__init__.py", err) != 0)
+        kf_exp_write_in(pkg, "spec.json", spec, err) != 0 || copy_in(rt, pkg, "__init__.py", err) != 0 ||
+        copy_in(kr, pkg, runtime_dst[x->kind], err) != 0)
         goto out;
     if (x->model && copy_in(x->model, pkg, "model.py", err) != 0) goto out;
     if (x->model && copy_in(tt, x->out, test_name, err) != 0) goto out;
@@ -305,6 +468,7 @@ out:
     free(pydir);
     free(rt);
     free(tt);
+    free(kr);
     free(spec);
     free(test_name);
     return rc;
@@ -315,7 +479,8 @@ out:
 static void c_header(const exp_ctx *x, kf_sb *b)
 {
     const char *id = x->ident;
-    kf_sb_printf(b, "/* %s.h — kforge export of problem '%s' (cpu-simd, preset '%s').\n", id, x->p->name, x->preset);
+    kf_sb_printf(b, "/* %s.h — kforge export of problem '%s' (host-entry C, backend %s, preset '%s').\n", id,
+                 x->p->name, x->backend ? x->backend : "?", x->preset);
     kf_sb_printf(b, " * The kernel was verified at these sizes only:");
     for (int d = 0; d < x->p->n_dims; d++)
         kf_sb_printf(b, " %s=%lld", x->p->dim_names[d], (long long)x->r.dims[d]);
@@ -401,7 +566,7 @@ static void c_example(const exp_ctx *x, kf_sb *b)
 
 static void c_makefile(const exp_ctx *x, kf_sb *b)
 {
-    kf_sb_printf(b, "# Builds the exported kernel with the cpu-simd backend's flags.\nCC ?= cc\nCFLAGS =");
+    kf_sb_printf(b, "# Builds the exported kernel with the cpu-simd backend's flags (host-entry C).\nCC ?= cc\nCFLAGS =");
     for (size_t i = 0; i < N_CPU_FLAGS; i++)
         if (strcmp(cpu_flags[i], "-shared") != 0 && strcmp(cpu_flags[i], "-fPIC") != 0)
             kf_sb_printf(b, " %s", cpu_flags[i]);
@@ -418,6 +583,10 @@ static void c_makefile(const exp_ctx *x, kf_sb *b)
 
 static int export_c(const exp_ctx *x, kf_error *err)
 {
+    if (x->kind == KF_EXP_OPENCL) return kf_exp_opencl_c(x, err);
+    if (x->kind == KF_EXP_CUDA)
+        return kf_fail(err, KF_E_BAD_INPUT, "%s: --to c is not written for CUDA C kernel plans; use --to torch "
+                       "(NVRTC and the CUDA driver API from Python)", x->run_dir);
     kf_sb h = {0}, c = {0}, e = {0}, m = {0};
     c_header(x, &h);
     c_source(x, &c);
@@ -432,8 +601,8 @@ static int export_c(const exp_ctx *x, kf_error *err)
         goto out;
     }
     if (kf_mkdir_p(x->out, err) != 0 || write_sources(x, x->out, err) != 0 ||
-        write_in(x->out, hn, h.s, err) != 0 || write_in(x->out, cn, c.s, err) != 0 ||
-        write_in(x->out, "example.c", e.s, err) != 0 || write_in(x->out, "Makefile", m.s, err) != 0)
+        kf_exp_write_in(x->out, hn, h.s, err) != 0 || kf_exp_write_in(x->out, cn, c.s, err) != 0 ||
+        kf_exp_write_in(x->out, "example.c", e.s, err) != 0 || kf_exp_write_in(x->out, "Makefile", m.s, err) != 0)
         goto out;
     rc = 0;
 out:
@@ -511,12 +680,13 @@ int kf_cmd_export(int argc, char **argv)
         kf_cli_error("export: %s", err.msg);
         rc = kf_exit_code(err.kind);
     } else if (!strcmp(x.to, "torch")) {
-        printf("wrote %s/%s (import %s; %s.forward(", x.out, x.ident, x.ident, x.ident);
+        printf("wrote %s/%s (%s kernel; import %s; %s.forward(", x.out, x.ident, kind_names[x.kind], x.ident, x.ident);
         for (int i = 0; i < x.p->n_inputs; i++) printf("%s%s", i ? ", " : "", x.p->inputs[i].name);
         printf("))%s%s%s\n", x.model ? " and " : "", x.model ? x.out : "",
                x.model ? "/test_*.py (python3 it to compare with the module)" : "; give --model M.py for a test");
     } else {
-        printf("wrote %s (%s.h, %s.c, example.c, Makefile: make -C %s example)\n", x.out, x.ident, x.ident, x.out);
+        printf("wrote %s (%s kernel; %s.h, %s.c, example.c, Makefile: make -C %s example)\n", x.out,
+               kind_names[x.kind], x.ident, x.ident, x.out);
     }
     free(def_out);
     ctx_free(&x);

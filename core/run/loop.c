@@ -1123,6 +1123,15 @@ static int write_result(run_state *st, const char *reason, kf_run_summary *out, 
     json_object_object_add(o, "problem", json_object_new_string(st->p->name));
     json_object_object_add(o, "preset", json_object_new_string(st->p->preset_names[st->r.preset]));
     json_object_object_add(o, "backend", json_object_new_string(st->o.backend));
+    /* what the backend's candidates are (kforge export keys on these, not
+       on the backend's name): its language and capability bits */
+    const kf_backend *be = st->plugin ? st->plugin->be : NULL;
+    json_object_object_add(o, "backend_language", be && be->language ? json_object_new_string(be->language) : NULL);
+    json_object *caps = be ? json_object_new_array() : NULL;   /* null: unknown, export looks at the candidate */
+    if (be && (be->caps & KF_CAP_HOST_ENTRY)) json_object_array_add(caps, json_object_new_string("host-entry"));
+    if (be && (be->caps & KF_CAP_KERNEL_PLAN)) json_object_array_add(caps, json_object_new_string("kernel-plan"));
+    if (be && (be->caps & KF_CAP_HOST_MEMORY)) json_object_array_add(caps, json_object_new_string("host-memory"));
+    json_object_object_add(o, "backend_caps", caps);
     json_object_object_add(o, "device", json_object_new_string(st->dev->name));
     json_object_object_add(o, "agent", json_object_new_string(st->agent->spec));
     json_object_object_add(o, "steps", json_object_new_int(st->step));

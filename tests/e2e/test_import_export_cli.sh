@@ -5,10 +5,21 @@
 # --to c builds and its example's sums match the reference's (within the
 # problem's tolerance), --to torch writes the package; a run without a
 # verified kernel, a missing run and an existing --out are refused.
+# Export keys on the language and capabilities the run recorded, not on the
+# backend's name: a third-party backend with host-entry C exports, a run
+# recorded before those fields exports from its candidate, an unknown
+# language is refused; an OpenCL run (PoCL here; skipped without an OpenCL
+# device) --to c builds and matches the double reference, --to torch writes
+# its plan; a CUDA C plan (hand-written candidate in a run directory: no GPU
+# needed) --to torch writes the resolved plan, --to c is refused; a
+# two-launch OpenCL plan with a scratch buffer and a float argument
+# (tests/candidates/opencl/group_norm) --to c builds and its example's sums
+# equal those of the cpu-simd candidate for the same problem, exported the
+# same way (both examples draw the same inputs).
 . "$KF_SRCDIR/tests/e2e/tap.sh"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-echo "1..11"
+echo "1..23"
 M="$KF_SRCDIR/tests/torch/kernelbench/12_Gemm_Multiply_LeakyReLU.py"
 
 # 1: a Python whose torch cannot be imported
@@ -55,7 +66,7 @@ else no "export --to c builds" "$(cat "$T/out" "$T/mk")"; fi
 got=$("$T/c/example" 2>&1)
 # the example draws uniform [0,1) into every input, which is not the
 # problem's distribution: compare with a C program over the same inputs instead
-cat > "$T/c/check.c" <<'CEOF'
+cat > "$T/check.c" <<'CEOF'
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,7 +80,7 @@ int main(void)
     for (long i = 0; i < B * K; i++) x[i] = (float)((i * 7919) % 1000) / 1000.0f;
     for (long i = 0; i < N * K; i++) W[i] = (float)((i * 104729) % 2001 - 1000) / 16000.0f;
     for (long i = 0; i < N; i++) b[i] = (float)(i % 17) / 40.0f - 0.2f;
-    if (kf_12_gemm_multiply_leakyrelu(x, W, b, y, 2) != 0) return 2;
+    if (kf_12_gemm_multiply_leakyrelu(x, W, b, y, LAST_ARG) != 0) return 2;
     double worst = 0;
     for (long i = 0; i < B; i++)
         for (long j = 0; j < N; j++) {
@@ -84,7 +95,7 @@ int main(void)
     return worst <= 1.0 ? 0 : 1;
 }
 CEOF
-if cc -O2 -fopenmp -march=native -I"$T/c" -o "$T/c/check" "$T/c/check.c" "$T/c/kf_12_gemm_multiply_leakyrelu.c" \
+if cc -O2 -fopenmp -march=native -DLAST_ARG=2 -I"$T/c" -o "$T/c/check" "$T/check.c" "$T/c/kf_12_gemm_multiply_leakyrelu.c" \
       "$T/c/kernel.c" -lm 2>"$T/cc" && out=$("$T/c/check") &&
    echo "$got" | grep -q '^y: 42291 elements, sum'; then
     ok "export --to c: the kernel through the exported function matches a double reference ($out)"
@@ -111,11 +122,105 @@ case "$rc:$(cat "$T/err")" in
     "2:"*"the run has no verified kernel to export"*) ok "run without a verified kernel: exit 2" ;;
     *) no "run without a verified kernel: exit 2" "rc=$rc" "$(cat "$T/err")" "$(cat "$T/failed/result.json")" ;;
 esac
-# 11: another backend's run
-sed 's/"backend":"cpu-simd"/"backend":"opencl"/' "$T/run/result.json" > "$T/failed/result.json"
-"$KFORGE" export "$T/failed" --to c --out "$T/c3" >/dev/null 2>"$T/err"; rc=$?
+# 11: the run records its backend's language and capabilities
+if tr -d ' \n' < "$T/run/result.json" | grep -q '"backend_language":"c","backend_caps":\["host-entry","host-memory"\]'; then
+    ok "result.json records backend_language and backend_caps"
+else no "result.json: backend_language, backend_caps" "$(cat "$T/run/result.json")"; fi
+# 12: a third-party backend's name with host-entry C: exported as host-entry C
+mkdir -p "$T/acme"
+cp "$T/run/problem.json" "$T/acme/" && cp -r "$T/run/steps" "$T/acme/"
+tr -d '\n' < "$T/run/result.json" | sed 's/"backend":"cpu-simd"/"backend":"acme-cpu"/' > "$T/acme/result.json"
+if "$KFORGE" export "$T/acme" --to c --out "$T/c4" >"$T/out" 2>&1 && grep -q "host-c kernel" "$T/out" &&
+   make -s -C "$T/c4" example >"$T/mk" 2>&1 && "$T/c4/example" | grep -q '^y: 42291 elements'; then
+    ok "a host-entry C run of a backend named acme-cpu exports and builds"
+else no "third-party host-entry backend" "$(cat "$T/out" "$T/mk")"; fi
+# 13: a run recorded before backend_language: the candidate says it (kernel.c, no plan)
+tr -d '\n' < "$T/run/result.json" | sed 's/"backend_language":"c",//; s/"backend_caps":\[[^]]*\],//' > "$T/acme/result.json"
+if ! grep -q backend_language "$T/acme/result.json" &&
+   "$KFORGE" export "$T/acme" --to torch --out "$T/t4" >"$T/out" 2>&1 &&
+   tr -d ' \n' < "$T/t4/kf_12_gemm_multiply_leakyrelu/spec.json" | grep -q '"kind":"host-c","language":"c","language_inferred_from_candidate":true'; then
+    ok "an older run without backend_language: host-c inferred from the candidate"
+else no "older run: inferred" "$(cat "$T/out")"; fi
+# 14: a kernel plan in a language export does not know
+tr -d '\n' < "$T/run/result.json" | sed 's/"backend_language":"c"/"backend_language":"metal"/; s/"host-entry"/"kernel-plan"/' > "$T/acme/result.json"
+"$KFORGE" export "$T/acme" --to torch --out "$T/t5" >/dev/null 2>"$T/err"; rc=$?
 case "$rc:$(cat "$T/err")" in
-    "2:"*"export is implemented for cpu-simd kernels only"*) ok "opencl run: exit 2, cpu-simd only" ;;
-    *) no "opencl run refused" "rc=$rc" "$(cat "$T/err")" ;;
+    "2:"*"a kernel-plan kernel in language 'metal' (backend 'cpu-simd'); kforge export writes host-entry C, OpenCL C and CUDA C kernel plans only"*)
+        ok "a kernel plan in an unknown language: exit 2" ;;
+    *) no "unknown language refused" "rc=$rc" "$(cat "$T/err")" ;;
 esac
+
+# 15-18: an OpenCL run (PoCL on the CI VM)
+if "$KFORGE" backends 2>/dev/null | grep -q "^opencl "; then
+    if "$KFORGE" run "$P" --backend opencl --preset small --max-iterations 1 --no-baseline --out "$T/orun" --quiet >"$T/log" 2>&1 &&
+       tr -d ' \n' < "$T/orun/result.json" | grep -q '"backend_language":"opencl-c","backend_caps":\["kernel-plan"\]'; then
+        ok "kforge run --backend opencl: a verified kernel plan, language recorded"
+    else no "opencl run" "$(tail -5 "$T/log")"; fi
+    if "$KFORGE" export "$T/orun" --to c --out "$T/oc" >"$T/out" 2>&1 && grep -q "opencl kernel" "$T/out" &&
+       make -s -C "$T/oc" example CFLAGS="-O2 -Wall -Wextra -Werror -Wno-unused-parameter" >"$T/mk" 2>&1 &&
+       "$T/oc/example" 0 | grep -q '^y: 42291 elements, sum'; then
+        ok "opencl export --to c: header, source, example build (-Wall -Werror) and run"
+    else no "opencl export --to c" "$(cat "$T/out" "$T/mk")"; fi
+    if cc -O2 -DLAST_ARG=-1 -I"$T/oc" -o "$T/oc/check" "$T/check.c" "$T/oc/kf_12_gemm_multiply_leakyrelu.c" -lOpenCL -lm 2>"$T/cc" &&
+       out=$(KFORGE_OPENCL_DEVICE=0 "$T/oc/check" 2>&1); then
+        ok "opencl export --to c: the plan through the exported function matches a double reference ($out)"
+    else no "opencl export --to c: results" "$(cat "$T/cc")" "$out"; fi
+    if "$KFORGE" export "$T/orun" --to torch --out "$T/ot" --model "$M" >"$T/out" 2>&1 &&
+       [ -f "$T/ot/kf_12_gemm_multiply_leakyrelu/_opencl.py" ] && [ -f "$T/ot/kf_12_gemm_multiply_leakyrelu/kernel.cl" ] &&
+       [ ! -f "$T/ot/kf_12_gemm_multiply_leakyrelu/kforge-cpu.h" ] &&
+       tr -d ' \n' < "$T/ot/kf_12_gemm_multiply_leakyrelu/spec.json" | grep -q '"kind":"opencl","language":"opencl-c".*"launches":\[{"kernel":"[a-z0-9_]*","work_dim":[123],"global":\[[0-9]'; then
+        ok "opencl export --to torch: package with the caller, the source and the resolved plan"
+    else no "opencl export --to torch" "$(cat "$T/out")"; fi
+else
+    for i in 1 2 3 4; do ok "# SKIP no opencl backend/device"; done
+fi
+
+# 19-21: a CUDA C kernel plan (hand-written candidate in a run directory)
+mkdir -p "$T/cu/steps/0001-0"
+cp "$T/run/problem.json" "$T/cu/"
+cp -r "$KF_SRCDIR/tests/candidates/cuda/gemm_mul_leakyrelu" "$T/cu/steps/0001-0/candidate"
+tr -d '\n' < "$T/run/result.json" | sed 's/"backend":"cpu-simd"/"backend":"cuda"/; s/"backend_language":"c"/"backend_language":"cuda-c"/; s/"backend_caps":\[[^]]*\]/"backend_caps":["kernel-plan"]/; s#"dir":"steps[^"]*"#"dir":"steps/0001-0/candidate"#' > "$T/cu/result.json"
+if "$KFORGE" export "$T/cu" --to torch --out "$T/ct" --model "$M" >"$T/out" 2>&1 &&
+   [ -f "$T/ct/kf_12_gemm_multiply_leakyrelu/_cuda.py" ] && [ -f "$T/ct/kf_12_gemm_multiply_leakyrelu/kf_epilogue.cuh" ] &&
+   tr -d ' \n' < "$T/ct/kf_12_gemm_multiply_leakyrelu/spec.json" > "$T/cspec"; then
+    ok "cuda export --to torch: package with _cuda.py, the sources and spec.json"
+else no "cuda export --to torch" "$(cat "$T/out")"; fi
+# B=127 K=250 N=333 at small: the grid rounded up to 16, K bound to 250, 16*K*4 shared bytes
+if grep -q '"kind":"cuda","language":"cuda-c"' "$T/cspec" && grep -q '"nvrtc_options":\["--std=c++17","-default-device"\]' "$T/cspec" &&
+   grep -q '"global":\[336,128\],"local":\[16,16\],"global_expr":\["round_up(N,16)","round_up(B,16)"\]' "$T/cspec" &&
+   grep -q '{"kind":"int","value":250,"from":"K"}' "$T/cspec" && grep -q '{"kind":"float","value":0.1' "$T/cspec" &&
+   grep -q '{"kind":"local","bytes":16000,"from":"16\*K\*4"}\],"dyn_shared_bytes":16000' "$T/cspec"; then
+    ok "cuda export: the plan resolved at the preset (grid, block, ints, floats, dynamic shared bytes)"
+else no "cuda export: resolved plan" "$(cat "$T/cspec")"; fi
+"$KFORGE" export "$T/cu" --to c --out "$T/cc2" >/dev/null 2>"$T/err"; rc=$?
+case "$rc:$(cat "$T/err")" in
+    "2:"*"--to c is not written for CUDA C kernel plans; use --to torch"*) ok "cuda export --to c: exit 2, says to use --to torch" ;;
+    *) no "cuda --to c refused" "rc=$rc" "$(cat "$T/err")" ;;
+esac
+
+# 22-23: 30_Gemm_GroupNorm_Hardtanh at small from the verified test candidates
+# (tests/plugins: test_opencl_eval, test_cpu_simd) in run directories
+mkrun() {   # mkrun DIR BACKEND LANGUAGE CAP CANDIDATE_DIR
+    mkdir -p "$1/steps/0001-0"
+    cp "$KF_SRCDIR/problems/level2/30_Gemm_GroupNorm_Hardtanh.json" "$1/problem.json"
+    cp -r "$5" "$1/steps/0001-0/candidate"
+    printf '{"problem":"30_Gemm_GroupNorm_Hardtanh","preset":"small","backend":"%s","backend_language":"%s","backend_caps":["%s"],"best":{"dir":"steps/0001-0/candidate","verified":true}}\n' \
+        "$2" "$3" "$4" > "$1/result.json"
+}
+mkrun "$T/gn-ocl" opencl opencl-c kernel-plan "$KF_SRCDIR/tests/candidates/opencl/group_norm"
+mkrun "$T/gn-cpu" cpu-simd c host-entry "$KF_SRCDIR/tests/candidates/cpu-simd/gemm_groupnorm_hardtanh"
+if "$KFORGE" export "$T/gn-ocl" --to c --out "$T/gno" >"$T/out" 2>&1 &&
+   make -s -C "$T/gno" example CFLAGS="-O2 -Wall -Wextra -Werror" >"$T/mk" 2>&1 &&
+   grep -q 'cl_float v = (cl_float)1.0000000000000001e-05;' "$T/gno/kf_30_gemm_groupnorm_hardtanh.c"; then
+    ok "opencl export --to c: two launches, a scratch buffer and a float argument build with -Werror"
+else no "opencl export --to c: group_norm" "$(cat "$T/out" "$T/mk")"; fi
+if "$KFORGE" backends 2>/dev/null | grep -q "^opencl "; then
+    if "$KFORGE" export "$T/gn-cpu" --to c --out "$T/gnc" >"$T/out" 2>&1 && make -s -C "$T/gnc" example >"$T/mk" 2>&1 &&
+       a=$("$T/gno/example" 2>&1) && b=$("$T/gnc/example" 2>&1) &&
+       awk -v a="${a##* }" -v b="${b##* }" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-3 * (b < 0 ? -b : b) + 1e-2) }'; then
+        ok "opencl export --to c: group_norm's sums equal the cpu-simd candidate's ($a; $b)"
+    else no "group_norm: opencl vs cpu-simd exports" "$(cat "$T/out" "$T/mk")" "$a" "$b"; fi
+else
+    ok "# SKIP no opencl backend/device"
+fi
 tap_exit

@@ -7,7 +7,15 @@
 # an op outside the vocabulary and training-mode dropout are refused with the
 # node, target and line; then the round trip import -> kforge run (built-in
 # agent, cpu-simd, small, 2 iterations) -> export --to torch -> the exported
-# package against the module on fresh inputs.
+# package against the module on fresh inputs; the same on the opencl backend
+# (PoCL here: ctypes to libOpenCL, CPU tensors); a CUDA C plan (hand-written
+# candidate, tests/candidates/cuda) exported --to torch: the package imports
+# without a GPU, refuses CPU tensors, NVRTC compiles the sources to a cubin
+# for sm_80 when torch's wheels (or /usr/local/cuda) have libnvrtc, and
+# without a GPU the driver's absence is a clear CudaError (with a GPU: the
+# exported test on CUDA tensors instead); and through a stand-in libcuda
+# (fake_libcuda.c) the launch the package makes: function, grid, block,
+# dynamic shared bytes, torch's stream, every parameter's value.
 # Needs a Python with torch: $KFORGE_PYTHON, else $PYTHON3; skipped without.
 . "$KF_SRCDIR/tests/e2e/tap.sh"
 PY=${KFORGE_PYTHON:-${PYTHON3:-python3}}
@@ -20,7 +28,7 @@ JPY=${PYTHON3:-$PY}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 D="$KF_SRCDIR/tests/torch"
-echo "1..37"
+echo "1..45"
 
 # 1-20: every Level-2 problem
 for f in "$D"/kernelbench/*.py; do
@@ -142,4 +150,136 @@ for bad, why in ((x[:10], "shape"), (x.double(), "dtype"), (x.t().contiguous().t
 print("checked")' 2>&1)
 if [ "$out" = checked ]; then ok "round trip: forward() on new tensors, and bad shape/dtype/contiguity refused"
 else no "round trip: forward() checks" "$out"; fi
+
+# 38-40: the same round trip on the opencl backend
+if "$KFORGE" backends 2>/dev/null | grep -q "^opencl "; then
+    if "$KFORGE" run "$T/p12.json" --backend opencl --preset small --max-iterations 2 --out "$T/orun" --quiet >"$T/runlog" 2>&1 &&
+       "$KFORGE" export "$T/orun" --to torch --out "$T/oexp" --model "$M" >"$T/out" 2>&1; then
+        ok "opencl round trip: kforge run and export --to torch"
+    else no "opencl round trip: run, export" "$(tail -5 "$T/runlog")" "$(cat "$T/out")"; fi
+    if out=$("$PY" "$T/oexp/test_kf_rt12.py" 2>&1) && echo "$out" | grep -q '^3 passed, 0 failed$'; then
+        ok "opencl round trip: exported OpenCL plan matches the module on 3 fresh inputs"
+    else no "opencl round trip: exported kernel vs module" "$out"; fi
+    out=$(cd "$T/oexp" && "$PY" -c '
+import torch, kf_rt12 as k
+assert k.KIND == "opencl", k.KIND
+x = torch.rand(64, 96); W = torch.rand(80, 96) - 0.5; b = torch.rand(80)
+y = k.forward(x, W, b)
+r = torch.nn.functional.leaky_relu((x @ W.T + b) * 2.0, 0.1)
+assert torch.allclose(y, r, atol=1e-4, rtol=1e-4), (y - r).abs().max()
+try:
+    k.forward(x.to("meta"), W, b)
+    raise SystemExit("accepted a meta tensor")
+except ValueError as e:
+    assert "OpenCL caller copies CPU or CUDA tensors" in str(e), e
+k.use_device("no-such-device")
+try:
+    k.forward(x, W, b)
+    raise SystemExit("no error for a missing device")
+except RuntimeError as e:
+    assert "no OpenCL device" in str(e) and "0: " in str(e), e
+k.use_device(0)
+assert torch.equal(k.forward(x, W, b), y)
+print("checked", k.device_name())' 2>&1)
+    case "$out" in
+        "checked "*) ok "opencl forward(): new tensors, a meta tensor refused, device chosen by name/index ($out)" ;;
+        *) no "opencl forward() checks" "$out" ;;
+    esac
+else
+    for i in 1 2 3; do ok "# SKIP no opencl backend/device"; done
+fi
+
+# 41-44: a CUDA C kernel plan, the hand-written candidate bound to the imported names
+mkdir -p "$T/curun/steps/0001-0/candidate"
+cp "$T/run/problem.json" "$T/curun/"
+cp "$KF_SRCDIR/tests/candidates/cuda/gemm_mul_leakyrelu/"*.cu* "$T/curun/steps/0001-0/candidate/"
+sed 's/"W", "b", "y", "B", "K", "N"/"gemm_weight", "gemm_bias", "leaky_relu", "batch_size", "in_features", "out_features"/;
+     s/round_up(N,16)/round_up(out_features,16)/; s/round_up(B,16)/round_up(batch_size,16)/; s/16\*K\*4/16*in_features*4/' \
+    "$KF_SRCDIR/tests/candidates/cuda/gemm_mul_leakyrelu/candidate.json" > "$T/curun/steps/0001-0/candidate/candidate.json"
+tr -d '\n' < "$T/run/result.json" | sed 's/"backend":"cpu-simd"/"backend":"cuda"/; s/"backend_language":"c"/"backend_language":"cuda-c"/;
+    s/"backend_caps":\[[^]]*\]/"backend_caps":["kernel-plan"]/; s#"dir":"steps[^"]*"#"dir":"steps/0001-0/candidate"#' > "$T/curun/result.json"
+out=$("$KFORGE" export "$T/curun" --to torch --out "$T/cexp" --model "$M" 2>&1 && cd "$T/cexp" && "$PY" -c '
+import torch, kf_rt12 as k
+assert k.KIND == "cuda", k.KIND
+l = k.SPEC["launches"][0]
+assert l["global"] == [80, 64] and l["local"] == [16, 16] and l["dyn_shared_bytes"] == 16 * 96 * 4, l
+x = torch.rand(64, 96); W = torch.rand(80, 96); b = torch.rand(80)
+try:
+    k.forward(x, W, b)
+    raise SystemExit("accepted CPU tensors")
+except ValueError as e:
+    assert "this CUDA kernel takes CUDA tensors" in str(e), e
+print("checked")' 2>&1)
+if [ "$out" != "${out%checked}" ]; then ok "cuda export: the package imports without a GPU, the plan is resolved, CPU tensors refused"
+else no "cuda export: package" "$out"; fi
+out=$(cd "$T/cexp" && "$PY" -c '
+import kf_rt12 as k, sys
+try:
+    lib = k.nvrtc_path()
+except k._impl.CudaError as e:
+    print("NONVRTC", e); sys.exit(0)
+cubin = k._impl._compile("sm_80")
+assert cubin[:4] == b"\x7fELF" and b"gemm_mul_lrelu" in cubin, cubin[:16]
+print("cubin", len(cubin), "bytes by", lib)' 2>&1)
+case "$out" in
+    "cubin "*) ok "cuda export: NVRTC compiles the exported sources (with their header) for sm_80 ($out)" ;;
+    NONVRTC*) ok "# SKIP cuda export: no libnvrtc here (${out#NONVRTC })" ;;
+    *) no "cuda export: NVRTC compile" "$out" ;;
+esac
+out=$(cd "$T/cexp" && "$PY" -c '
+import kf_rt12 as k, torch
+if torch.cuda.is_available():
+    print("GPU"); raise SystemExit(0)
+try:
+    k._impl._module(0)
+    raise SystemExit("no error without a GPU")
+except k._impl.CudaError as e:
+    assert "cannot load the CUDA driver" in str(e) or "cuInit failed" in str(e), e
+    print("clear:", e)' 2>&1)
+case "$out" in
+    GPU) if res=$("$PY" "$T/cexp/test_kf_rt12.py" --device cuda 2>&1) && echo "$res" | grep -q '^3 passed, 0 failed$'; then
+             ok "cuda export: the exported CUDA plan matches the module on 3 fresh CUDA inputs"
+         else no "cuda export on the GPU" "$res"; fi ;;
+    clear:*) ok "cuda export: without a GPU the driver's absence is a clear error (${out#clear: })" ;;
+    *) no "cuda export: driver error" "$out" ;;
+esac
+out=$(cd "$T/cexp" && "$PY" -c '
+import kf_rt12 as k
+k._impl._nvrtc_candidates = lambda: (["/nowhere/lib"], ["/nowhere/lib/libnvrtc.so.13"])
+try:
+    k._impl._load_nvrtc()
+    raise SystemExit("loaded a missing NVRTC")
+except k._impl.CudaError as e:
+    assert str(e).startswith("NVRTC (libnvrtc) not found; looked in /nowhere/lib") and "KFORGE_NVRTC" in str(e), e
+    print("checked")' 2>&1)
+if [ "$out" = checked ]; then ok "cuda export: a missing NVRTC is named with every place looked in"
+else no "cuda export: missing NVRTC message" "$out"; fi
+# 45: the launch through a stand-in driver (needs NVRTC for the cubin it loads)
+if ! (cd "$T/cexp" && "$PY" -c 'import kf_rt12 as k; k.nvrtc_path()') >/dev/null 2>&1; then
+    ok "# SKIP cuda launch through a fake libcuda: no libnvrtc here"
+elif ! ${CC:-cc} -shared -fPIC -o "$T/fakecuda.so" "$D/fake_libcuda.c" 2>"$T/err"; then
+    no "fake libcuda builds" "$(cat "$T/err")"
+else
+    out=$(cd "$T/cexp" && FAKE_CUDA_LOG="$T/fake.log" KFORGE_LIBCUDA="$T/fakecuda.so" "$PY" -c '
+import os, types, torch
+import kf_rt12 as k
+torch.cuda.get_device_capability = lambda i=None: (8, 0)
+torch.cuda.current_device = lambda: 0
+torch.cuda.current_stream = lambda d=None: types.SimpleNamespace(cuda_stream=0x5000)
+W = torch.rand(80, 96); b = torch.rand(80)
+x = torch.rand(64 * 96 + 1)[1:].view(64, 96)        # at an odd offset: copied first
+(y,) = k._impl.run([x, W, b])
+log = open(os.environ["FAKE_CUDA_LOG"]).read().splitlines()
+want = ["function gemm_mul_lrelu", "grid 5 4 1 block 16 16 1 shared 6144 stream 0x5000",
+        "ptr 0 first %.9g" % x[0, 0].item(), "ptr 1 first %.9g" % W[0, 0].item(), "ptr 2 first %.9g" % b[0].item(),
+        "ints 64 96 80 floats 2 0.100000001"]
+if log != want:
+    raise SystemExit("fake libcuda log:\n%s\nwanted:\n%s" % ("\n".join(log), "\n".join(want)))
+assert tuple(y.shape) == (64, 80) and y[0, 0].item() == 42.0, y[0, 0]
+print("launched:", log[1])' 2>&1)
+    case "$out" in
+        launched:*) ok "cuda export: the launch through a stand-in libcuda (${out#launched: }, every parameter's value)" ;;
+        *) no "cuda export: launch through a fake libcuda" "$out" ;;
+    esac
+fi
 tap_exit
