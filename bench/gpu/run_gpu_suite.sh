@@ -21,6 +21,7 @@
 #            on $BACKENDS at $PRESET, $ITER steps: every step's label, time
 #            and verdict
 #            -> $OUT/runs$TAG/...
+#   exec     bash -c "$CMD" in that environment (KF_BUILD: the build tree)
 #   roundtrip  bench/gpu/torch_roundtrip.sh (import -> run -> export --to
 #            torch -> the exported test on CUDA tensors, on cuda and opencl)
 #            -> $OUT/roundtrip/...
@@ -67,6 +68,11 @@ nv=$(ldconfig -p | awk '$1 == "libnvidia-opencl.so.1" {print $NF; exit}')
 [ -n "$nv" ] || nv=$(ls /usr/local/nvidia/lib64/libnvidia-opencl.so.1 /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so.1 2>/dev/null | head -n1)
 mkdir -p /tmp/icd && echo "$nv" >/tmp/icd/nvidia.icd && export OCL_ICD_VENDORS=/tmp/icd
 kforge backends >"$OUT/backends.txt" 2>&1; grep -E '^[a-z]|device' "$OUT/backends.txt"
+if [ "${MODE:-suite}" = exec ]; then
+    # any command with kforge installed and the environment above, e.g.
+    # MODE=exec CMD='kforge run ...' (KF_BUILD: the configured build tree)
+    KF_BUILD=/tmp/kforge-0.1.0 exec bash -c "$CMD"
+fi
 if [ "${MODE:-suite}" = roundtrip ]; then
     KFORGE_READY=1 exec bash "$top/bench/gpu/torch_roundtrip.sh"
 fi
