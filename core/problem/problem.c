@@ -117,7 +117,10 @@ void kf_problem_free(kf_problem *p)
     }
     free(p->inputs);
     if (p->nodes)
-        for (int i = 0; i < p->n_nodes; i++) free(p->nodes[i].out);
+        for (int i = 0; i < p->n_nodes; i++) {
+            free(p->nodes[i].out);
+            free(p->nodes[i].view_text);
+        }
     free(p->nodes);
     free(p->outputs);
     free(p);

@@ -35,6 +35,9 @@ typedef enum kf_op {
     KF_OP_BATCH_NORM,
     /* pooling over the last dim */
     KF_OP_MAX_POOL1D, KF_OP_AVG_POOL1D,
+    /* shape ops: a new shape for the same contiguous row-major data (no
+     * arithmetic; problems/FORMAT.md "Shape ops") */
+    KF_OP_VIEW, KF_OP_RESHAPE, KF_OP_FLATTEN, KF_OP_SQUEEZE, KF_OP_UNSQUEEZE,
     KF_OP__COUNT
 } kf_op;
 
@@ -44,6 +47,7 @@ kf_op kf_op_from_name(const char *name);   /* KF_OP_INVALID if unknown */
 int kf_op_is_unary(kf_op op);              /* elementwise, one tensor in  */
 int kf_op_is_binary(kf_op op);             /* add..pow                    */
 int kf_op_is_reduction(kf_op op);          /* sum..logsumexp              */
+int kf_op_is_shape(kf_op op);              /* view..unsqueeze: data unchanged */
 
 typedef enum kf_dist {
     KF_DIST_UNIFORM, KF_DIST_NORMAL, KF_DIST_KAIMING_UNIFORM, KF_DIST_CONSTANT
@@ -94,6 +98,13 @@ typedef struct kf_node {
     int normalized_dims;      /* layer_norm / rms_norm */
     int training;             /* batch_norm */
     int kernel_size, stride, padding;  /* pooling */
+    /* shape ops: unsqueeze/squeeze dim and flatten start_dim (sdim), flatten
+     * end_dim (sdim2), both as written (may be negative); squeeze without a
+     * dim has has_sdim = 0.  view/reshape: the target shape, literal -1 for
+     * the one inferred entry; view_text is the "shape" array as written. */
+    int sdim, sdim2, has_sdim;
+    kf_shape_expr view;
+    char *view_text;
 } kf_node;
 
 /* Values are numbered: inputs first (0..n_inputs-1), then node outputs

@@ -180,6 +180,12 @@ static int run_node(ev *e, const kf_node *nd, opnd *o, double *y, const kf_shape
         return kf_ref_batch_norm(o[0].d, &o[0].s, OPT(1), OPT(2), OPT(3), OPT(4), nd->training,
                                  nd->eps, y, nt, err);
     }
+    case KF_OP_VIEW: case KF_OP_RESHAPE: case KF_OP_FLATTEN: case KF_OP_SQUEEZE:
+    case KF_OP_UNSQUEEZE:        /* same elements, same row-major order */
+        if (kf_ref_elems(&o[0].s) != kf_ref_elems(sy))
+            return kf_fail(err, KF_E_INTERNAL, "%s changes the element count", kf_op_name(op));
+        memcpy(y, o[0].d, sizeof(double) * (size_t)kf_ref_elems(sy));
+        return 0;
     case KF_OP_MAX_POOL1D: case KF_OP_AVG_POOL1D:
         return kf_ref_pool1d(op, o[0].d, &o[0].s, nd->kernel_size, nd->stride, nd->padding, y,
                              sy, nt, err);

@@ -390,6 +390,12 @@ static void assign_storage(ocl_gen *g)
     int half = g->pt->precision == KF_BT_FP16_STORAGE;
     for (int v = 0; v < nv && !g->failed; v++) {
         const kf_bt_store *st = &pl->store[v];
+        if (pl->alias_of[v] >= 0) {   /* a shape op: its root's buffer (assigned already) */
+            int root = pl->alias_of[v];
+            if (g->store_name[root]) g->store_name[v] = xstrdup(g, g->store_name[root]);
+            g->half[v] = g->half[root];
+            continue;
+        }
         switch (st->kind) {
         case KF_BT_ST_INPUT:
             g->store_name[v] = xstrdup(g, p->inputs[st->index].name);
