@@ -217,9 +217,9 @@ static int infer_norm(rctx *c, const kf_node *nd, kf_shape *out)
             if (need_shape(c, k, &x.d[1], 1, roles[k])) return -1;
         return 0;
     case KF_OP_INSTANCE_NORM:
-        return need_rank(c, 0, 2, 3, "x (N, C, L) or (C, L)");
+        return need_rank(c, 0, 2, 4, "x (C, L), (N, C, L) or (N, C, H, W)");
     case KF_OP_BATCH_NORM:
-        if (need_rank(c, 0, 2, 3, "x (N, C) or (N, C, L)")) return -1;
+        if (need_rank(c, 0, 2, 4, "x (N, C), (N, C, L) or (N, C, H, W)")) return -1;
         for (int k = 1; k < nd->n_in; k++)
             if (need_shape(c, k, &x.d[1], 1, roles[k])) return -1;
         return 0;

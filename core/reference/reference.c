@@ -166,8 +166,8 @@ static int run_node(ev *e, const kf_node *nd, opnd *o, double *y, const kf_shape
     }
     case KF_OP_GROUP_NORM: case KF_OP_INSTANCE_NORM: case KF_OP_BATCH_NORM: {
         int rank = o[0].s.rank;
-        int64_t C = op == KF_OP_INSTANCE_NORM ? (rank >= 2 ? o[0].s.d[rank - 2] : 0)
-                                               : (rank >= 2 ? o[0].s.d[1] : 0);
+        int64_t C = op == KF_OP_INSTANCE_NORM && rank == 2 ? o[0].s.d[0]
+                                                           : (rank >= 2 ? o[0].s.d[1] : 0);
         static const char *const what[] = {"x", "weight", "bias", "running_mean", "running_var"};
         for (int i = 1; i < nd->n_in && i < 5; i++)
             if (check_len(e, &o[i], C, what[i]) < 0)

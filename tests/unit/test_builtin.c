@@ -437,10 +437,9 @@ KF_TEST(analyzer_stops_at_target)
     unload(&l);
 }
 
-/* Shape ops (tests/vocab/shape_ops.json: unsqueeze of a row mean, a view
- * of a weight vector and of the GEMM's epilogue, flatten of the output):
- * the baseline, the first candidate and the other points all pass. */
-KF_TEST_TIMEOUT(shape_ops_pass_at_every_point, 200.0)
+/* The baseline, the first candidate and other points of problem `rel` all
+ * pass on cpu-simd. */
+static void points_pass(const char *rel)
 {
     static const char *const pts[] = {
         "{\"fusion\":2,\"loop_order\":0}", "{\"fusion\":1,\"loop_order\":0,\"kc\":100}",
@@ -452,7 +451,7 @@ KF_TEST_TIMEOUT(shape_ops_pass_at_every_point, 200.0)
     KF_CHECK(pl != NULL);
     kf_agent *a = kf_builtin_agent_open(NULL, &err);
     loaded l;
-    load(&l, "tests/vocab/shape_ops.json", "small");
+    load(&l, rel, "small");
     for (int j = -2; j < (int)(sizeof pts / sizeof pts[0]); j++) {
         kf_recommendation rec = {.what = "t", .why = "t", .expected_gain = 1.1,
                                  .params = (char *)(j >= 0 ? pts[j] : "")};
@@ -462,13 +461,13 @@ KF_TEST_TIMEOUT(shape_ops_pass_at_every_point, 200.0)
                               .analysis = j >= 0 ? &an : NULL, .rec_index = 0};
         kf_gen_result g = {0};
         KF_CHECK(a->ops->generate(a, &ctx, &req, &g, &err) == 0);
-        KF_CHECK_MSG(g.cand != NULL, "point %d: %s", j, g.error ? g.error : "?");
+        KF_CHECK_MSG(g.cand != NULL, "%s point %d: %s", rel, j, g.error ? g.error : "?");
         if (g.cand) {
             kf_eval_opts o;
             kf_eval_opts_default(&o);
             kf_eval_result res = {0};
             KF_CHECK(kf_evaluate(pl, &l.r, g.cand, &o, 0, &res, &err) == 0);
-            KF_CHECK_MSG(res.verdict == KF_PASS, "point %d [%s]: %s\n%.1500s", j, g.label,
+            KF_CHECK_MSG(res.verdict == KF_PASS, "%s point %d [%s]: %s\n%.1500s", rel, j, g.label,
                          res.summary ? res.summary : "", res.diagnostics ? res.diagnostics : "");
             kf_eval_result_free(&res);
         }
@@ -478,6 +477,14 @@ KF_TEST_TIMEOUT(shape_ops_pass_at_every_point, 200.0)
     kf_agent_close(a);
     kf_registry_close(reg);
 }
+
+/* Shape ops (tests/vocab/shape_ops.json: unsqueeze of a row mean, a view
+ * of a weight vector and of the GEMM's epilogue, flatten of the output). */
+KF_TEST_TIMEOUT(shape_ops_pass_at_every_point, 200.0) { points_pass("tests/vocab/shape_ops.json"); }
+
+/* (N, C, H, W) instance_norm, batch_norm (training and evaluation) and
+ * group_norm (tests/vocab/norms_4d.json). */
+KF_TEST_TIMEOUT(norms_4d_pass_at_every_point, 200.0) { points_pass("tests/vocab/norms_4d.json"); }
 
 /* A shape op computes nothing: its value shares its root's buffer; an
  * output that views an input would need a copy kernel and is refused. */

@@ -187,8 +187,17 @@ KF_TEST(norms)
                  "graph[0].in[0]: group_norm needs x (N, C, ...) of rank 2..4, got a [6]");
     expect_shape(IN1("[\"B\", 3, 4]"), "{\"out\": \"y\", \"op\": \"instance_norm\", \"in\": [\"a\"]}", "[5, 3, 4]", 60);
     expect_shape(IN1("[3, \"B\"]"), "{\"out\": \"y\", \"op\": \"instance_norm\", \"in\": [\"a\"]}", "[3, 5]", 15);
-    expect_error(IN1("[2, \"B\", 3, 4]"), "{\"out\": \"y\", \"op\": \"instance_norm\", \"in\": [\"a\"]}",
-                 "graph[0].in[0]: instance_norm needs x (N, C, L) or (C, L) of rank 2..3");
+    expect_shape(IN1("[2, \"B\", 3, 4]"), "{\"out\": \"y\", \"op\": \"instance_norm\", \"in\": [\"a\"]}",
+                 "[2, 5, 3, 4]", 120);
+    expect_error(IN1("[\"B\"]"), "{\"out\": \"y\", \"op\": \"instance_norm\", \"in\": [\"a\"]}",
+                 "graph[0].in[0]: instance_norm needs x (C, L), (N, C, L) or (N, C, H, W) of rank 2..4, got a [5]");
+    expect_shape(IN2("[\"B\", 3, 4, 2]", "[3]"),
+                 "{\"out\": \"y\", \"op\": \"batch_norm\", \"in\": [\"a\", \"b\", \"b\"]}", "[5, 3, 4, 2]", 120);
+    expect_error(IN2("[\"B\", 3, 4, 2]", "[4]"),
+                 "{\"out\": \"y\", \"op\": \"batch_norm\", \"in\": [\"a\", \"b\"]}",
+                 "graph[0].in[1]: batch_norm weight must have shape [3] to match a [5, 3, 4, 2]");
+    expect_shape(IN3("[\"B\", 6, 2, 3]", "[6]", "[6]"),
+                 "{\"out\": \"y\", \"op\": \"group_norm\", \"in\": [\"a\", \"b\", \"c\"], \"groups\": 2}", "[5, 6, 2, 3]", 180);
     expect_shape(IN2("[\"B\", 3]", "[3]"), "{\"out\": \"y\", \"op\": \"batch_norm\", \"in\": [\"a\", \"b\", \"b\"]}", "[5, 3]", 15);
     expect_shape(IN2("[\"B\", 3, 4]", "[3]"),
                  "{\"out\": \"y\", \"op\": \"batch_norm\", \"in\": [\"a\", \"b\", \"b\", \"b\", \"b\"], \"training\": false}",

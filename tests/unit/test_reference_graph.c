@@ -8,6 +8,7 @@
 #include <config.h>
 
 #include <dirent.h>
+#include <math.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -344,6 +345,67 @@ KF_TEST(shape_ops_give_the_outputs_of_the_plain_graph)
     }
     unload(&A);
     unload(&B);
+}
+
+/* 4-D (N, C, H, W) norms: instance_norm and batch_norm (training and
+ * evaluation) over H x W equal the 3-D ops on the (N, C, H*W) view, and
+ * instance_norm matches plain loops. */
+KF_TEST(norms_4d_equal_the_3d_view)
+{
+    static const char *J =
+        "{\"name\": \"n4\", \"dims\": [\"N\", \"C\", \"H\", \"W\"],"
+        " \"presets\": {\"p\": {\"N\": 2, \"C\": 3, \"H\": 4, \"W\": 5}},"
+        " \"inputs\": [{\"name\": \"x\", \"shape\": [\"N\", \"C\", \"H\", \"W\"], \"init\": {\"dist\": \"normal\", \"mean\": 1, \"std\": 3}},"
+        "  {\"name\": \"g\", \"shape\": [\"C\"], \"init\": {\"dist\": \"uniform\", \"low\": 0.5, \"high\": 1.5}},"
+        "  {\"name\": \"b\", \"shape\": [\"C\"], \"init\": {\"dist\": \"uniform\"}},"
+        "  {\"name\": \"rv\", \"shape\": [\"C\"], \"init\": {\"dist\": \"uniform\", \"low\": 0.5, \"high\": 2}}],"
+        " \"graph\": ["
+        "  {\"out\": \"i4\", \"op\": \"instance_norm\", \"in\": [\"x\"]},"
+        "  {\"out\": \"bt4\", \"op\": \"batch_norm\", \"in\": [\"x\", \"g\", \"b\"]},"
+        "  {\"out\": \"be4\", \"op\": \"batch_norm\", \"in\": [\"x\", \"g\", \"b\", \"b\", \"rv\"], \"training\": false},"
+        "  {\"out\": \"x3\", \"op\": \"view\", \"in\": [\"x\"], \"shape\": [\"N\", \"C\", -1]},"
+        "  {\"out\": \"i3\", \"op\": \"instance_norm\", \"in\": [\"x3\"]},"
+        "  {\"out\": \"bt3\", \"op\": \"batch_norm\", \"in\": [\"x3\", \"g\", \"b\"]},"
+        "  {\"out\": \"be3\", \"op\": \"batch_norm\", \"in\": [\"x3\", \"g\", \"b\", \"b\", \"rv\"], \"training\": false}],"
+        " \"outputs\": [\"i4\", \"bt4\", \"be4\", \"i3\", \"bt3\", \"be3\"]}";
+    loaded L;
+    if (load(&L, J, "p", 5) < 0)
+        return;
+    double *o[6] = {NULL};
+    kf_error err = {0};
+    KF_CHECK_MSG(kf_reference_outputs(&L.r, (const float *const *)L.in, o, 2, &err) == 0, "%s", err.msg);
+    if (!o[0])
+        return;
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < 120; i++)
+            KF_CHECK_NEAR(o[k][i], o[k + 3][i], 0);
+    const float *x = L.in[0];
+    for (int nc = 0; nc < 6; nc++) {       /* instance_norm by hand over the 20 elements of (n, c) */
+        double m = 0, v = 0;
+        for (int j = 0; j < 20; j++) m += x[nc * 20 + j];
+        m /= 20;
+        for (int j = 0; j < 20; j++) v += (x[nc * 20 + j] - m) * (x[nc * 20 + j] - m);
+        v /= 20;
+        for (int j = 0; j < 20; j++)
+            KF_CHECK_NEAR(o[0][nc * 20 + j], (x[nc * 20 + j] - m) / sqrt(v + 1e-5), 1e-12);
+    }
+    for (int c = 0; c < 3; c++) {          /* batch_norm training by hand for channel c */
+        double m = 0, v = 0;
+        for (int n = 0; n < 2; n++)
+            for (int j = 0; j < 20; j++) m += x[(n * 3 + c) * 20 + j];
+        m /= 40;
+        for (int n = 0; n < 2; n++)
+            for (int j = 0; j < 20; j++) v += (x[(n * 3 + c) * 20 + j] - m) * (x[(n * 3 + c) * 20 + j] - m);
+        v /= 40;
+        for (int n = 0; n < 2; n++)
+            for (int j = 0; j < 20; j++) {
+                int e = (n * 3 + c) * 20 + j;
+                KF_CHECK_NEAR(o[1][e], (x[e] - m) / sqrt(v + 1e-5) * L.in[1][c] + L.in[2][c], 1e-12);
+            }
+    }
+    for (int k = 0; k < 6; k++)
+        free(o[k]);
+    unload(&L);
 }
 
 KF_TEST(c_reference_only_is_refused)

@@ -128,6 +128,7 @@ static void anchor_geometry(const kf_resolved *r, const kf_node *nd, kf_bt_group
         int tail = 1;
         if (nd->op == KF_OP_LAYER_NORM || nd->op == KF_OP_RMS_NORM) tail = nd->normalized_dims;
         if (nd->op == KF_OP_GROUP_NORM) tail = x->rank - 1;
+        if (nd->op == KF_OP_INSTANCE_NORM && x->rank == 4) tail = 2;   /* (N, C, H, W): rows of H x W */
         g->row.row_len = prod(x->d, x->rank - tail, x->rank);
         g->row.rows = prod(x->d, 0, x->rank - tail);
         g->row.inner = nd->op == KF_OP_GROUP_NORM ? prod(x->d, 2, x->rank) : 1;
