@@ -108,7 +108,7 @@ typedef struct kf_node {
 } kf_node;
 
 /* Values are numbered: inputs first (0..n_inputs-1), then node outputs
- * (n_inputs + node index). */
+ * (n_inputs + node index), then declared outputs (n_inputs + n_nodes + k). */
 /* Default bound of the scale-aware test (FORMAT.md "tolerance"). */
 #define KF_DEFAULT_REL_SPREAD 0.1
 
@@ -128,6 +128,11 @@ typedef struct kf_problem {
     kf_node *nodes;
     int n_outputs;
     int *outputs;             /* value ids */
+    int n_declared;           /* outputs of a problem given by a C reference
+                                 alone, declared with their shapes ("outputs":
+                                 [{"name": "y", "shape": [...]}]): values
+                                 n_inputs + n_nodes + k; init unused */
+    kf_input *declared;
     double atol, rtol, rel_l2;
     double rel_spread;        /* bound on ||out-ref|| / ||ref-mean(ref)|| (compare.c) */
     char *c_reference;        /* or NULL */
@@ -140,7 +145,7 @@ kf_problem *kf_problem_load(const char *path, kf_error *err);
 kf_problem *kf_problem_parse(const char *json_text, const char *label, kf_error *err);
 void kf_problem_free(kf_problem *p);
 
-int kf_problem_n_values(const kf_problem *p);          /* n_inputs + n_nodes */
+int kf_problem_n_values(const kf_problem *p);          /* n_inputs + n_nodes + n_declared */
 const char *kf_problem_value_name(const kf_problem *p, int value);
 int kf_problem_find_value(const kf_problem *p, const char *name); /* -1 if none */
 int kf_problem_find_preset(const kf_problem *p, const char *preset); /* -1 if none */

@@ -409,6 +409,18 @@ int kf_resolve(const kf_problem *p, int preset, kf_resolved *out, kf_error *err)
         }
         bytes += 4.0 * elems;
     }
+    for (int k = 0; k < p->n_declared; k++) {      /* outputs a C reference computes */
+        const kf_shape_expr *e = &p->declared[k].shape;
+        kf_shape *s = &sh[p->n_inputs + p->n_nodes + k];
+        s->rank = e->rank;
+        for (int d = 0; d < e->rank; d++)
+            s->d[d] = e->dim_index[d] >= 0 ? dims[e->dim_index[d]] : e->literal[d];
+        if (elems_d(s) > (double)MAX_ELEMS) {
+            free(sh);
+            return kf_fail(err, KF_E_BAD_INPUT, "%s: outputs: '%s' has more than 2^48 elements (preset '%s'); use smaller sizes",
+                           p->path ? p->path : "<problem>", p->declared[k].name, p->preset_names[preset]);
+        }
+    }
     rctx c = {p, preset, err, sh, 0};
     double flops = 0;
     for (int i = 0; i < p->n_nodes; i++) {

@@ -36,7 +36,7 @@ static const char *label(const kf_problem *p)
 
 static const char *value_name(const kf_problem *p, int v)
 {
-    const char *n = v < p->n_inputs ? p->inputs[v].name : p->nodes[v - p->n_inputs].out;
+    const char *n = kf_problem_value_name(p, v);
     return n ? n : "?";
 }
 
@@ -258,7 +258,7 @@ int kf_reference_eval(const kf_resolved *r, const float *const *inputs,
                       double **values, int n_threads, kf_error *err)
 {
     const kf_problem *p = r->problem;
-    int nv = p->n_inputs + p->n_nodes;
+    int nv = kf_problem_n_values(p);
     for (int v = 0; v < nv; v++)
         values[v] = NULL;
     if (check_problem(r, err) < 0)
@@ -280,7 +280,7 @@ int kf_reference_outputs(const kf_resolved *r, const float *const *inputs,
                          double **outputs, int n_threads, kf_error *err)
 {
     const kf_problem *p = r->problem;
-    int nv = p->n_inputs + p->n_nodes;
+    int nv = kf_problem_n_values(p);
     for (int o = 0; o < p->n_outputs; o++)
         outputs[o] = NULL;
     if (check_problem(r, err) < 0)
