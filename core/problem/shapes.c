@@ -272,7 +272,9 @@ static int infer_shape_op(rctx *c, const kf_node *nd, kf_shape *out)
             out->d[i] = e->dim_index[i] >= 0 ? c->p->preset_values[(size_t)c->preset * (size_t)c->p->n_dims + (size_t)e->dim_index[i]]
                                              : e->literal[i];
             if (out->d[i] == -1) inferred = i;
-            else known *= out->d[i];
+            else if (__builtin_mul_overflow(known, out->d[i], &known) || known > MAX_ELEMS)
+                return serr(c, ".shape", "%s %s has more than 2^48 elements; use smaller sizes",
+                            kf_op_name(nd->op), nd->view_text);
         }
         if (inferred >= 0) {
             if (known == 0 || n % known)

@@ -256,6 +256,8 @@ KF_TEST(shape_ops_reinterpret_without_flops)
     expect_error(IN1("[\"B\", 3]"), SHAPE_NODE("view", ", \"shape\": [0, 3]"),
                  "graph[0].shape[0]: must be a positive integer, got 0");
     expect_error(IN1("[\"B\", 3]"), SHAPE_NODE("view", ""), "graph[0].shape: missing");
+    expect_error(IN1("[\"B\", 3]"), SHAPE_NODE("view", ", \"shape\": [1099511627776, 1099511627776, -1]"),
+                 "graph[0].shape: view [1099511627776,1099511627776,-1] has more than 2^48 elements");
     expect_error(IN1("[\"B\", 3]"), SHAPE_NODE("view", ", \"shape\": [1, 1, 1, 5, 3]"),
                  "graph[0].shape: rank 5 is not supported");
     expect_error(IN1("[\"B\", 3]"), SHAPE_NODE("unsqueeze", ", \"dim\": 3"),
