@@ -182,7 +182,7 @@ int kf_node_attrs(const kf_node *nd, kf_attr *out)
         n = put(out, n, "padding", KF_ATTR_INT, nd->padding);
         break;
     case KF_OP_VIEW: case KF_OP_RESHAPE:
-        n = put(out, n, "shape", KF_ATTR_STR, 0);
+        n = put(out, n, "shape", KF_ATTR_JSON, 0);
         out[0].str = nd->view_text ? nd->view_text : "[]";
         break;
     case KF_OP_FLATTEN:

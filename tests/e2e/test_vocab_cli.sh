@@ -22,8 +22,14 @@ for p in shape_ops norms_4d; do
 done
 
 "$KFORGE" check "$V/shape_ops.json" --no-trivial >"$tmp/out" 2>&1
-grep -q 'unsqueeze(m, dim=-1)\|m2.*unsqueeze' "$tmp/out" && grep -q 'view' "$tmp/out" \
-    && ok "kforge check describes the shape ops" || no "kforge check describes the shape ops" "$(cat "$tmp/out")"
+"$KFORGE" check "$V/shape_ops.json" --no-trivial --json >"$tmp/json" 2>&1
+grep -q 'm2 = unsqueeze(m, dim=-1) *-> \[33, 1\]' "$tmp/out" && grep -q 't3 = view(t, shape=\["B",2,-1\]) *-> \[33, 2, 24\]' "$tmp/out" &&
+"$PYTHON3" -c '
+import json, sys
+g = {n["out"]: n for n in json.load(open(sys.argv[1]))["graph"]}
+assert g["t3"]["attrs"] == {"shape": ["B", 2, -1]} and g["t3"]["shape"] == [33, 2, 24], g["t3"]
+assert g["y"]["attrs"] == {"start_dim": 0, "end_dim": -1} and g["y"]["shape"] == [792], g["y"]' "$tmp/json" \
+    && ok "kforge check (text and --json) describes the shape ops" || no "kforge check describes the shape ops" "$(cat "$tmp/out" "$tmp/json")"
 
 sed 's/"shape": \["B", 2, -1\]/"shape": ["B", 5, -1]/' "$V/shape_ops.json" >"$tmp/bad_view.json"
 "$KFORGE" check "$tmp/bad_view.json" >"$tmp/out" 2>&1
