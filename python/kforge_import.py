@@ -983,12 +983,13 @@ class ShapeOf:
         path, consts, runs, dims, eval_mode, exported = self.args
         if self.base is None:
             try:
-                self.base = traced_shapes(path, None, eval_mode, exported)
-                self.moved = {c: traced_shapes(path, {c: 2 * consts[c]}, eval_mode, exported) for c in runs}
+                base = traced_shapes(path, None, eval_mode, exported)
+                moved = {c: traced_shapes(path, {c: 2 * consts[c]}, eval_mode, exported) for c in runs}
             except ImportFail:
                 raise
             except Exception as ex:
                 return "tracing the shapes failed (%s: %s)" % (type(ex).__name__, str(ex).splitlines()[0] if str(ex) else "")
+            self.base, self.moved = base, moved
         base = self.base.get(node.name)
         if base is None or any(node.name not in m or len(m[node.name]) != len(base) for m in self.moved.values()):
             return "its shape is not known at every size (the graph changes with the sizes)"
