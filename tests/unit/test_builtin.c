@@ -486,8 +486,13 @@ KF_TEST_TIMEOUT(shape_ops_pass_at_every_point, 200.0) { points_pass("tests/vocab
  * group_norm (tests/vocab/norms_4d.json). */
 KF_TEST_TIMEOUT(norms_4d_pass_at_every_point, 200.0) { points_pass("tests/vocab/norms_4d.json"); }
 
+/* Shape ops that must copy (tests/vocab/shape_copies.json): outputs viewing
+ * an input, an output, and a value another output views. */
+KF_TEST_TIMEOUT(shape_copies_pass_at_every_point, 200.0) { points_pass("tests/vocab/shape_copies.json"); }
+
 /* A shape op computes nothing: its value shares its root's buffer; an
- * output that views an input would need a copy kernel and is refused. */
+ * output that views an input, another output or a value another output
+ * views is a copy: a MAP group anchored on the shape op. */
 KF_TEST(shape_ops_alias_their_root)
 {
     loaded l;
@@ -519,23 +524,34 @@ KF_TEST(shape_ops_alias_their_root)
     }
     unload(&l);
 
-    static const char *J =
-        "{\"name\": \"v\", \"dims\": [\"N\"], \"presets\": {\"p\": {\"N\": 6}},"
-        " \"inputs\": [{\"name\": \"x\", \"shape\": [\"N\"], \"init\": {\"dist\": \"normal\"}}],"
-        " \"graph\": [{\"out\": \"e\", \"op\": \"exp\", \"in\": [\"x\"]},"
-        "  {\"out\": \"y\", \"op\": \"view\", \"in\": [\"x\"], \"shape\": [2, 3]}],"
-        " \"outputs\": [\"e\", \"y\"]}";
-    kf_error err = {0};
-    kf_problem *vp = kf_problem_parse(J, "v.json", &err);
-    KF_CHECK_MSG(vp != NULL, "%s", err.msg);
-    kf_resolved r;
-    KF_CHECK(kf_resolve(vp, 0, &r, &err) == 0);
+    load(&l, "tests/vocab/shape_copies.json", "small");
+    p = l.p;
+    int yx = kf_problem_find_value(p, "yx"), e = kf_problem_find_value(p, "e"), ye = kf_problem_find_value(p, "ye");
+    t = kf_problem_find_value(p, "t");
+    int f = kf_problem_find_value(p, "f"), g = kf_problem_find_value(p, "g"), gr = kf_problem_find_value(p, "gr");
     kf_bt_plan pl;
-    KF_CHECK_INT(kf_bt_plan_build(&r, KF_BT_FUSE_EPILOGUE, &pl, &err), -1);
-    KF_CHECK_INT(err.kind, KF_E_UNAVAILABLE);
-    KF_CHECK_CONTAINS(err.msg, "v.json: output 'y' is a view of the input 'x': the builtin agent emits no plain copy kernel");
-    kf_resolved_free(&r);
-    kf_problem_free(vp);
+    kf_error err = {0};
+    KF_CHECK_MSG(kf_bt_plan_build(&l.r, KF_BT_FUSE_EPILOGUE, &pl, &err) == 0, "%s", err.msg);
+    /* yx views an input, ye an output, g a value f views already: copies */
+    static const char *const copies[] = {"yx", "ye", "g"};
+    for (int i = 0; i < 3; i++) {
+        int v = kf_problem_find_value(p, copies[i]);
+        KF_CHECK_MSG(pl.alias_of[v] == -1, "%s is an alias", copies[i]);
+        int gi = pl.group_of[v];
+        KF_CHECK_MSG(gi >= 0 && pl.groups[gi].kind == KF_BT_MAP && pl.groups[gi].nodes[0] == v - p->n_inputs,
+                     "%s is not the anchor of a map group", copies[i]);
+        KF_CHECK_INT(pl.store[v].kind, KF_BT_ST_OUTPUT);
+    }
+    KF_CHECK_INT(pl.store[yx].index, 0);
+    KF_CHECK_INT(pl.store[e].index, 1);
+    KF_CHECK_INT(pl.store[ye].index, 2);
+    KF_CHECK_INT(pl.alias_of[f], t);                /* f is t's buffer: t is written as output 3 */
+    KF_CHECK_INT(pl.store[t].kind, KF_BT_ST_OUTPUT);
+    KF_CHECK_INT(pl.store[t].index, 3);
+    KF_CHECK_INT(pl.store[g].index, 4);
+    KF_CHECK_INT(pl.group_of[gr], pl.group_of[g]);  /* relu fused after the copy */
+    kf_bt_plan_free(&pl);
+    unload(&l);
 }
 
 KF_TEST(unsupported_backend_and_determinism)

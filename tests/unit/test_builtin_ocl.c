@@ -359,6 +359,7 @@ KF_TEST_TIMEOUT(shape_ops_pass, 240)
         {8, 8, 4, 1, KF_BT_FUSE_ROWS, KF_BT_FP32}, {16, 2, 2, 1, KF_BT_FUSE_NONE, KF_BT_FP16_STORAGE},
     };
     check_points("../tests/vocab/shape_ops.json", k, 4);
+    check_points("../tests/vocab/shape_copies.json", k, 3);   /* outputs that copy (fp32: its tolerance is 1e-4) */
 }
 
 /* (N, C, H, W) instance_norm, batch_norm (training and evaluation) and

@@ -104,7 +104,7 @@ static void gemm_geometry(const kf_resolved *r, const kf_node *nd, kf_bt_gemm *g
 static kf_bt_group_kind anchor_kind(const kf_resolved *r, const kf_node *nd)
 {
     if (nd->op == KF_OP_MATMUL || nd->op == KF_OP_LINEAR) return KF_BT_GEMM;
-    if (kf_bt_is_map_op(nd->op)) return KF_BT_MAP;
+    if (kf_bt_is_map_op(nd->op) || kf_op_is_shape(nd->op)) return KF_BT_MAP;   /* shape op: a copy */
     const kf_shape *x = &r->shapes[nd->in[0].value];
     switch (nd->op) {
     case KF_OP_SUM: case KF_OP_MEAN: case KF_OP_AMAX: case KF_OP_AMIN: case KF_OP_LOGSUMEXP:
@@ -201,15 +201,33 @@ int kf_bt_plan_build(const kf_resolved *r, kf_bt_fusion fusion, kf_bt_plan *out,
         return kf_fail(err, KF_E_INTERNAL, "out of memory while planning %s", p->name);
     }
     for (int v = 0; v < nv; v++) out->group_of[v] = out->alias_of[v] = -1;
+    /* out_root[r]: the output written straight from value r's group (r is
+     * viewed by that output); out_of[v]: the output index naming v, or -1 */
+    int *out_root = malloc((size_t)nv * sizeof *out_root), *out_of = malloc((size_t)nv * sizeof *out_of);
+    if (!out_root || !out_of) {
+        free(out_root);
+        free(out_of);
+        kf_bt_plan_free(out);
+        return kf_fail(err, KF_E_INTERNAL, "out of memory while planning %s", p->name);
+    }
+    for (int v = 0; v < nv; v++) out_root[v] = out_of[v] = -1;
+    for (int o = p->n_outputs - 1; o >= 0; o--) out_of[p->outputs[o]] = o;
 
-    /* 1. groups; a shape op computes nothing: its value aliases its root */
+    /* 1. groups.  A shape op computes nothing: its value aliases its root's
+     * buffer, and an output that views a value has that value written into
+     * the output.  Only when the root already has a buffer of its own (an
+     * input, an output, or a value another output views) does the view of an
+     * output become a copy: a map group with the shape op as its anchor. */
     for (int k = 0; k < p->n_nodes; k++) {
         const kf_node *nd = &p->nodes[k];
         int v = p->n_inputs + k;
         if (kf_op_is_shape(nd->op)) {
-            int u = nd->in[0].value;
-            out->alias_of[v] = out->alias_of[u] >= 0 ? out->alias_of[u] : u;
-            continue;
+            int u = nd->in[0].value, root = out->alias_of[u] >= 0 ? out->alias_of[u] : u;
+            if (out_of[v] < 0 || (root >= p->n_inputs && out_of[root] < 0 && out_root[root] < 0)) {
+                out->alias_of[v] = root;
+                if (out_of[v] >= 0) out_root[root] = out_of[v];
+                continue;
+            }
         }
         int gi = out->n_groups - 1;
         if (fusion != KF_BT_FUSE_NONE && gi >= 0 &&
@@ -256,31 +274,16 @@ int kf_bt_plan_build(const kf_resolved *r, kf_bt_fusion fusion, kf_bt_plan *out,
 
     /* 3. what is materialised, and where */
     char *need = calloc((size_t)nv, 1);
-    if (!need) { kf_bt_plan_free(out); return kf_fail(err, KF_E_INTERNAL, "out of memory while planning %s", p->name); }
-    /* an output that is a view: its root is written straight into the output */
-    int *out_root = malloc((size_t)nv * sizeof *out_root);
-    if (!out_root) { free(need); kf_bt_plan_free(out); return kf_fail(err, KF_E_INTERNAL, "out of memory while planning %s", p->name); }
-    for (int v = 0; v < nv; v++) out_root[v] = -1;
+    if (!need) {
+        free(out_root);
+        free(out_of);
+        kf_bt_plan_free(out);
+        return kf_fail(err, KF_E_INTERNAL, "out of memory while planning %s", p->name);
+    }
     for (int o = 0; o < p->n_outputs; o++) {
-        int v = p->outputs[o], root = out->alias_of[v];
+        int v = p->outputs[o];
         need[v] = 1;
-        if (root < 0) continue;
-        int is_out = 0;
-        for (int o2 = 0; o2 < p->n_outputs; o2++) is_out |= p->outputs[o2] == root;
-        if (root < p->n_inputs || is_out || out_root[root] >= 0) {
-            const char *what = root < p->n_inputs ? "input" : "output";
-            if (!is_out && root >= p->n_inputs) what = "other output's value";
-            int rc = kf_fail(err, KF_E_UNAVAILABLE, "%s: output '%s' is a %s of the %s '%s': the builtin agent "
-                             "emits no plain copy kernel; compute the output, or use an LLM agent",
-                             p->path ? p->path : p->name, kf_problem_value_name(p, v),
-                             kf_op_name(p->nodes[v - p->n_inputs].op), what, kf_problem_value_name(p, root));
-            free(need);
-            free(out_root);
-            kf_bt_plan_free(out);
-            return rc;
-        }
-        out_root[root] = o;
-        need[root] = 1;
+        if (out->alias_of[v] >= 0) need[out->alias_of[v]] = 1;   /* written as that output */
     }
     for (int gi = 0; gi < out->n_groups; gi++) {
         const kf_bt_group *g = &out->groups[gi];
@@ -322,6 +325,7 @@ int kf_bt_plan_build(const kf_resolved *r, kf_bt_fusion fusion, kf_bt_plan *out,
         if (out->alias_of[v] >= 0 && need[v]) out->store[v] = out->store[out->alias_of[v]];
     free(need);
     free(out_root);
+    free(out_of);
     return 0;
 }
 
