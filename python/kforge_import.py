@@ -428,6 +428,7 @@ BINARY_FN = {"add": "add", "sub": "sub", "subtract": "sub", "mul": "mul", "multi
 REDUCE_FN = {"sum": "sum", "mean": "mean", "amax": "amax", "amin": "amin",
              "logsumexp": "logsumexp"}
 IDENTITY_METHODS = {"clone", "detach", "contiguous"}
+SHAPE_OPS = {"view", "reshape", "_unsafe_view", "_reshape_alias", "flatten", "squeeze", "unsqueeze"}
 MODULE_UNARY = {nn.ReLU: "relu", nn.Sigmoid: "sigmoid", nn.Tanh: "tanh", nn.SELU: "selu",
                 nn.Mish: "mish", nn.Hardswish: "hardswish", nn.SiLU: "silu",
                 nn.Identity: "identity"}
@@ -436,8 +437,11 @@ MODULE_UNARY = {nn.ReLU: "relu", nn.Sigmoid: "sigmoid", nn.Tanh: "tanh", nn.SELU
 class Mapper:
     """Walks the fx graph and writes FORMAT.md nodes."""
 
-    def __init__(self, gm, model, path, arg_names, exported=None):
+    def __init__(self, gm, model, path, arg_names, exported=None, shape_of=None):
         self.gm, self.model, self.path = gm, model, path
+        # shape_of(node) -> the node's output shape as FORMAT.md entries (dim
+        # names, sizes, at most one -1), or None with the reason in a string
+        self.shape_of = shape_of
         self.exported = exported    # a torch.export program: aten ops, parameters as placeholders
         self.env = {}           # fx node -> ("value", name) | ("transposed", name) | ("max", ...)
         self.nodes = []
@@ -618,7 +622,12 @@ class Mapper:
             if m.eps is not None:
                 attrs["eps"] = float(m.eps)
             return self.emit(node, "rms_norm", ins, **attrs)
-        if type(m) is nn.BatchNorm1d:
+        if type(m) in (nn.Flatten, nn.Unflatten):
+            if type(m) is nn.Flatten:
+                return self.emit(node, "flatten", [self.val(node, x)], start_dim=int(m.start_dim),
+                                 end_dim=int(m.end_dim))
+            return self.emit(node, "view", [self.val(node, x)], shape=self.view_shape(node))
+        if type(m) in (nn.BatchNorm1d, nn.BatchNorm2d):
             ins = [self.val(node, x)]
             use_batch = m.training or not m.track_running_stats
             if not use_batch and (m.running_mean is None or m.running_var is None):
@@ -626,16 +635,17 @@ class Mapper:
             if m.affine:
                 ins += [self.param(q + ".weight"), self.param(q + ".bias")]
             elif not use_batch:
-                self.refuse(node, "BatchNorm1d(affine=False) in evaluation mode (the running statistics "
-                            "follow weight and bias in KForge's batch_norm)")
+                self.refuse(node, "%s(affine=False) in evaluation mode (the running statistics "
+                            "follow weight and bias in KForge's batch_norm)" % type(m).__name__)
             if not use_batch:
                 ins += [self.param(q + ".running_mean"), self.param(q + ".running_var")]
             return self.emit(node, "batch_norm", ins, training=bool(use_batch), eps=float(m.eps))
-        if type(m) is nn.InstanceNorm1d:
+        if type(m) in (nn.InstanceNorm1d, nn.InstanceNorm2d):
+            cls = type(m).__name__
             if m.affine:
-                self.refuse(node, "InstanceNorm1d(affine=True): KForge's instance_norm has no weight or bias")
+                self.refuse(node, "%s(affine=True): KForge's instance_norm has no weight or bias" % cls)
             if m.track_running_stats and not m.training:
-                self.refuse(node, "InstanceNorm1d with running statistics in evaluation mode")
+                self.refuse(node, "%s with running statistics in evaluation mode" % cls)
             return self.emit(node, "instance_norm", [self.val(node, x)], eps=float(m.eps))
         if type(m) in (nn.Dropout, nn.AlphaDropout):
             return self.dropout(node, x, m.p, m.training)
@@ -645,8 +655,9 @@ class Mapper:
 
     def dropout(self, node, x, p, training):
         if training and p > 0:
-            self.refuse(node, "dropout in training mode is random (p=%g); import with --eval for "
-                        "evaluation mode, where it is the identity" % p)
+            self.refuse(node, "dropout in training mode is random (p=%g) and no problem input carries its "
+                        "mask; call model.eval() in the file, or import with --eval: in evaluation mode "
+                        "dropout is the identity" % p)
         return self.emit(node, "dropout", [self.val(node, x)], p=float(p))
 
     def pool(self, node, x, op, m):
@@ -659,6 +670,14 @@ class Mapper:
             self.refuse(node, "ceil_mode or count_include_pad=False")
         self.emit(node, op, [self.val(node, x)], kernel_size=int(k), stride=int(s), padding=int(p))
 
+    def is_size(self, a):
+        return isinstance(a, torch.fx.Node) and self.env.get(a, ("",))[0] == "size"
+
+    def size_value(self, node):
+        """x.size(), x.shape, x.size(i), and arithmetic on them: usable only
+        as a view/reshape shape (whose sizes come from the traced shapes)."""
+        self.env[node] = ("size", None, "a size", "a view/reshape shape argument")
+
     def function(self, node, t):
         if isinstance(t, torch._ops.OpOverload):   # torch.export: aten.NAME.overload
             return self.aten(node, t._overloadpacket.__name__)
@@ -669,6 +688,9 @@ class Mapper:
             return self.getattr_(node)
         if t is operator.getitem:
             return self.getitem(node)
+        if t in (operator.add, operator.sub, operator.mul, operator.floordiv, operator.truediv) and \
+                any(self.is_size(a) for a in node.args):
+            return self.size_value(node)
         if t in (operator.add, operator.sub, operator.mul, operator.truediv, operator.pow):
             a, b = node.args
             return self.emit(node, BINARY_FN[name], [self.val(node, a, True), self.val(node, b, True)])
@@ -701,6 +723,8 @@ class Mapper:
     def method(self, node):
         name = node.target
         args = list(node.args)
+        if name == "size" or name == "dim":
+            return self.size_value(node)
         if name in IDENTITY_METHODS:
             if len(args) != 1 or node.kwargs and set(node.kwargs) - {"memory_format"}:
                 self.refuse(node, "arguments are not supported")
@@ -720,6 +744,8 @@ class Mapper:
         x, attr = node.args
         if attr in ("T", "mT"):
             return self.transpose(node, x)
+        if attr == "shape":
+            return self.size_value(node)
         e = self.env.get(x)
         if e is not None and e[0] == "max" and attr == "values":
             return self.emit(node, e[4], [e[1]], dim=e[5], keepdim=e[6])
@@ -727,13 +753,59 @@ class Mapper:
 
     def getitem(self, node):
         x, i = node.args
+        if self.is_size(x):
+            return self.size_value(node)
         e = self.env.get(x)
         if e is not None and e[0] == "max" and i == 0:
             return self.emit(node, e[4], [e[1]], dim=e[5], keepdim=e[6])
         self.refuse(node, "indexing and slicing have no op")
 
+    def view_shape(self, node):
+        """The node's output shape for a view/reshape, from the traced shapes
+        at the file's sizes and with each size constant doubled."""
+        sh = self.shape_of(node) if self.shape_of else "no traced shapes"
+        if isinstance(sh, str):
+            self.refuse(node, "cannot state its shape in the problem's dims: %s" % sh)
+        return sh
+
+    def shape_op(self, node, name, args, kw):
+        """view/reshape/flatten/squeeze/unsqueeze (problems/FORMAT.md "Shape ops")."""
+        x = args[0] if args else kw.get("input", kw.get("self"))
+        rest = list(args[1:])
+        xv = self.val(node, x)
+        if name in ("view", "reshape", "_unsafe_view", "_reshape_alias"):
+            if any(isinstance(a, torch.dtype) for a in rest + list(kw.values())):
+                self.refuse(node, "a view as another dtype")
+            return self.emit(node, "reshape" if name == "reshape" else "view", [xv],
+                             shape=self.view_shape(node))
+        if name == "flatten":
+            a = dict(zip(["start_dim", "end_dim"], rest))
+            a.update({k: v for k, v in kw.items() if k in ("start_dim", "end_dim")})
+            if set(kw) - {"start_dim", "end_dim", "input"} or len(rest) > 2:
+                self.refuse(node, "arguments are not supported")
+            return self.emit(node, "flatten", [xv], start_dim=int(a.get("start_dim", 0)),
+                             end_dim=int(a.get("end_dim", -1)))
+        d = rest[0] if rest else kw.get("dim")
+        if set(kw) - {"dim", "input"} or len(rest) > 1:
+            self.refuse(node, "arguments are not supported")
+        if isinstance(d, (list, tuple)):
+            if len(d) != 1:
+                self.refuse(node, "%s over several dims (KForge's takes one; write one %s per dim)" % (name, name))
+            d = d[0]
+        if name == "unsqueeze":
+            if not isinstance(d, int) or isinstance(d, bool):
+                self.refuse(node, "unsqueeze needs an integer dim")
+            return self.emit(node, "unsqueeze", [xv], dim=d)
+        if d is None:
+            return self.emit(node, "squeeze", [xv])
+        if not isinstance(d, int) or isinstance(d, bool):
+            self.refuse(node, "squeeze needs an integer dim")
+        return self.emit(node, "squeeze", [xv], dim=d)
+
     def torch_op(self, node, name, args, kw, functional):
         A = self.args
+        if name in SHAPE_OPS:
+            return self.shape_op(node, name, args, kw)
         if name in BINARY_FN and not functional:
             a = A(node, ["input", "other", "alpha", "rounding_mode", "out"], {})
             if name in ("add", "sub", "subtract") and a.get("alpha", 1) != 1:
@@ -877,6 +949,66 @@ def parse_preset(s, dims):
     return name, vals
 
 
+def traced_shapes(path, overrides, eval_mode, exported):
+    """{fx node name: output shape} of Model.forward on the meta device, with
+    the file's constants changed by `overrides` (None: the file's sizes)."""
+    m = load_file(path, overrides) if overrides else load_file(path)
+    xs, model, _ = build(m, "meta")
+    if eval_mode:
+        model.eval()
+    if exported:
+        ep = torch.export.export(model, tuple(xs))
+        return {n.name: tuple(n.meta["val"].shape) for n in ep.graph_module.graph.nodes
+                if isinstance(n.meta.get("val"), torch.Tensor)}
+    gm = torch.fx.GraphModule(model, Tracer().trace(model))
+    from torch.fx.passes.shape_prop import ShapeProp
+    ShapeProp(gm).propagate(*xs)
+    return {n.name: tuple(n.meta["tensor_meta"].shape) for n in gm.graph.nodes
+            if hasattr(n.meta.get("tensor_meta"), "shape")}
+
+
+class ShapeOf:
+    """A shape op's output shape in the problem's dims: each size is a dim
+    name when it follows exactly that constant (doubling it doubles the size
+    and no other constant moves it), a number when no constant moves it, and
+    -1 (inferred from the element count) for the one size that is an
+    expression of several, as in x.view(B, C * H * W).  Traces run on the
+    meta device, once per constant, only when the graph has a shape op."""
+
+    def __init__(self, path, consts, runs, dims, eval_mode, exported):
+        self.args = (path, consts, runs, dims, eval_mode, exported)
+        self.base = None
+
+    def __call__(self, node):
+        path, consts, runs, dims, eval_mode, exported = self.args
+        if self.base is None:
+            try:
+                base = traced_shapes(path, None, eval_mode, exported)
+                moved = {c: traced_shapes(path, {c: 2 * consts[c]}, eval_mode, exported) for c in runs}
+            except ImportFail:
+                raise
+            except Exception as ex:
+                return "tracing the shapes failed (%s: %s)" % (type(ex).__name__, str(ex).splitlines()[0] if str(ex) else "")
+            self.base, self.moved = base, moved
+        base = self.base.get(node.name)
+        if base is None or any(node.name not in m or len(m[node.name]) != len(base) for m in self.moved.values()):
+            return "its shape is not known at every size (the graph changes with the sizes)"
+        out, expr = [], []
+        for i, size in enumerate(base):
+            follows = [c for c, m in self.moved.items() if m[node.name][i] != size]
+            if not follows:
+                out.append(int(size))
+            elif len(follows) == 1 and follows[0] in dims and consts[follows[0]] == size \
+                    and self.moved[follows[0]][node.name][i] == 2 * size:
+                out.append(follows[0])
+            else:
+                expr.append("size %d (%d) follows %s" % (i, size, ", ".join(follows)))
+                out.append(-1)
+        if len(expr) > 1:
+            return "two sizes are expressions of the dims (%s); at most one can be inferred (-1)" % "; ".join(expr)
+        return out
+
+
 def import_model(path, name=None, presets=(), eval_mode=False):
     if not os.path.isfile(path):
         fail("%s: no such file" % path)
@@ -919,7 +1051,8 @@ def import_model(path, name=None, presets=(), eval_mode=False):
             fail("%s: neither torch.fx (%s) nor torch.export (%s) can trace Model.forward"
                  % (path, fx_err, first_line(ex2)))
         gm = exported.graph_module
-    mp = Mapper(gm, model, path, arg_names, exported)
+    shape_of = ShapeOf(path, consts, runs, dims, eval_mode, exported is not None)
+    mp = Mapper(gm, model, path, arg_names, exported, shape_of)
     outputs = mp.run()
     if not outputs:
         fail("Model.forward returns no tensor")
@@ -966,7 +1099,7 @@ def import_model(path, name=None, presets=(), eval_mode=False):
                 ep2 = torch.export.export(model2, tuple(xs2))
             except Exception as ex:
                 fail("preset '%s': torch.export cannot trace Model.forward at its sizes: %s" % (pn, first_line(ex)))
-            mp2 = Mapper(ep2.graph_module, model2, path, arg_names, ep2)
+            mp2 = Mapper(ep2.graph_module, model2, path, arg_names, ep2, shape_of)
             outs2 = mp2.run()
             if mp2.nodes != mp.nodes or outs2 != outputs:
                 fail("the graph torch.export traces depends on the sizes (Python control flow on a shape): "

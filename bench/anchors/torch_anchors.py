@@ -77,8 +77,9 @@ def pool1d(x, nd, fn, **extra):
     return y.reshape(*lead, y.shape[-1])
 
 
-def node_fn(nd, device):
-    """A callable of the node's operands (tensors, or numbers for binary ops)."""
+def node_fn(nd, device, dimv=None):
+    """A callable of the node's operands (tensors, or numbers for binary ops).
+    dimv: {dim name: size} of the current call, for view/reshape shapes."""
     op, a = nd["op"], nd
     if op in BINARY:
         return BINARY[op]
@@ -119,8 +120,8 @@ def node_fn(nd, device):
     if op == "group_norm":
         groups = a["groups"]
         return lambda x, w=None, b=None: F.group_norm(x, groups, w, b, eps)
-    if op == "instance_norm":
-        return lambda x: (F.instance_norm(x, eps=eps) if x.dim() == 3
+    if op == "instance_norm":   # (N, C, L) and (N, C, H, W) as they are; (C, L) is one instance
+        return lambda x: (F.instance_norm(x, eps=eps) if x.dim() >= 3
                           else F.instance_norm(x.unsqueeze(0), eps=eps).squeeze(0))
     if op == "batch_norm":
         training = bool(a.get("training", True))
@@ -133,6 +134,15 @@ def node_fn(nd, device):
                                   % a["out"])
             return F.batch_norm(x, rm, rv, w, b, training=False, eps=eps)
         return bn
+    if op in ("view", "reshape"):
+        shape = a["shape"]
+        return lambda x: x.reshape([d if isinstance(d, int) else dimv[d] for d in shape])
+    if op == "flatten":
+        return lambda x: torch.flatten(x, a.get("start_dim", 0), a.get("end_dim", -1))
+    if op == "squeeze":
+        return lambda x: x.squeeze(a["dim"]) if "dim" in a else x.squeeze()
+    if op == "unsqueeze":
+        return lambda x: x.unsqueeze(a["dim"])
     if op == "max_pool1d":
         return lambda x: pool1d(x, a, F.max_pool1d)
     if op == "avg_pool1d":
@@ -147,10 +157,15 @@ def build(prob, device):
         if isinstance(v, str) or nd["op"] not in ("maximum", "minimum"):
             return v
         return torch.tensor(float(v), dtype=torch.float32, device=device)
-    steps = [(nd["out"], node_fn(nd, device), [const(nd, v) for v in nd["in"]]) for nd in prob["graph"]]
+    dimv = {}   # dim sizes of the current call, read off the inputs (view/reshape shapes)
+    steps = [(nd["out"], node_fn(nd, device, dimv), [const(nd, v) for v in nd["in"]]) for nd in prob["graph"]]
     outs = list(prob["outputs"])
 
     def fn(*tensors):
+        for inp, t in zip(prob["inputs"], tensors):
+            for d, n in zip(inp["shape"], t.shape):
+                if isinstance(d, str):
+                    dimv[d] = n
         env = dict(zip(names, tensors))
         for out, f, ins in steps:
             env[out] = f(*[env[v] if isinstance(v, str) else v for v in ins])

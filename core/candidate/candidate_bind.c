@@ -27,7 +27,8 @@ static int bfail(bctx *bc, const char *path, const char *msg)
 
 static const char *value_name(const kf_problem *p, int v)
 {
-    return v < p->n_inputs ? p->inputs[v].name : p->nodes[v - p->n_inputs].out;
+    const char *n = kf_problem_value_name(p, v);   /* an input, a node or a declared output */
+    return n ? n : "?";
 }
 
 static int64_t shape_elems(const kf_shape *s)

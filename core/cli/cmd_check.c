@@ -276,6 +276,7 @@ static json_object *node_json(const kf_resolved *r, int i)
         case KF_ATTR_INT: v = json_object_new_int64((int64_t)at[k].num); break;
         case KF_ATTR_NUM: v = json_object_new_double(at[k].num); break;
         case KF_ATTR_STR: v = json_object_new_string(at[k].str); break;
+        case KF_ATTR_JSON: v = json_tokener_parse(at[k].str); break;   /* e.g. ["B",-1] */
         }
         json_object_object_add(attrs, at[k].key, v);
     }

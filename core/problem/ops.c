@@ -59,6 +59,11 @@ static const kf_op_info ops[] = {
      "x, [weight, [bias, [running_mean, running_var]]]", A("training", "eps")},
     {KF_OP_MAX_POOL1D, "max_pool1d", KF_KIND_POOL, 1, 1, "x", A("kernel_size", "stride", "padding")},
     {KF_OP_AVG_POOL1D, "avg_pool1d", KF_KIND_POOL, 1, 1, "x", A("kernel_size", "stride", "padding")},
+    {KF_OP_VIEW, "view", KF_KIND_SHAPE, 1, 1, "x", A("shape")},
+    {KF_OP_RESHAPE, "reshape", KF_KIND_SHAPE, 1, 1, "x", A("shape")},
+    {KF_OP_FLATTEN, "flatten", KF_KIND_SHAPE, 1, 1, "x", A("start_dim", "end_dim")},
+    {KF_OP_SQUEEZE, "squeeze", KF_KIND_SHAPE, 1, 1, "x", A("dim")},
+    {KF_OP_UNSQUEEZE, "unsqueeze", KF_KIND_SHAPE, 1, 1, "x", A("dim")},
 };
 
 #define N_OPS ((int)(sizeof ops / sizeof ops[0]))
@@ -109,6 +114,7 @@ static int is_kind(kf_op op, kf_op_kind k)
 int kf_op_is_unary(kf_op op) { return is_kind(op, KF_KIND_UNARY); }
 int kf_op_is_binary(kf_op op) { return is_kind(op, KF_KIND_BINARY); }
 int kf_op_is_reduction(kf_op op) { return is_kind(op, KF_KIND_REDUCTION); }
+int kf_op_is_shape(kf_op op) { return is_kind(op, KF_KIND_SHAPE); }
 
 static int put(kf_attr *out, int n, const char *key, kf_attr_type t, double v)
 {
@@ -174,6 +180,17 @@ int kf_node_attrs(const kf_node *nd, kf_attr *out)
         n = put(out, n, "kernel_size", KF_ATTR_INT, nd->kernel_size);
         n = put(out, n, "stride", KF_ATTR_INT, nd->stride);
         n = put(out, n, "padding", KF_ATTR_INT, nd->padding);
+        break;
+    case KF_OP_VIEW: case KF_OP_RESHAPE:
+        n = put(out, n, "shape", KF_ATTR_JSON, 0);
+        out[0].str = nd->view_text ? nd->view_text : "[]";
+        break;
+    case KF_OP_FLATTEN:
+        n = put(out, n, "start_dim", KF_ATTR_INT, nd->sdim);
+        n = put(out, n, "end_dim", KF_ATTR_INT, nd->sdim2);
+        break;
+    case KF_OP_SQUEEZE: case KF_OP_UNSQUEEZE:
+        if (nd->has_sdim) n = put(out, n, "dim", KF_ATTR_INT, nd->sdim);
         break;
     default:
         break;

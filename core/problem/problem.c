@@ -117,15 +117,20 @@ void kf_problem_free(kf_problem *p)
     }
     free(p->inputs);
     if (p->nodes)
-        for (int i = 0; i < p->n_nodes; i++) free(p->nodes[i].out);
+        for (int i = 0; i < p->n_nodes; i++) {
+            free(p->nodes[i].out);
+            free(p->nodes[i].view_text);
+        }
     free(p->nodes);
     free(p->outputs);
+    for (int i = 0; p->declared && i < p->n_declared; i++) free(p->declared[i].name);
+    free(p->declared);
     free(p);
 }
 
 int kf_problem_n_values(const kf_problem *p)
 {
-    return p->n_inputs + p->n_nodes;
+    return p->n_inputs + p->n_nodes + p->n_declared;
 }
 
 const char *kf_problem_value_name(const kf_problem *p, int value)
@@ -133,6 +138,7 @@ const char *kf_problem_value_name(const kf_problem *p, int value)
     if (value < 0) return NULL;
     if (value < p->n_inputs) return p->inputs[value].name;
     if (value < p->n_inputs + p->n_nodes) return p->nodes[value - p->n_inputs].out;
+    if (value < kf_problem_n_values(p)) return p->declared[value - p->n_inputs - p->n_nodes].name;
     return NULL;
 }
 

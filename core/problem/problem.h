@@ -35,6 +35,9 @@ typedef enum kf_op {
     KF_OP_BATCH_NORM,
     /* pooling over the last dim */
     KF_OP_MAX_POOL1D, KF_OP_AVG_POOL1D,
+    /* shape ops: a new shape for the same contiguous row-major data (no
+     * arithmetic; problems/FORMAT.md "Shape ops") */
+    KF_OP_VIEW, KF_OP_RESHAPE, KF_OP_FLATTEN, KF_OP_SQUEEZE, KF_OP_UNSQUEEZE,
     KF_OP__COUNT
 } kf_op;
 
@@ -44,6 +47,7 @@ kf_op kf_op_from_name(const char *name);   /* KF_OP_INVALID if unknown */
 int kf_op_is_unary(kf_op op);              /* elementwise, one tensor in  */
 int kf_op_is_binary(kf_op op);             /* add..pow                    */
 int kf_op_is_reduction(kf_op op);          /* sum..logsumexp              */
+int kf_op_is_shape(kf_op op);              /* view..unsqueeze: data unchanged */
 
 typedef enum kf_dist {
     KF_DIST_UNIFORM, KF_DIST_NORMAL, KF_DIST_KAIMING_UNIFORM, KF_DIST_CONSTANT
@@ -94,10 +98,17 @@ typedef struct kf_node {
     int normalized_dims;      /* layer_norm / rms_norm */
     int training;             /* batch_norm */
     int kernel_size, stride, padding;  /* pooling */
+    /* shape ops: unsqueeze/squeeze dim and flatten start_dim (sdim), flatten
+     * end_dim (sdim2), both as written (may be negative); squeeze without a
+     * dim has has_sdim = 0.  view/reshape: the target shape, literal -1 for
+     * the one inferred entry; view_text is the "shape" array as written. */
+    int sdim, sdim2, has_sdim;
+    kf_shape_expr view;
+    char *view_text;
 } kf_node;
 
 /* Values are numbered: inputs first (0..n_inputs-1), then node outputs
- * (n_inputs + node index). */
+ * (n_inputs + node index), then declared outputs (n_inputs + n_nodes + k). */
 /* Default bound of the scale-aware test (FORMAT.md "tolerance"). */
 #define KF_DEFAULT_REL_SPREAD 0.1
 
@@ -117,6 +128,11 @@ typedef struct kf_problem {
     kf_node *nodes;
     int n_outputs;
     int *outputs;             /* value ids */
+    int n_declared;           /* outputs of a problem given by a C reference
+                                 alone, declared with their shapes ("outputs":
+                                 [{"name": "y", "shape": [...]}]): values
+                                 n_inputs + n_nodes + k; init unused */
+    kf_input *declared;
     double atol, rtol, rel_l2;
     double rel_spread;        /* bound on ||out-ref|| / ||ref-mean(ref)|| (compare.c) */
     char *c_reference;        /* or NULL */
@@ -129,7 +145,7 @@ kf_problem *kf_problem_load(const char *path, kf_error *err);
 kf_problem *kf_problem_parse(const char *json_text, const char *label, kf_error *err);
 void kf_problem_free(kf_problem *p);
 
-int kf_problem_n_values(const kf_problem *p);          /* n_inputs + n_nodes */
+int kf_problem_n_values(const kf_problem *p);          /* n_inputs + n_nodes + n_declared */
 const char *kf_problem_value_name(const kf_problem *p, int value);
 int kf_problem_find_value(const kf_problem *p, const char *name); /* -1 if none */
 int kf_problem_find_preset(const kf_problem *p, const char *preset); /* -1 if none */

@@ -49,7 +49,7 @@ char *kf_problem_describe(const kf_resolved *r)
                 used += (size_t)snprintf(call + used, sizeof call - used, "%s%s=%g", sep, at[k].key,
                                          at[k].num);
                 break;
-            case KF_ATTR_STR:
+            case KF_ATTR_STR: case KF_ATTR_JSON:
                 used += (size_t)snprintf(call + used, sizeof call - used, "%s%s=%s", sep, at[k].key,
                                          at[k].str);
                 break;

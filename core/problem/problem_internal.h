@@ -15,7 +15,7 @@
 
 typedef enum kf_op_kind {
     KF_KIND_CONTRACTION, KF_KIND_BINARY, KF_KIND_UNARY, KF_KIND_REDUCTION,
-    KF_KIND_SOFTMAX, KF_KIND_NORM, KF_KIND_POOL
+    KF_KIND_SOFTMAX, KF_KIND_NORM, KF_KIND_POOL, KF_KIND_SHAPE
 } kf_op_kind;
 
 #define KF_OP_MAX_ATTRS 4
@@ -36,13 +36,15 @@ const kf_op_info *kf_op_info_get(kf_op op);
 int kf_op_all_names(const char **out, int max);
 
 /* One attribute of a node as it applies to the node's op (for describe and
- * `kforge check --json`).  Absent optional attributes are not listed. */
-typedef enum { KF_ATTR_BOOL, KF_ATTR_INT, KF_ATTR_NUM, KF_ATTR_STR } kf_attr_type;
+ * `kforge check --json`).  Absent optional attributes are not listed.  STR
+ * points into static storage or into the node (view/reshape "shape"). */
+typedef enum { KF_ATTR_BOOL, KF_ATTR_INT, KF_ATTR_NUM, KF_ATTR_STR, KF_ATTR_JSON } kf_attr_type;
 typedef struct kf_attr {
     const char *key;
     kf_attr_type type;
     double num;               /* BOOL / INT / NUM */
-    const char *str;          /* STR (static storage) */
+    const char *str;          /* STR (static storage); JSON: JSON text (the view shape
+                                 array, owned by the node) */
 } kf_attr;
 /* Fills out[0..KF_OP_MAX_ATTRS) with the effective attributes; returns count. */
 int kf_node_attrs(const kf_node *n, kf_attr *out);

@@ -352,6 +352,30 @@ int kf_problem_check_new_value(kf_pctx *c, const kf_jpath *jp, const kf_problem 
 
 /* ------------------------------------------------------------ outputs, tolerance */
 
+/* {"name": "y", "shape": [...]}: an output of a problem given by a C
+ * reference alone (no graph to infer its shape from).  Returns its value id. */
+static int parse_declared_output(kf_pctx *c, const kf_jpath *ip, json_object *o, kf_problem *p,
+                                 int cref_only)
+{
+    static const char *const keys[] = {"name", "shape", NULL};
+    if (!cref_only)
+        return kf_perr(c, ip, "an output with a declared shape is only for a problem given by a C reference "
+                       "alone (no graph); name a value instead, e.g. \"y\"");
+    if (kf_check_keys(c, ip, o, keys, "a declared output") < 0) return -1;
+    const char *name = NULL;
+    if (kf_get_string(c, ip, o, "name", 1, &name) < 0) return -1;
+    kf_jpath np = kf_jp_key(ip, "name");
+    if (check_new_value_name(c, &np, p, name) < 0) return -1;
+    json_object *shape;
+    kf_jpath sp = kf_jp_key(ip, "shape");
+    if (!json_object_object_get_ex(o, "shape", &shape))
+        return kf_perr(c, &sp, "missing (a declared output needs its shape, e.g. [\"B\", \"N\"])");
+    kf_input *d = &p->declared[p->n_declared];
+    if (parse_shape(c, &sp, shape, p, &d->shape) < 0) return -1;
+    if (!(d->name = xstrdup(c, name))) return -1;
+    return p->n_inputs + p->n_nodes + p->n_declared++;
+}
+
 static int parse_outputs(kf_pctx *c, json_object *root, kf_problem *p)
 {
     kf_jpath jp = kf_jp_key(NULL, "outputs");
@@ -363,14 +387,27 @@ static int parse_outputs(kf_pctx *c, json_object *root, kf_problem *p)
     int n = (int)json_object_array_length(a);
     if (n == 0) return kf_perr(c, &jp, "must name at least one value (e.g. [\"y\"])");
     p->outputs = calloc((size_t)n, sizeof *p->outputs);
-    if (!p->outputs) return kf_fail(c->err, KF_E_INTERNAL, "%s: out of memory", c->label);
+    p->declared = calloc((size_t)n, sizeof *p->declared);
+    if (!p->outputs || !p->declared) return kf_fail(c->err, KF_E_INTERNAL, "%s: out of memory", c->label);
+    int cref_only = p->c_reference && p->n_nodes == 0;
     for (int i = 0; i < n; i++) {
         kf_jpath ip = kf_jp_idx(&jp, i);
         json_object *v = json_object_array_get_idx(a, (size_t)i);
+        if (json_object_is_type(v, json_type_object)) {
+            int id = parse_declared_output(c, &ip, v, p, cref_only);
+            if (id < 0) return -1;
+            p->outputs[i] = id;
+            p->n_outputs = i + 1;
+            continue;
+        }
         if (!json_object_is_type(v, json_type_string))
-            return kf_perr(c, &ip, "must be a value name (a string), got %s", kf_json_type_word(v));
+            return kf_perr(c, &ip, "must be a value name (a string)%s, got %s",
+                           cref_only ? " or {\"name\": ..., \"shape\": [...]}" : "", kf_json_type_word(v));
         const char *s = json_object_get_string(v);
         int id = kf_problem_find_value(p, s);
+        if (id < 0 && cref_only)
+            return kf_perr(c, &ip, "'%s' is not an input, and a problem given by a C reference alone has no graph "
+                           "to infer its shape from: declare it as {\"name\": \"%s\", \"shape\": [dims...]}", s, s);
         if (id < 0) {
             int nv = kf_problem_n_values(p);
             const char **names = malloc(sizeof *names * (size_t)(nv + 1));

@@ -53,7 +53,56 @@ static int get_int_attr(kf_pctx *c, const kf_jpath *jp, json_object *o, const ch
     return rc;
 }
 
-static int parse_attrs(kf_pctx *c, const kf_jpath *jp, json_object *o, kf_node *nd)
+/* view/reshape "shape": dim names, positive sizes and at most one -1 (the
+ * size inferred from the element count, as in PyTorch). */
+static int parse_view_shape(kf_pctx *c, const kf_jpath *jp, json_object *o, const kf_problem *p,
+                            kf_node *nd)
+{
+    kf_jpath sp = kf_jp_key(jp, "shape");
+    json_object *a;
+    const char *opn = kf_op_name(nd->op);
+    if (!json_object_object_get_ex(o, "shape", &a))
+        return kf_perr(c, &sp, "missing ('%s' needs the new shape, e.g. \"shape\": [\"B\", -1])", opn);
+    if (!json_object_is_type(a, json_type_array))
+        return kf_perr(c, &sp, "must be an array of dim names, sizes and at most one -1, got %s",
+                       kf_json_type_word(a));
+    int n = (int)json_object_array_length(a), inferred = -1;
+    if (n > KF_MAX_RANK)
+        return kf_perr(c, &sp, "rank %d is not supported (at most %d dims)", n, KF_MAX_RANK);
+    nd->view.rank = n;
+    for (int i = 0; i < n; i++) {
+        kf_jpath ip = kf_jp_idx(&sp, i);
+        json_object *v = json_object_array_get_idx(a, (size_t)i);
+        nd->view.dim_index[i] = -1;
+        nd->view.literal[i] = 0;
+        if (json_object_is_type(v, json_type_string)) {
+            const char *s = json_object_get_string(v);
+            int di = kf_problem_dim_index(p, s);
+            if (di < 0) return kf_perr(c, &ip, "unknown dim '%s' (use a name from \"dims\", a size or -1)", s);
+            nd->view.dim_index[i] = di;
+        } else if (json_object_is_type(v, json_type_int)) {
+            int64_t x = json_object_get_int64(v);
+            if (x == -1) {
+                if (inferred >= 0)
+                    return kf_perr(c, &ip, "only one size may be -1 (shape[%d] is -1 already)", inferred);
+                inferred = i;
+                nd->view.literal[i] = -1;
+            } else if (kf_check_int(c, &ip, v, 1, (int64_t)1 << 40, &nd->view.literal[i]) < 0) {
+                return -1;
+            }
+        } else {
+            return kf_perr(c, &ip, "must be a dim name, a positive integer or -1, got %s",
+                           kf_json_type_word(v));
+        }
+    }
+    const char *txt = json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN);
+    if (!(nd->view_text = strdup(txt ? txt : "[]")))
+        return kf_fail(c->err, KF_E_INTERNAL, "%s: out of memory", c->label);
+    return 0;
+}
+
+static int parse_attrs(kf_pctx *c, const kf_jpath *jp, json_object *o, const kf_problem *p,
+                       kf_node *nd)
 {
     const char *opn = kf_op_name(nd->op);
     set_defaults(nd);
@@ -127,6 +176,26 @@ static int parse_attrs(kf_pctx *c, const kf_jpath *jp, json_object *o, kf_node *
     case KF_OP_BATCH_NORM:
         if (kf_get_bool(c, jp, o, "training", 0, &nd->training) < 0) return -1;
         break;
+    case KF_OP_VIEW: case KF_OP_RESHAPE:
+        return parse_view_shape(c, jp, o, p, nd);
+    case KF_OP_UNSQUEEZE:
+        if (!json_object_object_get_ex(o, "dim", NULL)) {
+            kf_jpath dp = kf_jp_key(jp, "dim");
+            return kf_perr(c, &dp, "missing (unsqueeze needs the position of the new size-1 dim, e.g. \"dim\": 1)");
+        }
+        nd->has_sdim = 1;
+        return get_int_attr(c, jp, o, "dim", 1, -ATTR_INT_RANGE, &nd->sdim) < 0 ? -1 : 0;
+    case KF_OP_SQUEEZE: {
+        int rc = get_int_attr(c, jp, o, "dim", 0, -ATTR_INT_RANGE, &nd->sdim);
+        if (rc < 0) return -1;
+        nd->has_sdim = rc == 1;
+        return 0;
+    }
+    case KF_OP_FLATTEN:
+        nd->sdim = 0;
+        nd->sdim2 = -1;
+        if (get_int_attr(c, jp, o, "start_dim", 0, -ATTR_INT_RANGE, &nd->sdim) < 0) return -1;
+        return get_int_attr(c, jp, o, "end_dim", 0, -ATTR_INT_RANGE, &nd->sdim2) < 0 ? -1 : 0;
     case KF_OP_MAX_POOL1D: case KF_OP_AVG_POOL1D:
         if (!json_object_object_get_ex(o, "kernel_size", NULL)) {
             kf_jpath kp = kf_jp_key(jp, "kernel_size");
@@ -256,7 +325,7 @@ static int parse_node(kf_pctx *c, const kf_jpath *jp, json_object *o, kf_problem
     kf_jpath outp = kf_jp_key(jp, "out");
     if (kf_problem_check_new_value(c, &outp, p, out) < 0) return -1;
     if (parse_operands(c, jp, o, p, nd, oi) < 0) return -1;
-    if (parse_attrs(c, jp, o, nd) < 0) return -1;
+    if (parse_attrs(c, jp, o, p, nd) < 0) return -1;
     if (nd->op == KF_OP_BATCH_NORM && !nd->training && nd->n_in < 5)
         return kf_perr(c, jp, "batch_norm in evaluation mode (\"training\": false) needs running_mean and running_var: in = [x, weight, bias, running_mean, running_var]");
     if (!(nd->out = strdup(out)))
@@ -280,8 +349,10 @@ int kf_parse_graph(kf_pctx *c, json_object *root, kf_problem *p)
     if (!p->nodes) return kf_fail(c->err, KF_E_INTERNAL, "%s: out of memory", c->label);
     for (int i = 0; i < n; i++) {
         kf_jpath ip = kf_jp_idx(&jp, i);
-        if (parse_node(c, &ip, json_object_array_get_idx(a, (size_t)i), p, &p->nodes[i]) < 0)
+        if (parse_node(c, &ip, json_object_array_get_idx(a, (size_t)i), p, &p->nodes[i]) < 0) {
+            p->n_nodes = i + 1;   /* so that kf_problem_free frees what node i holds */
             return -1;
+        }
         p->n_nodes = i + 1;
     }
     c->graph = NULL;

@@ -217,9 +217,9 @@ static int infer_norm(rctx *c, const kf_node *nd, kf_shape *out)
             if (need_shape(c, k, &x.d[1], 1, roles[k])) return -1;
         return 0;
     case KF_OP_INSTANCE_NORM:
-        return need_rank(c, 0, 2, 3, "x (N, C, L) or (C, L)");
+        return need_rank(c, 0, 2, 4, "x (C, L), (N, C, L) or (N, C, H, W)");
     case KF_OP_BATCH_NORM:
-        if (need_rank(c, 0, 2, 3, "x (N, C) or (N, C, L)")) return -1;
+        if (need_rank(c, 0, 2, 4, "x (N, C), (N, C, L) or (N, C, H, W)")) return -1;
         for (int k = 1; k < nd->n_in; k++)
             if (need_shape(c, k, &x.d[1], 1, roles[k])) return -1;
         return 0;
@@ -239,6 +239,95 @@ static int infer_pool(rctx *c, const kf_node *nd, kf_shape *out)
     *out = x;
     out->d[x.rank - 1] = (len - nd->kernel_size) / nd->stride + 1;
     return 0;
+}
+
+/* A dim of x (rank `rank`) given as written, possibly negative; `extra` = 1
+ * where one past the end is valid (unsqueeze). */
+static int shape_dim(rctx *c, const char *key, int dim, int rank, int extra, int *outd)
+{
+    int n = rank + extra;
+    if (n == 0) n = 1;                 /* a 0-d tensor takes dim 0 / -1, as in PyTorch */
+    if (dim < -n || dim >= n)
+        return serr(c, key, "%s %d is out of range for %s (valid: %d..%d)",
+                    key + 1, dim, desc(c, 0), -n, n - 1);
+    *outd = dim < 0 ? dim + n : dim;
+    return 0;
+}
+
+/* view/reshape/flatten/squeeze/unsqueeze: the same elements in row-major
+ * order under a new shape. */
+static int infer_shape_op(rctx *c, const kf_node *nd, kf_shape *out)
+{
+    kf_shape x = operand_shape(c, 0);
+    int64_t n = kf_shape_elems(&x);
+    int d = 0;
+    char ws[96];
+    switch (nd->op) {
+    case KF_OP_VIEW: case KF_OP_RESHAPE: {
+        const kf_shape_expr *e = &nd->view;
+        int inferred = -1;
+        int64_t known = 1;
+        out->rank = e->rank;
+        for (int i = 0; i < e->rank; i++) {
+            out->d[i] = e->dim_index[i] >= 0 ? c->p->preset_values[(size_t)c->preset * (size_t)c->p->n_dims + (size_t)e->dim_index[i]]
+                                             : e->literal[i];
+            if (out->d[i] == -1) inferred = i;
+            else if (__builtin_mul_overflow(known, out->d[i], &known) || known > MAX_ELEMS)
+                return serr(c, ".shape", "%s %s has more than 2^48 elements; use smaller sizes",
+                            kf_op_name(nd->op), nd->view_text);
+        }
+        if (inferred >= 0) {
+            if (known == 0 || n % known)
+                return serr(c, ".shape", "cannot %s %s (%" PRId64 " elements) as %s: %" PRId64 " is not a multiple of %" PRId64,
+                            kf_op_name(nd->op), desc(c, 0), n, nd->view_text, n, known);
+            out->d[inferred] = n / known;
+        } else if (known != n) {
+            return serr(c, ".shape", "cannot %s %s (%" PRId64 " elements) as %s = %s (%" PRId64 " elements): the element counts must match",
+                        kf_op_name(nd->op), desc(c, 0), n, nd->view_text, kf_shape_fmt(out, ws, sizeof ws), known);
+        }
+        return 0;
+    }
+    case KF_OP_FLATTEN: {
+        int s0 = 0, s1 = 0;
+        if (shape_dim(c, ".start_dim", nd->sdim, x.rank, 0, &s0) || shape_dim(c, ".end_dim", nd->sdim2, x.rank, 0, &s1))
+            return -1;
+        if (x.rank == 0) { out->rank = 1; out->d[0] = 1; return 0; }
+        if (s0 > s1)
+            return serr(c, ".start_dim", "flatten start_dim %d comes after end_dim %d for %s",
+                        nd->sdim, nd->sdim2, desc(c, 0));
+        out->rank = 0;
+        for (int i = 0; i < s0; i++) out->d[out->rank++] = x.d[i];
+        int64_t m = 1;
+        for (int i = s0; i <= s1; i++) m *= x.d[i];
+        out->d[out->rank++] = m;
+        for (int i = s1 + 1; i < x.rank; i++) out->d[out->rank++] = x.d[i];
+        return 0;
+    }
+    case KF_OP_SQUEEZE:
+        out->rank = 0;
+        if (nd->has_sdim) {
+            if (shape_dim(c, ".dim", nd->sdim, x.rank, 0, &d)) return -1;
+            for (int i = 0; i < x.rank; i++)       /* a dim of size != 1 stays, as in PyTorch */
+                if (i != d || x.d[i] != 1) out->d[out->rank++] = x.d[i];
+        } else {
+            for (int i = 0; i < x.rank; i++)
+                if (x.d[i] != 1) out->d[out->rank++] = x.d[i];
+        }
+        return 0;
+    case KF_OP_UNSQUEEZE:
+        if (shape_dim(c, ".dim", nd->sdim, x.rank, 1, &d)) return -1;
+        if (x.rank + 1 > KF_MAX_RANK)
+            return serr(c, "", "unsqueeze of %s would have rank %d (at most %d dims)", desc(c, 0),
+                        x.rank + 1, KF_MAX_RANK);
+        out->rank = 0;
+        for (int i = 0; i <= x.rank; i++) {
+            if (i == d) out->d[out->rank++] = 1;
+            if (i < x.rank) out->d[out->rank++] = x.d[i];
+        }
+        return 0;
+    default:
+        return serr(c, "", "internal error: not a shape op");
+    }
 }
 
 static int infer_node(rctx *c, const kf_node *nd, kf_shape *out, double *flops)
@@ -276,6 +365,10 @@ static int infer_node(rctx *c, const kf_node *nd, kf_shape *out, double *flops)
         break;
     case KF_KIND_POOL:
         rc = infer_pool(c, nd, out);
+        break;
+    case KF_KIND_SHAPE:
+        rc = infer_shape_op(c, nd, out);
+        *flops = 0;              /* no arithmetic, and no data moved when fused away */
         break;
     }
     if (rc) return rc;
@@ -317,6 +410,18 @@ int kf_resolve(const kf_problem *p, int preset, kf_resolved *out, kf_error *err)
                            p->path ? p->path : "<problem>", i, p->preset_names[preset]);
         }
         bytes += 4.0 * elems;
+    }
+    for (int k = 0; k < p->n_declared; k++) {      /* outputs a C reference computes */
+        const kf_shape_expr *e = &p->declared[k].shape;
+        kf_shape *s = &sh[p->n_inputs + p->n_nodes + k];
+        s->rank = e->rank;
+        for (int d = 0; d < e->rank; d++)
+            s->d[d] = e->dim_index[d] >= 0 ? dims[e->dim_index[d]] : e->literal[d];
+        if (elems_d(s) > (double)MAX_ELEMS) {
+            free(sh);
+            return kf_fail(err, KF_E_BAD_INPUT, "%s: outputs: '%s' has more than 2^48 elements (preset '%s'); use smaller sizes",
+                           p->path ? p->path : "<problem>", p->declared[k].name, p->preset_names[preset]);
+        }
     }
     rctx c = {p, preset, err, sh, 0};
     double flops = 0;

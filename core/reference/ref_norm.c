@@ -139,11 +139,15 @@ int kf_ref_instance_norm(const double *x, const kf_shape *sx, const double *w,
                          kf_error *err)
 {
     char s1[96];
-    if (sx->rank != 2 && sx->rank != 3)
-        return kf_fail(err, KF_E_BAD_INPUT, "instance_norm: input %s must be (N, C, L) or (C, L)",
+    if (sx->rank < 2 || sx->rank > 4)
+        return kf_fail(err, KF_E_BAD_INPUT, "instance_norm: input %s must be (C, L), (N, C, L) or (N, C, H, W)",
                        kf_ref_shape_str(sx, s1, sizeof s1));
-    long N = sx->rank == 3 ? (long)sx->d[0] : 1;
-    long C = (long)sx->d[sx->rank - 2], L = (long)sx->d[sx->rank - 1];
+    /* (C, L) is one instance; otherwise dim 0 is N, dim 1 is C and the
+     * statistics run over every later dim (L, or H x W) */
+    long N = sx->rank >= 3 ? (long)sx->d[0] : 1;
+    long C = (long)sx->d[sx->rank >= 3 ? 1 : 0], L = 1;
+    for (int k = sx->rank >= 3 ? 2 : 1; k < sx->rank; k++)
+        L *= (long)sx->d[k];
     block_job j = {x, w, b, y, C, L, C, eps};
     kf_ref_parallel(N * C, min_items(L), n_threads, norm_blocks, &j);
     return 0;
@@ -209,13 +213,15 @@ int kf_ref_batch_norm(const double *x, const kf_shape *sx, const double *w, cons
                       double *y, int n_threads, kf_error *err)
 {
     char s1[96];
-    if (sx->rank != 2 && sx->rank != 3)
-        return kf_fail(err, KF_E_BAD_INPUT, "batch_norm: input %s must be (N, C) or (N, C, L)",
+    if (sx->rank < 2 || sx->rank > 4)
+        return kf_fail(err, KF_E_BAD_INPUT, "batch_norm: input %s must be (N, C), (N, C, L) or (N, C, H, W)",
                        kf_ref_shape_str(sx, s1, sizeof s1));
     if (!training && (!rmean || !rvar))
         return kf_fail(err, KF_E_BAD_INPUT, "batch_norm: evaluation mode needs running_mean and "
                        "running_var inputs (or set \"training\": true)");
-    long N = (long)sx->d[0], C = (long)sx->d[1], L = sx->rank == 3 ? (long)sx->d[2] : 1;
+    long N = (long)sx->d[0], C = (long)sx->d[1], L = 1;   /* L: every dim after C */
+    for (int k = 2; k < sx->rank; k++)
+        L *= (long)sx->d[k];
     double *stats = malloc(sizeof(double) * 2 * (size_t)(C > 0 ? C : 1));
     if (!stats)
         return kf_fail(err, KF_E_INTERNAL, "batch_norm: out of memory for %ld channel statistics", C);

@@ -36,7 +36,7 @@ static const char *label(const kf_problem *p)
 
 static const char *value_name(const kf_problem *p, int v)
 {
-    const char *n = v < p->n_inputs ? p->inputs[v].name : p->nodes[v - p->n_inputs].out;
+    const char *n = kf_problem_value_name(p, v);
     return n ? n : "?";
 }
 
@@ -166,8 +166,8 @@ static int run_node(ev *e, const kf_node *nd, opnd *o, double *y, const kf_shape
     }
     case KF_OP_GROUP_NORM: case KF_OP_INSTANCE_NORM: case KF_OP_BATCH_NORM: {
         int rank = o[0].s.rank;
-        int64_t C = op == KF_OP_INSTANCE_NORM ? (rank >= 2 ? o[0].s.d[rank - 2] : 0)
-                                               : (rank >= 2 ? o[0].s.d[1] : 0);
+        int64_t C = op == KF_OP_INSTANCE_NORM && rank == 2 ? o[0].s.d[0]
+                                                           : (rank >= 2 ? o[0].s.d[1] : 0);
         static const char *const what[] = {"x", "weight", "bias", "running_mean", "running_var"};
         for (int i = 1; i < nd->n_in && i < 5; i++)
             if (check_len(e, &o[i], C, what[i]) < 0)
@@ -180,6 +180,12 @@ static int run_node(ev *e, const kf_node *nd, opnd *o, double *y, const kf_shape
         return kf_ref_batch_norm(o[0].d, &o[0].s, OPT(1), OPT(2), OPT(3), OPT(4), nd->training,
                                  nd->eps, y, nt, err);
     }
+    case KF_OP_VIEW: case KF_OP_RESHAPE: case KF_OP_FLATTEN: case KF_OP_SQUEEZE:
+    case KF_OP_UNSQUEEZE:        /* same elements, same row-major order */
+        if (kf_ref_elems(&o[0].s) != kf_ref_elems(sy))
+            return kf_fail(err, KF_E_INTERNAL, "%s changes the element count", kf_op_name(op));
+        memcpy(y, o[0].d, sizeof(double) * (size_t)kf_ref_elems(sy));
+        return 0;
     case KF_OP_MAX_POOL1D: case KF_OP_AVG_POOL1D:
         return kf_ref_pool1d(op, o[0].d, &o[0].s, nd->kernel_size, nd->stride, nd->padding, y,
                              sy, nt, err);
@@ -252,7 +258,7 @@ int kf_reference_eval(const kf_resolved *r, const float *const *inputs,
                       double **values, int n_threads, kf_error *err)
 {
     const kf_problem *p = r->problem;
-    int nv = p->n_inputs + p->n_nodes;
+    int nv = kf_problem_n_values(p);
     for (int v = 0; v < nv; v++)
         values[v] = NULL;
     if (check_problem(r, err) < 0)
@@ -274,7 +280,7 @@ int kf_reference_outputs(const kf_resolved *r, const float *const *inputs,
                          double **outputs, int n_threads, kf_error *err)
 {
     const kf_problem *p = r->problem;
-    int nv = p->n_inputs + p->n_nodes;
+    int nv = kf_problem_n_values(p);
     for (int o = 0; o < p->n_outputs; o++)
         outputs[o] = NULL;
     if (check_problem(r, err) < 0)

@@ -437,6 +437,123 @@ KF_TEST(analyzer_stops_at_target)
     unload(&l);
 }
 
+/* The baseline, the first candidate and other points of problem `rel` all
+ * pass on cpu-simd. */
+static void points_pass(const char *rel)
+{
+    static const char *const pts[] = {
+        "{\"fusion\":2,\"loop_order\":0}", "{\"fusion\":1,\"loop_order\":0,\"kc\":100}",
+        "{\"fusion\":0,\"pack\":0}", "{\"loop_order\":1,\"threads\":1,\"unroll\":2,\"kc\":100}"};
+    kf_error err = {0};
+    kf_registry *reg = kf_registry_open(1, &err);
+    KF_CHECK(reg != NULL);
+    kf_plugin *pl = kf_registry_find(reg, "cpu-simd");
+    KF_CHECK(pl != NULL);
+    kf_agent *a = kf_builtin_agent_open(NULL, &err);
+    loaded l;
+    load(&l, rel, "small");
+    for (int j = -2; j < (int)(sizeof pts / sizeof pts[0]); j++) {
+        kf_recommendation rec = {.what = "t", .why = "t", .expected_gain = 1.1,
+                                 .params = (char *)(j >= 0 ? pts[j] : "")};
+        kf_analysis an = {.n_recs = 1, .recs = &rec};
+        kf_agent_ctx ctx = ctx_for(&l.r, "cpu-simd");
+        kf_gen_request req = {.kind = j == -2 ? KF_GEN_BASELINE : j == -1 ? KF_GEN_FIRST : KF_GEN_OPTIMIZE,
+                              .analysis = j >= 0 ? &an : NULL, .rec_index = 0};
+        kf_gen_result g = {0};
+        KF_CHECK(a->ops->generate(a, &ctx, &req, &g, &err) == 0);
+        KF_CHECK_MSG(g.cand != NULL, "%s point %d: %s", rel, j, g.error ? g.error : "?");
+        if (g.cand) {
+            kf_eval_opts o;
+            kf_eval_opts_default(&o);
+            kf_eval_result res = {0};
+            KF_CHECK(kf_evaluate(pl, &l.r, g.cand, &o, 0, &res, &err) == 0);
+            KF_CHECK_MSG(res.verdict == KF_PASS, "%s point %d [%s]: %s\n%.1500s", rel, j, g.label,
+                         res.summary ? res.summary : "", res.diagnostics ? res.diagnostics : "");
+            kf_eval_result_free(&res);
+        }
+        kf_gen_result_free(&g);
+    }
+    unload(&l);
+    kf_agent_close(a);
+    kf_registry_close(reg);
+}
+
+/* Shape ops (tests/vocab/shape_ops.json: unsqueeze of a row mean, a view
+ * of a weight vector and of the GEMM's epilogue, flatten of the output). */
+KF_TEST_TIMEOUT(shape_ops_pass_at_every_point, 200.0) { points_pass("tests/vocab/shape_ops.json"); }
+
+/* (N, C, H, W) instance_norm, batch_norm (training and evaluation) and
+ * group_norm (tests/vocab/norms_4d.json). */
+KF_TEST_TIMEOUT(norms_4d_pass_at_every_point, 200.0) { points_pass("tests/vocab/norms_4d.json"); }
+
+/* Shape ops that must copy (tests/vocab/shape_copies.json): outputs viewing
+ * an input, an output, and a value another output views. */
+KF_TEST_TIMEOUT(shape_copies_pass_at_every_point, 200.0) { points_pass("tests/vocab/shape_copies.json"); }
+
+/* A shape op computes nothing: its value shares its root's buffer; an
+ * output that views an input, another output or a value another output
+ * views is a copy: a MAP group anchored on the shape op. */
+KF_TEST(shape_ops_alias_their_root)
+{
+    loaded l;
+    load(&l, "tests/vocab/shape_ops.json", "small");
+    const kf_problem *p = l.p;
+    int m = kf_problem_find_value(p, "m"), m2 = kf_problem_find_value(p, "m2");
+    int s = kf_problem_find_value(p, "s"), s2 = kf_problem_find_value(p, "s2");
+    int q = kf_problem_find_value(p, "q"), y = kf_problem_find_value(p, "y");
+    int t = kf_problem_find_value(p, "t"), t3 = kf_problem_find_value(p, "t3");
+    for (int f = KF_BT_FUSE_NONE; f <= KF_BT_FUSE_ROWS; f++) {
+        kf_bt_plan pl;
+        kf_error err = {0};
+        KF_CHECK_MSG(kf_bt_plan_build(&l.r, (kf_bt_fusion)f, &pl, &err) == 0, "%s", err.msg);
+        KF_CHECK_INT(pl.alias_of[m2], m);
+        KF_CHECK_INT(pl.alias_of[s2], s);
+        KF_CHECK_INT(pl.alias_of[t3], t);
+        KF_CHECK_INT(pl.alias_of[y], q);
+        KF_CHECK_INT(pl.alias_of[m], -1);
+        KF_CHECK_INT(pl.group_of[y], -1);
+        KF_CHECK_INT(pl.store[s2].kind, KF_BT_ST_INPUT);
+        KF_CHECK_INT(pl.store[s2].index, 3);
+        KF_CHECK_INT(pl.store[q].kind, KF_BT_ST_OUTPUT);   /* q is written straight into y */
+        KF_CHECK_INT(pl.store[y].kind, KF_BT_ST_OUTPUT);
+        KF_CHECK_INT(pl.store[m2].kind, pl.store[m].kind);
+        KF_CHECK_INT(pl.store[m2].index, pl.store[m].index);
+        KF_CHECK(pl.store[m].kind == KF_BT_ST_SCRATCH);
+        KF_CHECK(pl.store[t].kind == KF_BT_ST_SCRATCH);
+        kf_bt_plan_free(&pl);
+    }
+    unload(&l);
+
+    load(&l, "tests/vocab/shape_copies.json", "small");
+    p = l.p;
+    int yx = kf_problem_find_value(p, "yx"), e = kf_problem_find_value(p, "e"), ye = kf_problem_find_value(p, "ye");
+    t = kf_problem_find_value(p, "t");
+    int f = kf_problem_find_value(p, "f"), g = kf_problem_find_value(p, "g"), gr = kf_problem_find_value(p, "gr");
+    kf_bt_plan pl;
+    kf_error err = {0};
+    KF_CHECK_MSG(kf_bt_plan_build(&l.r, KF_BT_FUSE_EPILOGUE, &pl, &err) == 0, "%s", err.msg);
+    /* yx views an input, ye an output, g a value f views already: copies */
+    static const char *const copies[] = {"yx", "ye", "g"};
+    for (int i = 0; i < 3; i++) {
+        int v = kf_problem_find_value(p, copies[i]);
+        KF_CHECK_MSG(pl.alias_of[v] == -1, "%s is an alias", copies[i]);
+        int gi = pl.group_of[v];
+        KF_CHECK_MSG(gi >= 0 && pl.groups[gi].kind == KF_BT_MAP && pl.groups[gi].nodes[0] == v - p->n_inputs,
+                     "%s is not the anchor of a map group", copies[i]);
+        KF_CHECK_INT(pl.store[v].kind, KF_BT_ST_OUTPUT);
+    }
+    KF_CHECK_INT(pl.store[yx].index, 0);
+    KF_CHECK_INT(pl.store[e].index, 1);
+    KF_CHECK_INT(pl.store[ye].index, 2);
+    KF_CHECK_INT(pl.alias_of[f], t);                /* f is t's buffer: t is written as output 3 */
+    KF_CHECK_INT(pl.store[t].kind, KF_BT_ST_OUTPUT);
+    KF_CHECK_INT(pl.store[t].index, 3);
+    KF_CHECK_INT(pl.store[g].index, 4);
+    KF_CHECK_INT(pl.group_of[gr], pl.group_of[g]);  /* relu fused after the copy */
+    kf_bt_plan_free(&pl);
+    unload(&l);
+}
+
 KF_TEST(unsupported_backend_and_determinism)
 {
     loaded l;

@@ -350,6 +350,29 @@ KF_TEST_TIMEOUT(gemm_tilings_pass_with_b_nk_and_epilogue, 240)
     check_points("level2/12_Gemm_Multiply_LeakyReLU.json", k, 6);
 }
 
+/* Shape ops (unsqueeze, view, flatten) alias their root's buffer: op by op,
+ * with epilogues and with row panels, in fp32 and with fp16 scratch. */
+KF_TEST_TIMEOUT(shape_ops_pass, 240)
+{
+    static const knobs k[] = {
+        {16, 2, 2, 1, KF_BT_FUSE_NONE, KF_BT_FP32}, {8, 4, 4, 1, KF_BT_FUSE_EPILOGUE, KF_BT_FP32},
+        {8, 8, 4, 1, KF_BT_FUSE_ROWS, KF_BT_FP32}, {16, 2, 2, 1, KF_BT_FUSE_NONE, KF_BT_FP16_STORAGE},
+    };
+    check_points("../tests/vocab/shape_ops.json", k, 4);
+    check_points("../tests/vocab/shape_copies.json", k, 3);   /* outputs that copy (fp32: its tolerance is 1e-4) */
+}
+
+/* (N, C, H, W) instance_norm, batch_norm (training and evaluation) and
+ * group_norm: op by op and fused, fp32 and fp16 scratch. */
+KF_TEST_TIMEOUT(norms_4d_pass, 240)
+{
+    static const knobs k[] = {
+        {16, 2, 2, 1, KF_BT_FUSE_NONE, KF_BT_FP32}, {8, 4, 4, 1, KF_BT_FUSE_EPILOGUE, KF_BT_FP32},
+        {8, 4, 4, 1, KF_BT_FUSE_EPILOGUE, KF_BT_FP16_STORAGE},
+    };
+    check_points("../tests/vocab/norms_4d.json", k, 3);
+}
+
 KF_TEST_TIMEOUT(fp16_scratch_storage_passes, 240)
 {
     /* two GEMMs: the second reads its A operand from fp16 scratch through

@@ -263,6 +263,33 @@ KF_TEST(init_forms)
     kf_problem_free(p);
 }
 
+/* A problem given by a C reference alone declares its outputs' shapes:
+ * they are values after the inputs, resolved per preset like inputs. */
+KF_TEST(c_reference_declares_output_shapes)
+{
+    kf_problem *p = parse_ok("{\"name\": \"cr\", \"dims\": [\"B\", \"N\"],"
+        " \"presets\": {\"s\": {\"B\": 3, \"N\": 5}, \"l\": {\"B\": 7, \"N\": 2}},"
+        " \"inputs\": [{\"name\": \"x\", \"shape\": [\"B\", \"N\"]}], \"graph\": [],"
+        " \"c_reference\": \"void ref(const float *x, float *y, float *s) {}\","
+        " \"outputs\": [{\"name\": \"y\", \"shape\": [\"N\", \"B\"]}, \"x\", {\"name\": \"s\", \"shape\": [\"B\", 1]}]}");
+    KF_CHECK_INT(p->n_declared, 2);
+    KF_CHECK_INT(kf_problem_n_values(p), 3);
+    KF_CHECK_INT(p->n_outputs, 3);
+    KF_CHECK_INT(p->outputs[0], 1);
+    KF_CHECK_INT(p->outputs[1], 0);
+    KF_CHECK_INT(p->outputs[2], 2);
+    KF_CHECK_STR(kf_problem_value_name(p, 2), "s");
+    KF_CHECK_INT(kf_problem_find_value(p, "y"), 1);
+    kf_resolved r;
+    kf_error err = {0};
+    KF_CHECK_MSG(kf_resolve(p, 1, &r, &err) == 0, "%s", err.msg);
+    KF_CHECK(r.shapes[1].rank == 2 && r.shapes[1].d[0] == 2 && r.shapes[1].d[1] == 7);
+    KF_CHECK(r.shapes[2].rank == 2 && r.shapes[2].d[0] == 7 && r.shapes[2].d[1] == 1);
+    KF_CHECK_NEAR(r.min_bytes, 4.0 * (14 + 14 + 14 + 7), 0);   /* x read; y, x, s written */
+    kf_resolved_free(&r);
+    kf_problem_free(p);
+}
+
 KF_TEST(describe_lists_nodes_with_attributes_and_shapes)
 {
     kf_problem *p = parse_ok(DEF_HEAD

@@ -58,6 +58,11 @@ static const struct { const char *file, *expect; } cases[] = {
     {"kaiming_fan_in.json", "inputs[1].init.fan_in: unknown dim 'KK' (did you mean 'K'?)"},
     {"empty_graph_no_outputs.json", "graph: is empty: give at least one node (or a c_reference)"},
     {"negative_tolerance.json", "tolerance.atol: must not be negative, got -1"},
+    {"cref_undeclared_output.json", "outputs[0]: 'y' is not an input, and a problem given by a C reference alone has no graph to infer its shape from: declare it as {\"name\": \"y\", \"shape\": [dims...]}"},
+    {"cref_output_no_shape.json", "outputs[0].shape: missing (a declared output needs its shape"},
+    {"cref_output_duplicate.json", "outputs[0].name: duplicate value name 'x' (already defined by inputs[0])"},
+    {"declared_output_with_graph.json", "outputs[0]: an output with a declared shape is only for a problem given by a C reference alone (no graph); name a value instead"},
+    {"view_count.json", "graph[0].shape: cannot view x [4, 6] (24 elements) as [5,-1]: 24 is not a multiple of 5 (preset 'small')"},
 };
 #define N_CASES ((int)(sizeof cases / sizeof cases[0]))
 

@@ -187,8 +187,17 @@ KF_TEST(norms)
                  "graph[0].in[0]: group_norm needs x (N, C, ...) of rank 2..4, got a [6]");
     expect_shape(IN1("[\"B\", 3, 4]"), "{\"out\": \"y\", \"op\": \"instance_norm\", \"in\": [\"a\"]}", "[5, 3, 4]", 60);
     expect_shape(IN1("[3, \"B\"]"), "{\"out\": \"y\", \"op\": \"instance_norm\", \"in\": [\"a\"]}", "[3, 5]", 15);
-    expect_error(IN1("[2, \"B\", 3, 4]"), "{\"out\": \"y\", \"op\": \"instance_norm\", \"in\": [\"a\"]}",
-                 "graph[0].in[0]: instance_norm needs x (N, C, L) or (C, L) of rank 2..3");
+    expect_shape(IN1("[2, \"B\", 3, 4]"), "{\"out\": \"y\", \"op\": \"instance_norm\", \"in\": [\"a\"]}",
+                 "[2, 5, 3, 4]", 120);
+    expect_error(IN1("[\"B\"]"), "{\"out\": \"y\", \"op\": \"instance_norm\", \"in\": [\"a\"]}",
+                 "graph[0].in[0]: instance_norm needs x (C, L), (N, C, L) or (N, C, H, W) of rank 2..4, got a [5]");
+    expect_shape(IN2("[\"B\", 3, 4, 2]", "[3]"),
+                 "{\"out\": \"y\", \"op\": \"batch_norm\", \"in\": [\"a\", \"b\", \"b\"]}", "[5, 3, 4, 2]", 120);
+    expect_error(IN2("[\"B\", 3, 4, 2]", "[4]"),
+                 "{\"out\": \"y\", \"op\": \"batch_norm\", \"in\": [\"a\", \"b\"]}",
+                 "graph[0].in[1]: batch_norm weight must have shape [3] to match a [5, 3, 4, 2]");
+    expect_shape(IN3("[\"B\", 6, 2, 3]", "[6]", "[6]"),
+                 "{\"out\": \"y\", \"op\": \"group_norm\", \"in\": [\"a\", \"b\", \"c\"], \"groups\": 2}", "[5, 6, 2, 3]", 180);
     expect_shape(IN2("[\"B\", 3]", "[3]"), "{\"out\": \"y\", \"op\": \"batch_norm\", \"in\": [\"a\", \"b\", \"b\"]}", "[5, 3]", 15);
     expect_shape(IN2("[\"B\", 3, 4]", "[3]"),
                  "{\"out\": \"y\", \"op\": \"batch_norm\", \"in\": [\"a\", \"b\", \"b\", \"b\", \"b\"], \"training\": false}",
@@ -218,6 +227,50 @@ KF_TEST(pooling_windows)
                  "graph[0].kernel_size: missing");
     expect_error(IN1("[\"B\", 10]"), "{\"out\": \"y\", \"op\": \"max_pool1d\", \"in\": [\"a\"], \"kernel_size\": 2, \"stride\": 0}",
                  "graph[0].stride: must be a positive integer, got 0");
+}
+
+#define SHAPE_NODE(op, attrs) "{\"out\": \"y\", \"op\": \"" op "\", \"in\": [\"a\"]" attrs "}"
+
+KF_TEST(shape_ops_reinterpret_without_flops)
+{
+    expect_shape(IN1("[\"B\", 3, 4]"), SHAPE_NODE("view", ", \"shape\": [\"B\", -1]"), "[5, 12]", 0);
+    expect_shape(IN1("[\"B\", 3, 4]"), SHAPE_NODE("reshape", ", \"shape\": [-1]"), "[60]", 0);
+    expect_shape(IN1("[\"B\", 12]"), SHAPE_NODE("view", ", \"shape\": [\"B\", 3, 2, 2]"), "[5, 3, 2, 2]", 0);
+    expect_shape(IN1("[\"B\", 3, 4]"), SHAPE_NODE("flatten", ""), "[60]", 0);
+    expect_shape(IN1("[2, \"B\", 3, 4]"), SHAPE_NODE("flatten", ", \"start_dim\": 1"), "[2, 60]", 0);
+    expect_shape(IN1("[2, \"B\", 3, 4]"), SHAPE_NODE("flatten", ", \"start_dim\": 1, \"end_dim\": -2"), "[2, 15, 4]", 0);
+    expect_shape(IN1("[\"B\", 3]"), SHAPE_NODE("unsqueeze", ", \"dim\": 1"), "[5, 1, 3]", 0);
+    expect_shape(IN1("[\"B\", 3]"), SHAPE_NODE("unsqueeze", ", \"dim\": -1"), "[5, 3, 1]", 0);
+    expect_shape(IN1("[\"B\", 3]"), SHAPE_NODE("unsqueeze", ", \"dim\": 0"), "[1, 5, 3]", 0);
+    expect_shape(IN1("[1, \"B\", 1, 3]"), SHAPE_NODE("squeeze", ""), "[5, 3]", 0);
+    expect_shape(IN1("[1, \"B\", 1, 3]"), SHAPE_NODE("squeeze", ", \"dim\": -2"), "[1, 5, 3]", 0);
+    expect_shape(IN1("[1, \"B\", 1, 3]"), SHAPE_NODE("squeeze", ", \"dim\": 1"), "[1, 5, 1, 3]", 0);  /* size 5: kept */
+    expect_error(IN1("[\"B\", 3]"), SHAPE_NODE("view", ", \"shape\": [4, 4]"),
+                 "graph[0].shape: cannot view a [5, 3] (15 elements) as [4,4] = [4, 4] (16 elements): the element counts must match");
+    expect_error(IN1("[\"B\", 3]"), SHAPE_NODE("reshape", ", \"shape\": [4, -1]"),
+                 "graph[0].shape: cannot reshape a [5, 3] (15 elements) as [4,-1]: 15 is not a multiple of 4");
+    expect_error(IN1("[\"B\", 3]"), SHAPE_NODE("view", ", \"shape\": [-1, -1]"),
+                 "graph[0].shape[1]: only one size may be -1");
+    expect_error(IN1("[\"B\", 3]"), SHAPE_NODE("view", ", \"shape\": [\"Q\", 3]"),
+                 "graph[0].shape[0]: unknown dim 'Q'");
+    expect_error(IN1("[\"B\", 3]"), SHAPE_NODE("view", ", \"shape\": [0, 3]"),
+                 "graph[0].shape[0]: must be a positive integer, got 0");
+    expect_error(IN1("[\"B\", 3]"), SHAPE_NODE("view", ""), "graph[0].shape: missing");
+    expect_error(IN1("[\"B\", 3]"), SHAPE_NODE("view", ", \"shape\": [1099511627776, 1099511627776, -1]"),
+                 "graph[0].shape: view [1099511627776,1099511627776,-1] has more than 2^48 elements");
+    expect_error(IN1("[\"B\", 3]"), SHAPE_NODE("view", ", \"shape\": [1, 1, 1, 5, 3]"),
+                 "graph[0].shape: rank 5 is not supported");
+    expect_error(IN1("[\"B\", 3]"), SHAPE_NODE("unsqueeze", ", \"dim\": 3"),
+                 "graph[0].dim: dim 3 is out of range for a [5, 3] (valid: -3..2)");
+    expect_error(IN1("[\"B\", 3]"), SHAPE_NODE("unsqueeze", ""), "graph[0].dim: missing");
+    expect_error(IN1("[2, \"B\", 3, 4]"), SHAPE_NODE("unsqueeze", ", \"dim\": 0"),
+                 "graph[0]: unsqueeze of a [2, 5, 3, 4] would have rank 5 (at most 4 dims)");
+    expect_error(IN1("[\"B\", 3]"), SHAPE_NODE("squeeze", ", \"dim\": -3"),
+                 "graph[0].dim: dim -3 is out of range for a [5, 3] (valid: -2..1)");
+    expect_error(IN1("[\"B\", 3, 4]"), SHAPE_NODE("flatten", ", \"start_dim\": 2, \"end_dim\": 1"),
+                 "graph[0].start_dim: flatten start_dim 2 comes after end_dim 1 for a [5, 3, 4]");
+    expect_error(IN1("[\"B\", 3, 4]"), SHAPE_NODE("flatten", ", \"end_dim\": 3"),
+                 "graph[0].end_dim: end_dim 3 is out of range for a [5, 3, 4] (valid: -3..2)");
 }
 
 /* A chain: FLOPs add up node by node, bytes count inputs and outputs once. */

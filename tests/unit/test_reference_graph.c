@@ -8,6 +8,7 @@
 #include <config.h>
 
 #include <dirent.h>
+#include <math.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -266,6 +267,144 @@ KF_TEST(duplicate_outputs_input_outputs_and_dead_nodes)
     }
     for (int i = 0; i < 3; i++)
         free(o[i]);
+    unload(&L);
+}
+
+/* The same computation written with shape ops (unsqueeze, squeeze, view
+ * with -1, reshape with dim names, flatten) and without them (keepdim):
+ * the outputs hold the same elements in the same order, bit for bit. */
+#define SHAPE_HEAD(NAME)                                                                        \
+    "{\"name\": \"" NAME "\", \"dims\": [\"B\", \"C\", \"L\"],"                                  \
+    " \"presets\": {\"p\": {\"B\": 3, \"C\": 4, \"L\": 5}},"                                    \
+    " \"inputs\": [{\"name\": \"x\", \"shape\": [\"B\", \"C\", \"L\"], \"init\": {\"dist\": \"normal\"}},"  \
+    "  {\"name\": \"w\", \"shape\": [\"C\"], \"init\": {\"dist\": \"uniform\"}}],"
+
+KF_TEST(shape_ops_give_the_outputs_of_the_plain_graph)
+{
+    static const char *WITH =
+        SHAPE_HEAD("with")
+        " \"graph\": ["
+        "  {\"out\": \"m\", \"op\": \"mean\", \"in\": [\"x\"], \"dim\": -1},"
+        "  {\"out\": \"m3\", \"op\": \"unsqueeze\", \"in\": [\"m\"], \"dim\": -1},"
+        "  {\"out\": \"c\", \"op\": \"sub\", \"in\": [\"x\", \"m3\"]},"
+        "  {\"out\": \"w2\", \"op\": \"view\", \"in\": [\"w\"], \"shape\": [-1, 1]},"
+        "  {\"out\": \"s\", \"op\": \"mul\", \"in\": [\"c\", \"w2\"]},"
+        "  {\"out\": \"f\", \"op\": \"flatten\", \"in\": [\"s\"], \"start_dim\": 1},"
+        "  {\"out\": \"r\", \"op\": \"reshape\", \"in\": [\"f\"], \"shape\": [\"B\", 1, \"C\", \"L\"]},"
+        "  {\"out\": \"q\", \"op\": \"squeeze\", \"in\": [\"r\"], \"dim\": 1},"
+        "  {\"out\": \"y\", \"op\": \"relu\", \"in\": [\"q\"]},"
+        "  {\"out\": \"k\", \"op\": \"amax\", \"in\": [\"x\"], \"dim\": 2, \"keepdim\": true},"
+        "  {\"out\": \"z\", \"op\": \"squeeze\", \"in\": [\"k\"]}],"
+        " \"outputs\": [\"y\", \"z\", \"f\"]}";
+    /* without shape ops, w is declared as the (C, 1) column it is viewed as */
+    static const char *PLAIN =
+        "{\"name\": \"plain\", \"dims\": [\"B\", \"C\", \"L\"],"
+        " \"presets\": {\"p\": {\"B\": 3, \"C\": 4, \"L\": 5}},"
+        " \"inputs\": [{\"name\": \"x\", \"shape\": [\"B\", \"C\", \"L\"], \"init\": {\"dist\": \"normal\"}},"
+        "  {\"name\": \"w\", \"shape\": [\"C\", 1], \"init\": {\"dist\": \"uniform\"}}],"
+        " \"graph\": ["
+        "  {\"out\": \"m\", \"op\": \"mean\", \"in\": [\"x\"], \"dim\": -1, \"keepdim\": true},"
+        "  {\"out\": \"c\", \"op\": \"sub\", \"in\": [\"x\", \"m\"]},"
+        "  {\"out\": \"s\", \"op\": \"mul\", \"in\": [\"c\", \"w\"]},"
+        "  {\"out\": \"y\", \"op\": \"relu\", \"in\": [\"s\"]},"
+        "  {\"out\": \"z\", \"op\": \"amax\", \"in\": [\"x\"], \"dim\": 2}],"
+        " \"outputs\": [\"y\", \"z\", \"s\"]}";
+    loaded A, B;
+    if (load(&A, WITH, "p", 77) < 0)
+        return;
+    if (load(&B, PLAIN, "p", 77) < 0) {
+        unload(&A);
+        return;
+    }
+    /* shapes: y (B, C, L), z (B, C), f (B, C*L) */
+    const kf_shape *sy = &A.r.shapes[value_of(&A, "y")], *sz = &A.r.shapes[value_of(&A, "z")];
+    const kf_shape *sf = &A.r.shapes[value_of(&A, "f")], *sw = &A.r.shapes[value_of(&A, "w2")];
+    KF_CHECK_INT(sy->rank, 3);
+    KF_CHECK_INT(sz->rank, 2);
+    KF_CHECK(sz->d[0] == 3 && sz->d[1] == 4);
+    KF_CHECK(sf->rank == 2 && sf->d[0] == 3 && sf->d[1] == 20);
+    KF_CHECK(sw->rank == 2 && sw->d[0] == 4 && sw->d[1] == 1);
+    /* the same draws: w (C) and w (C, 1) have the same elements */
+    for (int i = 0; i < 4; i++)
+        KF_CHECK(A.in[1][i] == B.in[1][i]);
+    double *oa[3] = {NULL}, *ob[3] = {NULL};
+    kf_error err = {0};
+    KF_CHECK_MSG(kf_reference_outputs(&A.r, (const float *const *)A.in, oa, 2, &err) == 0, "%s", err.msg);
+    KF_CHECK_MSG(kf_reference_outputs(&B.r, (const float *const *)B.in, ob, 2, &err) == 0, "%s", err.msg);
+    static const int n[3] = {60, 12, 60};
+    int nonzero = 0;
+    for (int o = 0; o < 3 && oa[o] && ob[o]; o++)
+        for (int i = 0; i < n[o]; i++) {
+            KF_CHECK_NEAR(oa[o][i], ob[o][i], 0);
+            nonzero += oa[o][i] != 0;
+        }
+    KF_CHECK(nonzero > 60);
+    for (int o = 0; o < 3; o++) {
+        free(oa[o]);
+        free(ob[o]);
+    }
+    unload(&A);
+    unload(&B);
+}
+
+/* 4-D (N, C, H, W) norms: instance_norm and batch_norm (training and
+ * evaluation) over H x W equal the 3-D ops on the (N, C, H*W) view, and
+ * instance_norm matches plain loops. */
+KF_TEST(norms_4d_equal_the_3d_view)
+{
+    static const char *J =
+        "{\"name\": \"n4\", \"dims\": [\"N\", \"C\", \"H\", \"W\"],"
+        " \"presets\": {\"p\": {\"N\": 2, \"C\": 3, \"H\": 4, \"W\": 5}},"
+        " \"inputs\": [{\"name\": \"x\", \"shape\": [\"N\", \"C\", \"H\", \"W\"], \"init\": {\"dist\": \"normal\", \"mean\": 1, \"std\": 3}},"
+        "  {\"name\": \"g\", \"shape\": [\"C\"], \"init\": {\"dist\": \"uniform\", \"low\": 0.5, \"high\": 1.5}},"
+        "  {\"name\": \"b\", \"shape\": [\"C\"], \"init\": {\"dist\": \"uniform\"}},"
+        "  {\"name\": \"rv\", \"shape\": [\"C\"], \"init\": {\"dist\": \"uniform\", \"low\": 0.5, \"high\": 2}}],"
+        " \"graph\": ["
+        "  {\"out\": \"i4\", \"op\": \"instance_norm\", \"in\": [\"x\"]},"
+        "  {\"out\": \"bt4\", \"op\": \"batch_norm\", \"in\": [\"x\", \"g\", \"b\"]},"
+        "  {\"out\": \"be4\", \"op\": \"batch_norm\", \"in\": [\"x\", \"g\", \"b\", \"b\", \"rv\"], \"training\": false},"
+        "  {\"out\": \"x3\", \"op\": \"view\", \"in\": [\"x\"], \"shape\": [\"N\", \"C\", -1]},"
+        "  {\"out\": \"i3\", \"op\": \"instance_norm\", \"in\": [\"x3\"]},"
+        "  {\"out\": \"bt3\", \"op\": \"batch_norm\", \"in\": [\"x3\", \"g\", \"b\"]},"
+        "  {\"out\": \"be3\", \"op\": \"batch_norm\", \"in\": [\"x3\", \"g\", \"b\", \"b\", \"rv\"], \"training\": false}],"
+        " \"outputs\": [\"i4\", \"bt4\", \"be4\", \"i3\", \"bt3\", \"be3\"]}";
+    loaded L;
+    if (load(&L, J, "p", 5) < 0)
+        return;
+    double *o[6] = {NULL};
+    kf_error err = {0};
+    KF_CHECK_MSG(kf_reference_outputs(&L.r, (const float *const *)L.in, o, 2, &err) == 0, "%s", err.msg);
+    if (!o[0])
+        return;
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < 120; i++)
+            KF_CHECK_NEAR(o[k][i], o[k + 3][i], 0);
+    const float *x = L.in[0];
+    for (int nc = 0; nc < 6; nc++) {       /* instance_norm by hand over the 20 elements of (n, c) */
+        double m = 0, v = 0;
+        for (int j = 0; j < 20; j++) m += x[nc * 20 + j];
+        m /= 20;
+        for (int j = 0; j < 20; j++) v += (x[nc * 20 + j] - m) * (x[nc * 20 + j] - m);
+        v /= 20;
+        for (int j = 0; j < 20; j++)
+            KF_CHECK_NEAR(o[0][nc * 20 + j], (x[nc * 20 + j] - m) / sqrt(v + 1e-5), 1e-12);
+    }
+    for (int c = 0; c < 3; c++) {          /* batch_norm training by hand for channel c */
+        double m = 0, v = 0;
+        for (int n = 0; n < 2; n++)
+            for (int j = 0; j < 20; j++) m += x[(n * 3 + c) * 20 + j];
+        m /= 40;
+        for (int n = 0; n < 2; n++)
+            for (int j = 0; j < 20; j++) v += (x[(n * 3 + c) * 20 + j] - m) * (x[(n * 3 + c) * 20 + j] - m);
+        v /= 40;
+        for (int n = 0; n < 2; n++)
+            for (int j = 0; j < 20; j++) {
+                int e = (n * 3 + c) * 20 + j;
+                KF_CHECK_NEAR(o[1][e], (x[e] - m) / sqrt(v + 1e-5) * L.in[1][c] + L.in[2][c], 1e-12);
+            }
+    }
+    for (int k = 0; k < 6; k++)
+        free(o[k]);
     unload(&L);
 }
 

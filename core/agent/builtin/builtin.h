@@ -153,8 +153,16 @@ typedef struct kf_bt_plan {
     int n_groups;
     kf_bt_group *groups;
     int n_values;
-    int *group_of;            /* per value: defining group, -1 for inputs */
-    kf_bt_store *store;       /* per value */
+    int *group_of;            /* per value: defining group, -1 for inputs and
+                                 for the outputs of shape ops */
+    int *alias_of;            /* per value: for the output of a shape op (view,
+                                 reshape, flatten, squeeze, unsqueeze) the value
+                                 whose buffer it reinterprets (never itself an
+                                 alias), else -1.  No group computes an alias:
+                                 it shares its root's store, read with its own
+                                 shape (r->shapes[v]); a shape op that must
+                                 copy (see kf_bt_plan_build) is no alias */
+    kf_bt_store *store;       /* per value (an alias: its root's store) */
     int n_scratch;            /* scratch buffers: one per materialised value
                                  that is not a problem output */
     int *scratch_value;       /* value id of scratch buffer s */
@@ -163,7 +171,11 @@ typedef struct kf_bt_plan {
 
 /* Lowers r into groups under `fusion`.  Every problem in the vocabulary
  * lowers (a problem with only a C reference is refused: "the builtin agent
- * needs an op graph; use an LLM agent for c_reference problems").  A value
+ * needs an op graph; use an LLM agent for c_reference problems").  A shape
+ * op is an alias (alias_of) except for an output viewing an input, another
+ * output or a value another output views: that one is a copy, a MAP group
+ * whose anchor is the shape op (kf_bt_map_expr gives kf_identity(x); its
+ * operand has another shape with the same elements, read at the flat index).  A value
  * is materialised (store != LOCAL) when it is the last value of its group,
  * a problem output, or read by a later group. */
 int kf_bt_plan_build(const kf_resolved *r, kf_bt_fusion fusion, kf_bt_plan *out, kf_error *err);

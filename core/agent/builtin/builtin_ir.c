@@ -104,7 +104,7 @@ static void gemm_geometry(const kf_resolved *r, const kf_node *nd, kf_bt_gemm *g
 static kf_bt_group_kind anchor_kind(const kf_resolved *r, const kf_node *nd)
 {
     if (nd->op == KF_OP_MATMUL || nd->op == KF_OP_LINEAR) return KF_BT_GEMM;
-    if (kf_bt_is_map_op(nd->op)) return KF_BT_MAP;
+    if (kf_bt_is_map_op(nd->op) || kf_op_is_shape(nd->op)) return KF_BT_MAP;   /* shape op: a copy */
     const kf_shape *x = &r->shapes[nd->in[0].value];
     switch (nd->op) {
     case KF_OP_SUM: case KF_OP_MEAN: case KF_OP_AMAX: case KF_OP_AMIN: case KF_OP_LOGSUMEXP:
@@ -128,6 +128,7 @@ static void anchor_geometry(const kf_resolved *r, const kf_node *nd, kf_bt_group
         int tail = 1;
         if (nd->op == KF_OP_LAYER_NORM || nd->op == KF_OP_RMS_NORM) tail = nd->normalized_dims;
         if (nd->op == KF_OP_GROUP_NORM) tail = x->rank - 1;
+        if (nd->op == KF_OP_INSTANCE_NORM && x->rank == 4) tail = 2;   /* (N, C, H, W): rows of H x W */
         g->row.row_len = prod(x->d, x->rank - tail, x->rank);
         g->row.rows = prod(x->d, 0, x->rank - tail);
         g->row.inner = nd->op == KF_OP_GROUP_NORM ? prod(x->d, 2, x->rank) : 1;
@@ -147,8 +148,8 @@ static void anchor_geometry(const kf_resolved *r, const kf_node *nd, kf_bt_group
 }
 
 /* Can map node nd (defining value v) join group g? */
-static int can_join(const kf_resolved *r, const kf_bt_group *g, const int *group_of, int gi,
-                    const kf_node *nd, int v)
+static int can_join(const kf_resolved *r, const kf_bt_group *g, const int *group_of,
+                    const int *alias_of, int gi, const kf_node *nd, int v)
 {
     if (!kf_bt_is_map_op(nd->op)) return 0;
     if (!same_shape(&r->shapes[v], &g->shape)) return 0;
@@ -157,6 +158,8 @@ static int can_join(const kf_resolved *r, const kf_bt_group *g, const int *group
     for (int i = 0; i < nd->n_in; i++) {
         if (nd->in[i].is_scalar) continue;
         int u = nd->in[i].value;
+        if (alias_of[u] >= 0 && group_of[alias_of[u]] == gi)
+            return 0;   /* a view of a value this group is still writing */
         if (group_of[u] == gi) { inside = 1; continue; }
         int64_t st[KF_MAX_RANK];
         if (kf_bt_bcast_strides(&r->shapes[u], &g->shape, st) != 0) return 0;
@@ -169,6 +172,7 @@ void kf_bt_plan_free(kf_bt_plan *p)
     if (!p) return;
     free(p->groups);
     free(p->group_of);
+    free(p->alias_of);
     free(p->store);
     free(p->scratch_value);
     free(p->scratch_elems);
@@ -188,22 +192,46 @@ int kf_bt_plan_build(const kf_resolved *r, kf_bt_fusion fusion, kf_bt_plan *out,
     out->n_values = nv;
     out->groups = calloc((size_t)p->n_nodes, sizeof *out->groups);
     out->group_of = malloc((size_t)nv * sizeof *out->group_of);
+    out->alias_of = malloc((size_t)nv * sizeof *out->alias_of);
     out->store = calloc((size_t)nv, sizeof *out->store);
     out->scratch_value = malloc((size_t)nv * sizeof(int));
     out->scratch_elems = malloc((size_t)nv * sizeof(int64_t));
-    if (!out->groups || !out->group_of || !out->store || !out->scratch_value || !out->scratch_elems) {
+    if (!out->groups || !out->group_of || !out->alias_of || !out->store || !out->scratch_value || !out->scratch_elems) {
         kf_bt_plan_free(out);
         return kf_fail(err, KF_E_INTERNAL, "out of memory while planning %s", p->name);
     }
-    for (int v = 0; v < nv; v++) out->group_of[v] = -1;
+    for (int v = 0; v < nv; v++) out->group_of[v] = out->alias_of[v] = -1;
+    /* out_root[r]: the output written straight from value r's group (r is
+     * viewed by that output); out_of[v]: the output index naming v, or -1 */
+    int *out_root = malloc((size_t)nv * sizeof *out_root), *out_of = malloc((size_t)nv * sizeof *out_of);
+    if (!out_root || !out_of) {
+        free(out_root);
+        free(out_of);
+        kf_bt_plan_free(out);
+        return kf_fail(err, KF_E_INTERNAL, "out of memory while planning %s", p->name);
+    }
+    for (int v = 0; v < nv; v++) out_root[v] = out_of[v] = -1;
+    for (int o = p->n_outputs - 1; o >= 0; o--) out_of[p->outputs[o]] = o;
 
-    /* 1. groups */
+    /* 1. groups.  A shape op computes nothing: its value aliases its root's
+     * buffer, and an output that views a value has that value written into
+     * the output.  Only when the root already has a buffer of its own (an
+     * input, an output, or a value another output views) does the view of an
+     * output become a copy: a map group with the shape op as its anchor. */
     for (int k = 0; k < p->n_nodes; k++) {
         const kf_node *nd = &p->nodes[k];
         int v = p->n_inputs + k;
+        if (kf_op_is_shape(nd->op)) {
+            int u = nd->in[0].value, root = out->alias_of[u] >= 0 ? out->alias_of[u] : u;
+            if (out_of[v] < 0 || (root >= p->n_inputs && out_of[root] < 0 && out_root[root] < 0)) {
+                out->alias_of[v] = root;
+                if (out_of[v] >= 0) out_root[root] = out_of[v];
+                continue;
+            }
+        }
         int gi = out->n_groups - 1;
         if (fusion != KF_BT_FUSE_NONE && gi >= 0 &&
-            can_join(r, &out->groups[gi], out->group_of, gi, nd, v)) {
+            can_join(r, &out->groups[gi], out->group_of, out->alias_of, gi, nd, v)) {
             kf_bt_group *g = &out->groups[gi];
             g->nodes[g->n_nodes++] = k;
             g->last_value = v;
@@ -230,6 +258,15 @@ int kf_bt_plan_build(const kf_resolved *r, kf_bt_fusion fusion, kf_bt_plan *out,
             const kf_node *an = &p->nodes[g->nodes[0]];
             if (an->in[0].value != pg->last_value) continue;
             if (g->row.row_len != pg->gemm.N || g->row.rows != pg->gemm.M * pg->gemm.batch) continue;
+            int views_panel = 0;   /* a view of the GEMM's output is read whole, after it */
+            for (int n = 0; n < g->n_nodes; n++)
+                for (int i = 0; i < p->nodes[g->nodes[n]].n_in; i++) {
+                    const kf_operand *o = &p->nodes[g->nodes[n]].in[i];
+                    if (!o->is_scalar && out->alias_of[o->value] >= 0 &&
+                        out->group_of[out->alias_of[o->value]] == gi - 1)
+                        views_panel = 1;
+                }
+            if (views_panel) continue;
             g->fused_into = gi - 1;
             pg->row_tail = gi;
         }
@@ -237,8 +274,17 @@ int kf_bt_plan_build(const kf_resolved *r, kf_bt_fusion fusion, kf_bt_plan *out,
 
     /* 3. what is materialised, and where */
     char *need = calloc((size_t)nv, 1);
-    if (!need) { kf_bt_plan_free(out); return kf_fail(err, KF_E_INTERNAL, "out of memory while planning %s", p->name); }
-    for (int o = 0; o < p->n_outputs; o++) need[p->outputs[o]] = 1;
+    if (!need) {
+        free(out_root);
+        free(out_of);
+        kf_bt_plan_free(out);
+        return kf_fail(err, KF_E_INTERNAL, "out of memory while planning %s", p->name);
+    }
+    for (int o = 0; o < p->n_outputs; o++) {
+        int v = p->outputs[o];
+        need[v] = 1;
+        if (out->alias_of[v] >= 0) need[out->alias_of[v]] = 1;   /* written as that output */
+    }
     for (int gi = 0; gi < out->n_groups; gi++) {
         const kf_bt_group *g = &out->groups[gi];
         int last_needed_only_by_tail = g->row_tail >= 0;
@@ -253,14 +299,15 @@ int kf_bt_plan_build(const kf_resolved *r, kf_bt_fusion fusion, kf_bt_plan *out,
                 if (gu >= 0 && g->fused_into == gu && u == out->groups[gu].last_value && n == 0 && i == 0)
                     continue;   /* read from the row panel, not from memory */
                 need[u] = 1;
+                if (out->alias_of[u] >= 0) need[out->alias_of[u]] = 1;
             }
         }
     }
     for (int v = 0; v < nv; v++) {
         out->store[v].kind = KF_BT_ST_LOCAL;
-        if (!need[v]) continue;
+        if (!need[v] || out->alias_of[v] >= 0) continue;
         if (v < p->n_inputs) { out->store[v].kind = KF_BT_ST_INPUT; out->store[v].index = v; continue; }
-        int oi = -1;
+        int oi = out_root[v];
         for (int o = 0; o < p->n_outputs && oi < 0; o++)
             if (p->outputs[o] == v) oi = o;
         if (oi >= 0) { out->store[v].kind = KF_BT_ST_OUTPUT; out->store[v].index = oi; continue; }
@@ -274,7 +321,11 @@ int kf_bt_plan_build(const kf_resolved *r, kf_bt_fusion fusion, kf_bt_plan *out,
         out->store[v].kind = KF_BT_ST_INPUT;
         out->store[v].index = v;
     }
+    for (int v = 0; v < nv; v++)               /* roots come first: stores are final */
+        if (out->alias_of[v] >= 0 && need[v]) out->store[v] = out->store[out->alias_of[v]];
     free(need);
+    free(out_root);
+    free(out_of);
     return 0;
 }
 

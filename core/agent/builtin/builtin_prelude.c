@@ -265,6 +265,8 @@ char *kf_bt_map_expr(const kf_node *nd, const char *x, const char *y)
         if (!f || !a || !b) return NULL;
         return fmt("%s(%s, %s)", f, a, b);
     }
+    if (kf_op_is_shape(nd->op))   /* a copy group's anchor: the elements in row-major order */
+        return x ? fmt("kf_identity(%s)", x) : NULL;
     if (!kf_op_is_unary(nd->op) || !x) return NULL;
     switch (nd->op) {
     case KF_OP_LEAKY_RELU:

@@ -409,6 +409,7 @@ static void measure_work(const kf_resolved *r, work_t *w)
     for (int k = 0; k < p->n_nodes; k++) {
         const kf_node *nd = &p->nodes[k];
         int v = p->n_inputs + k;
+        if (kf_op_is_shape(nd->op)) continue;   /* no work: an alias of its input */
         double e = (double)kf_shape_elems(&r->shapes[v]);
         if (nd->op == KF_OP_MATMUL || nd->op == KF_OP_LINEAR) {
             const kf_shape *a = &r->shapes[nd->in[0].value];

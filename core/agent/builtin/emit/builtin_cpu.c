@@ -213,11 +213,11 @@ static void operand_offset(gen_t *g, int u, const kf_shape *S, const char *cv, c
 {
     const kf_shape *us = &g->r->shapes[u];
     int64_t st[KF_MAX_RANK];
-    kf_bt_bcast_strides(us, S, st);
+    int other_shape = kf_bt_bcast_strides(us, S, st) != 0;   /* the operand of a shape-op copy */
     int64_t ue = kf_shape_elems(us);
     int64_t last = S->rank ? st[S->rank - 1] : 0;
     if (ue == 1) { snprintf(out, n, "0"); return; }
-    if (ue == kf_shape_elems(S) && us->rank == S->rank) { snprintf(out, n, "ro%d + %s", u, cv); return; }
+    if (ue == kf_shape_elems(S) && (us->rank == S->rank || other_shape)) { snprintf(out, n, "ro%d + %s", u, cv); return; }
     if (last == 0) snprintf(out, n, "ro%d", u);
     else if (last == 1) snprintf(out, n, "ro%d + %s", u, cv);
     else snprintf(out, n, "ro%d + %s * %" PRId64, u, cv, last);
@@ -228,9 +228,9 @@ static void emit_rowoff(gen_t *g, int u, const kf_shape *S, const char *rv, cons
 {
     const kf_shape *us = &g->r->shapes[u];
     int64_t st[KF_MAX_RANK];
-    kf_bt_bcast_strides(us, S, st);
+    int other_shape = kf_bt_bcast_strides(us, S, st) != 0;   /* the operand of a shape-op copy */
     if (kf_shape_elems(us) == 1) return;
-    if (kf_shape_elems(us) == kf_shape_elems(S) && us->rank == S->rank) {
+    if (kf_shape_elems(us) == kf_shape_elems(S) && (us->rank == S->rank || other_shape)) {
         kf_sb_printf(&g->b, "%sconst int64_t ro%d = %s * %" PRId64 ";\n", indent, u, rv, ncols(S));
         return;
     }

@@ -281,6 +281,8 @@ char *ocl_operand(ocl_kernel *k, int gi, int v, const kf_shape *target, const ch
     const kf_shape *vs = &g->r->shapes[v];
     int64_t st[KF_MAX_RANK];
     if (kf_bt_bcast_strides(vs, target, st) != 0) {
+        if (kf_shape_elems(vs) == kf_shape_elems(target))   /* the operand of a shape-op copy */
+            return ocl_elem(k, v, idx);
         ocl_failf(g, "value '%s' does not broadcast to the shape of group g%d (plan/generator mismatch)",
                   kf_problem_value_name(g->p, v), gi);
         return NULL;
@@ -335,7 +337,8 @@ void ocl_emit_tail(ocl_kernel *k, int gi, int from, const char *idx, const char 
     for (int n = from; n < grp->n_nodes && !g->failed; n++) {
         const kf_node *nd = &p->nodes[grp->nodes[n]];
         int v = p->n_inputs + grp->nodes[n];
-        if (!kf_bt_is_map_op(nd->op) || !same_shape(&g->r->shapes[v], target)) {
+        int copy = n == 0 && kf_op_is_shape(nd->op);   /* a shape op that must copy: the anchor */
+        if ((!kf_bt_is_map_op(nd->op) && !copy) || !same_shape(&g->r->shapes[v], target)) {
             ocl_failf(g, "group g%d: node '%s' (%s) is not an elementwise op of the group's shape "
                       "(plan/generator mismatch)", gi, nd->out, kf_op_name(nd->op));
             return;
@@ -390,6 +393,12 @@ static void assign_storage(ocl_gen *g)
     int half = g->pt->precision == KF_BT_FP16_STORAGE;
     for (int v = 0; v < nv && !g->failed; v++) {
         const kf_bt_store *st = &pl->store[v];
+        if (pl->alias_of[v] >= 0) {   /* a shape op: its root's buffer (assigned already) */
+            int root = pl->alias_of[v];
+            if (g->store_name[root]) g->store_name[v] = xstrdup(g, g->store_name[root]);
+            g->half[v] = g->half[root];
+            continue;
+        }
         switch (st->kind) {
         case KF_BT_ST_INPUT:
             g->store_name[v] = xstrdup(g, p->inputs[st->index].name);

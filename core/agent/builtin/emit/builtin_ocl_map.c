@@ -24,7 +24,7 @@ void ocl_gen_map(ocl_gen *g, int gi)
     const kf_shape *ys = &g->r->shapes[av];
     int64_t E = kf_shape_elems(ys);
     int pool = an->op == KF_OP_MAX_POOL1D || an->op == KF_OP_AVG_POOL1D;
-    if (!pool && !kf_bt_is_map_op(an->op)) {
+    if (!pool && !kf_bt_is_map_op(an->op) && !kf_op_is_shape(an->op)) {   /* shape op: a copy */
         ocl_failf(g, "group g%d: no OpenCL kernel for a %s anchor (generator limit)", gi, kf_op_name(an->op));
         return;
     }

@@ -48,9 +48,9 @@ static void geometry(const kf_node *nd, const kf_shape *x, seg_geo *s)
         s->spatial = prod(x, 2, x->rank);
         s->len = s->channels / s->groups * s->spatial;
         break;
-    case KF_OP_INSTANCE_NORM:
-        s->channels = x->rank >= 2 ? x->d[x->rank - 2] : 1;
-        s->len = x->d[x->rank - 1];
+    case KF_OP_INSTANCE_NORM:   /* (C, L), (N, C, L) or (N, C, H, W): a segment per channel */
+        s->channels = x->rank >= 3 ? x->d[1] : x->rank == 2 ? x->d[0] : 1;
+        s->len = x->rank >= 3 ? prod(x, 2, x->rank) : x->d[x->rank - 1];
         break;
     default:   /* reductions, softmax, log_softmax over nd->dim */
         s->len = x->rank ? x->d[nd->dim] : 1;
@@ -263,11 +263,11 @@ void ocl_gen_batch_norm(ocl_gen *g, int gi)
     int av = p->n_inputs + grp->nodes[0];
     int xv = an->in[0].value;
     const kf_shape *xs = &g->r->shapes[xv];
-    if (xs->rank != 2 && xs->rank != 3) {
-        ocl_failf(g, "group g%d: batch_norm needs (N, C) or (N, C, L) input", gi);
+    if (xs->rank < 2 || xs->rank > 4) {
+        ocl_failf(g, "group g%d: batch_norm needs (N, C), (N, C, L) or (N, C, H, W) input", gi);
         return;
     }
-    const int64_t NB = xs->d[0], C = xs->d[1], L = xs->rank == 3 ? xs->d[2] : 1;
+    const int64_t NB = xs->d[0], C = xs->d[1], L = xs->rank >= 3 ? kf_shape_elems(xs) / (NB * C) : 1;
     const int64_t E = NB * C * L;
     char eps[48], x[160];
     kf_bt_flit(an->eps, eps);
