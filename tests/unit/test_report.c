@@ -446,6 +446,109 @@ KF_TEST(machine_from_suite_json_and_list_runs)
     " \"inputs\": [{\"name\": \"x\", \"shape\": [\"N\"]}]," \
     " \"graph\": [{\"out\": \"y\", \"op\": \"relu\", \"in\": [\"x\"]}], \"outputs\": [\"y\"]}"
 
+/* CPU anchors (ONNX Runtime, one time per problem, threads stated): matched
+ * by name, speedups by hand, the md section names the tool and the threads;
+ * a file of another preset is refused. */
+KF_TEST(cpu_anchors_onnxruntime)
+{
+    char *root = kf_test_tmpdir();
+    kf_report r;
+    if (build_five(root, &r) != 0) return;
+    r.machine.cpus = 16;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/ort.json", root);
+    /* A: best 1 ms vs 3 ms; B: best 4 ms vs 2 ms; C: an error; D unverified; E no result; X not in the report */
+    kf_test_write_file(path, "{\"tool\": \"onnxruntime\", \"version\": \"1.20.1\", \"device\": \"cpu\", "
+                             "\"threads\": 2, \"preset\": \"small\", \"machine\": {\"cpu\": \"Test CPU\"}, "
+                             "\"problems\": {\"A_two\": {\"eager_ms\": 3}, \"B_half\": {\"eager_ms\": 2.0}, "
+                             "\"C_five_quarters\": {\"error\": \"Unsupported: op 'foo'\"}, "
+                             "\"D_unverified\": {\"eager_ms\": 1}, \"X_other\": {\"eager_ms\": 1}}}");
+    kf_error err = {0};
+    KF_CHECK_MSG(kf_report_load_anchors(&r, path, &err) == 0, "load_anchors: %s", err.msg);
+    KF_CHECK_STR(r.anchors_tool, "onnxruntime");
+    KF_CHECK_STR(r.anchors_version, "1.20.1");
+    KF_CHECK_STR(r.anchors_device, "cpu");
+    KF_CHECK_STR(r.anchors_preset, "small");
+    KF_CHECK_INT(r.anchors_threads, 2);
+    KF_CHECK_INT(r.anchors_matched, 3);   /* A, B, D (D has a time but no verified kernel) */
+    KF_CHECK_INT(r.anchors_has_compile, 0);
+    KF_CHECK_STR(kf_report_anchors_label(&r), "ONNX Runtime");
+    char desc[256];
+    KF_CHECK_STR(kf_report_anchors_desc(&r, desc, sizeof desc), "onnxruntime 1.20.1 on cpu, 2 threads, preset small");
+    KF_CHECK_NEAR(r.e[0].vs_torch, 3.0, 1e-9);
+    KF_CHECK_NEAR(r.e[1].vs_torch, 0.5, 1e-9);
+    KF_CHECK_NEAR(r.e[2].vs_torch, 0, 0);
+    KF_CHECK_NEAR(r.e[3].vs_torch, 0, 0);   /* an unverified kernel gets no speedup */
+    KF_CHECK_INT(r.sum.n_torch, 2);
+    KF_CHECK_NEAR(r.sum.geomean_vs_torch, sqrt(1.5), 1e-9);
+    KF_CHECK_NEAR(r.sum.fast_p_torch[3], 1.0 / 5, 1e-12);   /* > 1: A only, of all five */
+    KF_CHECK_MSG(kf_report_write_all(&r, root, &err) == 0, "write_all: %s", err.msg);
+    char *md = read_in(root, "report.md");
+    KF_CHECK(md != NULL);
+    if (md) {
+        KF_CHECK_CONTAINS(md, "## Against ONNX Runtime\n");
+        KF_CHECK_CONTAINS(md, "onnxruntime 1.20.1 on cpu, 2 threads, preset small");
+        KF_CHECK_CONTAINS(md, "- Threads: the anchors used 2; this machine has 16 CPUs");
+        KF_CHECK_CONTAINS(md, "- Anchors for 3 of the 5 problems; none for: C_five_quarters, E_killed\n");
+        KF_CHECK_CONTAINS(md, "over ONNX Runtime, over the 2 correct problems with an anchor: **1.22x**");
+        KF_CHECK_CONTAINS(md, "| problem | best | ONNX Runtime | speedup |\n");
+        KF_CHECK_CONTAINS(md, "| A_two | 1 ms | 3 ms | **3x** |\n");
+        KF_CHECK(strstr(md, "torch.compile") == NULL);
+        free(md);
+    }
+    char *js = read_in(root, "report.json");
+    json_object *o = js ? json_tokener_parse(js) : NULL, *sum, *t, *v;
+    free(js);
+    KF_CHECK(o && json_object_object_get_ex(o, "summary", &sum) && json_object_object_get_ex(sum, "vs_pytorch", &t));
+    if (o && t) {
+        KF_CHECK(json_object_object_get_ex(t, "tool", &v) && strcmp(json_object_get_string(v), "onnxruntime") == 0);
+        KF_CHECK(json_object_object_get_ex(t, "threads", &v) && json_object_get_int(v) == 2);
+        KF_CHECK(json_object_object_get_ex(t, "device", &v) && strcmp(json_object_get_string(v), "cpu") == 0);
+        KF_CHECK(json_object_object_get_ex(t, "problems_with_anchor", &v) && json_object_get_int(v) == 3);
+    }
+    json_object_put(o);
+
+    /* measured at another preset: refused, naming both presets */
+    snprintf(path, sizeof path, "%s/ort-cpu.json", root);
+    kf_test_write_file(path, "{\"tool\": \"onnxruntime\", \"device\": \"cpu\", \"threads\": 2, \"preset\": \"cpu\", "
+                             "\"problems\": {\"A_two\": {\"eager_ms\": 3}}}");
+    memset(&err, 0, sizeof err);
+    KF_CHECK(kf_report_load_anchors(&r, path, &err) == -1);
+    KF_CHECK_INT(err.kind, KF_E_BAD_INPUT);
+    KF_CHECK_CONTAINS(err.msg, "measured at preset 'cpu' but A_two ran at 'small'");
+    kf_report_free(&r);
+}
+
+/* A PyTorch file of torch_anchors.py before "tool" and "version": PyTorch,
+ * its version from machine.torch, no threads. */
+KF_TEST(pytorch_anchors_without_tool)
+{
+    char *root = kf_test_tmpdir();
+    kf_report r;
+    if (build_five(root, &r) != 0) return;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/pt.json", root);
+    kf_test_write_file(path, "{\"machine\": {\"gpu\": \"H100\", \"torch\": \"2.11.0\"}, \"preset\": \"small\", "
+                             "\"problems\": {\"A_two\": {\"eager_ms\": 4, \"compile_ms\": 2}}}");
+    kf_error err = {0};
+    KF_CHECK_MSG(kf_report_load_anchors(&r, path, &err) == 0, "load_anchors: %s", err.msg);
+    KF_CHECK(r.anchors_tool == NULL);
+    KF_CHECK_STR(kf_report_anchors_label(&r), "PyTorch");
+    KF_CHECK_STR(r.anchors_version, "2.11.0");
+    KF_CHECK_INT(r.anchors_threads, 0);
+    KF_CHECK_INT(r.anchors_has_compile, 1);
+    KF_CHECK_NEAR(r.e[0].vs_torch, 2.0, 1e-9);
+    KF_CHECK_MSG(kf_report_write_all(&r, root, &err) == 0, "write_all: %s", err.msg);
+    char *md = read_in(root, "report.md");
+    if (md) {
+        KF_CHECK_CONTAINS(md, "## Against PyTorch\n");
+        KF_CHECK_CONTAINS(md, "over the faster of eager and torch.compile");
+        KF_CHECK(strstr(md, "- Threads:") == NULL);
+        free(md);
+    }
+    kf_report_free(&r);
+}
+
 static void write_problem(const char *dir, const char *file, const char *name, int with_cpu)
 {
     char path[4096], text[1024];
