@@ -146,6 +146,8 @@ typedef struct kf_report {
     int anchors_threads;      /* CPU threads of the anchors (device cpu), 0 when not said */
     int anchors_matched;      /* problems of the report with an anchor time */
     int anchors_has_compile;  /* some problem has a compile_ms (torch.compile) */
+    int kforge_threads;       /* threads of the runs' GEMM anchors (KFORGE_THREADS, else all
+                                 CPUs, on cpu-simd): 0 when none says, -1 when they differ */
     /* over agent seeds (kf_report_summarize): only when some problem has
        more than one run; otherwise n_groups == 0 and nothing of it is written */
     int n_groups;

@@ -114,6 +114,13 @@ int kf_report_load_anchors(kf_report *r, const char *path, kf_error *err)
     r->anchors_threads = json_object_object_get_ex(root, "threads", &v) && json_object_is_type(v, json_type_int) &&
                                  json_object_get_int(v) > 0 ? json_object_get_int(v) : 0;
     r->anchors_matched = matched;
+    r->kforge_threads = 0;
+    for (int i = 0; i < r->n; i++) {
+        int t = r->e[i].anchor_threads;
+        if (t <= 0) continue;
+        if (r->kforge_threads == 0) r->kforge_threads = t;
+        else if (r->kforge_threads != t) r->kforge_threads = -1;
+    }
     r->anchors_has_compile = has_compile;
     set(&r->anchors_machine, m ? strdup(json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN |
                                                                                JSON_C_TO_STRING_NOSLASHESCAPE))

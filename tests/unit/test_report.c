@@ -488,7 +488,8 @@ KF_TEST(cpu_anchors_onnxruntime)
     if (md) {
         KF_CHECK_CONTAINS(md, "## Against ONNX Runtime\n");
         KF_CHECK_CONTAINS(md, "onnxruntime 1.20.1 on cpu, 2 threads, preset small");
-        KF_CHECK_CONTAINS(md, "- Threads: the anchors used 2; this machine has 16 CPUs");
+        KF_CHECK_CONTAINS(md, "- Threads: the anchors used 2; KForge's runs do not say (no GEMM anchor); this "
+                              "machine has 16 CPUs\n");
         KF_CHECK_CONTAINS(md, "- Anchors for 3 of the 5 problems; none for: C_five_quarters, E_killed\n");
         KF_CHECK_CONTAINS(md, "over ONNX Runtime, over the 2 correct problems with an anchor: **1.22x**");
         KF_CHECK_CONTAINS(md, "| problem | best | ONNX Runtime | speedup |\n");
@@ -516,6 +517,52 @@ KF_TEST(cpu_anchors_onnxruntime)
     KF_CHECK(kf_report_load_anchors(&r, path, &err) == -1);
     KF_CHECK_INT(err.kind, KF_E_BAD_INPUT);
     KF_CHECK_CONTAINS(err.msg, "measured at preset 'cpu' but A_two ran at 'small'");
+    kf_report_free(&r);
+}
+
+/* KForge's threads from the runs' GEMM anchors, beside the anchors' threads:
+ * the same, or flagged when not. */
+KF_TEST(cpu_anchors_threads_against_the_runs)
+{
+    char *root = kf_test_tmpdir();
+    const char *two = "{\"available\": true, \"how\": \"cblas_sgemm\", \"threads\": 2, \"median_s\": 0.001}";
+    char *dirs[2], *res;
+    res = result_with_anchor("F_one", 0.003, two);
+    dirs[0] = make_run(root, "F_one", res, NULL);
+    free(res);
+    res = result_with_anchor("G_two", 0.003, two);
+    dirs[1] = make_run(root, "G_two", res, NULL);
+    free(res);
+    kf_report r;
+    kf_error err = {0};
+    KF_CHECK_MSG(kf_report_build((const char *const *)dirs, 2, &r, &err) == 0, "build: %s", err.msg);
+    for (int i = 0; i < 2; i++) free(dirs[i]);
+    r.machine.cpus = 2;
+    char path[4200];
+    const int threads[2] = {2, 1};
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/ort%d.json", root, k);
+        char text[512];
+        snprintf(text, sizeof text, "{\"tool\": \"onnxruntime\", \"device\": \"cpu\", \"threads\": %d, "
+                 "\"preset\": \"cpu\", \"problems\": {\"F_one\": {\"eager_ms\": 1}, \"G_two\": {\"eager_ms\": 1}}}",
+                 threads[k]);
+        kf_test_write_file(path, text);
+        KF_CHECK_MSG(kf_report_load_anchors(&r, path, &err) == 0, "load_anchors: %s", err.msg);
+        KF_CHECK_INT(r.kforge_threads, 2);
+        KF_CHECK_NEAR(r.e[0].vs_torch, 2.0, 1e-9);   /* 1 ms against the best 0.5 ms */
+        KF_CHECK_MSG(kf_report_write_md(&r, path, &err) == 0, "write_md: %s", err.msg);
+        char *md = kf_test_read_file(path);
+        KF_CHECK(md != NULL);
+        if (!md) continue;
+        if (k == 0) {
+            KF_CHECK_CONTAINS(md, "- Threads: the anchors used 2; KForge's runs 2 (their GEMM anchor's: KFORGE_THREADS, "
+                                  "else all CPUs); this machine has 2 CPUs\n");
+        } else {
+            KF_CHECK_CONTAINS(md, "- Threads: the anchors used 1; KForge's runs 2 (");
+            KF_CHECK_CONTAINS(md, "this machine has 2 CPUs. **Not the same threads: compare with care**\n");
+        }
+        free(md);
+    }
     kf_report_free(&r);
 }
 
