@@ -170,14 +170,15 @@ static void vs_anchors(FILE *f, const kf_report *r)
     }
     fputc('\n', f);
     if (r->anchors_device && strcmp(r->anchors_device, "cpu") == 0) {
-        fprintf(f, "- Threads: the anchors used %d; ", r->anchors_threads);
+        if (r->anchors_threads > 0) fprintf(f, "- Threads: the anchors used %d; ", r->anchors_threads);
+        else fputs("- Threads: the anchors do not say (no \"threads\" in the file); ", f);
         if (r->kforge_threads > 0)
             fprintf(f, "KForge's runs %d (their GEMM anchor's: KFORGE_THREADS, else all CPUs)", r->kforge_threads);
         else
             fputs(r->kforge_threads < 0 ? "KForge's runs differ among themselves"
                                         : "KForge's runs do not say (no GEMM anchor)", f);
         fprintf(f, "; this machine has %d CPUs%s\n", r->machine.cpus,
-                r->kforge_threads != 0 && r->kforge_threads != r->anchors_threads
+                r->kforge_threads != 0 && r->anchors_threads > 0 && r->kforge_threads != r->anchors_threads
                     ? ". **Not the same threads: compare with care**" : "");
     }
     fprintf(f, "- Anchors for %d of the %d problems", r->anchors_matched, r->n);
