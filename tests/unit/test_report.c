@@ -497,6 +497,15 @@ KF_TEST(cpu_anchors_onnxruntime)
         KF_CHECK(strstr(md, "torch.compile") == NULL);
         free(md);
     }
+    char *html = read_in(root, "report.html");
+    KF_CHECK(html != NULL);
+    if (html) {
+        KF_CHECK_CONTAINS(html, "<h2>Against ONNX Runtime</h2>");
+        KF_CHECK_CONTAINS(html, "onnxruntime 1.20.1 on cpu, 2 threads, preset small");
+        KF_CHECK_CONTAINS(html, "<th>ONNX Runtime</th><th>speedup</th>");
+        KF_CHECK_CONTAINS(html, "<td>A_two</td><td class=\"n\">1 ms</td><td class=\"n\">3 ms</td><td class=\"n\">3");
+        free(html);
+    }
     char *js = read_in(root, "report.json");
     json_object *o = js ? json_tokener_parse(js) : NULL, *sum, *t, *v;
     free(js);
