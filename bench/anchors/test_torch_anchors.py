@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Op semantics of torch_anchors.py against hand-written numpy formulas (CPU).
-Run: python3 bench/anchors/test_torch_anchors.py"""
+"""Op semantics of torch_anchors.py against hand-written numpy formulas (CPU),
+anchors_common.np_eval against torch_anchors on every problem, and the
+--device cpu mode.  Run: python3 bench/anchors/test_torch_anchors.py"""
 import math
 import os
 import sys
@@ -143,6 +144,56 @@ class Semantics(unittest.TestCase):
         self.assertAlmostEqual(n.mean().item(), 1.0, delta=0.15)
         self.assertAlmostEqual(n.std().item(), 2.0, delta=0.15)
         self.assertTrue(torch.equal(W, ta.make_inputs(prob, {"N": 50, "K": 400}, "cpu")[0]))   # seeded
+
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+class NumpyCheck(unittest.TestCase):
+    """anchors_common.np_eval (the check of ort_anchors.py) computes what
+    torch_anchors.build computes, on every problem of problems/ at `small`."""
+
+    def test_every_problem(self):
+        from anchors_common import load, make_inputs_np, np_eval, problem_files
+        files = problem_files([os.path.join(TOP, "problems")])
+        self.assertGreaterEqual(len(files), 20)
+        for path in files:
+            prob, dims = load(path, "small")
+            xs = make_inputs_np(prob, dims)
+            with torch.no_grad():
+                ys = ta.build(prob, "cpu")(*[torch.from_numpy(x) for x in xs])
+            for name, y, r in zip(prob["outputs"], ys, np_eval(prob, xs)):
+                y = y.double().numpy()
+                self.assertEqual(y.shape, r.shape, "%s %s" % (prob["name"], name))
+                err = np.linalg.norm(y - r) / max(np.linalg.norm(r), 1e-30)
+                self.assertLess(err, 1e-5, "%s output %s: rel_l2 %g" % (prob["name"], name, err))
+
+
+class CpuMode(unittest.TestCase):
+    """--device cpu --threads N: wall-clock timing, threads set and recorded."""
+
+    def test_cpu_file(self):
+        import json
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "a.json")
+            rc = ta.main([out, os.path.join(TOP, "problems/level2/12_Gemm_Multiply_LeakyReLU.json"), "--device", "cpu",
+                          "--threads", "1", "--preset", "small", "--reps", "3", "--warmup", "1", "--no-compile"])
+            self.assertEqual(rc, 0)
+            self.assertEqual(torch.get_num_threads(), 1)
+            with open(out) as f:
+                r = json.load(f)
+        self.assertEqual((r["tool"], r["device"], r["threads"], r["preset"], r["version"]),
+                         ("pytorch", "cpu", 1, "small", torch.__version__))
+        p = r["problems"]["12_Gemm_Multiply_LeakyReLU"]
+        self.assertGreater(p["eager_ms"], 0)
+        self.assertEqual(p["best_ms"], p["eager_ms"])
+        self.assertLessEqual(p["eager_min_ms"], p["eager_ms"])
+        self.assertNotIn("compile_ms", p)
+
+    def test_threads_needs_cpu(self):
+        with self.assertRaises(SystemExit):
+            ta.main(["-", "x.json", "--device", "cuda", "--threads", "2"])
 
 
 if __name__ == "__main__":

@@ -1,28 +1,33 @@
 #!/usr/bin/env python3
 """PyTorch anchors for KForge problems: builds each problem's computation in
 PyTorch straight from its JSON op graph (problems/FORMAT.md) and times eager
-and torch.compile (default mode) with CUDA events, fp32 with TF32 off.
+and torch.compile (default mode), fp32: on CUDA with CUDA events and TF32
+off, on the CPU (--device cpu) by wall clock with torch.set_num_threads(N).
 
   torch_anchors.py OUT.json PROBLEM.json|DIR... [--preset kernelbench] [--reps 20]
                    [--warmup 5] [--device cuda] [--no-compile] [--check-only]
+  torch_anchors.py OUT.json PROBLEM.json|DIR... --device cpu [--threads N] [--preset cpu]
+
+--device cpu: --threads N (default: all cores) is torch.set_num_threads(N);
+the default preset is then `cpu`.
 
 --check-only: no timing and no OUT.json; runs every problem once (default: on
 the CPU at the `small` preset) and prints its output shapes and checksums;
 exit 0 when all of them build and run, 1 otherwise."""
 import argparse
-import glob
 import json
 import math
 import os
 import socket
-import statistics
 import sys
 import time
 
 import torch
 import torch.nn.functional as F
 
-SEED = 1234
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from anchors_common import SEED, Unsupported, load, problem_files, resolve, summarize  # noqa: E402,F401
+
 BINARY = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
           "div": lambda a, b: a / b, "pow": lambda a, b: torch.pow(a, b),
           "maximum": torch.maximum, "minimum": torch.minimum}
@@ -33,14 +38,6 @@ UNARY = {"relu": torch.relu, "sigmoid": torch.sigmoid, "tanh": torch.tanh, "exp"
          "silu": F.silu, "swish": F.silu}
 REDUCE = {"sum": torch.sum, "mean": torch.mean, "amax": torch.amax, "amin": torch.amin,
           "logsumexp": torch.logsumexp}
-
-
-class Unsupported(Exception):
-    pass
-
-
-def resolve(d, dims):
-    return d if isinstance(d, int) else dims[d]
 
 
 def make_inputs(prob, dims, device, seed=SEED):
@@ -173,48 +170,42 @@ def build(prob, device):
     return fn
 
 
-def load(path, preset):
-    with open(path) as f:
-        prob = json.load(f)
-    if preset not in prob["presets"]:
-        raise Unsupported("no preset '%s' (has %s)" % (preset, ", ".join(prob["presets"])))
-    return prob, prob["presets"][preset]
-
-
-def quantile(ts, q):
-    return ts[min(len(ts) - 1, max(0, round(q * (len(ts) - 1))))]
-
-
-def bench(fn, xs, reps, warmup):
-    """Per-run times (ms) with CUDA events: warm-up, then `reps` runs timed separately."""
+def bench(fn, xs, reps, warmup, device):
+    """Per-run times (ms): warm-up, then `reps` runs timed separately, with CUDA
+    events on CUDA, by wall clock (time.perf_counter_ns) on the CPU."""
+    cuda = device.startswith("cuda")
     with torch.no_grad():
         for _ in range(warmup):
             fn(*xs)
-        torch.cuda.synchronize()
+        if cuda:
+            torch.cuda.synchronize()
         ts = []
         for _ in range(reps):
-            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            a.record()
-            fn(*xs)
-            b.record()
-            torch.cuda.synchronize()
-            ts.append(a.elapsed_time(b))
-    ts.sort()
-    return {"ms": statistics.median(ts), "min_ms": ts[0], "p10_ms": quantile(ts, 0.1),
-            "p90_ms": quantile(ts, 0.9)}
+            if cuda:
+                a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                a.record()
+                fn(*xs)
+                b.record()
+                torch.cuda.synchronize()
+                ts.append(a.elapsed_time(b))
+            else:
+                t0 = time.perf_counter_ns()
+                fn(*xs)
+                ts.append((time.perf_counter_ns() - t0) * 1e-6)
+    return summarize(ts)
 
 
 def time_problem(prob, dims, args):
     xs = make_inputs(prob, dims, args.device)
     fn = build(prob, args.device)
-    e = bench(fn, xs, args.reps, args.warmup)
+    e = bench(fn, xs, args.reps, args.warmup, args.device)
     r = {"eager_ms": e["ms"], "reps": args.reps, "warmup": args.warmup, "dims": dims}
     r.update({"eager_" + k: v for k, v in e.items() if k != "ms"})
     if not args.no_compile:
         torch._dynamo.reset()
         t0 = time.time()
         try:
-            c = bench(torch.compile(fn), xs, args.reps, args.warmup)
+            c = bench(torch.compile(fn), xs, args.reps, args.warmup, args.device)
             r["compile_ms"] = c["ms"]
             r.update({"compile_" + k: v for k, v in c.items() if k != "ms"})
         except Exception as ex:   # report, do not hide; eager still counts
@@ -224,11 +215,15 @@ def time_problem(prob, dims, args):
     return r
 
 
-def problem_files(paths):
-    out = []
-    for p in paths:
-        out += sorted(glob.glob(os.path.join(p, "**", "*.json"), recursive=True)) if os.path.isdir(p) else [p]
-    return out
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "?"
 
 
 def main(argv=None):
@@ -239,11 +234,18 @@ def main(argv=None):
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--device")
+    ap.add_argument("--threads", type=int, help="CPU threads (torch.set_num_threads); default: all cores")
     ap.add_argument("--no-compile", action="store_true")
     ap.add_argument("--check-only", action="store_true")
     args = ap.parse_args(argv)
-    args.preset = args.preset or ("small" if args.check_only else "kernelbench")
     args.device = args.device or ("cpu" if args.check_only else "cuda")
+    cpu = args.device == "cpu"
+    args.preset = args.preset or ("small" if args.check_only else "cpu" if cpu else "kernelbench")
+    if args.threads is not None and (args.threads < 1 or not cpu):
+        ap.error("--threads N needs --device cpu and N >= 1")
+    if cpu:
+        args.threads = args.threads or len(os.sched_getaffinity(0))
+        torch.set_num_threads(args.threads)
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     files = problem_files(args.problems)
@@ -264,9 +266,16 @@ def main(argv=None):
         return 1 if bad else 0
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         sys.exit("torch_anchors.py: CUDA is not available (torch %s)" % torch.__version__)
-    res = {"machine": {"gpu": torch.cuda.get_device_name(0) if args.device.startswith("cuda") else args.device,
+    res = {"tool": "pytorch", "version": torch.__version__, "device": "cpu" if cpu else args.device,
+           "machine": {"gpu": torch.cuda.get_device_name(0) if args.device.startswith("cuda") else args.device,
                        "torch": torch.__version__, "cuda": torch.version.cuda, "hostname": socket.gethostname()},
-           "preset": args.preset, "tf32": False, "seed": SEED, "problems": {}}
+           "preset": args.preset, "precision": "fp32", "tf32": False, "seed": SEED, "problems": {}}
+    if cpu:
+        res["threads"] = torch.get_num_threads()
+        res["machine"] = {"cpu": cpu_model(), "cpus": os.cpu_count(), "torch": torch.__version__,
+                          "hostname": socket.gethostname()}
+        res["timing"] = ("wall clock (time.perf_counter_ns) of one call under torch.no_grad(), median of --reps "
+                         "after --warmup")
     for path in files:
         name = os.path.basename(path)
         try:

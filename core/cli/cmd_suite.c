@@ -40,8 +40,10 @@ static void suite_usage(FILE *f)
         "                       running again continues: finished problems are kept\n"
         "  --report-only DIR    rewrite DIR/report.{json,md,html} from its runs, run nothing;\n"
         "                       with --backend B,B2: DIR/B/report.* and DIR/compare.*\n"
-        "  --anchors FILE       PyTorch eager and torch.compile times (bench/anchors/torch_anchors.py)\n"
-        "                       beside every result: speedups over each and over the faster, fast_p\n"
+        "  --anchors FILE       reference times beside every result: PyTorch eager and torch.compile\n"
+        "                       (bench/anchors/torch_anchors.py, CUDA or CPU) or ONNX Runtime CPU\n"
+        "                       (ort_anchors.py): speedups over each and over the faster, fast_p;\n"
+        "                       matched by problem name, measured at the runs' preset\n"
         "  --seeds N            run every problem N times, with agent seeds 1..N (--agent-seed),\n"
         "                       into DIR/runs/PROBLEM~sK when N > 1; the reports give per problem\n"
         "                       the success rate, steps and speedup median and spread over seeds\n"
@@ -83,9 +85,14 @@ static int write_reports(const char *dir, const char *const *run_dirs, int n, in
             printf("; geometric-mean speedup %.3gx over %d; fast_1 %.3f", r.sum.geomean_correct,
                    r.sum.n_speedup, r.sum.fast_p[3]);
         printf("\n");
-        if (anchors)
-            printf("against PyTorch (%s): %.3gx over the faster of eager and torch.compile (geomean over %d); "
-                   "fast_1 %.3f\n", anchors, r.sum.geomean_vs_torch, r.sum.n_torch, r.sum.fast_p_torch[3]);
+        if (anchors) {
+            char desc[512];
+            printf("against %s (%s: %s): %.3gx over %s (geomean over %d); fast_1 %.3f\n",
+                   kf_report_anchors_label(&r), anchors, kf_report_anchors_desc(&r, desc, sizeof desc),
+                   r.sum.geomean_vs_torch, r.anchors_has_compile ? "the faster of eager and torch.compile"
+                                                                  : kf_report_anchors_label(&r),
+                   r.sum.n_torch, r.sum.fast_p_torch[3]);
+        }
         if (r.sum.n_anchor_warnings)
             printf("warning: %d of %d baselines take over 1.5x their GEMM anchor (the library GEMM alone): "
                    "see the Warnings of the report\n", r.sum.n_anchor_warnings, r.sum.n_anchor);

@@ -86,6 +86,10 @@ void kf_report_free(kf_report *r)
     free(r->generated);
     free(r->anchors_path);
     free(r->anchors_machine);
+    free(r->anchors_tool);
+    free(r->anchors_version);
+    free(r->anchors_device);
+    free(r->anchors_preset);
     kf_report_groups_free(r);
     memset(r, 0, sizeof *r);
 }

@@ -137,8 +137,17 @@ typedef struct kf_report {
     kf_report_machine machine;
     char *settings_json;      /* the suite's settings (DIR/suite.json "settings"), or NULL */
     char *generated;          /* ISO 8601 time of the report */
-    char *anchors_path;       /* the PyTorch anchors file, or NULL */
+    char *anchors_path;       /* the anchors file (--anchors), or NULL */
     char *anchors_machine;    /* what it says of its machine (one line), or NULL */
+    char *anchors_tool;       /* "pytorch" (the default) or "onnxruntime", ... */
+    char *anchors_version;    /* the tool's version, or NULL */
+    char *anchors_device;     /* "cuda", "cpu", or NULL when the file does not say */
+    char *anchors_preset;     /* the preset the anchors were measured at, or NULL */
+    int anchors_threads;      /* CPU threads of the anchors (device cpu), 0 when not said */
+    int anchors_matched;      /* problems of the report with an anchor time */
+    int anchors_has_compile;  /* some problem has a compile_ms (torch.compile) */
+    int kforge_threads;       /* threads of the runs' GEMM anchors (KFORGE_THREADS, else all
+                                 CPUs, on cpu-simd): 0 when none says, -1 when they differ */
     /* over agent seeds (kf_report_summarize): only when some problem has
        more than one run; otherwise n_groups == 0 and nothing of it is written */
     int n_groups;
@@ -193,14 +202,28 @@ int kf_report_write_html(const kf_report *r, const char *path, kf_error *err);
 /* All three into REPORT_DIR (report.json, report.md, report.html). */
 int kf_report_write_all(const kf_report *r, const char *report_dir, kf_error *err);
 
-/* Puts PyTorch's times beside every entry from an anchors file written by
- * bench/anchors/torch_anchors.py:
- *     {"machine": {...}, "preset": P, "problems": {NAME: {"eager_ms": T, "compile_ms": T}, ...}}
- * (a problem with "error" or without times gets none) and recomputes the
- * summary: speedups over eager, compile and the faster of the two, and
- * fast_p against the faster.  0, or -1 when the file cannot be read or is
- * not such an object (err says why). */
+/* Puts a reference framework's times beside every entry from an anchors file
+ * written by bench/anchors/torch_anchors.py (PyTorch, CUDA or CPU) or
+ * bench/anchors/ort_anchors.py (ONNX Runtime, CPU):
+ *     {"tool": "pytorch"|"onnxruntime", "version": V, "device": "cuda"|"cpu",
+ *      "threads": N, "machine": {...}, "preset": P,
+ *      "problems": {NAME: {"eager_ms": T, "compile_ms": T}, ...}}
+ * (tool, version, device and threads are optional: a file without "tool" is
+ * PyTorch's; a problem with "error" or without times gets none; an
+ * onnxruntime file has eager_ms only, the session's time) and recomputes
+ * the summary: speedups over eager, compile and the faster of the two, and
+ * fast_p against the faster.  Entries are matched by problem name.  0, or
+ * -1 when the file cannot be read or is not such an object, when its preset
+ * differs from a run's (the times would be of other shapes), or when it
+ * names none of the report's problems (err says why). */
 int kf_report_load_anchors(kf_report *r, const char *path, kf_error *err);
+
+/* The anchors' tool for a heading: "PyTorch", "ONNX Runtime" (else the
+ * file's "tool" as it is). */
+const char *kf_report_anchors_label(const kf_report *r);
+/* One line into BUF (size N) that says what the anchors measured, e.g.
+ * "onnxruntime 1.20.1 on cpu, 2 threads, preset cpu"; returns BUF. */
+const char *kf_report_anchors_desc(const kf_report *r, char *buf, size_t n);
 
 /* Label of a status: "correct", "incorrect", "no result". */
 const char *kf_report_status_name(kf_report_status s);

@@ -197,6 +197,50 @@ static void problems(FILE *f, const kf_report *r)
     fputs("</p>\n", f);
 }
 
+/* --anchors FILE: the tool, its threads, and every problem against it. */
+static void vs_anchors(FILE *f, const kf_report *r)
+{
+    if (!r->anchors_path) return;
+    const kf_report_summary *s = &r->sum;
+    const char *tool = kf_report_anchors_label(r);
+    int two = r->anchors_has_compile;
+    char b1[32], b2[32], b3[32], desc[512];
+    fputs("<h2>Against ", f);
+    kf_rep_html_escape(f, tool);
+    fprintf(f, "</h2>\n<p><span class=\"big\">%s</span> geometric-mean speedup over ",
+            kf_rep_speedup(s->geomean_vs_torch, b1, sizeof b1));
+    kf_rep_html_escape(f, two ? "the faster of eager and torch.compile" : tool);
+    fprintf(f, ", over the %d correct problems with an anchor; anchors for %d of the %d problems.</p>\n<p class=\"meta\">",
+            s->n_torch, r->anchors_matched, r->n);
+    kf_rep_html_escape(f, r->anchors_path);
+    fputs(": ", f);
+    kf_rep_html_escape(f, kf_report_anchors_desc(r, desc, sizeof desc));
+    if (r->anchors_device && strcmp(r->anchors_device, "cpu") == 0 && r->kforge_threads != 0)
+        fprintf(f, "; KForge's runs: %s", r->kforge_threads > 0 ? "" : "threads differ among them");
+    if (r->anchors_device && strcmp(r->anchors_device, "cpu") == 0 && r->kforge_threads > 0)
+        fprintf(f, "%d thread%s%s", r->kforge_threads, r->kforge_threads == 1 ? "" : "s",
+                r->anchors_threads > 0 && r->kforge_threads != r->anchors_threads ? " (not the anchors' threads)" : "");
+    fputs(".</p>\n<div class=\"scroll\"><table>\n<tr><th>problem</th><th>best</th>", f);
+    if (two) fputs("<th>eager</th><th>compile</th><th>vs the faster</th></tr>\n", f);
+    else {
+        fputs("<th>", f);
+        kf_rep_html_escape(f, tool);
+        fputs("</th><th>speedup</th></tr>\n", f);
+    }
+    for (int i = 0; i < r->n; i++) {
+        const kf_report_entry *e = &r->e[i];
+        int ok = e->status == KF_REPORT_CORRECT && e->best_s > 0;
+        fputs("<tr>", f);
+        td(f, NULL, e->name ? e->name : "?");
+        td(f, "n", ok ? kf_fmt_time(e->best_s, b1, sizeof b1) : kf_report_status_name(e->status));
+        td(f, "n", e->torch_eager_s > 0 ? kf_fmt_time(e->torch_eager_s, b2, sizeof b2) : "-");
+        if (two) td(f, "n", e->torch_compile_s > 0 ? kf_fmt_time(e->torch_compile_s, b3, sizeof b3) : "-");
+        td(f, "n", e->vs_torch > 0 ? kf_rep_speedup(e->vs_torch, b1, sizeof b1) : "-");
+        fputs("</tr>\n", f);
+    }
+    fputs("</table></div>\n", f);
+}
+
 int kf_report_write_html(const kf_report *r, const char *path, kf_error *err)
 {
     char *buf = NULL;
@@ -208,6 +252,7 @@ int kf_report_write_html(const kf_report *r, const char *path, kf_error *err)
     header(f, r);
     summary(f, r);
     seeds(f, r);
+    vs_anchors(f, r);
     problems(f, r);
     fputs("<h2>Speedup per problem</h2>\n<div class=\"scroll\">\n", f);
     kf_rep_svg_speedup(f, r);

@@ -162,6 +162,13 @@ static json_object *summary_json(const kf_report *r)
         json_object *t = json_object_new_object();
         json_object_object_add(t, "anchors_file", json_object_new_string(r->anchors_path));
         json_object_object_add(t, "anchors_machine", str_or_null(r->anchors_machine));
+        json_object_object_add(t, "tool", json_object_new_string(r->anchors_tool ? r->anchors_tool : "pytorch"));
+        json_object_object_add(t, "version", str_or_null(r->anchors_version));
+        json_object_object_add(t, "device", str_or_null(r->anchors_device));
+        json_object_object_add(t, "threads", r->anchors_threads > 0 ? json_object_new_int(r->anchors_threads) : NULL);
+        json_object_object_add(t, "preset", str_or_null(r->anchors_preset));
+        json_object_object_add(t, "problems_with_anchor", json_object_new_int(r->anchors_matched));
+        json_object_object_add(t, "kforge_threads", r->kforge_threads > 0 ? json_object_new_int(r->kforge_threads) : NULL);
         json_object_object_add(t, "correct_with_anchor", json_object_new_int(s->n_torch));
         json_object_object_add(t, "geomean_speedup_vs_faster", json_object_new_double(s->geomean_vs_torch));
         json_object *ft = json_object_new_object();

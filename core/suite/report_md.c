@@ -149,39 +149,76 @@ static void warnings(FILE *f, const kf_report *r)
     fputc('\n', f);
 }
 
-/* The problems against PyTorch eager and torch.compile (--anchors FILE). */
-static void vs_pytorch(FILE *f, const kf_report *r)
+/* The problems against the anchors (--anchors FILE): PyTorch eager and
+ * torch.compile, or one tool's time (ONNX Runtime). */
+static void vs_anchors(FILE *f, const kf_report *r)
 {
     if (!r->anchors_path) return;
     const kf_report_summary *s = &r->sum;
-    char b1[32], b2[32], b3[32];
-    fprintf(f, "## Against PyTorch\n\n");
+    const char *tool = kf_report_anchors_label(r);
+    int two = r->anchors_has_compile;
+    char b1[32], b2[32], b3[32], desc[512];
+    fprintf(f, "## Against %s\n\n", tool);
     fputs("- Anchors: ", f);
     cell(f, r->anchors_path);
+    fputs(": ", f);
+    cell(f, kf_report_anchors_desc(r, desc, sizeof desc));
     if (r->anchors_machine) {
         fputs(" (", f);
         cell(f, r->anchors_machine);
         fputc(')', f);
     }
-    fprintf(f, "\n- Geometric-mean speedup over the faster of eager and torch.compile, over the %d correct "
-               "problems with an anchor: **%s**\n", s->n_torch, kf_rep_speedup(s->geomean_vs_torch, b1, sizeof b1));
-    fputs("- fast_p against the faster of the two:", f);
+    fputc('\n', f);
+    if (r->anchors_device && strcmp(r->anchors_device, "cpu") == 0) {
+        if (r->anchors_threads > 0) fprintf(f, "- Threads: the anchors used %d; ", r->anchors_threads);
+        else fputs("- Threads: the anchors do not say (no \"threads\" in the file); ", f);
+        if (r->kforge_threads > 0)
+            fprintf(f, "KForge's runs %d (their GEMM anchor's: KFORGE_THREADS, else all CPUs)", r->kforge_threads);
+        else
+            fputs(r->kforge_threads < 0 ? "KForge's runs differ among themselves"
+                                        : "KForge's runs do not say (no GEMM anchor)", f);
+        fprintf(f, "; this machine has %d CPUs%s\n", r->machine.cpus,
+                r->kforge_threads != 0 && r->anchors_threads > 0 && r->kforge_threads != r->anchors_threads
+                    ? ". **Not the same threads: compare with care**" : "");
+    }
+    fprintf(f, "- Anchors for %d of the %d problems", r->anchors_matched, r->n);
+    const char *sep = "; none for: ";
+    for (int i = 0; i < r->n; i++) {
+        const kf_report_entry *e = &r->e[i];
+        if (e->torch_eager_s > 0 || e->torch_compile_s > 0) continue;
+        fputs(sep, f);
+        cell(f, e->name ? e->name : "?");
+        sep = ", ";
+    }
+    fputc('\n', f);
+    if (two)
+        fprintf(f, "- Geometric-mean speedup over the faster of eager and torch.compile, over the %d correct "
+                   "problems with an anchor: **%s**\n", s->n_torch, kf_rep_speedup(s->geomean_vs_torch, b1, sizeof b1));
+    else
+        fprintf(f, "- Geometric-mean speedup over %s, over the %d correct problems with an anchor: **%s**\n", tool,
+                s->n_torch, kf_rep_speedup(s->geomean_vs_torch, b1, sizeof b1));
+    fprintf(f, "- fast_p against %s:", two ? "the faster of the two" : tool);
     for (int k = 0; k < KF_REPORT_N_P; k++)
         fprintf(f, " %s %.3f%s", kf_rep_p_label(k, b1, sizeof b1), s->fast_p_torch[k], k + 1 < KF_REPORT_N_P ? "," : "\n\n");
-    fputs("| problem | best | eager | compile | vs eager | vs compile | vs the faster |\n"
-          "| --- | --- | --- | --- | --- | --- | --- |\n", f);
+    if (two)
+        fputs("| problem | best | eager | compile | vs eager | vs compile | vs the faster |\n"
+              "| --- | --- | --- | --- | --- | --- | --- |\n", f);
+    else
+        fprintf(f, "| problem | best | %s | speedup |\n| --- | --- | --- | --- |\n", tool);
     for (int i = 0; i < r->n; i++) {
         const kf_report_entry *e = &r->e[i];
         int ok = e->status == KF_REPORT_CORRECT && e->best_s > 0;
         fputs("| ", f);
         cell(f, e->name);
-        fprintf(f, " | %s | %s | %s |", ok ? kf_fmt_time(e->best_s, b1, sizeof b1) : kf_report_status_name(e->status),
-                e->torch_eager_s > 0 ? kf_fmt_time(e->torch_eager_s, b2, sizeof b2) : "-",
-                e->torch_compile_s > 0 ? kf_fmt_time(e->torch_compile_s, b3, sizeof b3) : "-");
-        if (ok && e->torch_eager_s > 0) fprintf(f, " %.3gx |", e->torch_eager_s / e->best_s);
-        else fputs(" - |", f);
-        if (ok && e->torch_compile_s > 0) fprintf(f, " %.3gx |", e->torch_compile_s / e->best_s);
-        else fputs(" - |", f);
+        fprintf(f, " | %s | %s |", ok ? kf_fmt_time(e->best_s, b1, sizeof b1) : kf_report_status_name(e->status),
+                e->torch_eager_s > 0 ? kf_fmt_time(e->torch_eager_s, b2, sizeof b2) : "-");
+        if (two) {
+            fprintf(f, " %s |", e->torch_compile_s > 0 ? kf_fmt_time(e->torch_compile_s, b3, sizeof b3) : "-");
+            if (ok && e->torch_eager_s > 0) fprintf(f, " %.3gx |", e->torch_eager_s / e->best_s);
+            else fputs(" - |", f);
+            if (ok && e->torch_compile_s > 0) fprintf(f, " %.3gx |", e->torch_compile_s / e->best_s);
+            else fputs(" - |", f);
+        }
         if (e->vs_torch > 0) fprintf(f, " **%.3gx** |\n", e->vs_torch);
         else fputs(" - |\n", f);
     }
@@ -208,7 +245,7 @@ int kf_report_write_md(const kf_report *r, const char *path, kf_error *err)
     fputc('\n', f);
     summary(f, r);
     seeds(f, r);
-    vs_pytorch(f, r);
+    vs_anchors(f, r);
     warnings(f, r);
     table(f, r);
     return kf_rep_finish(f, &buf, path, err);

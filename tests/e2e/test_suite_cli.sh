@@ -7,7 +7,7 @@ set -u
 here="$KF_SRCDIR/tests/e2e/suite"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 . "$KF_SRCDIR/tests/e2e/tap.sh"
-echo "1..30"
+echo "1..33"
 export XDG_CACHE_HOME="$tmp/cache"
 rep="$tmp/report"
 
@@ -133,6 +133,38 @@ if [ $rc -eq 0 ] && [ "$res" = "1 True True True" ] && grep -q "## Against PyTor
    grep -q "over the faster of eager and torch.compile" "$tmp/anch.out"
 then ok "--anchors puts eager/compile beside each problem, speedup over the faster, and its geomean"
 else no "--anchors" "exit $rc: $res" "$(cat "$tmp/anch.out")"; fi
+# CPU anchors (ONNX Runtime, a hand-written file): tool, version and threads stated in
+# report.md, report.json and the summary line; one time per problem; matched by name
+printf '{"tool": "onnxruntime", "version": "1.20.1", "device": "cpu", "threads": 2, "preset": "small", "machine": {"cpu": "x"}, "problems": {"%s": {"eager_ms": 1000}, "zz_not_in_suite": {"eager_ms": 1}}}' \
+    "$1" >"$tmp/ort.json"
+"$KFORGE" suite --report-only "$rep" --anchors "$tmp/ort.json" >"$tmp/ort.out" 2>&1; rc=$?
+res=$("$PYTHON3" -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+v = r["summary"]["vs_pytorch"]
+t = r["problems"][0]["pytorch"]
+print(v["tool"], v["version"], v["device"], v["threads"], v["preset"], v["problems_with_anchor"], v["correct_with_anchor"],
+      r["problems"][1].get("pytorch") is None, abs(t["speedup_vs_faster"] * r["problems"][0]["best_s"] - 1.0) < 1e-9)
+' "$rep/report.json" 2>&1)
+if [ $rc -eq 0 ] && [ "$res" = "onnxruntime 1.20.1 cpu 2 small 1 1 True True" ] &&
+   grep -q "^## Against ONNX Runtime" "$rep/report.md" && grep -q "^- Threads: the anchors used 2; " "$rep/report.md" &&
+   grep -q "^- Anchors for 1 of the 2 problems; none for: $2\$" "$rep/report.md" &&
+   grep -q "^| problem | best | ONNX Runtime | speedup |" "$rep/report.md" &&
+   grep -q "^against ONNX Runtime ($tmp/ort.json: onnxruntime 1.20.1 on cpu, 2 threads, preset small): .* over ONNX Runtime (geomean over 1)" "$tmp/ort.out"
+then ok "--anchors with CPU anchors of ONNX Runtime: tool, threads and matching stated, one column"
+else no "--anchors with CPU anchors of ONNX Runtime" "exit $rc: $res" "$(cat "$tmp/ort.out")" "$(grep -A8 '^## Against' "$rep/report.md")"; fi
+# PyTorch on the CPU: eager and compile, threads stated
+printf '{"tool": "pytorch", "version": "2.15.0", "device": "cpu", "threads": 4, "preset": "small", "problems": {"%s": {"eager_ms": 1000, "compile_ms": 800}, "%s": {"eager_ms": 2}}}' \
+    "$1" "$2" >"$tmp/ptcpu.json"
+"$KFORGE" suite --report-only "$rep" --anchors "$tmp/ptcpu.json" >"$tmp/ptcpu.out" 2>&1; rc=$?
+if [ $rc -eq 0 ] && grep -q "^## Against PyTorch" "$rep/report.md" && grep -q "^- Threads: the anchors used 4; " "$rep/report.md" &&
+   grep -q "^- Anchors for 2 of the 2 problems$" "$rep/report.md" &&
+   grep -q "pytorch 2.15.0 on cpu, 4 threads, preset small): .* over the faster of eager and torch.compile (geomean over 2)" "$tmp/ptcpu.out"
+then ok "--anchors with PyTorch CPU anchors: eager and compile, threads stated"
+else no "--anchors with PyTorch CPU anchors" "exit $rc" "$(cat "$tmp/ptcpu.out")" "$(grep -A8 '^## Against' "$rep/report.md")"; fi
+sed 's/"preset": "small"/"preset": "cpu"/' "$tmp/ort.json" >"$tmp/ort-cpu.json"
+bad "--anchors measured at another preset than the runs' exits 2" "measured at preset 'cpu' but .* ran at 'small'" \
+    --report-only "$rep" --anchors "$tmp/ort-cpu.json"
 echo '{"not": "anchors"}' >"$tmp/bad-anchors.json"
 bad "--anchors with a file that is not an anchors file exits 2" "not an anchors file" --report-only "$rep" \
     --anchors "$tmp/bad-anchors.json"

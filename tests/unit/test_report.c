@@ -446,6 +446,165 @@ KF_TEST(machine_from_suite_json_and_list_runs)
     " \"inputs\": [{\"name\": \"x\", \"shape\": [\"N\"]}]," \
     " \"graph\": [{\"out\": \"y\", \"op\": \"relu\", \"in\": [\"x\"]}], \"outputs\": [\"y\"]}"
 
+/* CPU anchors (ONNX Runtime, one time per problem, threads stated): matched
+ * by name, speedups by hand, the md section names the tool and the threads;
+ * a file of another preset is refused. */
+KF_TEST(cpu_anchors_onnxruntime)
+{
+    char *root = kf_test_tmpdir();
+    kf_report r;
+    if (build_five(root, &r) != 0) return;
+    r.machine.cpus = 16;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/ort.json", root);
+    /* A: best 1 ms vs 3 ms; B: best 4 ms vs 2 ms; C: an error; D unverified; E no result; X not in the report */
+    kf_test_write_file(path, "{\"tool\": \"onnxruntime\", \"version\": \"1.20.1\", \"device\": \"cpu\", "
+                             "\"threads\": 2, \"preset\": \"small\", \"machine\": {\"cpu\": \"Test CPU\"}, "
+                             "\"problems\": {\"A_two\": {\"eager_ms\": 3}, \"B_half\": {\"eager_ms\": 2.0}, "
+                             "\"C_five_quarters\": {\"error\": \"Unsupported: op 'foo'\"}, "
+                             "\"D_unverified\": {\"eager_ms\": 1}, \"X_other\": {\"eager_ms\": 1}}}");
+    kf_error err = {0};
+    KF_CHECK_MSG(kf_report_load_anchors(&r, path, &err) == 0, "load_anchors: %s", err.msg);
+    KF_CHECK_STR(r.anchors_tool, "onnxruntime");
+    KF_CHECK_STR(r.anchors_version, "1.20.1");
+    KF_CHECK_STR(r.anchors_device, "cpu");
+    KF_CHECK_STR(r.anchors_preset, "small");
+    KF_CHECK_INT(r.anchors_threads, 2);
+    KF_CHECK_INT(r.anchors_matched, 3);   /* A, B, D (D has a time but no verified kernel) */
+    KF_CHECK_INT(r.anchors_has_compile, 0);
+    KF_CHECK_STR(kf_report_anchors_label(&r), "ONNX Runtime");
+    char desc[256];
+    KF_CHECK_STR(kf_report_anchors_desc(&r, desc, sizeof desc), "onnxruntime 1.20.1 on cpu, 2 threads, preset small");
+    KF_CHECK_NEAR(r.e[0].vs_torch, 3.0, 1e-9);
+    KF_CHECK_NEAR(r.e[1].vs_torch, 0.5, 1e-9);
+    KF_CHECK_NEAR(r.e[2].vs_torch, 0, 0);
+    KF_CHECK_NEAR(r.e[3].vs_torch, 0, 0);   /* an unverified kernel gets no speedup */
+    KF_CHECK_INT(r.sum.n_torch, 2);
+    KF_CHECK_NEAR(r.sum.geomean_vs_torch, sqrt(1.5), 1e-9);
+    KF_CHECK_NEAR(r.sum.fast_p_torch[3], 1.0 / 5, 1e-12);   /* > 1: A only, of all five */
+    KF_CHECK_MSG(kf_report_write_all(&r, root, &err) == 0, "write_all: %s", err.msg);
+    char *md = read_in(root, "report.md");
+    KF_CHECK(md != NULL);
+    if (md) {
+        KF_CHECK_CONTAINS(md, "## Against ONNX Runtime\n");
+        KF_CHECK_CONTAINS(md, "onnxruntime 1.20.1 on cpu, 2 threads, preset small");
+        KF_CHECK_CONTAINS(md, "- Threads: the anchors used 2; KForge's runs do not say (no GEMM anchor); this "
+                              "machine has 16 CPUs\n");
+        KF_CHECK_CONTAINS(md, "- Anchors for 3 of the 5 problems; none for: C_five_quarters, E_killed\n");
+        KF_CHECK_CONTAINS(md, "over ONNX Runtime, over the 2 correct problems with an anchor: **1.22x**");
+        KF_CHECK_CONTAINS(md, "| problem | best | ONNX Runtime | speedup |\n");
+        KF_CHECK_CONTAINS(md, "| A_two | 1 ms | 3 ms | **3x** |\n");
+        KF_CHECK(strstr(md, "torch.compile") == NULL);
+        free(md);
+    }
+    char *html = read_in(root, "report.html");
+    KF_CHECK(html != NULL);
+    if (html) {
+        KF_CHECK_CONTAINS(html, "<h2>Against ONNX Runtime</h2>");
+        KF_CHECK_CONTAINS(html, "onnxruntime 1.20.1 on cpu, 2 threads, preset small");
+        KF_CHECK_CONTAINS(html, "<th>ONNX Runtime</th><th>speedup</th>");
+        KF_CHECK_CONTAINS(html, "<td>A_two</td><td class=\"n\">1 ms</td><td class=\"n\">3 ms</td><td class=\"n\">3");
+        free(html);
+    }
+    char *js = read_in(root, "report.json");
+    json_object *o = js ? json_tokener_parse(js) : NULL, *sum, *t, *v;
+    free(js);
+    KF_CHECK(o && json_object_object_get_ex(o, "summary", &sum) && json_object_object_get_ex(sum, "vs_pytorch", &t));
+    if (o && t) {
+        KF_CHECK(json_object_object_get_ex(t, "tool", &v) && strcmp(json_object_get_string(v), "onnxruntime") == 0);
+        KF_CHECK(json_object_object_get_ex(t, "threads", &v) && json_object_get_int(v) == 2);
+        KF_CHECK(json_object_object_get_ex(t, "device", &v) && strcmp(json_object_get_string(v), "cpu") == 0);
+        KF_CHECK(json_object_object_get_ex(t, "problems_with_anchor", &v) && json_object_get_int(v) == 3);
+    }
+    json_object_put(o);
+
+    /* measured at another preset: refused, naming both presets */
+    snprintf(path, sizeof path, "%s/ort-cpu.json", root);
+    kf_test_write_file(path, "{\"tool\": \"onnxruntime\", \"device\": \"cpu\", \"threads\": 2, \"preset\": \"cpu\", "
+                             "\"problems\": {\"A_two\": {\"eager_ms\": 3}}}");
+    memset(&err, 0, sizeof err);
+    KF_CHECK(kf_report_load_anchors(&r, path, &err) == -1);
+    KF_CHECK_INT(err.kind, KF_E_BAD_INPUT);
+    KF_CHECK_CONTAINS(err.msg, "measured at preset 'cpu' but A_two ran at 'small'");
+    kf_report_free(&r);
+}
+
+/* KForge's threads from the runs' GEMM anchors, beside the anchors' threads:
+ * the same, or flagged when not. */
+KF_TEST(cpu_anchors_threads_against_the_runs)
+{
+    char *root = kf_test_tmpdir();
+    const char *two = "{\"available\": true, \"how\": \"cblas_sgemm\", \"threads\": 2, \"median_s\": 0.001}";
+    char *dirs[2], *res;
+    res = result_with_anchor("F_one", 0.003, two);
+    dirs[0] = make_run(root, "F_one", res, NULL);
+    free(res);
+    res = result_with_anchor("G_two", 0.003, two);
+    dirs[1] = make_run(root, "G_two", res, NULL);
+    free(res);
+    kf_report r;
+    kf_error err = {0};
+    KF_CHECK_MSG(kf_report_build((const char *const *)dirs, 2, &r, &err) == 0, "build: %s", err.msg);
+    for (int i = 0; i < 2; i++) free(dirs[i]);
+    r.machine.cpus = 2;
+    char path[4200];
+    const int threads[2] = {2, 1};
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/ort%d.json", root, k);
+        char text[512];
+        snprintf(text, sizeof text, "{\"tool\": \"onnxruntime\", \"device\": \"cpu\", \"threads\": %d, "
+                 "\"preset\": \"cpu\", \"problems\": {\"F_one\": {\"eager_ms\": 1}, \"G_two\": {\"eager_ms\": 1}}}",
+                 threads[k]);
+        kf_test_write_file(path, text);
+        KF_CHECK_MSG(kf_report_load_anchors(&r, path, &err) == 0, "load_anchors: %s", err.msg);
+        KF_CHECK_INT(r.kforge_threads, 2);
+        KF_CHECK_NEAR(r.e[0].vs_torch, 2.0, 1e-9);   /* 1 ms against the best 0.5 ms */
+        KF_CHECK_MSG(kf_report_write_md(&r, path, &err) == 0, "write_md: %s", err.msg);
+        char *md = kf_test_read_file(path);
+        KF_CHECK(md != NULL);
+        if (!md) continue;
+        if (k == 0) {
+            KF_CHECK_CONTAINS(md, "- Threads: the anchors used 2; KForge's runs 2 (their GEMM anchor's: KFORGE_THREADS, "
+                                  "else all CPUs); this machine has 2 CPUs\n");
+        } else {
+            KF_CHECK_CONTAINS(md, "- Threads: the anchors used 1; KForge's runs 2 (");
+            KF_CHECK_CONTAINS(md, "this machine has 2 CPUs. **Not the same threads: compare with care**\n");
+        }
+        free(md);
+    }
+    kf_report_free(&r);
+}
+
+/* A PyTorch file of torch_anchors.py before "tool" and "version": PyTorch,
+ * its version from machine.torch, no threads. */
+KF_TEST(pytorch_anchors_without_tool)
+{
+    char *root = kf_test_tmpdir();
+    kf_report r;
+    if (build_five(root, &r) != 0) return;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/pt.json", root);
+    kf_test_write_file(path, "{\"machine\": {\"gpu\": \"H100\", \"torch\": \"2.11.0\"}, \"preset\": \"small\", "
+                             "\"problems\": {\"A_two\": {\"eager_ms\": 4, \"compile_ms\": 2}}}");
+    kf_error err = {0};
+    KF_CHECK_MSG(kf_report_load_anchors(&r, path, &err) == 0, "load_anchors: %s", err.msg);
+    KF_CHECK(r.anchors_tool == NULL);
+    KF_CHECK_STR(kf_report_anchors_label(&r), "PyTorch");
+    KF_CHECK_STR(r.anchors_version, "2.11.0");
+    KF_CHECK_INT(r.anchors_threads, 0);
+    KF_CHECK_INT(r.anchors_has_compile, 1);
+    KF_CHECK_NEAR(r.e[0].vs_torch, 2.0, 1e-9);
+    KF_CHECK_MSG(kf_report_write_all(&r, root, &err) == 0, "write_all: %s", err.msg);
+    char *md = read_in(root, "report.md");
+    if (md) {
+        KF_CHECK_CONTAINS(md, "## Against PyTorch\n");
+        KF_CHECK_CONTAINS(md, "over the faster of eager and torch.compile");
+        KF_CHECK(strstr(md, "- Threads:") == NULL);
+        free(md);
+    }
+    kf_report_free(&r);
+}
+
 static void write_problem(const char *dir, const char *file, const char *name, int with_cpu)
 {
     char path[4096], text[1024];

@@ -1,0 +1,129 @@
+#!/bin/bash
+# bench/cpu/run_cpu_anchors.sh — CPU anchors and the cpu-simd suite beside
+# them, on this machine, in one record (issue 15):
+#   1. anchors of PROBLEMS at PRESET with N threads: ONNX Runtime CPU
+#      (bench/anchors/ort_anchors.py, the default) or PyTorch CPU eager and
+#      torch.compile (bench/anchors/torch_anchors.py --device cpu);
+#   2. KFORGE_THREADS=N kforge suite PROBLEMS --backend cpu-simd --preset PRESET
+#      --anchors anchors.json (KForge's kernels use the same N threads).
+#
+#   bench/cpu/run_cpu_anchors.sh [options] [PROBLEMS...] [-- extra 'kforge suite' options]
+#
+#   --tool ort|torch    which anchors (default: ort)
+#   --python PY         the Python that has the tool (default: $KFORGE_ORT_PYTHON for
+#                       ort, $KFORGE_PYTHON for torch, else python3)
+#   --threads N         threads of the anchors and of kforge (default: the CPUs this
+#                       process may run on)
+#   --preset P          problem preset (default: cpu)
+#   --reps R --warmup W anchors' timed and warm-up runs (default: 20, 5)
+#   --no-compile        torch: eager only
+#   --name NAME         the record: bench/results/NAME (default: <host>-cpu-<tool>-<date>)
+#   --out DIR           the record's directory instead of bench/results/NAME
+#   --suite-dir DIR     the suite's report directory, with its runs (default:
+#                       ${TMPDIR:-/tmp}/kforge-suite-NAME; its reports are copied to the record)
+#   --anchors-only      measure the anchors, run no suite
+#   PROBLEMS            problem files or directories (default: problems/level2)
+#
+# The kforge binary is $KFORGE, else the one on PATH.  The record: machine.txt
+# (uname, lscpu, CPUs, load before and after), git.txt (commit, modified files,
+# date, commands), anchors.json and anchors.out, suite.out, report.{md,json,html}
+# and record.md (the summary lines).  Exit: the suite's status (0 all correct,
+# 1 some not), 2 bad arguments or a missing tool, 3 the anchors failed entirely.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+tool=ort py= threads= preset=cpu reps=20 warmup=5 name= out= suite_dir= anchors_only=0 no_compile=0
+problems=() extra=()
+die() { echo "run_cpu_anchors.sh: $*" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --tool) tool=${2-}; shift 2 || die "--tool needs a value" ;;
+    --python) py=${2-}; shift 2 || die "--python needs a value" ;;
+    --threads) threads=${2-}; shift 2 || die "--threads needs a value" ;;
+    --preset) preset=${2-}; shift 2 || die "--preset needs a value" ;;
+    --reps) reps=${2-}; shift 2 || die "--reps needs a value" ;;
+    --warmup) warmup=${2-}; shift 2 || die "--warmup needs a value" ;;
+    --name) name=${2-}; shift 2 || die "--name needs a value" ;;
+    --out) out=${2-}; shift 2 || die "--out needs a value" ;;
+    --suite-dir) suite_dir=${2-}; shift 2 || die "--suite-dir needs a value" ;;
+    --anchors-only) anchors_only=1; shift ;;
+    --no-compile) no_compile=1; shift ;;
+    --) shift; extra=("$@"); break ;;
+    -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) die "unknown option '$1' (see --help)" ;;
+    *) problems+=("$1"); shift ;;
+    esac
+done
+case "$tool" in
+ort) script=$top/bench/anchors/ort_anchors.py; mods="onnxruntime, onnx, numpy"; py=${py:-${KFORGE_ORT_PYTHON:-python3}} ;;
+torch) script=$top/bench/anchors/torch_anchors.py; mods="torch, numpy"; py=${py:-${KFORGE_PYTHON:-python3}} ;;
+*) die "--tool must be ort or torch, not '$tool'" ;;
+esac
+[ -n "$threads" ] || threads=$(nproc)
+[[ "$threads" =~ ^[1-9][0-9]*$ ]] || die "--threads must be a positive integer, not '$threads'"
+"$py" -c "import $mods" >/dev/null 2>&1 ||
+    die "$py cannot import $mods: install them (ort: python3 -m venv /tmp/venv-ort && /tmp/venv-ort/bin/pip install onnxruntime onnx numpy) or pass --python"
+kforge=${KFORGE:-$(command -v kforge || true)}
+if [ $anchors_only -eq 0 ] && { [ -z "$kforge" ] || [ ! -x "$kforge" ]; }; then
+    die "no kforge binary: build it, then set KFORGE=/path/to/kforge or put it on PATH"
+fi
+[ ${#problems[@]} -eq 0 ] && problems=("$top/problems/level2")
+host=$(hostname -s 2>/dev/null || hostname)
+[ -n "$name" ] || name="$host-cpu-$tool-$(date -u +%Y-%m-%d)"
+[ -n "$out" ] || out="$top/bench/results/$name"
+[ -n "$suite_dir" ] || suite_dir="${TMPDIR:-/tmp}/kforge-suite-$name"
+mkdir -p "$out" || die "cannot create $out"
+
+load() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?"; }
+{
+    echo "host: $host"
+    echo "uname: $(uname -srvmo)"
+    echo "CPUs online: $(getconf _NPROCESSORS_ONLN), usable by this process: $(nproc), threads used: $threads"
+    echo "load average (1, 5, 15 min) before: $(load)"
+    if command -v lscpu >/dev/null; then lscpu; else grep -m1 'model name' /proc/cpuinfo; fi
+} >"$out/machine.txt"
+anchors_cmd=("$py" "$script" "$out/anchors.json" "${problems[@]}" --preset "$preset" --reps "$reps" --warmup "$warmup")
+if [ "$tool" = torch ]; then
+    anchors_cmd+=(--device cpu --threads "$threads")
+    [ $no_compile -eq 1 ] && anchors_cmd+=(--no-compile)
+else
+    anchors_cmd+=(--threads "$threads")
+fi
+suite_cmd=("$kforge" suite "${problems[@]}" --backend cpu-simd --preset "$preset" --report "$suite_dir"
+           --anchors "$out/anchors.json" ${extra[@]+"${extra[@]}"})
+{
+    echo "commit: $(git -C "$top" rev-parse HEAD 2>/dev/null || echo unknown)"
+    echo "modified tracked files: $(git -C "$top" status --porcelain --untracked-files=no 2>/dev/null | wc -l)"
+    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "kforge: $([ -n "$kforge" ] && "$kforge" version 2>&1 | head -n1)"
+    echo "anchors: ${anchors_cmd[*]}"
+    [ $anchors_only -eq 1 ] || echo "suite: KFORGE_THREADS=$threads ${suite_cmd[*]}"
+} >"$out/git.txt"
+
+echo "== anchors ($tool, $threads threads, preset $preset)" >&2
+"${anchors_cmd[@]}" 2>&1 | tee "$out/anchors.out"
+arc=${PIPESTATUS[0]}
+[ -s "$out/anchors.json" ] || { echo "run_cpu_anchors.sh: the anchors wrote nothing (exit $arc): see $out/anchors.out" >&2; exit 3; }
+[ $arc -eq 0 ] || echo "run_cpu_anchors.sh: some anchors failed (exit $arc): their entries say why" >&2
+rc=0
+if [ $anchors_only -eq 0 ]; then
+    echo "== kforge suite (cpu-simd, KFORGE_THREADS=$threads) -> $suite_dir" >&2
+    KFORGE_THREADS=$threads "${suite_cmd[@]}" 2>&1 | tee "$out/suite.out"
+    rc=${PIPESTATUS[0]}
+    for f in report.md report.json report.html suite.json; do
+        [ -f "$suite_dir/$f" ] && cp "$suite_dir/$f" "$out/$f"
+    done
+fi
+echo "load average (1, 5, 15 min) after: $(load)" >>"$out/machine.txt"
+{
+    echo "# CPU anchors: $tool, $threads threads, preset $preset"
+    echo
+    echo "- $(head -n1 "$out/git.txt"), $(sed -n 3p "$out/git.txt")"
+    echo "- $(sed -n 3p "$out/machine.txt")"
+    echo "- $(grep -m1 -i 'model name' "$out/machine.txt" | sed 's/  */ /g')"
+    echo "- $(grep 'load average' "$out/machine.txt" | tr '\n' ';' | sed 's/;$//; s/;/; /')"
+    echo "- anchors exit $arc$([ $anchors_only -eq 1 ] || echo ", suite exit $rc")"
+    [ $anchors_only -eq 1 ] || { echo; grep -E '^[0-9]+/[0-9]+ problems correct|^against ' "$out/suite.out" | sed 's/^/    /'; }
+} >"$out/record.md"
+echo "record: $out" >&2
+exit $rc
