@@ -108,6 +108,16 @@ typedef struct kf_device_info {
     int64_t local_mem_per_group;       /* shared / local memory a group gets by default, bytes */
     int64_t local_mem_per_group_optin; /* ... and at most when it asks for more */
     uint32_t matrix_units;      /* KF_MU_* bits */
+    /* ---- ABI 1.2, appended later: 0 when unknown.  A plugin built against
+       an older 1.2 header leaves them 0 (the core zeroes the array and tells
+       the element size); a plugin writes them only when struct_size covers
+       them. ---- */
+    int64_t cache_l1d_bytes;    /* level-1 data cache of one core */
+    int64_t cache_l2_bytes;     /* level-2 cache, one core's share */
+    int64_t cache_l3_bytes;     /* last-level cache, one core's share (the
+                                   size over the CPUs that share it) */
+    double peak_flops_bf16;     /* FLOP/s with bf16 inputs and fp32 accumulation
+                                   (e.g. AVX512_BF16 vdpbf16ps), 0 if none */
 } kf_device_info;
 
 /* Matrix units a device has (kf_device_info.matrix_units). */
