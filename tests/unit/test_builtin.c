@@ -258,6 +258,60 @@ KF_TEST(prelude_and_expressions)
     KF_CHECK(strstr(kf_bt_prelude(KF_BT_OCL), "erff") == NULL);
 }
 
+/* The GEMM blocking comes from the probed cache sizes: KC so that an A and
+ * a B micro-panel fill 3/4 of L1d, the L2 block half of L2, the rest of the
+ * L3 share; then split until every thread has a block. */
+KF_TEST(cpu_blocking_from_cache_sizes)
+{
+    kf_bt_cpu_blocking b;
+    /* unknown caches: the former constants */
+    kf_bt_cpu_derive_blocking(0, 0, 0, 12, 32, 512, 2048, 2, 0, &b);
+    KF_CHECK(b.mc == 96 && b.nc == 256 && b.kc == 384);
+    kf_bt_cpu_derive_blocking(0, 0, 0, 6, 16, 512, 2048, 2, 0, &b);
+    KF_CHECK(b.mc == 72 && b.nc == 256 && b.kc == 384);
+    /* this 2-core VM: L1d 48 KiB, L2 2 MiB, L3 share 240 MiB; 512 x 2048 */
+    kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 240 << 20, 12, 32, 512, 2048, 2, 0, &b);
+    KF_CHECK_MSG(b.kc == 208 && b.nc == 1248 && b.mc == 516, "mc %d nc %d kc %d", b.mc, b.nc, b.kc);
+    /* a smaller L1d gives a smaller KC, a smaller L2 a narrower NC */
+    kf_bt_cpu_blocking s;
+    kf_bt_cpu_derive_blocking(32 << 10, 1 << 20, 240 << 20, 12, 32, 512, 2048, 2, 0, &s);
+    KF_CHECK_MSG(s.kc < b.kc && s.nc < b.nc, "kc %d vs %d, nc %d vs %d", s.kc, b.kc, s.nc, b.nc);
+    /* a 16-core server share (L1d 48 KiB, L2 2 MiB, L3 1.875 MiB): the
+       blocks fit their caches and cover 16 threads */
+    int64_t l1 = 48 << 10, l2 = 2 << 20, l3 = 1966080;
+    kf_bt_cpu_derive_blocking(l1, l2, l3, 12, 32, 512, 2048, 16, 0, &b);
+    KF_CHECK(b.mc % 12 == 0 && b.nc % 32 == 0 && b.kc % 8 == 0);
+    KF_CHECK_MSG((int64_t)(12 + 32) * b.kc * 4 <= l1 * 3 / 4, "kc %d", b.kc);
+    KF_CHECK_MSG((int64_t)b.kc * b.nc * 4 <= l2 / 2, "kc %d nc %d", b.kc, b.nc);
+    KF_CHECK_MSG((int64_t)b.mc * b.kc * 4 <= l3 / 2, "mc %d kc %d", b.mc, b.kc);
+    KF_CHECK_MSG(((512 + b.mc - 1) / b.mc) * ((2048 + b.nc - 1) / b.nc) >= 16, "mc %d nc %d", b.mc, b.nc);
+    /* rows fused: only the row panels spread over the threads, and the A
+       block (MC x KC) is the one kept in L2 */
+    kf_bt_cpu_derive_blocking(l1, l2, l3, 12, 32, 512, 2048, 16, 1, &b);
+    KF_CHECK_MSG((512 + b.mc - 1) / b.mc >= 16 && (int64_t)b.mc * b.kc * 4 <= l2 / 2, "mc %d", b.mc);
+    /* one thread, a tiny GEMM: blocks no larger than the matrix */
+    kf_bt_cpu_derive_blocking(l1, l2, l3, 12, 32, 1, 10, 1, 0, &b);
+    KF_CHECK_MSG(b.mc == 12 && b.nc == 32, "mc %d nc %d", b.mc, b.nc);
+    /* the default point takes the device's caches and threads */
+    loaded l;
+    load(&l, "problems/level2/12_Gemm_Multiply_LeakyReLU.json", "cpu");
+    kf_device_info dev;
+    memset(&dev, 0, sizeof dev);
+    dev.struct_size = sizeof dev;
+    dev.cache_l1d_bytes = 48 << 10;
+    dev.cache_l2_bytes = 2 << 20;
+    dev.cache_l3_bytes = 240 << 20;
+    dev.max_work_group = 2;
+    kf_bt_point p;
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &p);
+    kf_bt_cpu_derive_blocking(dev.cache_l1d_bytes, dev.cache_l2_bytes, dev.cache_l3_bytes, p.knob[KC_MR],
+                              p.knob[KC_NR], 512, 2048, 2, 0, &b);
+    KF_CHECK_MSG(p.knob[KC_MC] == b.mc && p.knob[KC_NC] == b.nc && p.knob[KC_KC] == b.kc,
+                 "point %d/%d/%d, derived %d/%d/%d", p.knob[KC_MC], p.knob[KC_NC], p.knob[KC_KC], b.mc, b.nc, b.kc);
+    KF_CHECK(p.knob[KC_KC] != 384);   /* not the constant */
+    unload(&l);
+}
+
 KF_TEST(point_json_roundtrip)
 {
     loaded l;

@@ -19,6 +19,24 @@ enum {
     KC_N
 };
 
+/* The GEMM's cache blocking from the cache sizes the cpu-simd probe reads
+ * (kf_device_info.cache_*_bytes, one core's share; 0 = unknown).  The
+ * micro-kernel touches an A micro-panel (MR x KC) and a B micro-panel
+ * (KC x NR) per call: KC makes both fill 3/4 of L1d.  The block re-read
+ * from L2 (the KC x NC block of B, or with rows_fused the MC x KC block of
+ * A) fills half of L2; the other block half of the L3 share.  Then the
+ * blocks are split (halving the larger, in MR / NR steps) until the M x N
+ * partition (rows_fused: the M row panels alone) gives every thread a
+ * block.  m, n: the GEMM's rows and columns (0: unknown); threads <= 0:
+ * unknown (no split).  Unknown L1d: the former constants (MC 96 with
+ * NR >= 32, else 72; NC 256; KC 384).  Results are within the knobs'
+ * ranges; MC a multiple of MR, NC of NR, KC of 8. */
+typedef struct kf_bt_cpu_blocking {
+    int mc, nc, kc;
+} kf_bt_cpu_blocking;
+void kf_bt_cpu_derive_blocking(int64_t l1d, int64_t l2, int64_t l3, int mr, int nr, int64_t m, int64_t n,
+                               int threads, int rows_fused, kf_bt_cpu_blocking *out);
+
 /* The GEMM anchor's candidate: cblas_sgemm per batch (emit.h, library_gemm). */
 int kf_bt_cpu_library_gemm(const kf_resolved *r, const struct kf_bt_gemm *g, const char *backend,
                            kf_candidate **out, char **call, kf_error *err);

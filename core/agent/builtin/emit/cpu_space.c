@@ -59,15 +59,88 @@ static int64_t min_gemm_rows(const kf_resolved *r)
     return m;
 }
 
+/* Columns of the widest GEMM (N of C), 0 if none. */
+static int64_t max_gemm_cols(const kf_resolved *r)
+{
+    const kf_problem *pr = r->problem;
+    int64_t n = 0;
+    for (int k = 0; k < pr->n_nodes; k++) {
+        if (pr->nodes[k].op != KF_OP_MATMUL && pr->nodes[k].op != KF_OP_LINEAR) continue;
+        const kf_shape *y = &r->shapes[pr->n_inputs + k];
+        int64_t c = y->rank ? y->d[y->rank - 1] : 1;
+        if (c > n) n = c;
+    }
+    return n;
+}
+
+/* Does a row op (softmax, a norm, a reduction...) follow a GEMM, possibly
+ * after map ops?  Then the rows-fused plan computes MC x N row panels. */
+static int has_row_tail(const kf_resolved *r)
+{
+    const kf_problem *pr = r->problem;
+    int after_gemm = 0;
+    for (int k = 0; k < pr->n_nodes; k++) {
+        kf_op op = pr->nodes[k].op;
+        if (op == KF_OP_MATMUL || op == KF_OP_LINEAR) after_gemm = 1;
+        else if (after_gemm && !kf_bt_is_map_op(op)) return 1;
+    }
+    return 0;
+}
+
+static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+void kf_bt_cpu_derive_blocking(int64_t l1d, int64_t l2, int64_t l3, int mr, int nr, int64_t m, int64_t n,
+                               int threads, int rows_fused, kf_bt_cpu_blocking *out)
+{
+    if (mr < 1) mr = 1;
+    if (nr < 8) nr = 8;
+    if (l1d <= 0) {
+        out->mc = nr >= 32 ? 96 : 72;
+        out->nc = 256;
+        out->kc = 384;
+        return;
+    }
+    if (l2 <= 0) l2 = 8 * l1d;
+    if (l3 <= 0) l3 = l2;
+    int64_t kc = clamp64((l1d * 3 / 4) / ((int64_t)(mr + nr) * 4) / 8 * 8, 64, 1024);
+    int64_t in_l2 = (l2 / 2) / (kc * 4), in_l3 = (l3 / 2) / (kc * 4);
+    int64_t mc = rows_fused ? in_l2 : in_l3, nc = rows_fused ? in_l3 : in_l2;
+    mc = clamp64(mc / mr * mr, mr, 4096 / mr * mr);
+    nc = clamp64(nc / nr * nr, nr, 65536 / nr * nr);
+    /* no block larger than the matrix (rounded up to the tile) */
+    if (m > 0 && mc > (m + mr - 1) / mr * mr) mc = (m + mr - 1) / mr * mr;
+    if (n > 0 && nc > (n + nr - 1) / nr * nr) nc = (n + nr - 1) / nr * nr;
+    /* every thread a block: halve the larger (in tiles) while it helps */
+    while (threads > 1 && m > 0 && n > 0) {
+        int64_t mb = (m + mc - 1) / mc, nb = rows_fused ? 1 : (n + nc - 1) / nc;
+        if (mb * nb >= threads) break;
+        int can_m = mc > mr, can_n = !rows_fused && nc > nr;
+        if (!can_m && !can_n) break;
+        if (can_m && (!can_n || mc / mr >= nc / nr)) mc = ((mc / mr + 1) / 2) * mr;
+        else nc = ((nc / nr + 1) / 2) * nr;
+    }
+    out->mc = (int)mc;
+    out->nc = (int)nc;
+    out->kc = (int)kc;
+}
+
 static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info *dev)
 {
-    (void)dev;
     int a512 = host_has_avx512();
     p->knob[KC_MR] = a512 ? 12 : 6;
     p->knob[KC_NR] = a512 ? 32 : 16;
-    p->knob[KC_MC] = a512 ? 96 : 72;
-    p->knob[KC_NC] = 256;
-    p->knob[KC_KC] = 384;
+    /* blocking from the probed caches (kf_device_info tail: only when the
+       core's struct has it, i.e. struct_size covers it) */
+    int known = dev && dev->struct_size >= sizeof *dev;
+    int threads = dev && dev->max_work_group > 0 ? dev->max_work_group : 0;
+    kf_bt_cpu_blocking bk;
+    kf_bt_cpu_derive_blocking(known ? dev->cache_l1d_bytes : 0, known ? dev->cache_l2_bytes : 0,
+                              known ? dev->cache_l3_bytes : 0, p->knob[KC_MR], p->knob[KC_NR],
+                              r ? min_gemm_rows(r) : 0, r ? max_gemm_cols(r) : 0, threads,
+                              p->fusion == KF_BT_FUSE_ROWS && r && has_row_tail(r), &bk);
+    p->knob[KC_MC] = bk.mc;
+    p->knob[KC_NC] = bk.nc;
+    p->knob[KC_KC] = bk.kc;
     p->knob[KC_PACK] = 1;
     p->knob[KC_THREADS] = 0;
     p->knob[KC_LOOP_ORDER] = 0;
@@ -77,7 +150,7 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
        (column-block order) and keep the row op as its own pass: row
        panels would leave threads idle */
     int64_t m = min_gemm_rows(r);
-    if (m > 0 && m <= 4 * (int64_t)p->knob[KC_MC]) {
+    if (m > 0 && m <= 4 * (int64_t)(a512 ? 96 : 72)) {
         p->knob[KC_LOOP_ORDER] = 1;
         p->fusion = KF_BT_FUSE_EPILOGUE;
     }
