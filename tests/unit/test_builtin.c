@@ -312,6 +312,86 @@ KF_TEST(cpu_blocking_from_cache_sizes)
     unload(&l);
 }
 
+/* bf16 on CPU: packing converts to bf16 pairs, the micro-kernel is
+ * vdpbf16ps with fp32 accumulation; a bf16 candidate that fails (does not
+ * compile, or misses the tolerance) falls back to fp32, never to 3xBF16,
+ * which the C emitter does not write. */
+KF_TEST(cpu_bf16_precision_and_fallback)
+{
+    loaded l;
+    load(&l, "problems/level2/12_Gemm_Multiply_LeakyReLU.json", "small");
+    kf_error err = {0};
+    const char *js = "{\"fusion\":2,\"precision\":3,\"mc\":96,\"nc\":256,\"kc\":384,\"mr\":12,\"nr\":32,"
+                     "\"pack\":1,\"threads\":0,\"loop_order\":0,\"unroll\":1}";
+    kf_bt_point p, q;
+    KF_CHECK_MSG(kf_bt_point_from_json(js, &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &p, &err) == 0, "%s", err.msg);
+    KF_CHECK_INT(p.precision, KF_BT_BF16);
+    char lb[160];
+    KF_CHECK_CONTAINS(kf_bt_point_label(&p, lb, sizeof lb), " bf16");
+    /* the emitter refuses precisions it does not write, and bf16 without packing */
+    KF_CHECK(kf_bt_point_from_json("{\"precision\":4}", &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q, &err) != 0);
+    KF_CHECK_CONTAINS(err.msg, "the C emitter writes fp32 (0) or bf16");
+    KF_CHECK(kf_bt_point_from_json("{\"precision\":3,\"pack\":0}", &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q, &err) != 0);
+    KF_CHECK_CONTAINS(err.msg, "needs pack = 1");
+    /* the source: bf16 packing and vdpbf16ps, and a compile error where the
+       CPU has no AVX512_BF16 (then the fallback below) */
+    kf_bt_plan plan;
+    KF_CHECK_MSG(kf_bt_plan_build(&l.r, KF_BT_FUSE_ROWS, &plan, &err) == 0, "%s", err.msg);
+    kf_candidate *c = NULL;
+    char *label = NULL;
+    KF_CHECK_MSG(kf_bt_gen_cpu(&plan, &p, "cpu-simd", NULL, &c, &label, &err) == 0, "%s", err.msg);
+    KF_CHECK_CONTAINS(c->sources[0].text, "_mm512_dpbf16_ps(acc[i][v], a, b[v])");
+    KF_CHECK_CONTAINS(c->sources[0].text, "static inline uint32_t kf_bf16(float f)");
+    KF_CHECK_CONTAINS(c->sources[0].text, "#error \"precision bf16 needs AVX512_BF16");
+    KF_CHECK(strstr(c->sources[0].text, "kf_vfma(a, b[v], acc[i][v])") == NULL);   /* not the fp32 kernel */
+    kf_candidate_free(c);
+    free(label);
+    p.precision = KF_BT_FP32;
+    KF_CHECK_MSG(kf_bt_gen_cpu(&plan, &p, "cpu-simd", NULL, &c, &label, &err) == 0, "%s", err.msg);
+    KF_CHECK(strstr(c->sources[0].text, "dpbf16") == NULL);
+    kf_candidate_free(c);
+    free(label);
+    kf_bt_plan_free(&plan);
+    /* the fallback after a failure: bf16 -> fp32, the rest of the point kept */
+    p.precision = KF_BT_BF16;
+    q = p;
+    KF_CHECK_INT(kf_bt_point_conservative(&q), 1);
+    KF_CHECK_INT(q.precision, KF_BT_FP32);
+    KF_CHECK_INT(q.fusion, p.fusion);
+    KF_CHECK_INT(q.knob[KC_MC], p.knob[KC_MC]);
+    /* through the agent: a failed bf16 candidate -> an fp32 one */
+    kf_agent *a = kf_builtin_agent_open(js, &err);
+    KF_CHECK_MSG(a != NULL, "%s", err.msg);
+    kf_candidate *c1 = generate(a, &l.r, KF_GEN_FIRST, &label);
+    KF_CHECK_CONTAINS(label, "bf16");
+    free(label);
+    kf_agent_ctx cc = ctx_for(&l.r, "cpu-simd");
+    kf_gen_request fix = {.kind = KF_GEN_FIX_MISMATCH, .last = c1};
+    kf_gen_result g = {0};
+    KF_CHECK(a->ops->generate(a, &cc, &fix, &g, &err) == 0);
+    KF_CHECK(g.cand != NULL);
+    KF_CHECK_CONTAINS(g.label, "more conservative");
+    KF_CHECK(strstr(g.label, "bf16") == NULL);
+    KF_CHECK_CONTAINS(g.cand->notes, "\"precision\":0");
+    KF_CHECK(strstr(g.cand->sources[0].text, "dpbf16") == NULL);
+    kf_gen_result_free(&g);
+    kf_candidate_free(c1);
+    kf_agent_close(a);
+    /* the default point: bf16 only where the probe measured it faster */
+    kf_device_info dev;
+    memset(&dev, 0, sizeof dev);
+    dev.struct_size = sizeof dev;
+    dev.peak_flops = 4.9e11;
+    dev.peak_flops_bf16 = 2.5e11;   /* this Xeon: vdpbf16ps at half the FMA rate */
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &q);
+    KF_CHECK_INT(q.precision, KF_BT_FP32);
+    dev.peak_flops_bf16 = 9.8e11;   /* Zen 4: twice */
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &q);
+    __builtin_cpu_init();
+    KF_CHECK_INT(q.precision, __builtin_cpu_supports("avx512bf16") ? KF_BT_BF16 : KF_BT_FP32);
+    unload(&l);
+}
+
 KF_TEST(point_json_roundtrip)
 {
     loaded l;

@@ -23,6 +23,16 @@ static int host_has_avx512(void)
 #endif
 }
 
+static int host_has_bf16(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16");
+#else
+    return 0;
+#endif
+}
+
 /* Micro-kernel tiles offered on this host: MR x NR with MR*NR/VL
  * accumulators, VL = 16 (AVX-512) or 8 (AVX2). */
 typedef struct { int mr, nr; } tile_t;
@@ -145,6 +155,11 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
     p->knob[KC_THREADS] = 0;
     p->knob[KC_LOOP_ORDER] = 0;
     p->knob[KC_UNROLL] = 1;
+    /* bf16 inputs (vdpbf16ps) where the probe measured them faster than
+       fp32 FMAs (AMD Zen 4 runs two per cycle; Intel Xeons with AVX512_BF16
+       one every other cycle, half the FMA rate); a failed verification
+       falls back to fp32 (kf_bt_point_conservative) */
+    if (known && dev->peak_flops_bf16 > dev->peak_flops && host_has_bf16()) p->precision = KF_BT_BF16;
     if (!r) return;
     /* few rows (a wide, short GEMM): B is the big operand, so read it once
        (column-block order) and keep the row op as its own pass: row
@@ -158,6 +173,12 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
 
 static int check(const kf_bt_point *p, kf_error *err)
 {
+    if (p->precision != KF_BT_FP32 && p->precision != KF_BT_BF16)
+        return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision %d; the C emitter writes fp32 (0) or bf16 "
+                       "inputs with fp32 accumulation (3)", p->precision);
+    if (p->precision == KF_BT_BF16 && (!p->knob[KC_PACK] || p->knob[KC_NR] % 16 != 0))
+        return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision 3 (bf16) needs pack = 1 and nr a multiple of 16 "
+                       "(the AVX-512 width); got pack = %d, nr = %d", p->knob[KC_PACK], p->knob[KC_NR]);
     if (p->knob[KC_NR] % 8 != 0)
         return kf_fail(err, KF_E_BAD_INPUT, "builtin point: nr = %d must be a multiple of 8 (the AVX2 vector width)",
                        p->knob[KC_NR]);
@@ -170,10 +191,18 @@ static int conservative(kf_bt_point *p)
     return 0;
 }
 
+/* bf16 only on a CPU with AVX512_BF16 (the candidate would not compile
+ * elsewhere). */
+static int offerable(const kf_bt_point *p)
+{
+    return p->precision == KF_BT_FP32 || (p->precision == KF_BT_BF16 && host_has_bf16());
+}
+
 static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
 {
     kf_bt_point q;
     if (!p->knob[KC_PACK]) { q = *p; q.knob[KC_PACK] = 1; kf_bt_nbr_push(s, &q); return; }
+    q = *p; q.precision = p->precision == KF_BT_BF16 ? KF_BT_FP32 : KF_BT_BF16; kf_bt_nbr_push(s, &q);
     int a512 = host_has_avx512();
     const tile_t *tl = a512 ? TILES512 : TILES256;
     int nt = a512 ? NELEM(TILES512) : NELEM(TILES256);
@@ -200,6 +229,7 @@ static char *label(const kf_bt_point *p, const char *fusion, char *buf, size_t n
     else
         snprintf(buf, n, "gemm plain loops %s %s", fusion, thr);
     if (k[KC_LOOP_ORDER]) strncat(buf, " colmajor", n - strlen(buf) - 1);
+    if (p->precision == KF_BT_BF16) strncat(buf, " bf16", n - strlen(buf) - 1);
     return buf;
 }
 
@@ -216,6 +246,8 @@ static const char *describe_change(const kf_bt_point *pa, const kf_bt_point *pb,
         snprintf(buf, n, "order blocks %s", b[KC_LOOP_ORDER] ? "column-major" : "row-major");
     else if (a[KC_THREADS] != b[KC_THREADS]) snprintf(buf, n, "use %s threads", b[KC_THREADS] ? "1" : "all");
     else if (a[KC_PACK] != b[KC_PACK]) snprintf(buf, n, "%s packing", b[KC_PACK] ? "enable" : "disable");
+    else if (pa->precision != pb->precision)
+        snprintf(buf, n, "%s", pb->precision == KF_BT_BF16 ? "use bf16 inputs (vdpbf16ps, fp32 accumulation)" : "use fp32");
     else return NULL;
     return buf;
 }
@@ -267,6 +299,7 @@ const kf_bt_emitter kf_bt_emit_c = {
     .knobs = KNOBS,
     .defaults = defaults,
     .check = check,
+    .offerable = offerable,
     .conservative = conservative,
     .neighbours = neighbours,
     .label = label,
