@@ -258,9 +258,10 @@ KF_TEST(prelude_and_expressions)
     KF_CHECK(strstr(kf_bt_prelude(KF_BT_OCL), "erff") == NULL);
 }
 
-/* The GEMM blocking comes from the probed cache sizes: KC so that an A and
- * a B micro-panel fill 3/4 of L1d, the L2 block half of L2, the rest of the
- * L3 share; then split until every thread has a block. */
+/* The GEMM blocking comes from the probed cache sizes: KC so that the
+ * micro-panel kept in L1 fills half of it, the L2 block half of L2, the
+ * other the L3 share; then split until every thread has
+ * KF_BT_CPU_BLOCKS_PER_THREAD blocks. */
 KF_TEST(cpu_blocking_from_cache_sizes)
 {
     kf_bt_cpu_blocking b;
@@ -269,26 +270,36 @@ KF_TEST(cpu_blocking_from_cache_sizes)
     KF_CHECK(b.mc == 96 && b.nc == 256 && b.kc == 384);
     kf_bt_cpu_derive_blocking(0, 0, 0, 6, 16, 512, 2048, 2, 0, &b);
     KF_CHECK(b.mc == 72 && b.nc == 256 && b.kc == 384);
-    /* this 2-core VM: L1d 48 KiB, L2 2 MiB, L3 share 240 MiB; 512 x 2048 */
+    /* this 2-core VM: L1d 48 KiB, L2 2 MiB, L3 share 240 MiB; 512 x 2048:
+       KC = 24 KiB / (12 x 4 B), NC = 1 MiB / (KC x 4 B), MC = M (516)
+       halved once for 8 blocks */
     kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 240 << 20, 12, 32, 512, 2048, 2, 0, &b);
-    KF_CHECK_MSG(b.kc == 208 && b.nc == 1248 && b.mc == 516, "mc %d nc %d kc %d", b.mc, b.nc, b.kc);
+    KF_CHECK_MSG(b.kc == 512 && b.nc == 512 && b.mc == 264, "mc %d nc %d kc %d", b.mc, b.nc, b.kc);
+    /* rows fused: B's micro-panel in L1 (KC = 24 KiB / (32 x 4 B)), the
+       MC x N panel within L2, 8 panels */
+    kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 240 << 20, 12, 32, 512, 2048, 2, 1, &b);
+    KF_CHECK_MSG(b.kc == 192 && b.mc == 72 && (int64_t)b.mc * 2048 * 4 <= 2 << 20, "mc %d nc %d kc %d", b.mc, b.nc,
+                 b.kc);
     /* a smaller L1d gives a smaller KC, a smaller L2 a narrower NC */
     kf_bt_cpu_blocking s;
-    kf_bt_cpu_derive_blocking(32 << 10, 1 << 20, 240 << 20, 12, 32, 512, 2048, 2, 0, &s);
+    kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 240 << 20, 12, 32, 512, 2048, 2, 0, &b);
+    kf_bt_cpu_derive_blocking(32 << 10, 512 << 10, 240 << 20, 12, 32, 512, 2048, 2, 0, &s);
     KF_CHECK_MSG(s.kc < b.kc && s.nc < b.nc, "kc %d vs %d, nc %d vs %d", s.kc, b.kc, s.nc, b.nc);
     /* a 16-core server share (L1d 48 KiB, L2 2 MiB, L3 1.875 MiB): the
        blocks fit their caches and cover 16 threads */
     int64_t l1 = 48 << 10, l2 = 2 << 20, l3 = 1966080;
     kf_bt_cpu_derive_blocking(l1, l2, l3, 12, 32, 512, 2048, 16, 0, &b);
     KF_CHECK(b.mc % 12 == 0 && b.nc % 32 == 0 && b.kc % 8 == 0);
-    KF_CHECK_MSG((int64_t)(12 + 32) * b.kc * 4 <= l1 * 3 / 4, "kc %d", b.kc);
+    KF_CHECK_MSG((int64_t)12 * b.kc * 4 <= l1 / 2, "kc %d", b.kc);
     KF_CHECK_MSG((int64_t)b.kc * b.nc * 4 <= l2 / 2, "kc %d nc %d", b.kc, b.nc);
     KF_CHECK_MSG((int64_t)b.mc * b.kc * 4 <= l3 / 2, "mc %d kc %d", b.mc, b.kc);
-    KF_CHECK_MSG(((512 + b.mc - 1) / b.mc) * ((2048 + b.nc - 1) / b.nc) >= 16, "mc %d nc %d", b.mc, b.nc);
+    KF_CHECK_MSG(((512 + b.mc - 1) / b.mc) * ((2048 + b.nc - 1) / b.nc) >= 16 * KF_BT_CPU_BLOCKS_PER_THREAD,
+                 "mc %d nc %d", b.mc, b.nc);
     /* rows fused: only the row panels spread over the threads, and the A
        block (MC x KC) is the one kept in L2 */
     kf_bt_cpu_derive_blocking(l1, l2, l3, 12, 32, 512, 2048, 16, 1, &b);
-    KF_CHECK_MSG((512 + b.mc - 1) / b.mc >= 16 && (int64_t)b.mc * b.kc * 4 <= l2 / 2, "mc %d", b.mc);
+    KF_CHECK_MSG((512 + b.mc - 1) / b.mc >= 16 && (int64_t)b.mc * b.kc * 4 <= l2 / 2 && (int64_t)32 * b.kc * 4 <= l1 / 2,
+                 "mc %d kc %d", b.mc, b.kc);
     /* one thread, a tiny GEMM: blocks no larger than the matrix */
     kf_bt_cpu_derive_blocking(l1, l2, l3, 12, 32, 1, 10, 1, 0, &b);
     KF_CHECK_MSG(b.mc == 12 && b.nc == 32, "mc %d nc %d", b.mc, b.nc);
@@ -389,6 +400,29 @@ KF_TEST(cpu_bf16_precision_and_fallback)
     kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &q);
     __builtin_cpu_init();
     KF_CHECK_INT(q.precision, __builtin_cpu_supports("avx512bf16") ? KF_BT_BF16 : KF_BT_FP32);
+    unload(&l);
+}
+
+/* Tiny problems start on one thread (a team's wake-up costs more than the
+ * work); larger ones on all; both are neighbours of each other. */
+KF_TEST(cpu_tiny_problems_default_to_one_thread)
+{
+    loaded l;
+    load(&l, "problems/level1/23_Softmax.json", "small");
+    kf_bt_point p;
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, NULL, &p);
+    KF_CHECK_INT(p.knob[KC_THREADS], 0);   /* 338 KB: not tiny */
+    double fl = l.r.flops, mb = l.r.min_bytes;
+    l.r.flops = 4096;
+    l.r.min_bytes = 64 * 1024;
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, NULL, &p);
+    KF_CHECK_INT(p.knob[KC_THREADS], 1);
+    kf_bt_point nb[64];
+    int n = kf_bt_neighbours(&p, &l.r, nb, 64), all = 0;
+    for (int i = 0; i < n; i++) all |= nb[i].knob[KC_THREADS] == 0;
+    KF_CHECK_MSG(all, "no all-threads neighbour among %d", n);
+    l.r.flops = fl;
+    l.r.min_bytes = mb;
     unload(&l);
 }
 

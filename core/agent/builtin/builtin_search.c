@@ -386,7 +386,15 @@ typedef struct work {
     double row_tail_elems;   /* elements of row groups that ROWS fusion keeps in cache */
     double epi_elems;        /* map-op elements that epilogue fusion saves a pass for */
     double tail_ns;          /* modelled single-thread time of the non-GEMM math, ns */
+    int regions;             /* ops: at most one parallel region each */
 } work_t;
+
+/* The fork and join of an OpenMP team, per parallel region, seconds: a few
+ * microseconds on an idle machine, milliseconds on a loaded one (issue 15
+ * measured 1.6 us to 16 ms for a one-row loop).  Charged to multi-threaded
+ * points of emitters with a thread knob, so that tiny problems (one row, a
+ * GEMV) are modelled faster on one thread and the search tries it. */
+#define KF_BT_FORK_S 20e-6
 
 /* Modelled cost of one element of an op on one thread, ns: the prelude's
  * vectorised exp/log/tanh/erf cost a polynomial each; plain arithmetic is
@@ -415,6 +423,7 @@ static void measure_work(const kf_resolved *r, work_t *w)
         const kf_node *nd = &p->nodes[k];
         int v = p->n_inputs + k;
         double e = (double)kf_shape_elems(&r->shapes[v]);
+        w->regions++;
         if (nd->op == KF_OP_MATMUL || nd->op == KF_OP_LINEAR) {
             const kf_shape *a = &r->shapes[nd->in[0].value];
             double K = (double)a->d[a->rank - 1];
@@ -459,6 +468,8 @@ static double model_time(const kf_bt_point *p, const work_t *w, const kf_rooflin
     t += passes * 8.0 / bw;
     /* tail math */
     t += w->tail_ns * 1e-9 / threads;
+    /* team fork/join (fusion merges regions: counted per op, an upper bound) */
+    if (p->em->threads && threads > 1) t += KF_BT_FORK_S * w->regions;
     return t;
 }
 

@@ -19,18 +19,24 @@ enum {
     KC_N
 };
 
+/* Problems under both are tiny: the default point runs them on one thread
+ * (an OpenMP team's wake-up costs more than the work). */
+#define KF_BT_CPU_TINY_FLOPS 2e6
+#define KF_BT_CPU_TINY_BYTES (256.0 * 1024)
+
 /* The GEMM's cache blocking from the cache sizes the cpu-simd probe reads
- * (kf_device_info.cache_*_bytes, one core's share; 0 = unknown).  The
- * micro-kernel touches an A micro-panel (MR x KC) and a B micro-panel
- * (KC x NR) per call: KC makes both fill 3/4 of L1d.  The block re-read
- * from L2 (the KC x NC block of B, or with rows_fused the MC x KC block of
- * A) fills half of L2; the other block half of the L3 share.  Then the
- * blocks are split (halving the larger, in MR / NR steps) until the M x N
- * partition (rows_fused: the M row panels alone) gives every thread a
- * block.  m, n: the GEMM's rows and columns (0: unknown); threads <= 0:
- * unknown (no split).  Unknown L1d: the former constants (MC 96 with
- * NR >= 32, else 72; NC 256; KC 384).  Results are within the knobs'
- * ranges; MC a multiple of MR, NC of NR, KC of 8. */
+ * (kf_device_info.cache_*_bytes, one core's share; 0 = unknown).  KC: the
+ * micro-panel the inner loop keeps in L1 fills half of it (A's MR x KC in
+ * the block order, B's KC x NR with rows fused).  The block re-read from
+ * L2 (B's KC x NC, or with rows fused A's MC x KC, and then the MC x N row
+ * panel within L2) fills half of L2; the other block half of the L3 share.
+ * Then the blocks are split (halving the larger, in MR / NR steps) until
+ * the M x N partition (rows fused: the row panels) gives each thread
+ * KF_BT_CPU_BLOCKS_PER_THREAD blocks.  m, n: the GEMM's rows and columns
+ * (0: unknown); threads <= 0: unknown (no split).  Unknown L1d: the former
+ * constants (MC 96 with NR >= 32, else 72; NC 256; KC 384).  MC is a
+ * multiple of MR, NC of NR, KC of 8, all within the knobs' ranges. */
+#define KF_BT_CPU_BLOCKS_PER_THREAD 4
 typedef struct kf_bt_cpu_blocking {
     int mc, nc, kc;
 } kf_bt_cpu_blocking;

@@ -112,18 +112,27 @@ void kf_bt_cpu_derive_blocking(int64_t l1d, int64_t l2, int64_t l3, int mr, int 
     }
     if (l2 <= 0) l2 = 8 * l1d;
     if (l3 <= 0) l3 = l2;
-    int64_t kc = clamp64((l1d * 3 / 4) / ((int64_t)(mr + nr) * 4) / 8 * 8, 64, 1024);
+    /* the micro-panel that stays in L1 across the inner loop: A's (MR x KC)
+       in the block order (jr inside ir), B's (KC x NR) with rows fused (ir
+       inside jr); half of L1, the rest for the streamed panel and C */
+    int64_t kc = clamp64((l1d / 2) / ((int64_t)(rows_fused ? nr : mr) * 4) / 8 * 8, 64, 1024);
     int64_t in_l2 = (l2 / 2) / (kc * 4), in_l3 = (l3 / 2) / (kc * 4);
     int64_t mc = rows_fused ? in_l2 : in_l3, nc = rows_fused ? in_l3 : in_l2;
+    /* with rows fused the MC x N row panel is what the row op re-reads */
+    if (rows_fused && n > 0 && mc > l2 / (n * 4)) mc = l2 / (n * 4);
     mc = clamp64(mc / mr * mr, mr, 4096 / mr * mr);
     nc = clamp64(nc / nr * nr, nr, 65536 / nr * nr);
     /* no block larger than the matrix (rounded up to the tile) */
     if (m > 0 && mc > (m + mr - 1) / mr * mr) mc = (m + mr - 1) / mr * mr;
     if (n > 0 && nc > (n + nr - 1) / nr * nr) nc = (n + nr - 1) / nr * nr;
-    /* every thread a block: halve the larger (in tiles) while it helps */
+    /* KF_BT_CPU_BLOCKS_PER_THREAD blocks a thread (a machine shared with
+       other work stalls a thread now and then; more blocks than threads let
+       the others take up its share): halve the larger (in tiles) while it
+       helps */
+    int64_t want = (int64_t)threads * KF_BT_CPU_BLOCKS_PER_THREAD;
     while (threads > 1 && m > 0 && n > 0) {
         int64_t mb = (m + mc - 1) / mc, nb = rows_fused ? 1 : (n + nc - 1) / nc;
-        if (mb * nb >= threads) break;
+        if (mb * nb >= want) break;
         int can_m = mc > mr, can_n = !rows_fused && nc > nr;
         if (!can_m && !can_n) break;
         if (can_m && (!can_n || mc / mr >= nc / nr)) mc = ((mc / mr + 1) / 2) * mr;
@@ -161,6 +170,9 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
        falls back to fp32 (kf_bt_point_conservative) */
     if (known && dev->peak_flops_bf16 > dev->peak_flops && host_has_bf16()) p->precision = KF_BT_BF16;
     if (!r) return;
+    /* tiny problems (a one-row GEMM, a GEMV, a few thousand elements): one
+       thread, no team to wake; the search tries all threads next to it */
+    if (r->flops < KF_BT_CPU_TINY_FLOPS && r->min_bytes < KF_BT_CPU_TINY_BYTES) p->knob[KC_THREADS] = 1;
     /* few rows (a wide, short GEMM): B is the big operand, so read it once
        (column-block order) and keep the row op as its own pass: row
        panels would leave threads idle */
@@ -266,12 +278,18 @@ static double gemm_eff(const kf_bt_point *pt, const kf_bt_gemm_work *w, int thre
 {
     const int *p = pt->knob;
     if (!p[KC_PACK]) return 0.15;
-    int vl = host_has_avx512() ? 16 : 8;
+    /* vector width and registers: AVX-512 16 floats x 32, AVX2 8 x 16,
+       NEON (aarch64) 4 x 32 */
+#if defined(__aarch64__)
+    int vl = 4, regs = 32;
+#else
+    int vl = host_has_avx512() ? 16 : 8, regs = vl == 16 ? 32 : 16;
+#endif
     int nv = p[KC_NR] / vl;
     if (nv < 1) nv = 1;
     int acc = p[KC_MR] * nv;
     double e = 1.0;
-    if (acc + nv + 1 > 32 || (vl == 8 && acc + nv + 1 > 16)) e *= 0.55;       /* spills */
+    if (acc + nv + 1 > regs) e *= 0.55;                                         /* spills */
     else e *= (double)acc / (acc + 0.5 * nv + 1.5);                             /* load/FMA ratio */
     double l1 = (double)p[KC_MR] * p[KC_KC] * 4 + (double)p[KC_NR] * p[KC_KC] * 4 / 4;
     if (l1 > 32768) e *= 0.9;
