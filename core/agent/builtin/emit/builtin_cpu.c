@@ -951,9 +951,9 @@ static void emit_gemm_group(gen_t *g, int gi)
 
     emit_epilogue_fn(g, gi, "dst");
 
-    /* packed B: per depth block, NP panels of KC x NR (rows-fused: every
-       depth block packed up front) */
-    int64_t pb_elems = rows_fused ? NP * NR * K : (pt->knob[KC_LOOP_ORDER] == 1 ? NR : NP * NR * KC);
+    /* packed B: every depth block, NP panels of KC x NR each, packed up
+       front (the column-block order packs its own per thread) */
+    int64_t pb_elems = pt->knob[KC_LOOP_ORDER] == 1 && !rows_fused ? NR : NP * NR * K;
     char sname[32];
     snprintf(sname, sizeof sname, "kf_packed_b%d", gi);
     int sb = add_scratch(g, sname, pb_elems * 4);
@@ -1046,36 +1046,39 @@ static void emit_gemm_group(gen_t *g, int gi)
         return;
     }
     if (!rows_fused) {
+        /* B packed once (every depth block, by all threads) and shared; then
+           the (MC x NC) blocks of C, handed out one at a time, each running
+           its whole depth while its C tile stays in cache: two barriers in
+           all (a thread the OS stalls holds up no depth step) */
         kf_sb_printf(b,
                         "        #pragma omp parallel num_threads(nt)\n"
                         "        {\n"
                         "            float *ap = aligned_alloc(64, %" PRId64 " * sizeof(float));\n"
                         "            float tb[KF_MR * KF_NR] __attribute__((aligned(64)));\n"
                         "            int fail = ap == NULL;\n"
-                        "            for (int64_t pb = 0; pb < %" PRId64 "; pb++) {\n"
-                        "                const int64_t p0 = pb * %" PRId64 ";\n"
-                        "                const int64_t kc = %" PRId64 " - p0 < %" PRId64 " ? %" PRId64 " - p0 : %" PRId64 ";\n"
-                        "                const int first = pb == 0, lastk = pb == %" PRId64 ";\n"
-                        "                #pragma omp for schedule(static)\n"
-                        "                for (int64_t jp = 0; jp < %" PRId64 "; jp++)\n"
-                        "                    kf_pack_b(Bb, %" PRId64 ", %d, %" PRId64 ", jp, p0, kc, bpk + jp * %d * kc);\n"
-                        "                int64_t packed = -1;\n"
-                        "                #pragma omp for collapse(2) schedule(static)\n",
-                        (MC * KC + 15) / 16 * 16, KB, KC, K, KC, K, KC, KB - 1, NP, ldb, gm->trans_b, N, NR);
-        kf_sb_printf(b,
-                        "                for (int64_t ib = 0; ib < %" PRId64 "; ib++)\n"
-                        "                    for (int64_t jb = 0; jb < %" PRId64 "; jb++) {\n",
-                        MB, NB);
-        kf_sb_printf(b,
-                        "                        if (fail) continue;\n"
-                        "                        const int64_t i0 = ib * %" PRId64 ", mc = %" PRId64 " - i0 < %" PRId64 " ? %" PRId64 " - i0 : %" PRId64 ";\n"
-                        "                        const int64_t j0 = jb * %" PRId64 ", nc = %" PRId64 " - j0 < %" PRId64 " ? %" PRId64 " - j0 : %" PRId64 ";\n"
-                        "                        if (packed != ib) { kf_pack_a(Ab, %" PRId64 ", i0, mc, p0, kc, ap); packed = ib; }\n"
+                        "            #pragma omp for collapse(2) schedule(static)\n"
+                        "            for (int64_t pb = 0; pb < %" PRId64 "; pb++)\n"
+                        "                for (int64_t jp = 0; jp < %" PRId64 "; jp++) {\n"
+                        "                    const int64_t p0 = pb * %" PRId64 ";\n"
+                        "                    const int64_t kc = %" PRId64 " - p0 < %" PRId64 " ? %" PRId64 " - p0 : %" PRId64 ";\n"
+                        "                    kf_pack_b(Bb, %" PRId64 ", %d, %" PRId64 ", jp, p0, kc, bpk + p0 * %" PRId64 " + jp * %d * kc);\n"
+                        "                }\n"
+                        "            #pragma omp for collapse(2) schedule(dynamic, 1)\n"
+                        "            for (int64_t ib = 0; ib < %" PRId64 "; ib++)\n"
+                        "                for (int64_t jb = 0; jb < %" PRId64 "; jb++) {\n"
+                        "                    if (fail) continue;\n"
+                        "                    const int64_t i0 = ib * %" PRId64 ", mc = %" PRId64 " - i0 < %" PRId64 " ? %" PRId64 " - i0 : %" PRId64 ";\n"
+                        "                    const int64_t j0 = jb * %" PRId64 ", nc = %" PRId64 " - j0 < %" PRId64 " ? %" PRId64 " - j0 : %" PRId64 ";\n"
+                        "                    for (int64_t pb = 0; pb < %" PRId64 "; pb++) {\n"
+                        "                        const int64_t p0 = pb * %" PRId64 ";\n"
+                        "                        const int64_t kc = %" PRId64 " - p0 < %" PRId64 " ? %" PRId64 " - p0 : %" PRId64 ";\n"
+                        "                        const int first = pb == 0, lastk = pb == %" PRId64 ";\n"
+                        "                        kf_pack_a(Ab, %" PRId64 ", i0, mc, p0, kc, ap);\n"
                         "                        for (int64_t ir = 0; ir < mc; ir += KF_MR)\n"
                         "                            for (int64_t jr = 0; jr < nc; jr += KF_NR) {\n"
                         "                                const int64_t mr = mc - ir < KF_MR ? mc - ir : KF_MR;\n"
                         "                                const int64_t nr = nc - jr < KF_NR ? nc - jr : KF_NR;\n"
-                        "                                const float *bp = bpk + ((j0 + jr) / KF_NR) * KF_NR * kc;\n"
+                        "                                const float *bp = bpk + p0 * %" PRId64 " + ((j0 + jr) / KF_NR) * KF_NR * kc;\n"
                         "                                float *c = V%d + (rbase + i0 + ir) * %" PRId64 " + j0 + jr;\n"
                         "                                if (!lastk && mr == KF_MR && nr == KF_NR) {\n"
                         "                                    kf_ukernel(kc, ap + ir * kc, bp, c, %" PRId64 ", !first);\n"
@@ -1090,11 +1093,13 @@ static void emit_gemm_group(gen_t *g, int gi)
                         "                                }\n"
                         "                            }\n"
                         "                    }\n"
-                        "            }\n"
+                        "                }\n"
                         "            free(ap);\n"
                         "        }\n"
                         "    }\n}\n\n",
-                        MC, M, MC, M, MC, NC, N, NC, N, NC, K, last, N, N, N, N, gi, last);
+                        (MC * KC + 15) / 16 * 16, KB, NP, KC, K, KC, K, KC, ldb, gm->trans_b, N, NP * NR, NR,
+                        MB, NB, MC, M, MC, M, MC, NC, N, NC, N, NC, KB, KC, K, KC, K, KC, KB - 1, K, NP * NR,
+                        last, N, N, N, N, gi, last);
         return;
     }
 
