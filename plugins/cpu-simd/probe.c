@@ -8,6 +8,7 @@
  */
 #include "cpu_simd.h"
 
+#include <immintrin.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <sched.h>
@@ -238,22 +239,19 @@ FMA_LOOP(fma_loop16, v16, 16, "avx512f")
 FMA_LOOP(fma_loop8, v8, 8, "avx2,fma")
 
 /* vdpbf16ps chains: each instruction does 2 multiply-adds per fp32 lane
- * (a pair of bf16 products), 64 FLOPs on 16 lanes. */
-typedef short v32s __attribute__((vector_size(64)));
+ * (a pair of bf16 products), 64 FLOPs on 16 lanes.  Intrinsics (not the
+ * builtin, whose operand types changed in GCC 13). */
 __attribute__((target("avx512f,avx512bf16"), noinline)) static double bf16_loop(float seed)
 {
-    v16 acc[FMA_CHAINS];
-    v32s x;
-    for (int i = 0; i < 32; i++) x[i] = (short)(0x3f80 + (i & 1));   /* 1.0, 1.0078 */
-    for (int c = 0; c < FMA_CHAINS; c++)
-        for (int i = 0; i < 16; i++) acc[c][i] = 1e-7f * seed * (float)c;
+    __m512 acc[FMA_CHAINS];
+    const __m512bh x = (__m512bh)_mm512_set1_epi32(0x3f813f80);   /* bf16 pairs 1.0, 1.0078 */
+    for (int c = 0; c < FMA_CHAINS; c++) acc[c] = _mm512_set1_ps(1e-7f * seed * (float)c);
     for (long it = 0; it < FMA_ITERS; it++) {
         _Pragma("GCC unroll 16")
-        for (int c = 0; c < FMA_CHAINS; c++)
-            acc[c] = (v16)__builtin_ia32_dpbf16ps_v16sf((v16)acc[c], (v32s)x, (v32s)x);
+        for (int c = 0; c < FMA_CHAINS; c++) acc[c] = _mm512_dpbf16_ps(acc[c], x, x);
     }
     double sink = 0;
-    for (int c = 0; c < FMA_CHAINS; c++) sink += acc[c][0];
+    for (int c = 0; c < FMA_CHAINS; c++) sink += _mm512_cvtss_f32(acc[c]);
     return sink;
 }
 
