@@ -18,6 +18,7 @@ The variants of a problem run back to back, rounds interleaved, so they see
 the same machine; the load average before each run is recorded.  Results:
   DIR/machine.txt  lscpu summary, kforge backends (peaks, caches), commit,
                    threads
+  DIR/runs/        each run's directory (prune to result.json for a record)
   DIR/runs.txt     one line per run
   DIR/summary.md   per problem and variant: median over rounds of the
                    candidate, the anchor in the same runs, candidate/anchor,
@@ -85,7 +86,10 @@ def main():
         variants = [("derived", None)]
         point = None
         for r in range(a.rounds):
-            for vname, vpoint in list(variants):
+            k = 0
+            while k < len(variants):   # the first run (derived) adds the others
+                vname, vpoint = variants[k]
+                k += 1
                 rd = os.path.join(out, "runs", "%s-%s-r%d" % (name.split("_")[0], vname, r))
                 sh(["rm", "-rf", rd])
                 cmd = [kforge, "run", p, "--backend", "cpu-simd", "--preset", a.preset, "--max-iterations", "1",
