@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent/agent.h"
 #include "agent/builtin/builtin.h"
@@ -400,6 +401,37 @@ KF_TEST(cpu_bf16_precision_and_fallback)
     kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &q);
     __builtin_cpu_init();
     KF_CHECK_INT(q.precision, __builtin_cpu_supports("avx512bf16") ? KF_BT_BF16 : KF_BT_FP32);
+    unload(&l);
+}
+
+/* The cost model's cache terms follow the blocking rules: the default
+ * point derived from this host's caches pays no cache penalty, a KC that
+ * overflows L1 does (here the model once recommended shrinking the derived
+ * KC for an L1 it took to be 32 KiB). */
+KF_TEST(cpu_model_agrees_with_derived_blocking)
+{
+    loaded l;
+    load(&l, "problems/level2/12_Gemm_Multiply_LeakyReLU.json", "cpu");
+    kf_device_info dev;
+    memset(&dev, 0, sizeof dev);
+    dev.struct_size = sizeof dev;
+    long c1 = sysconf(_SC_LEVEL1_DCACHE_SIZE), c2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    dev.cache_l1d_bytes = c1 > 0 ? c1 : 32768;
+    dev.cache_l2_bytes = c2 > 0 ? c2 : 1 << 20;
+    dev.cache_l3_bytes = 8 << 20;
+    dev.max_work_group = 2;
+    kf_bt_point p, q;
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &p);
+    kf_bt_gemm_work w = {512, 2048, 2, 0};
+    double e0 = kf_bt_emit_c.gemm_eff(&p, &w, 2);
+    q = p;
+    q.knob[KC_KC] = 4 * p.knob[KC_KC];
+    q.knob[KC_NC] = p.knob[KC_NC] / 4 / 32 * 32;   /* same L2 block, L1 overflows */
+    double e1 = kf_bt_emit_c.gemm_eff(&q, &w, 2);
+    KF_CHECK_MSG(e1 < e0, "kc %d: %g, kc %d: %g", p.knob[KC_KC], e0, q.knob[KC_KC], e1);
+    q = p;
+    q.knob[KC_KC] = p.knob[KC_KC] / 2;   /* fits, but no better modelled */
+    KF_CHECK_MSG(kf_bt_emit_c.gemm_eff(&q, &w, 2) <= e0, "half KC modelled faster than the derived one");
     unload(&l);
 }
 

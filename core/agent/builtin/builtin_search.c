@@ -387,6 +387,7 @@ typedef struct work {
     double epi_elems;        /* map-op elements that epilogue fusion saves a pass for */
     double tail_ns;          /* modelled single-thread time of the non-GEMM math, ns */
     int regions;             /* ops: at most one parallel region each */
+    int row_tail;            /* a row op follows a GEMM, after map ops or not */
 } work_t;
 
 /* The fork and join of an OpenMP team, per parallel region, seconds: a few
@@ -418,8 +419,13 @@ static void measure_work(const kf_resolved *r, work_t *w)
 {
     const kf_problem *p = r->problem;
     memset(w, 0, sizeof *w);
-    int prev_gemm = -1;
+    int prev_gemm = -1, after_gemm = 0;
     for (int k = 0; k < p->n_nodes; k++) {
+        if (p->nodes[k].op == KF_OP_MATMUL || p->nodes[k].op == KF_OP_LINEAR) after_gemm = 1;
+        else if (!kf_bt_is_map_op(p->nodes[k].op)) {
+            w->row_tail |= after_gemm;
+            after_gemm = 0;
+        }
         const kf_node *nd = &p->nodes[k];
         int v = p->n_inputs + k;
         double e = (double)kf_shape_elems(&r->shapes[v]);
@@ -458,7 +464,7 @@ static double model_time(const kf_bt_point *p, const work_t *w, const kf_rooflin
     double peak = rf->peak_flops > 0 ? rf->peak_flops : 1e11;
     double bw = rf->peak_bytes_per_s > 0 ? rf->peak_bytes_per_s : 1e10;
     double per_thread = peak / host_threads();
-    kf_bt_gemm_work gw = {w->max_m, w->max_n, host_threads()};
+    kf_bt_gemm_work gw = {w->max_m, w->max_n, host_threads(), w->row_tail};
     double eff = p->em->gemm_eff ? p->em->gemm_eff(p, &gw, threads) : 0.5;
     double t = w->gemm_flops / (per_thread * threads * eff);
     /* every unfused tail pass reads and writes its tensor */

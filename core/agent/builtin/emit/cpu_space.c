@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cpu_knobs.h"
 
@@ -272,6 +273,13 @@ static int plan_fusion(const kf_bt_point *p, int fusion)
 
 static int threads(const kf_bt_point *p) { return p->knob[KC_THREADS]; }
 
+/* A cache size of this host from sysconf, or dflt where it does not say. */
+static double host_cache(int name, double dflt)
+{
+    long v = sysconf(name);
+    return v > 0 ? (double)v : dflt;
+}
+
 /* Relative efficiency (0..1] of the GEMM at point p: register blocking,
  * cache fit of the blocks, load balance over threads. */
 static double gemm_eff(const kf_bt_point *pt, const kf_bt_gemm_work *w, int threads)
@@ -291,10 +299,15 @@ static double gemm_eff(const kf_bt_point *pt, const kf_bt_gemm_work *w, int thre
     double e = 1.0;
     if (acc + nv + 1 > regs) e *= 0.55;                                         /* spills */
     else e *= (double)acc / (acc + 0.5 * nv + 1.5);                             /* load/FMA ratio */
-    double l1 = (double)p[KC_MR] * p[KC_KC] * 4 + (double)p[KC_NR] * p[KC_KC] * 4 / 4;
-    if (l1 > 32768) e *= 0.9;
-    double l2 = (double)p[KC_KC] * p[KC_NC] * 4 + (double)p[KC_MC] * p[KC_KC] * 4;
-    if (l2 > 1024.0 * 1024) e *= 0.85;
+    /* cache fit, with the rules of kf_bt_cpu_derive_blocking and this host's
+       caches (the C candidates run here): the panel kept in L1 within half
+       of it plus slack, the block re-read from L2 within 3/4 of L2 */
+    int rows = pt->fusion == KF_BT_FUSE_ROWS && w->row_tail;
+    double c1 = host_cache(_SC_LEVEL1_DCACHE_SIZE, 32768), c2 = host_cache(_SC_LEVEL2_CACHE_SIZE, 1 << 20);
+    double l1 = (double)(rows ? p[KC_NR] : p[KC_MR]) * p[KC_KC] * 4;
+    if (l1 > 0.75 * c1) e *= 0.9;
+    double l2 = rows ? (double)p[KC_MC] * p[KC_KC] * 4 : (double)p[KC_KC] * p[KC_NC] * 4;
+    if (l2 > 0.75 * c2) e *= 0.85;
     if (p[KC_KC] < 256) e *= 0.93;
     /* balance: (MC x NC) blocks over threads */
     double bm = ceil(w->max_m / p[KC_MC]), bn = ceil(w->max_n / p[KC_NC]);
