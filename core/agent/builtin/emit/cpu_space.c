@@ -149,9 +149,30 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
     int a512 = host_has_avx512();
     p->knob[KC_MR] = a512 ? 12 : 6;
     p->knob[KC_NR] = a512 ? 32 : 16;
-    /* blocking from the probed caches (kf_device_info tail: only when the
-       core's struct has it, i.e. struct_size covers it) */
-    int known = dev && dev->struct_size >= sizeof *dev;
+    p->knob[KC_PACK] = 1;
+    p->knob[KC_THREADS] = 0;
+    p->knob[KC_LOOP_ORDER] = 0;
+    p->knob[KC_UNROLL] = 1;
+    int known = dev && dev->struct_size >= sizeof *dev;   /* the ABI 1.3 fields */
+    /* bf16 inputs (vdpbf16ps) only where the probe measured them faster
+       than fp32 FMAs (the development VM's Xeon measured half the fp32
+       rate); a failed verification falls back to fp32
+       (kf_bt_point_conservative) */
+    if (known && dev->peak_flops_bf16 > dev->peak_flops && host_has_bf16()) p->precision = KF_BT_BF16;
+    if (r) {
+        /* tiny problems (a one-row GEMM, a GEMV, a few thousand elements):
+           one thread, no team to wake; the search tries all threads next */
+        if (r->flops < KF_BT_CPU_TINY_FLOPS && r->min_bytes < KF_BT_CPU_TINY_BYTES) p->knob[KC_THREADS] = 1;
+        /* few rows (a wide, short GEMM): B is the big operand, so read it
+           once (column-block order) and keep the row op as its own pass:
+           row panels would leave threads idle */
+        int64_t m = min_gemm_rows(r);
+        if (m > 0 && m <= 4 * (int64_t)(a512 ? 96 : 72)) {
+            p->knob[KC_LOOP_ORDER] = 1;
+            p->fusion = KF_BT_FUSE_EPILOGUE;
+        }
+    }
+    /* blocking from the probed caches, for the loop order the plan takes */
     int threads = dev && dev->max_work_group > 0 ? dev->max_work_group : 0;
     kf_bt_cpu_blocking bk;
     kf_bt_cpu_derive_blocking(known ? dev->cache_l1d_bytes : 0, known ? dev->cache_l2_bytes : 0,
@@ -161,27 +182,6 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
     p->knob[KC_MC] = bk.mc;
     p->knob[KC_NC] = bk.nc;
     p->knob[KC_KC] = bk.kc;
-    p->knob[KC_PACK] = 1;
-    p->knob[KC_THREADS] = 0;
-    p->knob[KC_LOOP_ORDER] = 0;
-    p->knob[KC_UNROLL] = 1;
-    /* bf16 inputs (vdpbf16ps) where the probe measured them faster than
-       fp32 FMAs (AMD Zen 4 runs two per cycle; Intel Xeons with AVX512_BF16
-       one every other cycle, half the FMA rate); a failed verification
-       falls back to fp32 (kf_bt_point_conservative) */
-    if (known && dev->peak_flops_bf16 > dev->peak_flops && host_has_bf16()) p->precision = KF_BT_BF16;
-    if (!r) return;
-    /* tiny problems (a one-row GEMM, a GEMV, a few thousand elements): one
-       thread, no team to wake; the search tries all threads next to it */
-    if (r->flops < KF_BT_CPU_TINY_FLOPS && r->min_bytes < KF_BT_CPU_TINY_BYTES) p->knob[KC_THREADS] = 1;
-    /* few rows (a wide, short GEMM): B is the big operand, so read it once
-       (column-block order) and keep the row op as its own pass: row
-       panels would leave threads idle */
-    int64_t m = min_gemm_rows(r);
-    if (m > 0 && m <= 4 * (int64_t)(a512 ? 96 : 72)) {
-        p->knob[KC_LOOP_ORDER] = 1;
-        p->fusion = KF_BT_FUSE_EPILOGUE;
-    }
 }
 
 static int check(const kf_bt_point *p, kf_error *err)
