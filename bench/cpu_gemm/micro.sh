@@ -32,4 +32,4 @@ done
 blas=$(sed -n 's/^#define KF_BASELINE_BLAS_LIBS "\(.*\)"$/\1/p' "$build/config.h")
 ${CC:-cc} -std=gnu11 -O2 -fopenmp -DNVAR=$# -I"$top/plugins/cpu-simd" \
     "$top/bench/cpu_gemm/harness.c" $objs $blas -o "$tmp/harness"
-"$tmp/harness" $dims "$threads" "$reps" $scr $names
+${KF_BENCH_WRAP:-} "$tmp/harness" $dims "$threads" "$reps" $scr $names
