@@ -16,9 +16,10 @@
  * struct_size is smaller than the hooks the core needs, whose reserved slots
  * are not NULL, or whose name does not match its file name.
  *
- * ABI 1.2 (this header), 1.1 and 1.0 plugins all load.  1.2 takes one more
- * reserved slot (compile_offline) and appends offline_targets to
- * kf_backend_info.  1.1 appends fields to
+ * ABI 1.3 (this header), 1.2, 1.1 and 1.0 plugins all load.  1.3 appends
+ * the data cache sizes and the bf16 peak to kf_device_info (an older
+ * plugin leaves them 0: unknown).  1.2 takes one more reserved slot
+ * (compile_offline) and appends offline_targets to kf_backend_info.  1.1 appends fields to
  * kf_device_info, kf_source, kf_launch, kf_buffer and kf_candidate_view and
  * takes three reserved slots of kf_backend (info, list_devices,
  * measure_peaks).  The core hands a plugin the struct layouts of the minor
@@ -51,7 +52,7 @@ extern "C" {
 #endif
 
 #define KF_PLUGIN_ABI_MAJOR 1
-#define KF_PLUGIN_ABI_MINOR 2
+#define KF_PLUGIN_ABI_MINOR 3
 
 #if defined(__GNUC__)
 #define KF_PLUGIN_VISIBLE __attribute__((visibility("default")))
@@ -108,6 +109,15 @@ typedef struct kf_device_info {
     int64_t local_mem_per_group;       /* shared / local memory a group gets by default, bytes */
     int64_t local_mem_per_group_optin; /* ... and at most when it asks for more */
     uint32_t matrix_units;      /* KF_MU_* bits */
+    /* ---- ABI 1.3: 0 when unknown.  A plugin built for an earlier minor
+       leaves them 0 (the core zeroes the array and passes its element
+       size); a plugin writes them only when struct_size covers them. ---- */
+    int64_t cache_l1d_bytes;    /* level-1 data cache of one core */
+    int64_t cache_l2_bytes;     /* level-2 cache, one core's share */
+    int64_t cache_l3_bytes;     /* last-level cache, one core's share (the
+                                   size over the CPUs that share it) */
+    double peak_flops_bf16;     /* FLOP/s with bf16 inputs and fp32 accumulation
+                                   (e.g. AVX512_BF16 vdpbf16ps), 0 if none */
 } kf_device_info;
 
 /* Matrix units a device has (kf_device_info.matrix_units). */

@@ -100,6 +100,11 @@ void kf_roofline_enforce(kf_roofline *rf, const kf_resolved *r, const kf_device_
     double bytes_s = ratio(rf->min_bytes, bw);
     rf->flop_term = !has_linear_reduction(r ? r->problem : NULL) && rf->peak_flops > 0;
     double slack = (dev && !strcmp(dev->kind, "cpu")) ? KF_FLOP_SLACK_CPU : KF_FLOP_SLACK_ACCEL;
-    double flops_s = rf->flop_term ? ratio(rf->flops, rf->peak_flops * slack) : 0.0;
+    /* a CPU with a bf16 dot-product unit (AVX512_BF16) may run a bf16
+       candidate above its fp32 peak: the floor takes the faster precision */
+    double peak = rf->peak_flops;
+    if (dev && !strcmp(dev->kind, "cpu") && dev->struct_size >= sizeof *dev && dev->peak_flops_bf16 > peak)
+        peak = dev->peak_flops_bf16;
+    double flops_s = rf->flop_term ? ratio(rf->flops, peak * slack) : 0.0;
     rf->hard_floor_s = dmax(bytes_s, flops_s);
 }

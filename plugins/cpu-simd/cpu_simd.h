@@ -42,6 +42,16 @@ int kf_cpu_threads(void);
 /* The compiler command: $KFORGE_CC if set and non-empty, else "cc". */
 const char *kf_cpu_compiler(void);
 
+/* cache.c: one CPU's share of each data cache level, in bytes (0: none
+ * found), and where the sizes came from ("sysfs", "cpuid leaf 0x4"...). */
+typedef struct kf_cpu_caches {
+    int64_t l1d, l2, l3;
+    char source[32];
+} kf_cpu_caches;
+/* Reads sysfs_dir/indexN (NULL: /sys/devices/system/cpu/cpu0/cache), else
+ * cpuid; a size is divided by the CPUs its shared_cpu_list names. */
+void kf_cpu_read_caches(const char *sysfs_dir, kf_cpu_caches *c);
+
 /* compile.c */
 kf_status kf_cpu_compile(const kf_compile_request *req, kf_artifact **out, char **diagnostics);
 /* Runs argv (no shell) in directory cwd (NULL: the current one), captures

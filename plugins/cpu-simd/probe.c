@@ -1,13 +1,16 @@
 /*
  * probe.c — the one "cpu" device: model name, ISA, vector width, cores,
- * frequency; peak FLOP/s the larger of an estimate from them and a measured
- * FMA rate, memory bandwidth the faster of a short multi-threaded copy and
+ * frequency, cache sizes (cache.c); peak FLOP/s the larger of an estimate
+ * from them and a measured FMA rate (and the bf16 dot-product rate where
+ * the CPU has AVX512_BF16), memory bandwidth the faster of a short multi-threaded copy and
  * read, an L1 bound for the cache bandwidth.  The
  * result is computed once per process and cached.
  */
 #include "cpu_simd.h"
 
+#include <immintrin.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,7 +238,24 @@ typedef float v8 __attribute__((vector_size(32)));
 FMA_LOOP(fma_loop16, v16, 16, "avx512f")
 FMA_LOOP(fma_loop8, v8, 8, "avx2,fma")
 
-typedef struct fma_job { int lanes; double sink; } fma_job;
+/* vdpbf16ps chains: each instruction does 2 multiply-adds per fp32 lane
+ * (a pair of bf16 products), 64 FLOPs on 16 lanes.  Intrinsics (not the
+ * builtin, whose operand types changed in GCC 13). */
+__attribute__((target("avx512f,avx512bf16"), noinline)) static double bf16_loop(float seed)
+{
+    __m512 acc[FMA_CHAINS];
+    const __m512bh x = (__m512bh)_mm512_set1_epi32(0x3f813f80);   /* bf16 pairs 1.0, 1.0078 */
+    for (int c = 0; c < FMA_CHAINS; c++) acc[c] = _mm512_set1_ps(1e-7f * seed * (float)c);
+    for (long it = 0; it < FMA_ITERS; it++) {
+        _Pragma("GCC unroll 16")
+        for (int c = 0; c < FMA_CHAINS; c++) acc[c] = _mm512_dpbf16_ps(acc[c], x, x);
+    }
+    double sink = 0;
+    for (int c = 0; c < FMA_CHAINS; c++) sink += _mm512_cvtss_f32(acc[c]);
+    return sink;
+}
+
+typedef struct fma_job { int lanes; double sink; } fma_job;   /* lanes 32: the bf16 loop */
 
 /* The loops are pure functions: without a volatile sink the compiler drops
  * the calls and the "measurement" times nothing. */
@@ -244,16 +264,18 @@ static volatile double fma_sink;
 static void *fma_thread(void *p)
 {
     fma_job *j = p;
-    j->sink = j->lanes == 16 ? fma_loop16(1.0f) : fma_loop8(1.0f);
+    j->sink = j->lanes == 32 ? bf16_loop(1.0f) : j->lanes == 16 ? fma_loop16(1.0f) : fma_loop8(1.0f);
     fma_sink = j->sink;
     return NULL;
 }
 
 /* FLOP/s of `threads` threads each running FMA chains (best of 2), or 0
- * when the CPU has neither AVX-512 nor AVX2+FMA.  About 20-60 ms. */
+ * when the CPU has neither AVX-512 nor AVX2+FMA; lanes 32: the vdpbf16ps
+ * chains, 0 without AVX512_BF16.  About 20-60 ms. */
 static double measure_fma_peak(int threads, int lanes)
 {
-    if (lanes != 16 && lanes != 8) return 0;
+    if (lanes != 32 && lanes != 16 && lanes != 8) return 0;
+    if (lanes == 32 && !__builtin_cpu_supports("avx512bf16")) return 0;
     if (lanes == 16 && !__builtin_cpu_supports("avx512f")) return 0;
     if (lanes == 8 && !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))) return 0;
     if (threads > 256) threads = 256;
@@ -272,6 +294,7 @@ static double measure_fma_peak(int threads, int lanes)
         for (int i = 1; i < threads; i++)
             if (started[i]) pthread_join(tid[i], NULL);
         double dt = now_s() - t0;
+        /* lanes 32: 16 fp32 lanes x 2 bf16 products each */
         double flops = 2.0 * FMA_CHAINS * (double)FMA_ITERS * lanes * threads;
         if (dt > 0 && flops / dt > best) best = flops / dt;
     }
@@ -312,7 +335,9 @@ static void probe_once_fn(void)
     int lanes = kf_cpu_vector_floats(&isa);
     int cores = kf_cpu_cores();
     double hz = cpu_max_hz(&freq_src);
-    static const char *const feats[] = {"sse4.2", "avx", "avx2", "fma", "avx512f"};
+    static const char *const feats[] = {"sse4.2", "avx", "avx2", "fma", "avx512f", "avx512_bf16"};
+    kf_cpu_caches caches;
+    const char *cache_dir = getenv("KFORGE_CPU_CACHE_DIR");   /* tests: a fake sysfs cache folder */
     size_t used = 0;
 
     cpuinfo_field("model name", model, sizeof model);
@@ -324,12 +349,14 @@ static void probe_once_fn(void)
         case 2: has = __builtin_cpu_supports("avx2"); break;
         case 3: has = __builtin_cpu_supports("fma"); break;
         case 4: has = __builtin_cpu_supports("avx512f"); break;
+        case 5: has = __builtin_cpu_supports("avx512bf16"); break;
         }
         if (has)
             used += (size_t)snprintf(flags + used, sizeof flags - used, "%s%s",
                                      used ? " " : "", feats[i]);
     }
     compiler_version(cc, sizeof cc);
+    kf_cpu_read_caches(cache_dir && *cache_dir ? cache_dir : NULL, &caches);
 
     memset(d, 0, sizeof *d);
     d->struct_size = (uint32_t)sizeof *d;
@@ -342,7 +369,10 @@ static void probe_once_fn(void)
     d->compute_units = cores;
     d->warp_size = lanes;
     d->max_work_group = kf_cpu_threads();
-    d->matrix_units = 0;
+    d->matrix_units = __builtin_cpu_supports("avx512bf16") ? KF_MU_BF16 : 0;
+    d->cache_l1d_bytes = caches.l1d;
+    d->cache_l2_bytes = caches.l2;
+    d->cache_l3_bytes = caches.l3;
     probe_estimate = estimate;
     probe_hz = hz;
     probe_lanes = lanes;
@@ -351,9 +381,11 @@ static void probe_once_fn(void)
              "ISA: %s; vector width: %d floats (%s); cores: %d; max frequency: %.2f GHz (%s); "
              "peak FLOP/s estimated as cores x GHz x %d lanes x 2 (FMA) x 2 (FMA ports) = %.0f GFLOP/s; "
              "measured: the FMA throughput of one thread x cores (the larger is the peak) and the faster of a "
-             "%u MiB multi-threaded copy and read; compiler: %s (%s)",
+             "%u MiB multi-threaded copy and read; caches per core: L1d %lld KiB, L2 %lld KiB, L3 %lld KiB (%s); "
+             "compiler: %s (%s)",
              flags[0] ? flags : "-", lanes, isa, cores, hz * 1e-9, freq_src, lanes, estimate * 1e-9,
-             BW_BYTES >> 20, kf_cpu_compiler(), cc);
+             BW_BYTES >> 20, (long long)(caches.l1d >> 10), (long long)(caches.l2 >> 10),
+             (long long)(caches.l3 >> 10), caches.source, kf_cpu_compiler(), cc);
 }
 
 kf_status kf_cpu_list(kf_device_info *devs, size_t dev_size, int max, int *n, char *why, size_t why_len)
@@ -379,7 +411,7 @@ kf_status kf_cpu_list(kf_device_info *devs, size_t dev_size, int max, int *n, ch
  * is often the base clock, so a measured FMA rate above the estimate wins,
  * and the cache bound grows with it. */
 static pthread_once_t measure_once = PTHREAD_ONCE_INIT;
-static double m_flops, m_bw, m_cache;
+static double m_flops, m_bw, m_cache, m_bf16;
 static int m_flops_measured;
 
 static void measure_once_fn(void)
@@ -390,6 +422,7 @@ static void measure_once_fn(void)
     m_bw = measure_bandwidth(probe_cores);
     double turbo = (probe_estimate > 0 && measured > probe_estimate) ? measured / probe_estimate : 1.0;
     m_cache = (double)probe_cores * probe_hz * turbo * 128.0;
+    m_bf16 = measure_fma_peak(1, 32) * probe_cores;   /* 0 without AVX512_BF16 */
 }
 
 kf_status kf_cpu_measure(int device, kf_device_info *d, char *why, size_t why_len)
@@ -405,6 +438,8 @@ kf_status kf_cpu_measure(int device, kf_device_info *d, char *why, size_t why_le
     d->peak_bytes_per_s = m_bw;
     d->peak_bw_measured = m_bw > 0;
     d->cache_bytes_per_s = m_cache;
+    if (d->struct_size >= offsetof(kf_device_info, peak_flops_bf16) + sizeof(double))
+        d->peak_flops_bf16 = m_bf16;
     return KF_OK;
 }
 

@@ -6,7 +6,7 @@
 . "$KF_SRCDIR/tests/e2e/tap.sh"
 prog=$KF_BUILDDIR/tests/golden/emit_golden
 cases=$(grep -v '^#' "$KF_SRCDIR/tests/golden/cases" | grep -c .)
-echo "1..$((cases + 1))"
+echo "1..$((cases + 3))"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 while read -r name lang backend problem preset point; do
     case $name in ''|'#'*) continue ;; esac
@@ -26,4 +26,32 @@ for lang in $("$prog" --languages); do
     grep -v '^#' "$KF_SRCDIR/tests/golden/cases" | awk '{print $2}' | grep -qx "$lang" || missing="$missing $lang"
 done
 if [ -z "$missing" ]; then ok "every emitter has golden cases"; else no "every emitter has golden cases" "none for:$missing"; fi
+# the C emitter's NEON path: every fp32 C golden compiles for aarch64 with
+# fmla (not the portable vectors), and the bf16 one stops at its #error
+# (no AVX512_BF16 there: the search falls back to fp32).  Needs a cross
+# compiler ($KF_AARCH64_CC, default aarch64-linux-gnu-gcc, Debian package
+# gcc-aarch64-linux-gnu); skipped without one.
+xcc=${KF_AARCH64_CC:-aarch64-linux-gnu-gcc}
+if command -v "$xcc" > /dev/null 2>&1; then
+    bad=""; bf16=""
+    for g in "$KF_SRCDIR"/tests/golden/c/*.golden; do
+        awk '/^=== kernel.c$/ {on = 1; next} /^=== / {on = 0} on' "$g" > "$tmp/kernel.c"
+        if "$xcc" -std=gnu11 -O2 -march=armv8.2-a -fopenmp -S -I"$KF_SRCDIR/plugins/cpu-simd" -o "$tmp/k.s" \
+               "$tmp/kernel.c" > "$tmp/cc.log" 2>&1; then
+            grep -q '"precision":3' "$g" && bf16="$bf16 $(basename "$g") compiled"
+            grep -q 'fmla' "$tmp/k.s" || bad="$bad $(basename "$g") (no fmla)"
+        elif grep -q '"precision":3' "$g"; then
+            grep -q 'precision bf16 needs AVX512_BF16' "$tmp/cc.log" || bf16="$bf16 $(basename "$g"): $(head -c 200 "$tmp/cc.log")"
+        else
+            bad="$bad $(basename "$g"): $(head -c 300 "$tmp/cc.log")"
+        fi
+    done
+    if [ -z "$bad" ]; then ok "the fp32 C goldens compile for aarch64 with NEON fmla ($xcc)"
+    else no "the fp32 C goldens compile for aarch64 with NEON fmla ($xcc)" "$bad"; fi
+    if [ -z "$bf16" ]; then ok "the bf16 C golden stops at its #error on aarch64"
+    else no "the bf16 C golden stops at its #error on aarch64" "$bf16"; fi
+else
+    ok "the fp32 C goldens compile for aarch64 with NEON fmla # SKIP no $xcc (apt-get install gcc-aarch64-linux-gnu)"
+    ok "the bf16 C golden stops at its #error on aarch64 # SKIP no $xcc"
+fi
 tap_exit

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "candidate/candidate.h"
@@ -159,6 +160,70 @@ KF_TEST(probe_reports_the_cpu)
     kf_device_info again;
     KF_CHECK_INT(be->probe(&again, 1, &n, why, sizeof why), KF_OK);
     KF_CHECK_NEAR(again.peak_bytes_per_s, devs[0].peak_bytes_per_s, 0);
+}
+
+/* Writes a fake sysfs cache entry dir/indexI with its four files. */
+static void fake_cache(const char *dir, int i, const char *level, const char *type, const char *size,
+                       const char *shared)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/index%d", dir, i);
+    KF_CHECK(mkdir(path, 0700) == 0);
+    const char *names[] = {"level", "type", "size", "shared_cpu_list"};
+    const char *vals[] = {level, type, size, shared};
+    for (int k = 0; k < 4; k++) {
+        snprintf(path, sizeof path, "%s/index%d/%s", dir, i, names[k]);
+        FILE *f = fopen(path, "w");
+        KF_CHECK(f != NULL);
+        fprintf(f, "%s\n", vals[k]);
+        fclose(f);
+    }
+}
+
+/* The cache sizes come from sysfs (here a fake one), one CPU's share of
+ * each data level; the instruction cache is not a data level. */
+KF_TEST(probe_reads_cache_sizes_from_sysfs)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/cache", kf_test_tmpdir());
+    KF_CHECK(mkdir(dir, 0700) == 0);
+    fake_cache(dir, 0, "1", "Data", "32K", "0-1");           /* SMT pair: 16 KiB each */
+    fake_cache(dir, 1, "1", "Instruction", "64K", "0");
+    fake_cache(dir, 2, "2", "Unified", "1024K", "0");
+    fake_cache(dir, 3, "3", "Unified", "32M", "0-7,16-23");  /* 16 CPUs: 2 MiB each */
+    setenv("KFORGE_CPU_CACHE_DIR", dir, 1);
+    const kf_backend *be = load_plugin();
+    kf_device_info d;
+    memset(&d, 0, sizeof d);
+    d.struct_size = sizeof d;
+    char why[256] = "";
+    int n = -1;
+    KF_CHECK_INT(be->list_devices(&d, sizeof d, 1, &n, why, sizeof why), KF_OK);
+    KF_CHECK_INT(d.cache_l1d_bytes, 16384);
+    KF_CHECK_INT(d.cache_l2_bytes, 1 << 20);
+    KF_CHECK_INT(d.cache_l3_bytes, 2 << 20);
+    KF_CHECK_CONTAINS(d.detail, "caches per core: L1d 16 KiB, L2 1024 KiB, L3 2048 KiB (sysfs)");
+}
+
+/* Without sysfs entries the sizes come from cpuid (x86), still nonzero. */
+KF_TEST(probe_falls_back_to_cpuid_for_cache_sizes)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/empty", kf_test_tmpdir());
+    KF_CHECK(mkdir(dir, 0700) == 0);
+    setenv("KFORGE_CPU_CACHE_DIR", dir, 1);
+    const kf_backend *be = load_plugin();
+    kf_device_info d;
+    memset(&d, 0, sizeof d);
+    d.struct_size = sizeof d;
+    char why[256] = "";
+    int n = -1;
+    KF_CHECK_INT(be->list_devices(&d, sizeof d, 1, &n, why, sizeof why), KF_OK);
+#if defined(__x86_64__)
+    KF_CHECK_MSG(d.cache_l1d_bytes >= 8192 && d.cache_l2_bytes >= d.cache_l1d_bytes, "L1d %lld L2 %lld",
+                 (long long)d.cache_l1d_bytes, (long long)d.cache_l2_bytes);
+    KF_CHECK_CONTAINS(d.detail, "(cpuid leaf 0x");
+#endif
 }
 
 KF_TEST(compile_error_returns_compiler_text)

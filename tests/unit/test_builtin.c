@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent/agent.h"
 #include "agent/builtin/builtin.h"
@@ -256,6 +257,205 @@ KF_TEST(prelude_and_expressions)
     KF_CHECK_CONTAINS(kf_bt_prelude(KF_BT_C), "1.6732632423543772f");
     KF_CHECK_CONTAINS(kf_bt_prelude(KF_BT_OCL), "#define kf__erf erf\n");
     KF_CHECK(strstr(kf_bt_prelude(KF_BT_OCL), "erff") == NULL);
+}
+
+/* The GEMM blocking comes from the probed cache sizes: KC so that the
+ * micro-panel kept in L1 fills half of it, the L2 block half of L2, the
+ * other the L3 share; then split until every thread has
+ * KF_BT_CPU_BLOCKS_PER_THREAD blocks. */
+KF_TEST(cpu_blocking_from_cache_sizes)
+{
+    kf_bt_cpu_blocking b;
+    /* unknown caches: the former constants */
+    kf_bt_cpu_derive_blocking(0, 0, 0, 12, 32, 512, 2048, 2, 0, &b);
+    KF_CHECK(b.mc == 96 && b.nc == 256 && b.kc == 384);
+    kf_bt_cpu_derive_blocking(0, 0, 0, 6, 16, 512, 2048, 2, 0, &b);
+    KF_CHECK(b.mc == 72 && b.nc == 256 && b.kc == 384);
+    /* this 2-core VM: L1d 48 KiB, L2 2 MiB, L3 share 240 MiB; 512 x 2048:
+       KC = 24 KiB / (12 x 4 B), NC = 1 MiB / (KC x 4 B), MC = M (516)
+       halved once for 8 blocks */
+    kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 240 << 20, 12, 32, 512, 2048, 2, 0, &b);
+    KF_CHECK_MSG(b.kc == 512 && b.nc == 512 && b.mc == 264, "mc %d nc %d kc %d", b.mc, b.nc, b.kc);
+    /* rows fused: B's micro-panel in L1 (KC = 24 KiB / (32 x 4 B)), the
+       MC x N panel within L2, 8 panels */
+    kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 240 << 20, 12, 32, 512, 2048, 2, 1, &b);
+    KF_CHECK_MSG(b.kc == 192 && b.mc == 72 && (int64_t)b.mc * 2048 * 4 <= 2 << 20, "mc %d nc %d kc %d", b.mc, b.nc,
+                 b.kc);
+    /* a smaller L1d gives a smaller KC, a smaller L2 a narrower NC */
+    kf_bt_cpu_blocking s;
+    kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 240 << 20, 12, 32, 512, 2048, 2, 0, &b);
+    kf_bt_cpu_derive_blocking(32 << 10, 512 << 10, 240 << 20, 12, 32, 512, 2048, 2, 0, &s);
+    KF_CHECK_MSG(s.kc < b.kc && s.nc < b.nc, "kc %d vs %d, nc %d vs %d", s.kc, b.kc, s.nc, b.nc);
+    /* a 16-core server share (L1d 48 KiB, L2 2 MiB, L3 1.875 MiB): the
+       blocks fit their caches and cover 16 threads */
+    int64_t l1 = 48 << 10, l2 = 2 << 20, l3 = 1966080;
+    kf_bt_cpu_derive_blocking(l1, l2, l3, 12, 32, 512, 2048, 16, 0, &b);
+    KF_CHECK(b.mc % 12 == 0 && b.nc % 32 == 0 && b.kc % 8 == 0);
+    KF_CHECK_MSG((int64_t)12 * b.kc * 4 <= l1 / 2, "kc %d", b.kc);
+    KF_CHECK_MSG((int64_t)b.kc * b.nc * 4 <= l2 / 2, "kc %d nc %d", b.kc, b.nc);
+    KF_CHECK_MSG((int64_t)b.mc * b.kc * 4 <= l3 / 2, "mc %d kc %d", b.mc, b.kc);
+    KF_CHECK_MSG(((512 + b.mc - 1) / b.mc) * ((2048 + b.nc - 1) / b.nc) >= 16 * KF_BT_CPU_BLOCKS_PER_THREAD,
+                 "mc %d nc %d", b.mc, b.nc);
+    /* rows fused: only the row panels spread over the threads, and the A
+       block (MC x KC) is the one kept in L2 */
+    kf_bt_cpu_derive_blocking(l1, l2, l3, 12, 32, 512, 2048, 16, 1, &b);
+    KF_CHECK_MSG((512 + b.mc - 1) / b.mc >= 16 && (int64_t)b.mc * b.kc * 4 <= l2 / 2 && (int64_t)32 * b.kc * 4 <= l1 / 2,
+                 "mc %d kc %d", b.mc, b.kc);
+    /* one thread, a tiny GEMM: blocks no larger than the matrix */
+    kf_bt_cpu_derive_blocking(l1, l2, l3, 12, 32, 1, 10, 1, 0, &b);
+    KF_CHECK_MSG(b.mc == 12 && b.nc == 32, "mc %d nc %d", b.mc, b.nc);
+    /* the default point takes the device's caches and threads */
+    loaded l;
+    load(&l, "problems/level2/12_Gemm_Multiply_LeakyReLU.json", "cpu");
+    kf_device_info dev;
+    memset(&dev, 0, sizeof dev);
+    dev.struct_size = sizeof dev;
+    dev.cache_l1d_bytes = 48 << 10;
+    dev.cache_l2_bytes = 2 << 20;
+    dev.cache_l3_bytes = 240 << 20;
+    dev.max_work_group = 2;
+    kf_bt_point p;
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &p);
+    kf_bt_cpu_derive_blocking(dev.cache_l1d_bytes, dev.cache_l2_bytes, dev.cache_l3_bytes, p.knob[KC_MR],
+                              p.knob[KC_NR], 512, 2048, 2, 0, &b);
+    KF_CHECK_MSG(p.knob[KC_MC] == b.mc && p.knob[KC_NC] == b.nc && p.knob[KC_KC] == b.kc,
+                 "point %d/%d/%d, derived %d/%d/%d", p.knob[KC_MC], p.knob[KC_NC], p.knob[KC_KC], b.mc, b.nc, b.kc);
+    KF_CHECK(p.knob[KC_KC] != 384);   /* not the constant */
+    unload(&l);
+}
+
+/* bf16 on CPU: packing converts to bf16 pairs, the micro-kernel is
+ * vdpbf16ps with fp32 accumulation; a bf16 candidate that fails (does not
+ * compile, or misses the tolerance) falls back to fp32, never to 3xBF16,
+ * which the C emitter does not write. */
+KF_TEST(cpu_bf16_precision_and_fallback)
+{
+    loaded l;
+    load(&l, "problems/level2/12_Gemm_Multiply_LeakyReLU.json", "small");
+    kf_error err = {0};
+    const char *js = "{\"fusion\":2,\"precision\":3,\"mc\":96,\"nc\":256,\"kc\":384,\"mr\":12,\"nr\":32,"
+                     "\"pack\":1,\"threads\":0,\"loop_order\":0,\"unroll\":1}";
+    kf_bt_point p, q;
+    KF_CHECK_MSG(kf_bt_point_from_json(js, &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &p, &err) == 0, "%s", err.msg);
+    KF_CHECK_INT(p.precision, KF_BT_BF16);
+    char lb[160];
+    KF_CHECK_CONTAINS(kf_bt_point_label(&p, lb, sizeof lb), " bf16");
+    /* the emitter refuses precisions it does not write, and bf16 without packing */
+    KF_CHECK(kf_bt_point_from_json("{\"precision\":4}", &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q, &err) != 0);
+    KF_CHECK_CONTAINS(err.msg, "the C emitter writes fp32 (0) or bf16");
+    KF_CHECK(kf_bt_point_from_json("{\"precision\":3,\"pack\":0}", &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q, &err) != 0);
+    KF_CHECK_CONTAINS(err.msg, "needs pack = 1");
+    /* the source: bf16 packing and vdpbf16ps, and a compile error where the
+       CPU has no AVX512_BF16 (then the fallback below) */
+    kf_bt_plan plan;
+    KF_CHECK_MSG(kf_bt_plan_build(&l.r, KF_BT_FUSE_ROWS, &plan, &err) == 0, "%s", err.msg);
+    kf_candidate *c = NULL;
+    char *label = NULL;
+    KF_CHECK_MSG(kf_bt_gen_cpu(&plan, &p, "cpu-simd", NULL, &c, &label, &err) == 0, "%s", err.msg);
+    KF_CHECK_CONTAINS(c->sources[0].text, "_mm512_dpbf16_ps(acc[i][v], a, b[v])");
+    KF_CHECK_CONTAINS(c->sources[0].text, "static inline uint32_t kf_bf16(float f)");
+    KF_CHECK_CONTAINS(c->sources[0].text, "#error \"precision bf16 needs AVX512_BF16");
+    KF_CHECK(strstr(c->sources[0].text, "kf_vfma(a, b[v], acc[i][v])") == NULL);   /* not the fp32 kernel */
+    kf_candidate_free(c);
+    free(label);
+    p.precision = KF_BT_FP32;
+    KF_CHECK_MSG(kf_bt_gen_cpu(&plan, &p, "cpu-simd", NULL, &c, &label, &err) == 0, "%s", err.msg);
+    KF_CHECK(strstr(c->sources[0].text, "dpbf16") == NULL);
+    kf_candidate_free(c);
+    free(label);
+    kf_bt_plan_free(&plan);
+    /* the fallback after a failure: bf16 -> fp32, the rest of the point kept */
+    p.precision = KF_BT_BF16;
+    q = p;
+    KF_CHECK_INT(kf_bt_point_conservative(&q), 1);
+    KF_CHECK_INT(q.precision, KF_BT_FP32);
+    KF_CHECK_INT(q.fusion, p.fusion);
+    KF_CHECK_INT(q.knob[KC_MC], p.knob[KC_MC]);
+    /* through the agent: a failed bf16 candidate -> an fp32 one */
+    kf_agent *a = kf_builtin_agent_open(js, &err);
+    KF_CHECK_MSG(a != NULL, "%s", err.msg);
+    kf_candidate *c1 = generate(a, &l.r, KF_GEN_FIRST, &label);
+    KF_CHECK_CONTAINS(label, "bf16");
+    free(label);
+    kf_agent_ctx cc = ctx_for(&l.r, "cpu-simd");
+    kf_gen_request fix = {.kind = KF_GEN_FIX_MISMATCH, .last = c1};
+    kf_gen_result g = {0};
+    KF_CHECK(a->ops->generate(a, &cc, &fix, &g, &err) == 0);
+    KF_CHECK(g.cand != NULL);
+    KF_CHECK_CONTAINS(g.label, "more conservative");
+    KF_CHECK(strstr(g.label, "bf16") == NULL);
+    KF_CHECK_CONTAINS(g.cand->notes, "\"precision\":0");
+    KF_CHECK(strstr(g.cand->sources[0].text, "dpbf16") == NULL);
+    kf_gen_result_free(&g);
+    kf_candidate_free(c1);
+    kf_agent_close(a);
+    /* the default point: bf16 only where the probe measured it faster */
+    kf_device_info dev;
+    memset(&dev, 0, sizeof dev);
+    dev.struct_size = sizeof dev;
+    dev.peak_flops = 4.9e11;
+    dev.peak_flops_bf16 = 2.5e11;   /* this Xeon: vdpbf16ps at half the FMA rate */
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &q);
+    KF_CHECK_INT(q.precision, KF_BT_FP32);
+    dev.peak_flops_bf16 = 9.8e11;   /* a CPU where bf16 dot products are faster */
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &q);
+    __builtin_cpu_init();
+    KF_CHECK_INT(q.precision, __builtin_cpu_supports("avx512bf16") ? KF_BT_BF16 : KF_BT_FP32);
+    unload(&l);
+}
+
+/* The cost model's cache terms follow the blocking rules: the default
+ * point derived from this host's caches pays no cache penalty, a KC that
+ * overflows L1 does (here the model once recommended shrinking the derived
+ * KC for an L1 it took to be 32 KiB). */
+KF_TEST(cpu_model_agrees_with_derived_blocking)
+{
+    loaded l;
+    load(&l, "problems/level2/12_Gemm_Multiply_LeakyReLU.json", "cpu");
+    kf_device_info dev;
+    memset(&dev, 0, sizeof dev);
+    dev.struct_size = sizeof dev;
+    long c1 = sysconf(_SC_LEVEL1_DCACHE_SIZE), c2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    dev.cache_l1d_bytes = c1 > 0 ? c1 : 32768;
+    dev.cache_l2_bytes = c2 > 0 ? c2 : 1 << 20;
+    dev.cache_l3_bytes = 8 << 20;
+    dev.max_work_group = 2;
+    kf_bt_point p, q;
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &p);
+    kf_bt_gemm_work w = {512, 2048, 2, 0};
+    double e0 = kf_bt_emit_c.gemm_eff(&p, &w, 2);
+    q = p;
+    q.knob[KC_KC] = 4 * p.knob[KC_KC];
+    q.knob[KC_NC] = p.knob[KC_NC] / 4 / 32 * 32;   /* same L2 block, L1 overflows */
+    double e1 = kf_bt_emit_c.gemm_eff(&q, &w, 2);
+    KF_CHECK_MSG(e1 < e0, "kc %d: %g, kc %d: %g", p.knob[KC_KC], e0, q.knob[KC_KC], e1);
+    q = p;
+    q.knob[KC_KC] = p.knob[KC_KC] / 2;   /* fits, but no better modelled */
+    KF_CHECK_MSG(kf_bt_emit_c.gemm_eff(&q, &w, 2) <= e0, "half KC modelled faster than the derived one");
+    unload(&l);
+}
+
+/* Tiny problems start on one thread (a team's wake-up costs more than the
+ * work); larger ones on all; both are neighbours of each other. */
+KF_TEST(cpu_tiny_problems_default_to_one_thread)
+{
+    loaded l;
+    load(&l, "problems/level1/23_Softmax.json", "small");
+    kf_bt_point p;
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, NULL, &p);
+    KF_CHECK_INT(p.knob[KC_THREADS], 0);   /* 338 KB: not tiny */
+    double fl = l.r.flops, mb = l.r.min_bytes;
+    l.r.flops = 4096;
+    l.r.min_bytes = 64 * 1024;
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, NULL, &p);
+    KF_CHECK_INT(p.knob[KC_THREADS], 1);
+    kf_bt_point nb[64];
+    int n = kf_bt_neighbours(&p, &l.r, nb, 64), all = 0;
+    for (int i = 0; i < n; i++) all |= nb[i].knob[KC_THREADS] == 0;
+    KF_CHECK_MSG(all, "no all-threads neighbour among %d", n);
+    l.r.flops = fl;
+    l.r.min_bytes = mb;
+    unload(&l);
 }
 
 KF_TEST(point_json_roundtrip)

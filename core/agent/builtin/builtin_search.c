@@ -44,7 +44,12 @@ void kf_bt_point_baseline(const kf_bt_emitter *em, const char *backend, kf_bt_po
 int kf_bt_point_conservative(kf_bt_point *p)
 {
     if (p->baseline) return 0;
-    if (p->precision == KF_BT_BF16) { p->precision = KF_BT_BF16X3; return 1; }
+    if (p->precision == KF_BT_BF16) {   /* 3xBF16 where the emitter offers it, else fp32 */
+        p->precision = KF_BT_BF16X3;
+        if ((p->em->check && p->em->check(p, NULL) != 0) || (p->em->offerable && !p->em->offerable(p)))
+            p->precision = KF_BT_FP32;
+        return 1;
+    }
     if (p->precision != KF_BT_FP32) { p->precision = KF_BT_FP32; return 1; }
     if (p->fusion == KF_BT_FUSE_ROWS) { p->fusion = KF_BT_FUSE_EPILOGUE; return 1; }
     if (p->fusion == KF_BT_FUSE_EPILOGUE) { p->fusion = KF_BT_FUSE_NONE; return 1; }
@@ -381,7 +386,16 @@ typedef struct work {
     double row_tail_elems;   /* elements of row groups that ROWS fusion keeps in cache */
     double epi_elems;        /* map-op elements that epilogue fusion saves a pass for */
     double tail_ns;          /* modelled single-thread time of the non-GEMM math, ns */
+    int regions;             /* ops: at most one parallel region each */
+    int row_tail;            /* a row op follows a GEMM, after map ops or not */
 } work_t;
+
+/* The fork and join of an OpenMP team, per parallel region, seconds: a few
+ * microseconds on an idle machine, milliseconds on a loaded one (issue 15
+ * measured 1.6 us to 16 ms for a one-row loop).  Charged to multi-threaded
+ * points of emitters with a thread knob, so that tiny problems (one row, a
+ * GEMV) are modelled faster on one thread and the search tries it. */
+#define KF_BT_FORK_S 20e-6
 
 /* Modelled cost of one element of an op on one thread, ns: the prelude's
  * vectorised exp/log/tanh/erf cost a polynomial each; plain arithmetic is
@@ -405,12 +419,18 @@ static void measure_work(const kf_resolved *r, work_t *w)
 {
     const kf_problem *p = r->problem;
     memset(w, 0, sizeof *w);
-    int prev_gemm = -1;
+    int prev_gemm = -1, after_gemm = 0;
     for (int k = 0; k < p->n_nodes; k++) {
+        if (p->nodes[k].op == KF_OP_MATMUL || p->nodes[k].op == KF_OP_LINEAR) after_gemm = 1;
+        else if (!kf_bt_is_map_op(p->nodes[k].op)) {
+            w->row_tail |= after_gemm;
+            after_gemm = 0;
+        }
         const kf_node *nd = &p->nodes[k];
         int v = p->n_inputs + k;
         if (kf_op_is_shape(nd->op)) continue;   /* no work: an alias of its input */
         double e = (double)kf_shape_elems(&r->shapes[v]);
+        w->regions++;
         if (nd->op == KF_OP_MATMUL || nd->op == KF_OP_LINEAR) {
             const kf_shape *a = &r->shapes[nd->in[0].value];
             double K = (double)a->d[a->rank - 1];
@@ -445,7 +465,7 @@ static double model_time(const kf_bt_point *p, const work_t *w, const kf_rooflin
     double peak = rf->peak_flops > 0 ? rf->peak_flops : 1e11;
     double bw = rf->peak_bytes_per_s > 0 ? rf->peak_bytes_per_s : 1e10;
     double per_thread = peak / host_threads();
-    kf_bt_gemm_work gw = {w->max_m, w->max_n, host_threads()};
+    kf_bt_gemm_work gw = {w->max_m, w->max_n, host_threads(), w->row_tail};
     double eff = p->em->gemm_eff ? p->em->gemm_eff(p, &gw, threads) : 0.5;
     double t = w->gemm_flops / (per_thread * threads * eff);
     /* every unfused tail pass reads and writes its tensor */
@@ -455,6 +475,8 @@ static double model_time(const kf_bt_point *p, const work_t *w, const kf_rooflin
     t += passes * 8.0 / bw;
     /* tail math */
     t += w->tail_ns * 1e-9 / threads;
+    /* team fork/join (fusion merges regions: counted per op, an upper bound) */
+    if (p->em->threads && threads > 1) t += KF_BT_FORK_S * w->regions;
     return t;
 }
 

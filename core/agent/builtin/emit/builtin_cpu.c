@@ -28,11 +28,14 @@
 
 static const char GEMM_LIB[] =
     "/* ---- GEMM library: packing + register-blocked FMA micro-kernel ----\n"
+    " * (AVX-512: 32 vector registers, AVX2: 16, NEON: 32, else GCC vectors)\n"
     " * C[MR x NR] tiles are computed from an A micro-panel (MR rows, laid out\n"
     " * [k][MR]) and a B micro-panel (NR columns, laid out [k][NR]); panels are\n"
     " * zero-padded so the micro-kernel never branches.  Edge tiles go through a\n"
     " * small tile buffer. */\n"
+    "#if defined(__x86_64__) || defined(__i386__)\n"
     "#include <immintrin.h>\n"
+    "#endif\n"
     "#if defined(__AVX512F__)\n"
     "#define KF_VL 16\n"
     "typedef __m512 kf_v;\n"
@@ -51,6 +54,16 @@ static const char GEMM_LIB[] =
     "#define kf_vfma(a, b, c) _mm256_fmadd_ps((a), (b), (c))\n"
     "#define kf_vadd(a, b) _mm256_add_ps((a), (b))\n"
     "#define kf_vzero() _mm256_setzero_ps()\n"
+    "#elif defined(__aarch64__) && defined(__ARM_NEON)\n"
+    "#include <arm_neon.h>\n"
+    "#define KF_VL 4\n"
+    "typedef float32x4_t kf_v;\n"
+    "#define kf_vload(p) vld1q_f32(p)\n"
+    "#define kf_vstore(p, v) vst1q_f32((p), (v))\n"
+    "#define kf_vbcast(x) vdupq_n_f32(x)\n"
+    "#define kf_vfma(a, b, c) vfmaq_f32((c), (a), (b))\n"
+    "#define kf_vadd(a, b) vaddq_f32((a), (b))\n"
+    "#define kf_vzero() vdupq_n_f32(0.0f)\n"
     "#else /* portable: GCC vector extensions, 4 floats */\n"
     "#define KF_VL 4\n"
     "typedef float kf_v __attribute__((vector_size(16)));\n"
@@ -65,6 +78,39 @@ static const char GEMM_LIB[] =
     "#error \"KF_NR must be a multiple of the vector width\"\n"
     "#endif\n"
     "#define KF_NV (KF_NR / KF_VL)\n"
+    "\n";
+
+/* fp32: packing copies, the micro-kernel broadcasts A and FMAs B rows. */
+static const char GEMM_LIB_FP32[] =
+    "#if defined(__AVX2__)\n"
+    "/* dst[c * ldd + r] = src[r * lds + c], r, c < 8: an 8 x 8 transpose in\n"
+    " * registers (packing rows into [k][MR] / [k][NR] panels 8 at a time\n"
+    " * instead of one scalar store per element) */\n"
+    "#define KF_TR8 1\n"
+    "static inline void kf_tr8x8(const float *src, int64_t lds, float *dst, int64_t ldd)\n"
+    "{\n"
+    "    __m256 r0 = _mm256_loadu_ps(src), r1 = _mm256_loadu_ps(src + lds), r2 = _mm256_loadu_ps(src + 2 * lds),\n"
+    "           r3 = _mm256_loadu_ps(src + 3 * lds), r4 = _mm256_loadu_ps(src + 4 * lds), r5 = _mm256_loadu_ps(src + 5 * lds),\n"
+    "           r6 = _mm256_loadu_ps(src + 6 * lds), r7 = _mm256_loadu_ps(src + 7 * lds);\n"
+    "    __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1), t2 = _mm256_unpacklo_ps(r2, r3),\n"
+    "           t3 = _mm256_unpackhi_ps(r2, r3), t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5),\n"
+    "           t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);\n"
+    "    __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xee),\n"
+    "           s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xee),\n"
+    "           s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xee),\n"
+    "           s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xee);\n"
+    "    _mm256_storeu_ps(dst, _mm256_permute2f128_ps(s0, s4, 0x20));\n"
+    "    _mm256_storeu_ps(dst + ldd, _mm256_permute2f128_ps(s1, s5, 0x20));\n"
+    "    _mm256_storeu_ps(dst + 2 * ldd, _mm256_permute2f128_ps(s2, s6, 0x20));\n"
+    "    _mm256_storeu_ps(dst + 3 * ldd, _mm256_permute2f128_ps(s3, s7, 0x20));\n"
+    "    _mm256_storeu_ps(dst + 4 * ldd, _mm256_permute2f128_ps(s0, s4, 0x31));\n"
+    "    _mm256_storeu_ps(dst + 5 * ldd, _mm256_permute2f128_ps(s1, s5, 0x31));\n"
+    "    _mm256_storeu_ps(dst + 6 * ldd, _mm256_permute2f128_ps(s2, s6, 0x31));\n"
+    "    _mm256_storeu_ps(dst + 7 * ldd, _mm256_permute2f128_ps(s3, s7, 0x31));\n"
+    "}\n"
+    "#else\n"
+    "#define KF_TR8 0\n"
+    "#endif\n"
     "\n"
     "/* Packs rows [i0, i0+mc) x depth [p0, p0+kc) of row-major A (leading\n"
     " * dimension lda) into ceil(mc/MR) micro-panels [k][MR], zero-padded. */\n"
@@ -72,8 +118,17 @@ static const char GEMM_LIB[] =
     "{\n"
     "    for (int64_t ir = 0; ir < mc; ir += KF_MR) {\n"
     "        float *dst = ap + ir * kc;\n"
-    "        int64_t m = mc - ir < KF_MR ? mc - ir : KF_MR;\n"
-    "        for (int64_t ii = 0; ii < KF_MR; ii++) {\n"
+    "        int64_t m = mc - ir < KF_MR ? mc - ir : KF_MR, ii = 0;\n"
+    "#if KF_TR8\n"
+    "        const int64_t k8 = kc & ~(int64_t)7;\n"
+    "        for (; ii + 8 <= m; ii += 8) {   /* 8 rows x 8 k at a time, then the k tail */\n"
+    "            const float *src = A + (i0 + ir + ii) * lda + p0;\n"
+    "            for (int64_t k = 0; k < k8; k += 8) kf_tr8x8(src + k, lda, dst + k * KF_MR + ii, KF_MR);\n"
+    "            for (int64_t r = 0; r < 8; r++)\n"
+    "                for (int64_t k = k8; k < kc; k++) dst[k * KF_MR + ii + r] = src[r * lda + k];\n"
+    "        }\n"
+    "#endif\n"
+    "        for (; ii < KF_MR; ii++) {\n"
     "            if (ii < m) {\n"
     "                const float *src = A + (i0 + ir + ii) * lda + p0;\n"
     "                for (int64_t k = 0; k < kc; k++) dst[k * KF_MR + ii] = src[k];\n"
@@ -92,6 +147,20 @@ static const char GEMM_LIB[] =
     "    int64_t j0 = jp * KF_NR;\n"
     "    int64_t w = n - j0 < KF_NR ? n - j0 : KF_NR;\n"
     "    if (trans_b) {\n"
+    "#if KF_TR8   /* KF_NR is a multiple of 8 */\n"
+    "        const int64_t k8 = kc & ~(int64_t)7;\n"
+    "        for (int64_t j8 = 0; j8 < KF_NR; j8 += 8) {\n"
+    "            if (j8 + 8 > w) {   /* the edge: column by column */\n"
+    "                for (int64_t jj = j8; jj < j8 + 8; jj++)\n"
+    "                    for (int64_t k = 0; k < kc; k++) bp[k * KF_NR + jj] = jj < w ? B[(j0 + jj) * ldb + p0 + k] : 0.0f;\n"
+    "                continue;\n"
+    "            }\n"
+    "            const float *src = B + (j0 + j8) * ldb + p0;   /* 8 columns x 8 k at a time, then the k tail */\n"
+    "            for (int64_t k = 0; k < k8; k += 8) kf_tr8x8(src + k, ldb, bp + k * KF_NR + j8, KF_NR);\n"
+    "            for (int64_t r = 0; r < 8; r++)\n"
+    "                for (int64_t k = k8; k < kc; k++) bp[k * KF_NR + j8 + r] = src[r * ldb + k];\n"
+    "        }\n"
+    "#else\n"
     "        for (int64_t jj = 0; jj < KF_NR; jj++) {\n"
     "            if (jj < w) {\n"
     "                const float *src = B + (j0 + jj) * ldb + p0;\n"
@@ -100,6 +169,7 @@ static const char GEMM_LIB[] =
     "                for (int64_t k = 0; k < kc; k++) bp[k * KF_NR + jj] = 0.0f;\n"
     "            }\n"
     "        }\n"
+    "#endif\n"
     "    } else {\n"
     "        for (int64_t k = 0; k < kc; k++) {\n"
     "            const float *src = B + (p0 + k) * ldb + j0;\n"
@@ -138,6 +208,99 @@ static const char GEMM_LIB[] =
     "        }\n"
     "}\n"
     "/* ---- end of GEMM library ---- */\n";
+
+/* bf16 (precision KF_BT_BF16): A and B rounded to bf16 while packing, two
+ * consecutive k in one 32-bit lane, so one vdpbf16ps does two multiply-adds
+ * per fp32 accumulator lane; accumulation, C and the epilogue stay fp32.
+ * The packed panels take the fp32 layout's offsets (kc floats per row of a
+ * micro-panel hold ceil(kc/2) pairs), so the blocking code is shared. */
+static const char GEMM_LIB_BF16[] =
+    "#if !defined(__AVX512BF16__) || KF_VL != 16\n"
+    "#error \"precision bf16 needs AVX512_BF16 (vdpbf16ps) and AVX-512 on this CPU: use precision 0 (fp32)\"\n"
+    "#endif\n"
+    "/* fp32 -> bf16, round to nearest even (NaN stays NaN) */\n"
+    "static inline uint32_t kf_bf16(float f)\n"
+    "{\n"
+    "    uint32_t u;\n"
+    "    memcpy(&u, &f, sizeof u);\n"
+    "    if ((u & 0x7fffffffu) > 0x7f800000u) return (u >> 16) | 0x40u;\n"
+    "    return (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;\n"
+    "}\n"
+    "\n"
+    "/* Packs rows [i0, i0+mc) x depth [p0, p0+kc) of row-major A into\n"
+    " * ceil(mc/MR) micro-panels of bf16 pairs [k/2][MR], zero-padded. */\n"
+    "static void kf_pack_a(const float *A, int64_t lda, int64_t i0, int64_t mc, int64_t p0, int64_t kc, float *ap)\n"
+    "{\n"
+    "    const int64_t kq = (kc + 1) / 2;\n"
+    "    for (int64_t ir = 0; ir < mc; ir += KF_MR) {\n"
+    "        uint32_t *dst = (uint32_t *)(void *)(ap + ir * kc);\n"
+    "        int64_t m = mc - ir < KF_MR ? mc - ir : KF_MR;\n"
+    "        for (int64_t ii = 0; ii < KF_MR; ii++) {\n"
+    "            if (ii < m) {\n"
+    "                const float *src = A + (i0 + ir + ii) * lda + p0;\n"
+    "                for (int64_t q = 0; q < kq; q++)\n"
+    "                    dst[q * KF_MR + ii] = kf_bf16(src[2 * q]) | (2 * q + 1 < kc ? kf_bf16(src[2 * q + 1]) << 16 : 0u);\n"
+    "            } else {\n"
+    "                for (int64_t q = 0; q < kq; q++) dst[q * KF_MR + ii] = 0u;\n"
+    "            }\n"
+    "        }\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "/* Packs NR-column micro-panel jp of B, depth [p0, p0+kc), into bf16 pairs\n"
+    " * [k/2][NR], zero-padded past column n and past kc. */\n"
+    "static void kf_pack_b(const float *B, int64_t ldb, int trans_b, int64_t n, int64_t jp, int64_t p0, int64_t kc, float *bp)\n"
+    "{\n"
+    "    uint32_t *dst = (uint32_t *)(void *)bp;\n"
+    "    const int64_t kq = (kc + 1) / 2, j0 = jp * KF_NR;\n"
+    "    int64_t w = n - j0 < KF_NR ? n - j0 : KF_NR;\n"
+    "    if (trans_b) {\n"
+    "        for (int64_t jj = 0; jj < KF_NR; jj++) {\n"
+    "            const float *src = B + (j0 + jj) * ldb + p0;\n"
+    "            for (int64_t q = 0; q < kq; q++)\n"
+    "                dst[q * KF_NR + jj] = jj < w ? kf_bf16(src[2 * q]) | (2 * q + 1 < kc ? kf_bf16(src[2 * q + 1]) << 16 : 0u) : 0u;\n"
+    "        }\n"
+    "    } else {\n"
+    "        for (int64_t q = 0; q < kq; q++) {\n"
+    "            const float *r0 = B + (p0 + 2 * q) * ldb + j0, *r1 = 2 * q + 1 < kc ? r0 + ldb : NULL;\n"
+    "            for (int64_t jj = 0; jj < KF_NR; jj++)\n"
+    "                dst[q * KF_NR + jj] = jj < w ? kf_bf16(r0[jj]) | (r1 ? kf_bf16(r1[jj]) << 16 : 0u) : 0u;\n"
+    "        }\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "/* c[MR x NR] = (add ? c : 0) + ap * bp over kc, bf16 products, fp32 sums. */\n"
+    "static inline void kf_ukernel(int64_t kc, const float *restrict ap, const float *restrict bp,\n"
+    "                              float *restrict c, int64_t ldc, int add)\n"
+    "{\n"
+    "    const uint32_t *a32 = (const uint32_t *)(const void *)ap, *b32 = (const uint32_t *)(const void *)bp;\n"
+    "    const int64_t kq = (kc + 1) / 2;\n"
+    "    __m512 acc[KF_MR][KF_NV];\n"
+    "#pragma GCC unroll 64\n"
+    "    for (int i = 0; i < KF_MR; i++)\n"
+    "#pragma GCC unroll 8\n"
+    "        for (int v = 0; v < KF_NV; v++) acc[i][v] = _mm512_setzero_ps();\n"
+    "#pragma GCC unroll KF_UNROLL_LIT\n"
+    "    for (int64_t q = 0; q < kq; q++) {\n"
+    "        __m512bh b[KF_NV];\n"
+    "#pragma GCC unroll 8\n"
+    "        for (int v = 0; v < KF_NV; v++) b[v] = (__m512bh)_mm512_loadu_si512((const void *)(b32 + q * KF_NR + v * 16));\n"
+    "#pragma GCC unroll 64\n"
+    "        for (int i = 0; i < KF_MR; i++) {\n"
+    "            __m512bh a = (__m512bh)_mm512_set1_epi32((int)a32[q * KF_MR + i]);\n"
+    "#pragma GCC unroll 8\n"
+    "            for (int v = 0; v < KF_NV; v++) acc[i][v] = _mm512_dpbf16_ps(acc[i][v], a, b[v]);\n"
+    "        }\n"
+    "    }\n"
+    "#pragma GCC unroll 64\n"
+    "    for (int i = 0; i < KF_MR; i++)\n"
+    "#pragma GCC unroll 8\n"
+    "        for (int v = 0; v < KF_NV; v++) {\n"
+    "            float *p = c + i * ldc + v * KF_VL;\n"
+    "            kf_vstore(p, add ? kf_vadd(kf_vload(p), acc[i][v]) : acc[i][v]);\n"
+    "        }\n"
+    "}\n"
+    "/* ---- end of GEMM library (bf16) ---- */\n";
 
 /* ------------------------------------------------------------------ */
 /* helpers                                                             */
@@ -842,9 +1005,9 @@ static void emit_gemm_group(gen_t *g, int gi)
 
     emit_epilogue_fn(g, gi, "dst");
 
-    /* packed B: per depth block, NP panels of KC x NR (rows-fused: every
-       depth block packed up front) */
-    int64_t pb_elems = rows_fused ? NP * NR * K : (pt->knob[KC_LOOP_ORDER] == 1 ? NR : NP * NR * KC);
+    /* packed B: every depth block, NP panels of KC x NR each, packed up
+       front (the column-block order packs its own per thread) */
+    int64_t pb_elems = pt->knob[KC_LOOP_ORDER] == 1 && !rows_fused ? NR : NP * NR * K;
     char sname[32];
     snprintf(sname, sizeof sname, "kf_packed_b%d", gi);
     int sb = add_scratch(g, sname, pb_elems * 4);
@@ -937,36 +1100,39 @@ static void emit_gemm_group(gen_t *g, int gi)
         return;
     }
     if (!rows_fused) {
+        /* B packed once (every depth block, by all threads) and shared; then
+           the (MC x NC) blocks of C, handed out one at a time, each running
+           its whole depth while its C tile stays in cache: two barriers in
+           all (a thread the OS stalls holds up no depth step) */
         kf_sb_printf(b,
                         "        #pragma omp parallel num_threads(nt)\n"
                         "        {\n"
                         "            float *ap = aligned_alloc(64, %" PRId64 " * sizeof(float));\n"
                         "            float tb[KF_MR * KF_NR] __attribute__((aligned(64)));\n"
                         "            int fail = ap == NULL;\n"
-                        "            for (int64_t pb = 0; pb < %" PRId64 "; pb++) {\n"
-                        "                const int64_t p0 = pb * %" PRId64 ";\n"
-                        "                const int64_t kc = %" PRId64 " - p0 < %" PRId64 " ? %" PRId64 " - p0 : %" PRId64 ";\n"
-                        "                const int first = pb == 0, lastk = pb == %" PRId64 ";\n"
-                        "                #pragma omp for schedule(static)\n"
-                        "                for (int64_t jp = 0; jp < %" PRId64 "; jp++)\n"
-                        "                    kf_pack_b(Bb, %" PRId64 ", %d, %" PRId64 ", jp, p0, kc, bpk + jp * %d * kc);\n"
-                        "                int64_t packed = -1;\n"
-                        "                #pragma omp for collapse(2) schedule(static)\n",
-                        (MC * KC + 15) / 16 * 16, KB, KC, K, KC, K, KC, KB - 1, NP, ldb, gm->trans_b, N, NR);
-        kf_sb_printf(b,
-                        "                for (int64_t ib = 0; ib < %" PRId64 "; ib++)\n"
-                        "                    for (int64_t jb = 0; jb < %" PRId64 "; jb++) {\n",
-                        MB, NB);
-        kf_sb_printf(b,
-                        "                        if (fail) continue;\n"
-                        "                        const int64_t i0 = ib * %" PRId64 ", mc = %" PRId64 " - i0 < %" PRId64 " ? %" PRId64 " - i0 : %" PRId64 ";\n"
-                        "                        const int64_t j0 = jb * %" PRId64 ", nc = %" PRId64 " - j0 < %" PRId64 " ? %" PRId64 " - j0 : %" PRId64 ";\n"
-                        "                        if (packed != ib) { kf_pack_a(Ab, %" PRId64 ", i0, mc, p0, kc, ap); packed = ib; }\n"
+                        "            #pragma omp for collapse(2) schedule(static)\n"
+                        "            for (int64_t pb = 0; pb < %" PRId64 "; pb++)\n"
+                        "                for (int64_t jp = 0; jp < %" PRId64 "; jp++) {\n"
+                        "                    const int64_t p0 = pb * %" PRId64 ";\n"
+                        "                    const int64_t kc = %" PRId64 " - p0 < %" PRId64 " ? %" PRId64 " - p0 : %" PRId64 ";\n"
+                        "                    kf_pack_b(Bb, %" PRId64 ", %d, %" PRId64 ", jp, p0, kc, bpk + p0 * %" PRId64 " + jp * %d * kc);\n"
+                        "                }\n"
+                        "            #pragma omp for collapse(2) schedule(dynamic, 1)\n"
+                        "            for (int64_t ib = 0; ib < %" PRId64 "; ib++)\n"
+                        "                for (int64_t jb = 0; jb < %" PRId64 "; jb++) {\n"
+                        "                    if (fail) continue;\n"
+                        "                    const int64_t i0 = ib * %" PRId64 ", mc = %" PRId64 " - i0 < %" PRId64 " ? %" PRId64 " - i0 : %" PRId64 ";\n"
+                        "                    const int64_t j0 = jb * %" PRId64 ", nc = %" PRId64 " - j0 < %" PRId64 " ? %" PRId64 " - j0 : %" PRId64 ";\n"
+                        "                    for (int64_t pb = 0; pb < %" PRId64 "; pb++) {\n"
+                        "                        const int64_t p0 = pb * %" PRId64 ";\n"
+                        "                        const int64_t kc = %" PRId64 " - p0 < %" PRId64 " ? %" PRId64 " - p0 : %" PRId64 ";\n"
+                        "                        const int first = pb == 0, lastk = pb == %" PRId64 ";\n"
+                        "                        kf_pack_a(Ab, %" PRId64 ", i0, mc, p0, kc, ap);\n"
                         "                        for (int64_t ir = 0; ir < mc; ir += KF_MR)\n"
                         "                            for (int64_t jr = 0; jr < nc; jr += KF_NR) {\n"
                         "                                const int64_t mr = mc - ir < KF_MR ? mc - ir : KF_MR;\n"
                         "                                const int64_t nr = nc - jr < KF_NR ? nc - jr : KF_NR;\n"
-                        "                                const float *bp = bpk + ((j0 + jr) / KF_NR) * KF_NR * kc;\n"
+                        "                                const float *bp = bpk + p0 * %" PRId64 " + ((j0 + jr) / KF_NR) * KF_NR * kc;\n"
                         "                                float *c = V%d + (rbase + i0 + ir) * %" PRId64 " + j0 + jr;\n"
                         "                                if (!lastk && mr == KF_MR && nr == KF_NR) {\n"
                         "                                    kf_ukernel(kc, ap + ir * kc, bp, c, %" PRId64 ", !first);\n"
@@ -981,11 +1147,13 @@ static void emit_gemm_group(gen_t *g, int gi)
                         "                                }\n"
                         "                            }\n"
                         "                    }\n"
-                        "            }\n"
+                        "                }\n"
                         "            free(ap);\n"
                         "        }\n"
                         "    }\n}\n\n",
-                        MC, M, MC, M, MC, NC, N, NC, N, NC, K, last, N, N, N, N, gi, last);
+                        (MC * KC + 15) / 16 * 16, KB, NP, KC, K, KC, K, KC, ldb, gm->trans_b, N, NP * NR, NR,
+                        MB, NB, MC, M, MC, M, MC, NC, N, NC, N, NC, KB, KC, K, KC, K, KC, KB - 1, K, NP * NR,
+                        last, N, N, N, N, gi, last);
         return;
     }
 
@@ -1307,7 +1475,8 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
         /* the library's unroll pragma takes a literal */
         char unr[16];
         snprintf(unr, sizeof unr, "%d", pt->knob[KC_UNROLL] < 1 ? 1 : pt->knob[KC_UNROLL]);
-        const char *lib = GEMM_LIB;
+        kf_sb_puts(&g.b, GEMM_LIB);
+        const char *lib = pt->precision == KF_BT_BF16 ? GEMM_LIB_BF16 : GEMM_LIB_FP32;
         const char *pos = strstr(lib, "KF_UNROLL_LIT");
         kf_sb_printf(&g.b, "%.*s%s%s", (int)(pos - lib), lib, unr, pos + strlen("KF_UNROLL_LIT"));
         kf_sb_puts(&g.b, "\n");

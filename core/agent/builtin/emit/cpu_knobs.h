@@ -19,6 +19,30 @@ enum {
     KC_N
 };
 
+/* Problems under both are tiny: the default point runs them on one thread
+ * (an OpenMP team's wake-up costs more than the work). */
+#define KF_BT_CPU_TINY_FLOPS 2e6
+#define KF_BT_CPU_TINY_BYTES (256.0 * 1024)
+
+/* The GEMM's cache blocking from the cache sizes the cpu-simd probe reads
+ * (kf_device_info.cache_*_bytes, one core's share; 0 = unknown).  KC: the
+ * micro-panel the inner loop keeps in L1 fills half of it (A's MR x KC in
+ * the block order, B's KC x NR with rows fused).  The block re-read from
+ * L2 (B's KC x NC, or with rows fused A's MC x KC, and then the MC x N row
+ * panel within L2) fills half of L2; the other block half of the L3 share.
+ * Then the blocks are split (halving the larger, in MR / NR steps) until
+ * the M x N partition (rows fused: the row panels) gives each thread
+ * KF_BT_CPU_BLOCKS_PER_THREAD blocks.  m, n: the GEMM's rows and columns
+ * (0: unknown); threads <= 0: unknown (no split).  Unknown L1d: the former
+ * constants (MC 96 with NR >= 32, else 72; NC 256; KC 384).  MC is a
+ * multiple of MR, NC of NR, KC of 8, all within the knobs' ranges. */
+#define KF_BT_CPU_BLOCKS_PER_THREAD 4
+typedef struct kf_bt_cpu_blocking {
+    int mc, nc, kc;
+} kf_bt_cpu_blocking;
+void kf_bt_cpu_derive_blocking(int64_t l1d, int64_t l2, int64_t l3, int mr, int nr, int64_t m, int64_t n,
+                               int threads, int rows_fused, kf_bt_cpu_blocking *out);
+
 /* The GEMM anchor's candidate: cblas_sgemm per batch (emit.h, library_gemm). */
 int kf_bt_cpu_library_gemm(const kf_resolved *r, const struct kf_bt_gemm *g, const char *backend,
                            kf_candidate **out, char **call, kf_error *err);

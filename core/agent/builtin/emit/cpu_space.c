@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cpu_knobs.h"
 
@@ -18,6 +19,16 @@ static int host_has_avx512(void)
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx512f");
+#else
+    return 0;
+#endif
+}
+
+static int host_has_bf16(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16");
 #else
     return 0;
 #endif
@@ -59,32 +70,128 @@ static int64_t min_gemm_rows(const kf_resolved *r)
     return m;
 }
 
+/* Columns of the widest GEMM (N of C), 0 if none. */
+static int64_t max_gemm_cols(const kf_resolved *r)
+{
+    const kf_problem *pr = r->problem;
+    int64_t n = 0;
+    for (int k = 0; k < pr->n_nodes; k++) {
+        if (pr->nodes[k].op != KF_OP_MATMUL && pr->nodes[k].op != KF_OP_LINEAR) continue;
+        const kf_shape *y = &r->shapes[pr->n_inputs + k];
+        int64_t c = y->rank ? y->d[y->rank - 1] : 1;
+        if (c > n) n = c;
+    }
+    return n;
+}
+
+/* Does a row op (softmax, a norm, a reduction...) follow a GEMM, possibly
+ * after map ops?  Then the rows-fused plan computes MC x N row panels. */
+static int has_row_tail(const kf_resolved *r)
+{
+    const kf_problem *pr = r->problem;
+    int after_gemm = 0;
+    for (int k = 0; k < pr->n_nodes; k++) {
+        kf_op op = pr->nodes[k].op;
+        if (op == KF_OP_MATMUL || op == KF_OP_LINEAR) after_gemm = 1;
+        else if (after_gemm && !kf_bt_is_map_op(op)) return 1;
+    }
+    return 0;
+}
+
+static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+void kf_bt_cpu_derive_blocking(int64_t l1d, int64_t l2, int64_t l3, int mr, int nr, int64_t m, int64_t n,
+                               int threads, int rows_fused, kf_bt_cpu_blocking *out)
+{
+    if (mr < 1) mr = 1;
+    if (nr < 8) nr = 8;
+    if (l1d <= 0) {
+        out->mc = nr >= 32 ? 96 : 72;
+        out->nc = 256;
+        out->kc = 384;
+        return;
+    }
+    if (l2 <= 0) l2 = 8 * l1d;
+    if (l3 <= 0) l3 = l2;
+    /* the micro-panel that stays in L1 across the inner loop: A's (MR x KC)
+       in the block order (jr inside ir), B's (KC x NR) with rows fused (ir
+       inside jr); half of L1, the rest for the streamed panel and C */
+    int64_t kc = clamp64((l1d / 2) / ((int64_t)(rows_fused ? nr : mr) * 4) / 8 * 8, 64, 1024);
+    int64_t in_l2 = (l2 / 2) / (kc * 4), in_l3 = (l3 / 2) / (kc * 4);
+    int64_t mc = rows_fused ? in_l2 : in_l3, nc = rows_fused ? in_l3 : in_l2;
+    /* with rows fused the MC x N row panel is what the row op re-reads */
+    if (rows_fused && n > 0 && mc > l2 / (n * 4)) mc = l2 / (n * 4);
+    mc = clamp64(mc / mr * mr, mr, 4096 / mr * mr);
+    nc = clamp64(nc / nr * nr, nr, 65536 / nr * nr);
+    /* no block larger than the matrix (rounded up to the tile) */
+    if (m > 0 && mc > (m + mr - 1) / mr * mr) mc = (m + mr - 1) / mr * mr;
+    if (n > 0 && nc > (n + nr - 1) / nr * nr) nc = (n + nr - 1) / nr * nr;
+    /* KF_BT_CPU_BLOCKS_PER_THREAD blocks a thread (a machine shared with
+       other work stalls a thread now and then; more blocks than threads let
+       the others take up its share): halve the larger (in tiles) while it
+       helps */
+    int64_t want = (int64_t)threads * KF_BT_CPU_BLOCKS_PER_THREAD;
+    while (threads > 1 && m > 0 && n > 0) {
+        int64_t mb = (m + mc - 1) / mc, nb = rows_fused ? 1 : (n + nc - 1) / nc;
+        if (mb * nb >= want) break;
+        int can_m = mc > mr, can_n = !rows_fused && nc > nr;
+        if (!can_m && !can_n) break;
+        if (can_m && (!can_n || mc / mr >= nc / nr)) mc = ((mc / mr + 1) / 2) * mr;
+        else nc = ((nc / nr + 1) / 2) * nr;
+    }
+    out->mc = (int)mc;
+    out->nc = (int)nc;
+    out->kc = (int)kc;
+}
+
 static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info *dev)
 {
-    (void)dev;
     int a512 = host_has_avx512();
     p->knob[KC_MR] = a512 ? 12 : 6;
     p->knob[KC_NR] = a512 ? 32 : 16;
-    p->knob[KC_MC] = a512 ? 96 : 72;
-    p->knob[KC_NC] = 256;
-    p->knob[KC_KC] = 384;
     p->knob[KC_PACK] = 1;
     p->knob[KC_THREADS] = 0;
     p->knob[KC_LOOP_ORDER] = 0;
     p->knob[KC_UNROLL] = 1;
-    if (!r) return;
-    /* few rows (a wide, short GEMM): B is the big operand, so read it once
-       (column-block order) and keep the row op as its own pass: row
-       panels would leave threads idle */
-    int64_t m = min_gemm_rows(r);
-    if (m > 0 && m <= 4 * (int64_t)p->knob[KC_MC]) {
-        p->knob[KC_LOOP_ORDER] = 1;
-        p->fusion = KF_BT_FUSE_EPILOGUE;
+    int known = dev && dev->struct_size >= sizeof *dev;   /* the ABI 1.3 fields */
+    /* bf16 inputs (vdpbf16ps) only where the probe measured them faster
+       than fp32 FMAs (the development VM's Xeon measured half the fp32
+       rate); a failed verification falls back to fp32
+       (kf_bt_point_conservative) */
+    if (known && dev->peak_flops_bf16 > dev->peak_flops && host_has_bf16()) p->precision = KF_BT_BF16;
+    if (r) {
+        /* tiny problems (a one-row GEMM, a GEMV, a few thousand elements):
+           one thread, no team to wake; the search tries all threads next */
+        if (r->flops < KF_BT_CPU_TINY_FLOPS && r->min_bytes < KF_BT_CPU_TINY_BYTES) p->knob[KC_THREADS] = 1;
+        /* few rows (a wide, short GEMM): B is the big operand, so read it
+           once (column-block order) and keep the row op as its own pass:
+           row panels would leave threads idle */
+        int64_t m = min_gemm_rows(r);
+        if (m > 0 && m <= 4 * (int64_t)(a512 ? 96 : 72)) {
+            p->knob[KC_LOOP_ORDER] = 1;
+            p->fusion = KF_BT_FUSE_EPILOGUE;
+        }
     }
+    /* blocking from the probed caches, for the loop order the plan takes */
+    int threads = dev && dev->max_work_group > 0 ? dev->max_work_group : 0;
+    kf_bt_cpu_blocking bk;
+    kf_bt_cpu_derive_blocking(known ? dev->cache_l1d_bytes : 0, known ? dev->cache_l2_bytes : 0,
+                              known ? dev->cache_l3_bytes : 0, p->knob[KC_MR], p->knob[KC_NR],
+                              r ? min_gemm_rows(r) : 0, r ? max_gemm_cols(r) : 0, threads,
+                              p->fusion == KF_BT_FUSE_ROWS && r && has_row_tail(r), &bk);
+    p->knob[KC_MC] = bk.mc;
+    p->knob[KC_NC] = bk.nc;
+    p->knob[KC_KC] = bk.kc;
 }
 
 static int check(const kf_bt_point *p, kf_error *err)
 {
+    if (p->precision != KF_BT_FP32 && p->precision != KF_BT_BF16)
+        return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision %d; the C emitter writes fp32 (0) or bf16 "
+                       "inputs with fp32 accumulation (3)", p->precision);
+    if (p->precision == KF_BT_BF16 && (!p->knob[KC_PACK] || p->knob[KC_NR] % 16 != 0))
+        return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision 3 (bf16) needs pack = 1 and nr a multiple of 16 "
+                       "(the AVX-512 width); got pack = %d, nr = %d", p->knob[KC_PACK], p->knob[KC_NR]);
     if (p->knob[KC_NR] % 8 != 0)
         return kf_fail(err, KF_E_BAD_INPUT, "builtin point: nr = %d must be a multiple of 8 (the AVX2 vector width)",
                        p->knob[KC_NR]);
@@ -97,10 +204,18 @@ static int conservative(kf_bt_point *p)
     return 0;
 }
 
+/* bf16 only on a CPU with AVX512_BF16 (the candidate would not compile
+ * elsewhere). */
+static int offerable(const kf_bt_point *p)
+{
+    return p->precision == KF_BT_FP32 || (p->precision == KF_BT_BF16 && host_has_bf16());
+}
+
 static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
 {
     kf_bt_point q;
     if (!p->knob[KC_PACK]) { q = *p; q.knob[KC_PACK] = 1; kf_bt_nbr_push(s, &q); return; }
+    q = *p; q.precision = p->precision == KF_BT_BF16 ? KF_BT_FP32 : KF_BT_BF16; kf_bt_nbr_push(s, &q);
     int a512 = host_has_avx512();
     const tile_t *tl = a512 ? TILES512 : TILES256;
     int nt = a512 ? NELEM(TILES512) : NELEM(TILES256);
@@ -127,6 +242,7 @@ static char *label(const kf_bt_point *p, const char *fusion, char *buf, size_t n
     else
         snprintf(buf, n, "gemm plain loops %s %s", fusion, thr);
     if (k[KC_LOOP_ORDER]) strncat(buf, " colmajor", n - strlen(buf) - 1);
+    if (p->precision == KF_BT_BF16) strncat(buf, " bf16", n - strlen(buf) - 1);
     return buf;
 }
 
@@ -143,6 +259,8 @@ static const char *describe_change(const kf_bt_point *pa, const kf_bt_point *pb,
         snprintf(buf, n, "order blocks %s", b[KC_LOOP_ORDER] ? "column-major" : "row-major");
     else if (a[KC_THREADS] != b[KC_THREADS]) snprintf(buf, n, "use %s threads", b[KC_THREADS] ? "1" : "all");
     else if (a[KC_PACK] != b[KC_PACK]) snprintf(buf, n, "%s packing", b[KC_PACK] ? "enable" : "disable");
+    else if (pa->precision != pb->precision)
+        snprintf(buf, n, "%s", pb->precision == KF_BT_BF16 ? "use bf16 inputs (vdpbf16ps, fp32 accumulation)" : "use fp32");
     else return NULL;
     return buf;
 }
@@ -155,23 +273,41 @@ static int plan_fusion(const kf_bt_point *p, int fusion)
 
 static int threads(const kf_bt_point *p) { return p->knob[KC_THREADS]; }
 
+/* A cache size of this host from sysconf, or dflt where it does not say. */
+static double host_cache(int name, double dflt)
+{
+    long v = sysconf(name);
+    return v > 0 ? (double)v : dflt;
+}
+
 /* Relative efficiency (0..1] of the GEMM at point p: register blocking,
  * cache fit of the blocks, load balance over threads. */
 static double gemm_eff(const kf_bt_point *pt, const kf_bt_gemm_work *w, int threads)
 {
     const int *p = pt->knob;
     if (!p[KC_PACK]) return 0.15;
-    int vl = host_has_avx512() ? 16 : 8;
+    /* vector width and registers: AVX-512 16 floats x 32, AVX2 8 x 16,
+       NEON (aarch64) 4 x 32 */
+#if defined(__aarch64__)
+    int vl = 4, regs = 32;
+#else
+    int vl = host_has_avx512() ? 16 : 8, regs = vl == 16 ? 32 : 16;
+#endif
     int nv = p[KC_NR] / vl;
     if (nv < 1) nv = 1;
     int acc = p[KC_MR] * nv;
     double e = 1.0;
-    if (acc + nv + 1 > 32 || (vl == 8 && acc + nv + 1 > 16)) e *= 0.55;       /* spills */
+    if (acc + nv + 1 > regs) e *= 0.55;                                         /* spills */
     else e *= (double)acc / (acc + 0.5 * nv + 1.5);                             /* load/FMA ratio */
-    double l1 = (double)p[KC_MR] * p[KC_KC] * 4 + (double)p[KC_NR] * p[KC_KC] * 4 / 4;
-    if (l1 > 32768) e *= 0.9;
-    double l2 = (double)p[KC_KC] * p[KC_NC] * 4 + (double)p[KC_MC] * p[KC_KC] * 4;
-    if (l2 > 1024.0 * 1024) e *= 0.85;
+    /* cache fit, with the rules of kf_bt_cpu_derive_blocking and this host's
+       caches (the C candidates run here): the panel kept in L1 within half
+       of it plus slack, the block re-read from L2 within 3/4 of L2 */
+    int rows = pt->fusion == KF_BT_FUSE_ROWS && w->row_tail;
+    double c1 = host_cache(_SC_LEVEL1_DCACHE_SIZE, 32768), c2 = host_cache(_SC_LEVEL2_CACHE_SIZE, 1 << 20);
+    double l1 = (double)(rows ? p[KC_NR] : p[KC_MR]) * p[KC_KC] * 4;
+    if (l1 > 0.75 * c1) e *= 0.9;
+    double l2 = rows ? (double)p[KC_MC] * p[KC_KC] * 4 : (double)p[KC_KC] * p[KC_NC] * 4;
+    if (l2 > 0.75 * c2) e *= 0.85;
     if (p[KC_KC] < 256) e *= 0.93;
     /* balance: (MC x NC) blocks over threads */
     double bm = ceil(w->max_m / p[KC_MC]), bn = ceil(w->max_n / p[KC_NC]);
@@ -194,6 +330,7 @@ const kf_bt_emitter kf_bt_emit_c = {
     .knobs = KNOBS,
     .defaults = defaults,
     .check = check,
+    .offerable = offerable,
     .conservative = conservative,
     .neighbours = neighbours,
     .label = label,

@@ -54,6 +54,7 @@ typedef struct kf_bt_knob {
 typedef struct kf_bt_gemm_work {
     double max_m, max_n;   /* the largest GEMM's rows and columns */
     int host_threads;      /* online CPUs of this host */
+    int row_tail;          /* a row op follows a GEMM (rows fusion makes row panels) */
 } kf_bt_gemm_work;
 
 /* Called by an emitter's neighbours() for each candidate neighbour; skips

@@ -1,0 +1,84 @@
+/* bench/cpu_gemm/harness.c — times generated cpu-simd kernels and OpenBLAS
+ * sgemm of the same shape in one process, for linear(x[B,K], W[N,K], b)
+ * problems (Level-2 09, 12, 99): each kernel.c is compiled with
+ * -Dkf_kernel=kf_kernel_<i> and linked in.  The variants run interleaved,
+ * REPS rounds; the minimum and median per variant are printed (the minimum
+ * is the steadiest figure on a machine shared with other work).
+ *
+ *   harness B K N THREADS REPS SCRATCH_BYTES... NAME...   (NVAR of each, in order)
+ * A variant must take one scratch buffer (the packed B); its output is
+ * checked for NaN (a kernel built for other sizes writes NaN). */
+#include <cblas.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "kforge-cpu.h"
+
+#ifndef NVAR
+#define NVAR 1
+#endif
+#define DECL(i) void kf_kernel_##i(const kf_cpu_args *a);
+DECL(0) DECL(1) DECL(2) DECL(3)
+static kf_cpu_entry entries[4] = {kf_kernel_0, kf_kernel_1, kf_kernel_2, kf_kernel_3};
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 6 + NVAR) { fprintf(stderr, "usage: harness B K N THREADS REPS SCRATCH...\n"); return 2; }
+    int64_t B = atoll(argv[1]), K = atoll(argv[2]), N = atoll(argv[3]);
+    int nt = atoi(argv[4]), reps = atoi(argv[5]);
+    float *x = aligned_alloc(64, (size_t)(B * K) * 4), *w = aligned_alloc(64, (size_t)(N * K) * 4);
+    float *bias = aligned_alloc(64, (size_t)N * 4 + 64), *y = aligned_alloc(64, (size_t)(B * N) * 4);
+    for (int64_t i = 0; i < B * K; i++) x[i] = (float)((i * 7919) % 1000) / 1000.0f - 0.5f;
+    for (int64_t i = 0; i < N * K; i++) w[i] = (float)((i * 104729) % 1000) / 1000.0f - 0.5f;
+    for (int64_t i = 0; i < N; i++) bias[i] = 0.01f * (float)(i % 10);
+    const float *in[3] = {x, w, bias};
+    float *out[1] = {y};
+    int64_t dims[3] = {B, K, N};   /* the problems' dim order: B, K, N */
+    double t[5][256];
+    float *scr[NVAR][2];
+    for (int v = 0; v < NVAR; v++) {
+        scr[v][0] = aligned_alloc(64, ((size_t)atoll(argv[6 + v]) + 63) / 64 * 64 + 64);
+        scr[v][1] = NULL;
+    }
+    if (reps > 256) reps = 256;
+    openblas_set_num_threads(nt);
+    for (int r = -1; r < reps; r++) {   /* r = -1: warm-up */
+        for (int v = 0; v <= NVAR; v++) {
+            double t0 = now();
+            if (v == NVAR) {
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)B, (int)N, (int)K, 1.0f, x, (int)K, w,
+                            (int)K, 0.0f, y, (int)N);
+            } else {
+                kf_cpu_args a = {in, out, scr[v], dims, 3, 1, 1, 3, nt};
+                entries[v](&a);
+            }
+            if (r >= 0) t[v][r] = now() - t0;
+            if (y[0] != y[0] || y[B * N - 1] != y[B * N - 1]) {
+                fprintf(stderr, "variant %d wrote NaN: built for other sizes?\n", v);
+                return 1;
+            }
+        }
+    }
+    double flops = 2.0 * (double)B * (double)N * (double)K;
+    for (int v = 0; v <= NVAR; v++) {
+        qsort(t[v], (size_t)reps, sizeof(double), cmp);
+        printf("%s %.3f ms min %.3f ms median %.1f GFLOP/s (min)\n", v == NVAR ? "openblas" : argv[6 + NVAR + v],
+               t[v][0] * 1e3, t[v][reps / 2] * 1e3, flops / t[v][0] / 1e9);
+    }
+    return 0;
+}

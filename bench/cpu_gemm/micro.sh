@@ -1,0 +1,35 @@
+#!/bin/sh
+# bench/cpu_gemm/micro.sh — times up to 4 points of the built-in C emitter
+# for one linear(x, W, b)+epilogue problem against OpenBLAS sgemm of the same
+# shape, in one process (bench/cpu_gemm/harness.c), from a configured build
+# tree (needs tests/golden/emit_golden: `make tests/golden/emit_golden`).
+#
+#   bench/cpu_gemm/micro.sh PROBLEM.json PRESET THREADS REPS NAME=POINT_JSON...
+#
+# Prints one line per variant and one for OpenBLAS: minimum and median time
+# and GFLOP/s of the GEMM (2*B*N*K) at the minimum.
+set -e
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${KF_BUILDDIR:-$top}
+prob=$1 preset=$2 threads=$3 reps=$4
+shift 4
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+dims=$(python3 -c "import json,sys; d=json.load(open('$prob'))['presets']['$preset']; print(d['B'], d['K'], d['N'])")
+i=0; objs=""; scr=""; names=""
+for v in "$@"; do
+    name=${v%%=*} point=${v#*=}
+    (cd "$top" && "$build/tests/golden/emit_golden" c cpu-simd "$prob" "$preset" "$point") > "$tmp/g$i" 
+    awk '/^=== kernel.c$/ {on = 1; next} /^=== / {on = 0} on' "$tmp/g$i" > "$tmp/k$i.c"
+    bytes=$(awk '/^=== candidate.json$/ {on = 1; next} /^=== / {on = 0} on' "$tmp/g$i" |
+            python3 -c "import json,sys; s=json.load(sys.stdin)['scratch']; assert len(s)==1, 'one scratch buffer'; print(s[0]['bytes'])")
+    ${CC:-cc} -std=gnu11 -O3 -march=native -fopenmp -I"$top/plugins/cpu-simd" -Dkf_kernel=kf_kernel_$i -c "$tmp/k$i.c" -o "$tmp/k$i.o"
+    objs="$objs $tmp/k$i.o"; scr="$scr $bytes"; names="$names $name"; i=$((i + 1))
+done
+while [ $i -lt 4 ]; do   # unused slots
+    printf '#include "kforge-cpu.h"\nvoid kf_kernel_%d(const kf_cpu_args *a) { (void)a; }\n' $i > "$tmp/k$i.c"
+    ${CC:-cc} -std=gnu11 -O2 -I"$top/plugins/cpu-simd" -c "$tmp/k$i.c" -o "$tmp/k$i.o"; objs="$objs $tmp/k$i.o"; i=$((i + 1))
+done
+blas=$(sed -n 's/^#define KF_BASELINE_BLAS_LIBS "\(.*\)"$/\1/p' "$build/config.h")
+${CC:-cc} -std=gnu11 -O2 -fopenmp -DNVAR=$# -I"$top/plugins/cpu-simd" \
+    "$top/bench/cpu_gemm/harness.c" $objs $blas -o "$tmp/harness"
+${KF_BENCH_WRAP:-} "$tmp/harness" $dims "$threads" "$reps" $scr $names
