@@ -122,7 +122,7 @@ def main():
                     print(pf)
         return 0
     work = o.work or tempfile.mkdtemp(prefix="kf-cublas-")
-    res = {"machine": {"what": "cuBLAS anchors timed by kforge profile --backend cuda: eager_ms = cublas:sgemm "
+    res = {"tool": "cublas", "device": "cuda", "machine": {"what": "cuBLAS anchors timed by kforge profile --backend cuda: eager_ms = cublas:sgemm "
                                "(FP32, no TF32), compile_ms = cublas:gemm_tf32 (TF32 tensor cores)",
                        "hostname": socket.gethostname()},
            "preset": o.preset, "tf32": "compile_ms only", "problems": {}}
