@@ -18,11 +18,18 @@
 # dynamic shared bytes, torch's stream, every parameter's value.
 # Then the same round trip for shape ops (view/reshape/flatten/squeeze/
 # unsqueeze) and (N, C, H, W) norms.
-# Needs a Python with torch: $KFORGE_PYTHON, else $PYTHON3; skipped without.
+# Needs a Python with torch: $KFORGE_PYTHON, else the test venv that
+# .ci/install-deps makes ($KF_TEST_DEPS/torch-venv, tests/deps/setup_torch.sh),
+# else $PYTHON3; skipped without (failed under KF_TEST_STRICT=1, as in CI).
 . "$KF_SRCDIR/tests/e2e/tap.sh"
-PY=${KFORGE_PYTHON:-${PYTHON3:-python3}}
+venv_py=${KF_TEST_DEPS:-$HOME/.cache/kforge/test-deps}/torch-venv/bin/python
+PY=${KFORGE_PYTHON:-}
+[ -z "$PY" ] && [ -x "$venv_py" ] && PY=$venv_py
+PY=${PY:-${PYTHON3:-python3}}
 if ! "$PY" -c 'import torch' >/dev/null 2>&1; then
-    echo "1..0 # SKIP $PY cannot import torch (pip install torch, or set KFORGE_PYTHON to a Python with it)"
+    why="$PY cannot import torch (tests/deps/setup_torch.sh DIR makes a venv; or set KFORGE_PYTHON to a Python with it)"
+    if [ "${KF_TEST_STRICT:-0}" = 1 ]; then echo "1..1"; echo "not ok 1 - torch for the tests # missing: $why"; exit 1; fi
+    echo "1..0 # SKIP $why"
     exit 0
 fi
 export KFORGE_PYTHON="$PY"
