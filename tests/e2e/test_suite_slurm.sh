@@ -9,7 +9,7 @@
 #     still runs submits nothing, --slurm-retries 0 gives it up, and the
 #     plain re-run resubmits that one task alone, which resumes its run;
 #  4. the merged report equals what `kforge suite` without Slurm writes for
-#     the same settings (problems in order, correct flags, steps);
+#     the same settings (problems in order, correct flags, a step at least);
 #  5. --status: each task's Slurm state and run record;
 #  6. a running task requeued by Slurm (preemption) resumes by itself.
 # The killed task: on its first attempt the task's kforge (a wrapper named by
@@ -124,12 +124,15 @@ wait_jobs() {
     return 1
 }
 # fields REPORT: the deterministic fields of report.json, one problem a line
+# (not the steps: a run stops early when its kernel comes within the target
+# fraction of the roofline floor, which depends on the timing of the moment;
+# a CI run under load had 19_ReLU take 2 steps in one suite and 1 in the other)
 fields() {
     "$PYTHON3" -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
 for p in r["problems"]:
-    print(p["name"], p["status"], p["steps"], p["backend"], p["preset"], p["agent"])
+    print(p["name"], p["status"], p["steps"] >= 1, p["backend"], p["preset"], p["agent"])
 print("correct", r["summary"]["correct"], "of", len(r["problems"]))' "$1" 2>&1
 }
 
@@ -239,8 +242,8 @@ print(" ".join("%s:%d:%s" % (t["name"], t["submits"], t["job"]) for t in s["task
 # --- 4. the merged report equals the one without Slurm ----------------------------------
 a=$(fields "$tmp/ref/report.json"); b=$(fields "$rep/report.json")
 [ -n "$a" ] && [ "$a" = "$b" ] && [ "$(wc -l <<<"$b")" -eq 4 ] \
-    && ok "the merged report equals the reference: problems in order, verdicts, steps" \
-    || no "the merged report equals the reference: problems in order, verdicts, steps" "without Slurm:" "$a" "with Slurm:" "$b"
+    && ok "the merged report equals the reference: problems in order, verdicts, steps taken" \
+    || no "the merged report equals the reference: problems in order, verdicts, steps taken" "without Slurm:" "$a" "with Slurm:" "$b"
 for f in report.md report.html suite.json; do check "$f written" test -s "$rep/$f"; done
 
 # --- 5. --status after the end ----------------------------------------------------------
