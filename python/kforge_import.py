@@ -57,11 +57,13 @@ except ImportError as ex:   # the only place torch's absence is reported
 
 # --------------------------------------------------------------- loading
 
-def load_file(path, overrides=None):
+def load_file(path, overrides=None, need=("Model", "get_inputs", "get_init_inputs")):
     """Executes the model file as a fresh module.  `overrides` gives some
     module-level constants other values: their top-level assignments are
     rewritten before the file runs, so that sizes computed from them at
-    module level (scale_shape = (out_features,)) follow too."""
+    module level (scale_shape = (out_features,)) follow too.  `need`: the
+    names the file must define (a Source with --class/--inputs/--init-args
+    checks its own)."""
     try:
         with open(path) as f:
             src = f.read()
@@ -81,11 +83,11 @@ def load_file(path, overrides=None):
         raise
     except Exception as ex:
         fail("%s: running the file failed: %s: %s" % (path, type(ex).__name__, ex))
-    for what in ("Model", "get_inputs", "get_init_inputs"):
+    for what in need:
         if not hasattr(mod, what):
             fail("%s: no '%s' (a KernelBench-style file defines class Model(nn.Module), "
                  "get_inputs() and get_init_inputs())" % (path, what))
-    if not (isinstance(mod.Model, type) and issubclass(mod.Model, nn.Module)):
+    if "Model" in need and not (isinstance(mod.Model, type) and issubclass(mod.Model, nn.Module)):
         fail("%s: Model is not an nn.Module subclass" % path)
     return mod
 
@@ -97,6 +99,151 @@ def int_constants(mod):
         if not k.startswith("_") and type(v) is int and v > 0:
             out[k] = v
     return out
+
+
+# ------------------------------------------------- the model's source
+#
+# `kforge import FILE.py` reads a KernelBench-style file.  With --class,
+# --inputs or --init-args (or a pkg.module:NAME target) the model is a class
+# of a file or of an importable module, its example inputs are drawn from
+# --inputs and its constructor arguments are --init-args; a Source makes the
+# same kind of module the rest of this file reads (Model, get_inputs,
+# get_init_inputs, int constants), once per set of sizes.
+
+MODULE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*$")
+SPEC_ITEM_RE = re.compile(r"^(?:(rand|randn):)?([1-9][0-9]*(?:x[1-9][0-9]*)*)$")
+
+
+def parse_spec(spec):
+    """--inputs 'randn:128x256,rand:256' -> [("randn", [128, 256]), ("rand", [256])]."""
+    out = []
+    for item in spec.split(","):
+        m = SPEC_ITEM_RE.match(item)
+        if not m:
+            fail("--inputs %s: '%s' is not [rand:|randn:]SIZExSIZE... with positive integer sizes "
+                 "(e.g. --inputs 128x256,256)" % (spec, item))
+        out.append((m.group(1) or "randn", [int(v) for v in m.group(2).split("x")]))
+    if any(len(sh) > 4 for _, sh in out):
+        fail("--inputs %s: a tensor of rank over 4; KForge tensors have rank 0 to 4" % spec)
+    return out
+
+
+def replace_ints(v, sub):
+    """`v` (a JSON value) with every int (not bool) found in `sub` replaced."""
+    if type(v) is int:
+        return sub.get(v, v)
+    if isinstance(v, list):
+        return [replace_ints(e, sub) for e in v]
+    if isinstance(v, dict):
+        return {k: replace_ints(e, sub) for k, e in v.items()}
+    return v
+
+
+class Source:
+    def __init__(self, target, cls=None, spec=None, init_args=None):
+        self.cli = cls is not None or spec is not None or init_args is not None or \
+            (MODULE_RE.match(target) is not None and not os.path.exists(target))
+        self.modname = None
+        if MODULE_RE.match(target) and not os.path.exists(target):
+            self.modname, cls = target.split(":")
+            if spec is None:
+                fail("%s: a module's class needs --inputs (its example inputs' shapes, e.g. 128x256)" % target)
+        self.cls = cls or "Model"
+        self.spec = parse_spec(spec) if spec is not None else None
+        self.init_args = None
+        if init_args is not None:
+            try:
+                self.init_args = json.loads(init_args)
+            except ValueError as ex:
+                fail("--init-args %s: not JSON (%s)" % (init_args, ex))
+            if not isinstance(self.init_args, list):
+                fail("--init-args %s: not a JSON list of the constructor's arguments (e.g. [256, 512])" % init_args)
+        if self.modname:
+            try:
+                self.module = __import__("importlib").import_module(self.modname)
+            except Exception as ex:
+                fail("%s: module '%s' is not importable: %s: %s (is it on PYTHONPATH?)"
+                     % (target, self.modname, type(ex).__name__, str(ex).splitlines()[0] if str(ex) else ""))
+            try:
+                self.path = __import__("inspect").getsourcefile(self.class_of(self.module))
+            except TypeError:
+                self.path = None
+            self.path = self.path or self.modname
+            self.name, self.label = self.cls, target
+        else:
+            if not os.path.isfile(target):
+                fail("%s: no such file" % target)
+            self.path = target
+            self.name = os.path.splitext(os.path.basename(target))[0]
+            self.label = os.path.basename(target) + (":" + cls if cls else "")
+        # the sizes of --inputs: each distinct size is one dim, named after the
+        # one module-level int constant of the file with that value (if exactly
+        # one), else d0, d1... in order of first appearance
+        self.dim_of = {}
+        if self.spec is not None:
+            consts = int_constants(self.load_raw(None)) if not self.modname else {}
+            n = 0
+            for _, sh in self.spec:
+                for v in sh:
+                    if v in self.dim_of:
+                        continue
+                    same = [c for c, cv in consts.items() if cv == v]
+                    if len(same) == 1:
+                        self.dim_of[v] = same[0]
+                        continue
+                    while "d%d" % n in consts:
+                        n += 1
+                    self.dim_of[v] = "d%d" % n
+                    n += 1
+
+    def class_of(self, where):
+        what = "module '%s'" % self.modname if self.modname else self.path
+        c = getattr(where, self.cls, None)
+        if c is None:
+            have = sorted(k for k, v in vars(where).items()
+                          if isinstance(v, type) and issubclass(v, nn.Module) and not k.startswith("_"))
+            fail("%s: no class '%s'%s" % (what, self.cls, " (its nn.Module classes: %s%s)" % (", ".join(have[:12]), ", ..." if len(have) > 12 else "")
+                                          if have else " (it defines no nn.Module class)"))
+        if not (isinstance(c, type) and issubclass(c, nn.Module)):
+            fail("%s: '%s' is not an nn.Module subclass (it is %s)" % (what, self.cls, type(c).__name__))
+        return c
+
+    def load_raw(self, overrides):
+        return load_file(self.path, overrides, ["get_inputs"] if self.spec is None else [])
+
+    def load(self, overrides=None):
+        """A module with Model, get_inputs, get_init_inputs and the int
+        constants that may size a tensor, at the file's sizes changed by
+        `overrides` (constant name -> value)."""
+        if not self.cli:
+            return load_file(self.path, overrides)
+        ov = overrides or {}
+        base = self.module if self.modname else self.load_raw(ov)
+        mod = types.ModuleType("kforge_model_cli")
+        if not self.modname:
+            for k, v in int_constants(base).items():
+                setattr(mod, k, v)
+        mod.Model = self.class_of(base)
+        mod._kf_from = (self.cls, "--init-args" if self.init_args is not None else
+                        "get_init_inputs()" if hasattr(base, "get_init_inputs") else None,
+                        "--inputs" if self.spec is not None else "get_inputs()")
+        size = {v: ov.get(d, v) for v, d in self.dim_of.items()}
+        for v, d in self.dim_of.items():
+            setattr(mod, d, size[v])
+        if self.spec is not None:
+            spec = [(dist, [size[v] for v in sh]) for dist, sh in self.spec]
+
+            def get_inputs():
+                return [getattr(torch, dist)(*sh) for dist, sh in spec]
+            mod.get_inputs = get_inputs
+        else:
+            mod.get_inputs = base.get_inputs
+        if self.init_args is not None:
+            init = replace_ints(self.init_args, size)
+            mod.get_init_inputs = lambda: __import__("copy").deepcopy(init)
+        else:
+            mod.get_init_inputs = getattr(base, "get_init_inputs", list)
+        return mod
 
 
 # ------------------------------------------------------ recording inits
@@ -257,21 +404,24 @@ def build(mod, device):
     """One construction of the file's inputs and model, recorded.
     Returns (inputs, model, recorder)."""
     rec = Recorder()
+    cls, init_from, inputs_from = getattr(mod, "_kf_from", ("Model", "get_init_inputs()", "get_inputs()"))
     # the device first: torch.device() lists the factory functions it
     # redirects when entered, and must see PyTorch's own, not our wrappers
     with torch.device(device), rec:
         try:
             init = list(mod.get_init_inputs())
         except Exception as ex:
-            fail("get_init_inputs() failed: %s: %s" % (type(ex).__name__, ex))
+            fail("%s failed: %s: %s" % (init_from, type(ex).__name__, ex))
         try:
             model = mod.Model(*init)
         except Exception as ex:
-            fail("Model(*get_init_inputs()) failed: %s: %s" % (type(ex).__name__, ex))
+            if init_from is None:
+                fail("%s() failed: %s: %s (give its arguments with --init-args)" % (cls, type(ex).__name__, ex))
+            fail("%s(*%s) failed: %s: %s" % (cls, init_from, type(ex).__name__, ex))
         try:
             xs = mod.get_inputs()
         except Exception as ex:
-            fail("get_inputs() failed: %s: %s" % (type(ex).__name__, ex))
+            fail("%s failed: %s: %s" % (inputs_from, type(ex).__name__, ex))
     if not isinstance(xs, (list, tuple)):
         fail("get_inputs() must return a list of tensors, got %s" % type(xs).__name__)
     return list(xs), model, rec
@@ -291,7 +441,7 @@ def tensors_of(xs, model):
 
 # ------------------------------------------------------------- dims
 
-def find_dims(path, base_mod):
+def find_dims(src, base_mod):
     """Which int constants size a tensor: each constant is doubled in turn (on
     the meta device, no memory) and every input or parameter dim that follows
     it is that constant.  Returns (dim_names, runs) where runs[name] is the
@@ -302,7 +452,7 @@ def find_dims(path, base_mod):
     runs, dists = {}, {}
     for name, v in consts.items():
         try:
-            m2 = load_file(path, {name: 2 * v})
+            m2 = src.load({name: 2 * v})
             xs2, model2, rec2 = build(m2, "meta")
             ts = tensors_of(xs2, model2)
             shapes = [tuple(t.shape) for _, _, t in ts]
@@ -949,10 +1099,10 @@ def parse_preset(s, dims):
     return name, vals
 
 
-def traced_shapes(path, overrides, eval_mode, exported):
+def traced_shapes(src, overrides, eval_mode, exported):
     """{fx node name: output shape} of Model.forward on the meta device, with
     the file's constants changed by `overrides` (None: the file's sizes)."""
-    m = load_file(path, overrides) if overrides else load_file(path)
+    m = src.load(overrides)
     xs, model, _ = build(m, "meta")
     if eval_mode:
         model.eval()
@@ -975,16 +1125,16 @@ class ShapeOf:
     expression of several, as in x.view(B, C * H * W).  Traces run on the
     meta device, once per constant, only when the graph has a shape op."""
 
-    def __init__(self, path, consts, runs, dims, eval_mode, exported):
-        self.args = (path, consts, runs, dims, eval_mode, exported)
+    def __init__(self, src, consts, runs, dims, eval_mode, exported):
+        self.args = (src, consts, runs, dims, eval_mode, exported)
         self.base = None
 
     def __call__(self, node):
-        path, consts, runs, dims, eval_mode, exported = self.args
+        src, consts, runs, dims, eval_mode, exported = self.args
         if self.base is None:
             try:
-                base = traced_shapes(path, None, eval_mode, exported)
-                moved = {c: traced_shapes(path, {c: 2 * consts[c]}, eval_mode, exported) for c in runs}
+                base = traced_shapes(src, None, eval_mode, exported)
+                moved = {c: traced_shapes(src, {c: 2 * consts[c]}, eval_mode, exported) for c in runs}
             except ImportFail:
                 raise
             except Exception as ex:
@@ -1009,11 +1159,10 @@ class ShapeOf:
         return out
 
 
-def import_model(path, name=None, presets=(), eval_mode=False):
-    if not os.path.isfile(path):
-        fail("%s: no such file" % path)
-    mod = load_file(path)
-    consts, base, runs, dists = find_dims(path, mod)
+def import_model(src, name=None, presets=(), eval_mode=False):
+    path = src.path
+    mod = src.load()
+    consts, base, runs, dists = find_dims(src, mod)
     xs, model, rec = build(mod, "meta")
     if eval_mode:
         model.eval()
@@ -1030,7 +1179,8 @@ def import_model(path, name=None, presets=(), eval_mode=False):
         fail("Model.forward takes *args or **kwargs; name its tensors")
     arg_names = [param_name(p.name) for p in params]
     if len(arg_names) != len(xs):
-        fail("Model.forward takes %d argument(s) but get_inputs() returns %d" % (len(arg_names), len(xs)))
+        fail("%s.forward takes %d argument(s) but %s %d" % (src.cls, len(arg_names), "--inputs gives" if src.spec is not None
+                                                            else "get_inputs() returns", len(xs)))
 
     def first_line(ex):
         return "%s: %s" % (type(ex).__name__, str(ex).splitlines()[0] if str(ex) else "")
@@ -1051,7 +1201,7 @@ def import_model(path, name=None, presets=(), eval_mode=False):
             fail("%s: neither torch.fx (%s) nor torch.export (%s) can trace Model.forward"
                  % (path, fx_err, first_line(ex2)))
         gm = exported.graph_module
-    shape_of = ShapeOf(path, consts, runs, dims, eval_mode, exported is not None)
+    shape_of = ShapeOf(src, consts, runs, dims, eval_mode, exported is not None)
     mp = Mapper(gm, model, path, arg_names, exported, shape_of)
     outputs = mp.run()
     if not outputs:
@@ -1091,7 +1241,7 @@ def import_model(path, name=None, presets=(), eval_mode=False):
         for pn, vals in pre.items():
             if pn == "file":
                 continue
-            m2 = load_file(path, vals)
+            m2 = src.load(vals)
             xs2, model2, _ = build(m2, "meta")
             if eval_mode:
                 model2.eval()
@@ -1108,11 +1258,11 @@ def import_model(path, name=None, presets=(), eval_mode=False):
     if not dims:
         fail("no module-level int constant sizes a tensor; KForge problems need named dims "
              "(write e.g. batch_size = 128 at module level and use it in get_inputs)")
-    pname = name or re.sub(r"[^A-Za-z0-9_.-]", "_", os.path.splitext(os.path.basename(path))[0])
+    pname = name or re.sub(r"[^A-Za-z0-9_.-]", "_", src.name)
     doc = (model.__doc__ or mod.Model.__doc__ or "").strip().split("\n")[0].strip()
     return {
         "name": pname,
-        "description": ("imported from %s by kforge import%s" % (os.path.basename(path),
+        "description": ("imported from %s by kforge import%s" % (src.label,
                                                                  (": " + doc) if doc else "")),
         "dims": dims,
         "presets": pre,
@@ -1130,10 +1280,14 @@ def main(argv=None):
     ap.add_argument("--name")
     ap.add_argument("--preset", action="append", default=[])
     ap.add_argument("--eval", action="store_true")
+    ap.add_argument("--class", dest="cls")
+    ap.add_argument("--inputs")
+    ap.add_argument("--init-args")
     args = ap.parse_args(argv)
     try:
         with torch.no_grad():
-            prob = import_model(args.model, args.name, args.preset, args.eval)
+            src = Source(args.model, args.cls, args.inputs, args.init_args)
+            prob = import_model(src, args.name, args.preset, args.eval)
     except ImportFail as ex:
         sys.stderr.write("%s: %s\n" % (TOOL, ex))
         return 2

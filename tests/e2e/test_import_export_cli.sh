@@ -16,10 +16,13 @@
 # (tests/candidates/opencl/group_norm) --to c builds and its example's sums
 # equal those of the cpu-simd candidate for the same problem, exported the
 # same way (both examples draw the same inputs).
+# The options of import's second and third forms (--class, --inputs SPEC,
+# --init-args JSON, pkg.module:NAME) are checked before any Python runs:
+# each bad one exits 2 with one line naming it.
 . "$KF_SRCDIR/tests/e2e/tap.sh"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-echo "1..23"
+echo "1..31"
 M="$KF_SRCDIR/tests/torch/kernelbench/12_Gemm_Multiply_LeakyReLU.py"
 
 # 1: a Python whose torch cannot be imported
@@ -223,4 +226,44 @@ if "$KFORGE" backends 2>/dev/null | grep -q "^opencl "; then
 else
     ok "# SKIP no opencl backend/device"
 fi
+# 24-31: kforge import --class/--inputs/--init-args refused before Python runs
+# (KFORGE_PYTHON points nowhere: reaching the helper would say so instead)
+imp_bad() {   # NAME EXPECTED-MESSAGE ARGS...
+    local name=$1 want=$2; shift 2
+    KFORGE_PYTHON="$T/no-such-python" "$KFORGE" import "$@" >"$T/out" 2>"$T/err"; rc=$?
+    if [ "$rc" = 2 ] && [ "$(cat "$T/err")" = "$want" ] && [ ! -s "$T/out" ]; then ok "$name"
+    else no "$name" "rc=$rc" "$(cat "$T/err")"; fi
+}
+imp_bad "pkg.module:NAME without --inputs" \
+    "kforge: import: torch.nn:Linear: a module's class needs --inputs SPEC (its example inputs' shapes, e.g. 128x256,256)" \
+    torch.nn:Linear
+imp_bad "pkg.module:NAME with --class" \
+    "kforge: import: torch.nn:Linear names its class after ':'; give no --class with it" \
+    torch.nn:Linear --class Linear --inputs 8x4
+spec_msg() { echo "kforge: import: --inputs $1: not [rand:|randn:]SIZExSIZE... (rank 1 to 4, positive integer sizes) joined by ',', e.g. 128x256,256"; }
+bad=""
+for s in 128y256 0x4 8x 8,,4 , "" rand: normal:8x4 1x2x3x4x5 8x-4 "8 x4" 0128 8x4,; do
+    KFORGE_PYTHON="$T/no-such-python" "$KFORGE" import "$M" --class Model --inputs "$s" >/dev/null 2>"$T/err"; rc=$?
+    [ "$rc" = 2 ] && [ "$(cat "$T/err")" = "$(spec_msg "$s")" ] || bad="$bad [$s] rc=$rc $(cat "$T/err")"
+done
+if [ -z "$bad" ]; then ok "13 malformed --inputs SPECs: exit 2 naming the SPEC"; else no "malformed --inputs refused" "$bad"; fi
+# a well-formed SPEC (rand:, randn:, rank 4) gets past the checks to the (missing) Python
+KFORGE_PYTHON="$T/no-such-python" "$KFORGE" import "$M" --class Model --inputs 'rand:2x3x4x5,randn:7,9' \
+    --init-args '[1, [2, 3], {"a": 1.5}, "s", null]' >/dev/null 2>"$T/err"; rc=$?
+case "$rc:$(cat "$T/err")" in
+    "2:kforge: cannot run the Python interpreter '$T/no-such-python'"*) ok "a good SPEC and JSON list pass the checks" ;;
+    *) no "a good SPEC and JSON list pass the checks" "rc=$rc" "$(cat "$T/err")" ;;
+esac
+imp_bad "--init-args not JSON" \
+    "kforge: import: --init-args [256,: not a JSON list of the constructor's arguments (e.g. '[256, 512]')" \
+    "$M" --class Model --inputs 8x4 --init-args '[256,'
+imp_bad "--init-args JSON but not a list" \
+    "kforge: import: --init-args {\"n\": 3}: not a JSON list of the constructor's arguments (e.g. '[256, 512]')" \
+    "$M" --init-args '{"n": 3}'
+"$KFORGE" import "$M" --class >/dev/null 2>"$T/err"; rc=$?
+if [ "$rc" = 2 ] && [ "$(head -1 "$T/err")" = "kforge: import: option '--class' needs a value" ] &&
+   grep -q '^       kforge import pkg.module:NAME --inputs SPEC \[--init-args JSON\]' "$T/err"; then
+    ok "--class without a value: exit 2, then the usage with the new forms"
+else no "--class without a value" "rc=$rc" "$(cat "$T/err")"; fi
+imp_bad "--class not a class name" "kforge: import: --class 9x: not a Python class name" "$M" --class 9x --inputs 8
 tap_exit

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""graph_vs_module.py MODEL.py IMPORTED.json PRESET — the imported graph,
+"""graph_vs_module.py MODEL IMPORTED.json PRESET [--class N] [--inputs SPEC]
+[--init-args JSON] — the imported graph,
 computed in PyTorch from its JSON (bench/anchors/torch_anchors.py's build,
 whose op semantics are tested against numpy), against the module itself on
 the same inputs and parameters at PRESET's sizes.  Exit 0 when every output
-matches (allclose 1e-5), 1 otherwise."""
+matches (allclose 1e-5), 1 otherwise.  MODEL and the options are those given
+to kforge import (a file, or pkg.module:NAME with --inputs)."""
 import json
 import os
 import sys
@@ -19,9 +21,11 @@ import kforge_import  # noqa: E402
 
 def main():
     model_py, prob_json, preset = sys.argv[1:4]
+    opt = dict(zip(sys.argv[4::2], sys.argv[5::2]))
     prob = json.load(open(prob_json))
     dims = prob["presets"][preset]
-    mod = kforge_import.load_file(model_py, dims)
+    src = kforge_import.Source(model_py, opt.get("--class"), opt.get("--inputs"), opt.get("--init-args"))
+    mod = src.load(dims)
     torch.manual_seed(7)
     model = mod.Model(*mod.get_init_inputs())
     xs = mod.get_inputs()

@@ -17,7 +17,13 @@
 # (fake_libcuda.c) the launch the package makes: function, grid, block,
 # dynamic shared bytes, torch's stream, every parameter's value.
 # Then the same round trip for shape ops (view/reshape/flatten/squeeze/
-# unsqueeze) and (N, C, H, W) norms.
+# unsqueeze) and (N, C, H, W) norms.  Last, a class named on the command
+# line (--class, --inputs, --init-args, pkg.module:NAME): torch.nn:Linear
+# and a class of fixtures/classes.py import to graphs equal to the module at
+# another preset (dims named from the file's constants, else d0, d1..; the
+# --init-args ints follow the dims), the latter runs to a verified kernel;
+# no such class, not an nn.Module, a module that cannot be imported, a
+# wrong number of inputs and missing constructor arguments exit 2 naming it.
 # Needs a Python with torch: $KFORGE_PYTHON, else the test venv that
 # .ci/install-deps makes ($KF_TEST_DEPS/torch-venv, tests/deps/setup_torch.sh),
 # else $PYTHON3; skipped without (failed under KF_TEST_STRICT=1, as in CI).
@@ -37,7 +43,7 @@ JPY=${PYTHON3:-$PY}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 D="$KF_SRCDIR/tests/torch"
-echo "1..54"
+echo "1..64"
 
 # 1-20: every Level-2 problem
 for f in "$D"/kernelbench/*.py; do
@@ -325,4 +331,56 @@ case "$rc:$(cat "$T/err")" in
     "2:"*"two_expr.py:15: cannot map node 'view_1'"*"two sizes are expressions of the dims"*) ok "a view with two size expressions: refused naming the node" ;;
     *) no "a view with two size expressions refused" "rc=$rc" "$(cat "$T/err")" ;;
 esac
+# 55: pkg.module:NAME with --inputs and --init-args: torch.nn.Linear itself
+if "$KFORGE" import torch.nn:Linear --inputs 128x256 --init-args '[256, 512]' --preset small=d0=6,d1=10 \
+        --out "$T/lin.json" 2>"$T/err" &&
+   out=$("$PY" "$D/graph_vs_module.py" torch.nn:Linear "$T/lin.json" small --inputs 128x256 --init-args '[256, 512]' 2>&1) &&
+   grep -q '"dims": \["d0", "d1"\]' "$T/lin.json" &&
+   grep -q '"name": "weight", "shape": \[512, "d1"\]' "$T/lin.json"; then
+    ok "torch.nn:Linear --inputs 128x256 --init-args [256,512]: dims d0 d1, weight [512, d1], graph = module at small ($(echo $out))"
+else no "torch.nn:Linear imported" "$(cat "$T/err")" "$out" "$(cat "$T/lin.json")"; fi
+# 56-58: FILE.py --class NAME: dims named after the file's constants, else d0
+CL="$D/fixtures/classes.py"
+set -- --class Block --inputs 64x96,randn:32 --init-args '[96, 32]'
+if "$KFORGE" import "$CL" "$@" --preset small=batch_size=3,hidden=5,d0=7 --out "$T/block.json" 2>"$T/err" &&
+   out=$("$PY" "$D/graph_vs_module.py" "$CL" "$T/block.json" small "$@" 2>&1); then
+    ok "classes.py --class Block: imported graph = module at small ($(echo $out))"
+else no "classes.py --class Block imported" "$(cat "$T/err")" "$out"; fi
+grep -q '"dims": \["batch_size", "hidden", "d0"\]' "$T/block.json" &&
+grep -q '"name": "x", "shape": \["batch_size", "hidden"\], "dtype": "float32", "init": {"dist": "normal"' "$T/block.json" &&
+grep -q '"name": "fc_weight", "shape": \["d0", "hidden"\]' "$T/block.json" &&
+grep -q '"description": "imported from classes.py:Block by kforge import: Linear, GELU, plus a bias input."' "$T/block.json" \
+    && ok "--class Block: sizes 64 and 96 are batch_size and hidden, 32 is d0 (and the Linear's out_features)" \
+    || no "--class Block: dim names" "$(cat "$T/block.json")"
+if "$KFORGE" run "$T/block.json" --backend cpu-simd --preset small --max-iterations 2 --out "$T/run_block" --quiet >"$T/runlog" 2>&1 &&
+   grep -q '"verified":true' "$T/run_block/result.json"; then ok "--class Block: kforge run found a verified kernel"
+else no "--class Block: kforge run" "$(tail -5 "$T/runlog")"; fi
+# 59: rand: prefix, no get_init_inputs and no --init-args: no arguments
+if "$KFORGE" import "$CL" --class Scale --inputs rand:8x96 --out "$T/scale.json" 2>"$T/err" &&
+   grep -q '"name": "x", "shape": \["d0", "hidden"\], "dtype": "float32", "init": {"dist": "uniform", "low": 0.0, "high": 1.0}' "$T/scale.json" &&
+   grep -q '"file": {"d0": 8, "hidden": 96}' "$T/scale.json"; then
+    ok "--class Scale --inputs rand:8x96: uniform input, dims d0 and hidden"
+else no "--class Scale imported" "$(cat "$T/err")" "$(cat "$T/scale.json")"; fi
+# 60-64: refusals, exit 2, one line naming what is wrong
+imp_err() {   # NAME PATTERN ARGS...: kforge import ARGS exits 2 with one line matching PATTERN
+    local name=$1 pat=$2; shift 2
+    "$KFORGE" import "$@" >"$T/out" 2>"$T/err"; rc=$?
+    case "$rc:$(wc -l <"$T/err"):$(cat "$T/err")" in
+        2:1:$pat) if [ -s "$T/out" ]; then no "$name: nothing on stdout" "$(cat "$T/out")"; else ok "$name"; fi ;;
+        *) no "$name" "rc=$rc" "$(cat "$T/err")" ;;
+    esac
+}
+imp_err "no such class: named, with the file's nn.Module classes" \
+    "kforge import: $CL: no class 'Nope' (its nn.Module classes: Block, Scale)" "$CL" --class Nope --inputs 8x96
+imp_err "not an nn.Module: a function of torch.nn.functional" \
+    "kforge import: module 'torch.nn.functional': 'relu' is not an nn.Module subclass (it is function)" \
+    torch.nn.functional:relu --inputs 8x96
+imp_err "a module that cannot be imported" \
+    "kforge import: no_such_pkg.mod:X: module 'no_such_pkg.mod' is not importable: ModuleNotFoundError: No module named 'no_such_pkg' (is it on PYTHONPATH?)" \
+    no_such_pkg.mod:X --inputs 8x96
+imp_err "--inputs with too few tensors for forward" \
+    "kforge import: Block.forward takes 2 argument(s) but --inputs gives 1" "$CL" --class Block --inputs 64x96 --init-args '[96, 32]'
+imp_err "no constructor arguments where they are needed: says --init-args" \
+    "kforge import: Block() failed: TypeError: "*"missing 2 required positional arguments"*"(give its arguments with --init-args)" \
+    "$CL" --class Block --inputs 64x96,32
 tap_exit
