@@ -13,13 +13,18 @@
  * same way whatever the split, so every thread count yields bitwise-equal
  * results.
  *
- * Large products (HAVE_OPENBLAS, at least KF_REF_BLAS_FLOPS) go to
- * OpenBLAS's cblas_dgemm instead: at the kernelbench presets the reference
+ * Large products (at least KF_REF_BLAS_FLOPS) go to OpenBLAS's cblas_dgemm
+ * when libopenblas can be loaded: at the kernelbench presets the reference
  * is most of an evaluation's time (11 checked timed runs and 5 trials, each
  * a 1024x8192x8192 or larger product), and a tuned DGEMM with shared
  * packing is several times faster than this one.  Still IEEE double with
  * the same inputs; its rounding may differ from the blocked path's in the
- * last bits, far below any tolerance.
+ * last bits, far below any tolerance.  OpenBLAS is loaded with dlopen on
+ * first use, never linked: libkforge is also the worker's library, and a
+ * linked OpenBLAS starts its thread pool when the worker starts, before
+ * the sandbox (seccomp and Landlock bind the threads that exist after
+ * they are applied, so those threads would run unconfined).  Only the
+ * parent computes references.
  */
 #include <config.h>
 
@@ -29,12 +34,36 @@
 #include "reference.h"
 #include "ref_internal.h"
 
-#ifdef HAVE_OPENBLAS
-#include <cblas.h>
+#include <dlfcn.h>
 #include <limits.h>
+#include <pthread.h>
+
 #define KF_REF_BLAS_FLOPS 2e9
-void openblas_set_num_threads(int n);   /* OpenBLAS's own, not in netlib's cblas.h */
-#endif
+
+/* cblas_dgemm's enums: CblasRowMajor 101, CblasNoTrans 111, CblasTrans 112 */
+typedef void (*dgemm_fn)(int order, int ta, int tb, int m, int n, int k, double alpha, const double *a,
+                         int lda, const double *b, int ldb, double beta, double *c, int ldc);
+typedef void (*set_threads_fn)(int n);
+static dgemm_fn blas_dgemm;
+static set_threads_fn blas_set_threads;
+static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
+
+static void blas_load(void)
+{
+    static const char *const names[] = {"libopenblas.so.0", "libopenblas.so"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        if (!h) continue;
+        dgemm_fn d = (dgemm_fn)dlsym(h, "cblas_dgemm");
+        set_threads_fn t = (set_threads_fn)dlsym(h, "openblas_set_num_threads");
+        if (d && t) {
+            blas_dgemm = d;
+            blas_set_threads = t;
+            return;           /* kept loaded for the process's life */
+        }
+        dlclose(h);
+    }
+}
 
 #define MR 6
 #define NR 8
@@ -274,15 +303,16 @@ void kf_ref_gemm_ex(const double *A, long lda, const double *B, long ldb, int tr
     gemm_args g = {A, B, C, lda, ldb, ldc, M, N, K, trans_b, 1, pick_ukernel()};
     int nt = kf_ref_threads(n_threads);
     double flops = 2.0 * (double)M * (double)N * (double)K;
-#ifdef HAVE_OPENBLAS
     if (flops >= KF_REF_BLAS_FLOPS && M < INT_MAX && N < INT_MAX && K < INT_MAX && lda < INT_MAX &&
         ldb < INT_MAX && ldc < INT_MAX && getenv("KFORGE_REF_NO_BLAS") == NULL) {
-        openblas_set_num_threads(nt);
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, (int)M, (int)N, (int)K, 1.0,
-                    A, (int)lda, B, (int)ldb, 0.0, C, (int)ldc);
-        return;
+        pthread_once(&blas_once, blas_load);
+        if (blas_dgemm) {
+            blas_set_threads(nt);
+            blas_dgemm(101, 111, trans_b ? 112 : 111, (int)M, (int)N, (int)K, 1.0, A, (int)lda, B, (int)ldb, 0.0,
+                       C, (int)ldc);
+            return;
+        }
     }
-#endif
     if (flops < 4e6)
         nt = 1;
     long row_units = (M + MR - 1) / MR, col_units = (N + NR - 1) / NR;
