@@ -109,6 +109,12 @@ static void print_human(const kf_eval_result *res, const kf_resolved *r, const k
         printf("output %s: max abs err %.3g, max rel err %.3g, rel L2 %.3g (atol %g, rtol %g, rel_l2 %g)\n",
                kf_problem_value_name(p, p->outputs[i]), res->stats[i].max_abs_err, res->stats[i].max_rel_err,
                res->stats[i].rel_l2, p->atol, p->rtol, p->rel_l2);
+    fflush(stdout);
+    for (int i = 0; i < res->n_outputs && res->trials_run && res->verdict == KF_PASS; i++)
+        if (!res->stats[i].spread_applies && res->stats[i].n_elems > 1)
+            fprintf(stderr, "kforge: warning: output %s: in every trial the reference had one value at all its "
+                            "elements, so this check tests that one value only (see 'kforge check' for the "
+                            "problem's trivial predictors)\n", kf_problem_value_name(p, p->outputs[i]));
     if (res->profiled && res->timing.n > 0) {
         const kf_timing *t = &res->timing;
         printf("time: median %s, min %s, p10 %s, p90 %s (%d runs, %d input sets, %s clock)\n",

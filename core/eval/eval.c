@@ -328,6 +328,13 @@ static void pass_summary(kf_ev *e)
                      e->bound.pview.output_names[o], res->stats[o].max_abs_err, res->stats[o].max_rel_err,
                      res->stats[o].rel_l2, e->r->problem->rel_l2, res->stats[o].rel_spread,
                      e->r->problem->rel_spread, res->stats[o].spread_applies ? "" : "; constant reference, not applied");
+    for (int o = 0; o < res->n_outputs; o++)
+        if (!res->stats[o].spread_applies && res->stats[o].n_elems > 1)
+            kf_sb_printf(&e->diag, "warning: output %s: in every trial the reference had one value at all its elements "
+                                   "(up to float32 rounding), so this check tests that one value only (a kernel that "
+                                   "computes it and fills the output passes): the problem's inputs make the output "
+                                   "degenerate\n",
+                         e->bound.pview.output_names[o]);
 }
 
 /* ------------------------------------------------------------------ */

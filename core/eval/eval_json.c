@@ -105,6 +105,9 @@ char *kf_eval_result_json(const kf_eval_result *res)
         json_object_object_add(e, "max_rel_err", num(s->max_rel_err));
         json_object_object_add(e, "rel_l2", num(s->rel_l2));
         json_object_object_add(e, "rel_spread", s->spread_applies ? num(s->rel_spread) : NULL);
+        /* in every trial the reference had one value at all its elements:
+           the check tests that value only */
+        json_object_object_add(e, "reference_constant", json_object_new_boolean(!s->spread_applies && s->n_elems > 1));
         json_object_object_add(e, "n_bad", json_object_new_int64(s->n_bad));
         json_object_object_add(e, "n_nan", json_object_new_int64(s->n_nan));
         json_object_object_add(e, "n_elems", json_object_new_int64(s->n_elems));

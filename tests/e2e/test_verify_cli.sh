@@ -30,7 +30,7 @@ expect() {
     ok "$name"
 }
 
-echo "1..17"
+echo "1..18"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kf-verify.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -108,6 +108,22 @@ if [ $rc -eq 0 ] && [ -f "$tmp/work/candidate/candidate.json" ] && [ -f "$tmp/wo
     ok "--keep-work keeps the candidate and build files"
 else
     not_ok "--keep-work keeps the candidate and build files" "exit $rc" "$(ls -R "$tmp/work" 2>&1)" "$out"
+fi
+
+# a degenerate check is said so: problem 9's reference is all zeros at small, so a
+# kernel that writes zeros passes, with a warning on stderr and the JSON flag
+out=$("$KFORGE" verify --backend cpu-simd --problem "$SRC/problems/level2/09_Matmul_Subtract_Multiply_ReLU.json" \
+      "$ADV/cpu-simd/zeros_for_problem9.c" 2>&1); rc=$?
+js=$("$KFORGE" verify --backend cpu-simd --problem "$SRC/problems/level2/09_Matmul_Subtract_Multiply_ReLU.json" \
+      --json "$ADV/cpu-simd/zeros_for_problem9.c" 2>/dev/null |
+     "$PY" -c 'import json,sys; d=json.load(sys.stdin); print([s["reference_constant"] for s in d["stats"]], "warning: output y" in d["diagnostics"])' 2>&1)
+js2=$("$KFORGE" verify --backend cpu-simd --problem "$PROB" --json "$ADV/cpu-simd/correct.c" 2>/dev/null |
+     "$PY" -c 'import json,sys; d=json.load(sys.stdin); print([s["reference_constant"] for s in d["stats"]])' 2>&1)
+if [ "$js" = "[True] True" ] && [ "$js2" = "[False]" ]; then
+    expect "a constant reference: pass, with the warning and reference_constant (not on a varying one)" 0 $rc "$out" \
+        "verdict: pass" "warning: output y: in every trial the reference had one value"
+else
+    not_ok "a constant reference is flagged" "json: $js (want [True] True); varying: $js2 (want [False])"
 fi
 
 exit $failed
