@@ -592,26 +592,31 @@ static int export_c(const exp_ctx *x, kf_error *err)
     c_source(x, &c);
     c_example(x, &e);
     c_makefile(x, &m);
+    return kf_exp_write_c_set(x, &h, &c, &e, &m, err);
+}
+
+int kf_exp_write_c_set(const kf_exp_ctx *x, kf_sb *h, kf_sb *c, kf_sb *e, kf_sb *m, kf_error *err)
+{
     char *hn = NULL, *cn = NULL;
     int rc = -1;
     if (asprintf(&hn, "%s.h", x->ident) < 0) hn = NULL;
     if (asprintf(&cn, "%s.c", x->ident) < 0) cn = NULL;
-    if (h.oom || c.oom || e.oom || m.oom || !h.s || !c.s || !e.s || !m.s || !hn || !cn) {
+    if (h->oom || c->oom || e->oom || m->oom || !h->s || !c->s || !e->s || !m->s || !hn || !cn) {
         kf_fail(err, KF_E_INTERNAL, "out of memory");
         goto out;
     }
     if (kf_mkdir_p(x->out, err) != 0 || write_sources(x, x->out, err) != 0 ||
-        kf_exp_write_in(x->out, hn, h.s, err) != 0 || kf_exp_write_in(x->out, cn, c.s, err) != 0 ||
-        kf_exp_write_in(x->out, "example.c", e.s, err) != 0 || kf_exp_write_in(x->out, "Makefile", m.s, err) != 0)
+        kf_exp_write_in(x->out, hn, h->s, err) != 0 || kf_exp_write_in(x->out, cn, c->s, err) != 0 ||
+        kf_exp_write_in(x->out, "example.c", e->s, err) != 0 || kf_exp_write_in(x->out, "Makefile", m->s, err) != 0)
         goto out;
     rc = 0;
 out:
     free(hn);
     free(cn);
-    kf_sb_free(&h);
-    kf_sb_free(&c);
-    kf_sb_free(&e);
-    kf_sb_free(&m);
+    kf_sb_free(h);
+    kf_sb_free(c);
+    kf_sb_free(e);
+    kf_sb_free(m);
     return rc;
 }
 

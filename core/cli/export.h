@@ -42,6 +42,11 @@ typedef struct kf_exp_ctx {
 int kf_exp_write_in(const char *dir, const char *name, const char *text, kf_error *err);
 /* Appends `text` as the body of a C string literal (escaped, split into lines). */
 void kf_exp_c_string(kf_sb *b, const char *text);
+/* Writes a --to c set into x->out: the candidate's sources (with
+ * kforge-cpu.h for host-entry C), NAME.h (h), NAME.c (c), example.c (e) and
+ * the Makefile (m); frees the four buffers.  0, or -1 with err (a buffer
+ * that ran out of memory included). */
+int kf_exp_write_c_set(const kf_exp_ctx *x, kf_sb *h, kf_sb *c, kf_sb *e, kf_sb *m, kf_error *err);
 /* --to c for an OpenCL C kernel plan: NAME.h, NAME.c (the program text
  * embedded, built on first use), example.c and a Makefile in x->out. */
 int kf_exp_opencl_c(const kf_exp_ctx *x, kf_error *err);
