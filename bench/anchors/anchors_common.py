@@ -6,6 +6,7 @@ import glob
 import json
 import math
 import os
+import platform
 import statistics
 
 import numpy as np
@@ -34,6 +35,18 @@ def problem_files(paths):
     for p in paths:
         out += sorted(glob.glob(os.path.join(p, "**", "*.json"), recursive=True)) if os.path.isdir(p) else [p]
     return out
+
+
+def cpu_model():
+    """The CPU's model name from /proc/cpuinfo, else what platform says, else "?"."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "?"
 
 
 def quantile(ts, q):

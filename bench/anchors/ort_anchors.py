@@ -18,7 +18,6 @@ import argparse
 import json
 import math
 import os
-import platform
 import socket
 import sys
 import time
@@ -29,7 +28,7 @@ import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from anchors_common import (SEED, Unsupported, compare, load, make_inputs_np, np_eval,  # noqa: E402
+from anchors_common import (SEED, Unsupported, compare, cpu_model, load, make_inputs_np, np_eval,  # noqa: E402
                             problem_files, summarize)
 
 OPSET = 18
@@ -298,17 +297,6 @@ def time_problem(prob, dims, args, check_dims):
     r.update({"eager_ms": e["ms"], "best_ms": e["ms"], "reps": args.reps, "warmup": args.warmup, "dims": dims})
     r.update({"eager_" + k: v for k, v in e.items() if k != "ms"})
     return r
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "?"
 
 
 def main(argv=None):

@@ -26,7 +26,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from anchors_common import SEED, Unsupported, load, problem_files, resolve, summarize  # noqa: E402,F401
+from anchors_common import SEED, Unsupported, cpu_model, load, problem_files, resolve, summarize  # noqa: E402,F401
 
 BINARY = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
           "div": lambda a, b: a / b, "pow": lambda a, b: torch.pow(a, b),
@@ -213,17 +213,6 @@ def time_problem(prob, dims, args):
         r["compile_wall_s"] = round(time.time() - t0, 2)
     r["best_ms"] = min(v for v in (r["eager_ms"], r.get("compile_ms")) if v is not None)
     return r
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "?"
 
 
 def main(argv=None):
