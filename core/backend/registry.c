@@ -499,18 +499,8 @@ static int dir_list_add(dir_list *l, const char *dir, size_t len, int from_env)
 static int add_build_tree_dirs(dir_list *l)
 {
     char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) return 0;
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (!slash) return 0;
-    *slash = '\0';                                 /* BUILD/core */
-    size_t len = strlen(exe);
-    if (len < 5 || strcmp(exe + len - 5, "/core") != 0) return 0;
-    exe[len - 5] = '\0';                           /* BUILD */
+    if (kf_build_tree(exe, sizeof exe) != 0) return 0;
     char probe[4200];
-    snprintf(probe, sizeof probe, "%s/config.status", exe);
-    if (access(probe, F_OK) != 0) return 0;
     /* every BUILD/plugins/NAME/.libs, in name order (no backend is named
        here: a plugin added to the tree is found the same way) */
     snprintf(probe, sizeof probe, "%s/plugins", exe);

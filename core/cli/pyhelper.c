@@ -1,4 +1,5 @@
 #include "pyhelper.h"
+#include "util/fileio.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,22 +22,8 @@ char *kf_py_dir(void)
 {
     const char *env = getenv("KFORGE_PYTHON_DIR");
     if (env && *env) return strdup(env);
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = '\0';                          /* BUILD/core */
-            size_t len = strlen(exe);
-            if (len >= 5 && !strcmp(exe + len - 5, "/core")) {
-                exe[len - 5] = '\0';
-                char probe[PATH_MAX + 32];
-                snprintf(probe, sizeof probe, "%s/config.status", exe);
-                if (access(probe, F_OK) == 0) return strdup(KF_ABS_TOP_SRCDIR "/python");
-            }
-        }
-    }
+    char build[PATH_MAX];
+    if (kf_build_tree(build, sizeof build) == 0) return strdup(KF_ABS_TOP_SRCDIR "/python");
     return strdup(KF_PKGDATADIR "/python");
 }
 

@@ -159,3 +159,25 @@ char *kf_cache_dir(const char *sub)
           : home && *home ? asprintf(&path, "%s/.cache/kforge/%s", home, sub) : -1;
     return n < 0 ? NULL : path;
 }
+
+int kf_build_tree(char *buf, size_t n)
+{
+    if (n < 2) return -1;
+    ssize_t len = readlink("/proc/self/exe", buf, n - 1);
+    if (len <= 0 || (size_t)len >= n - 1) return -1;
+    buf[len] = '\0';
+    char *slash = strrchr(buf, '/');
+    if (!slash) return -1;
+    *slash = '\0';                                 /* BUILD/core */
+    size_t l = strlen(buf);
+    if (l < 5 || strcmp(buf + l - 5, "/core") != 0) return -1;
+    buf[l - 5] = '\0';                             /* BUILD */
+    size_t bl = strlen(buf);
+    char *probe = malloc(bl + sizeof "/config.status");
+    if (!probe) return -1;
+    memcpy(probe, buf, bl);
+    memcpy(probe + bl, "/config.status", sizeof "/config.status");
+    int rc = access(probe, F_OK) == 0 ? 0 : -1;
+    free(probe);
+    return rc;
+}

@@ -35,4 +35,9 @@ int kf_mkdir_p(const char *path, kf_error *err);
 /* The same, the directories it creates made with `mode` (& umask), e.g. 0700. */
 int kf_mkdir_p_mode(const char *path, int mode, kf_error *err);
 
+/* The build tree this program runs from: BUILD, written into buf, when the
+ * executable is BUILD/core/PROGRAM beside BUILD/config.status (a build not
+ * installed yet); 0, else -1 (installed, or buf too small). */
+int kf_build_tree(char *buf, size_t n);
+
 #endif
