@@ -180,7 +180,7 @@ static int classify(exp_ctx *x, const char *lang, json_object *caps, kf_error *e
     if (!(x->language = strdup(lang))) return kf_fail(err, KF_E_INTERNAL, "out of memory");
     if (host && !strcmp(lang, "c") && x->c->n_launches == 0) x->kind = KF_EXP_HOST_C;
     else if (plan && !strcmp(lang, "opencl-c")) x->kind = KF_EXP_OPENCL;
-    else if (plan && (!strcmp(lang, "cuda-c") || !strcmp(lang, "cuda"))) x->kind = KF_EXP_CUDA;
+    else if (plan && !strcmp(lang, "cuda-c")) x->kind = KF_EXP_CUDA;
     else
         return kf_fail(err, KF_E_BAD_INPUT, "%s: a %s kernel in language '%s' (backend '%s'); kforge export writes "
                        "host-entry C, OpenCL C and CUDA C kernel plans only", x->run_dir,
