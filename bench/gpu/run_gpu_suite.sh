@@ -26,6 +26,8 @@
 #            torch -> the exported test on CUDA tensors, on cuda and opencl)
 #            -> $OUT/roundtrip/...
 # REUSE=1 keeps an install from an earlier invocation in the same call.
+# TARBALL=PATH builds another `make dist` tarball (default
+# .carry/kforge-0.1.0.tar.gz; its top folder must be kforge-0.1.0).
 # Results under $OUT; copy them into bench/results/ with the machine.
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
@@ -57,7 +59,7 @@ anchors)
     exit 0;;
 esac
 if [ -z "${REUSE:-}" ] || [ ! -x /tmp/inst/bin/kforge ]; then
-    cd /tmp && rm -rf kforge-0.1.0 && tar xzf "$top"/.carry/kforge-0.1.0.tar.gz && cd kforge-0.1.0 || exit 1
+    cd /tmp && rm -rf kforge-0.1.0 && tar xzf "${TARBALL:-$top/.carry/kforge-0.1.0.tar.gz}" && cd kforge-0.1.0 || exit 1
     log "build"
     (./configure -q --with-cuda="$cuda" --disable-levelzero --prefix=/tmp/inst && make -j16 && make install) \
         >"$OUT/build.log" 2>&1 || { tail -n 40 "$OUT/build.log"; exit 1; }
