@@ -1,6 +1,7 @@
 /* ocl_devices.c — the flattened OpenCL device list and the probe hook. */
 #include "ocl.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,6 +244,37 @@ static double lanes_per_cu(const kfcl_device *d, cl_uint vec_width, const char *
     return vec_width ? vec_width : 1;
 }
 
+/* cl_nv_device_attribute_query (cl_ext.h spells them where it is new enough) */
+#ifndef CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV
+#define CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV 0x4000
+#define CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV 0x4001
+#endif
+#ifndef CL_DEVICE_WARP_SIZE_NV
+#define CL_DEVICE_WARP_SIZE_NV 0x4003
+#endif
+
+/* An NVIDIA device's compute capability (major * 10 + minor) and warp
+ * size, from the cl_nv_device_attribute_query extension; 0 for any other
+ * device or when the driver does not answer. */
+static int nv_compute_capability(const kfcl_device *d, int *warp)
+{
+    *warp = 0;
+    cl_uint vendor_id = 0;
+    clGetDeviceInfo(d->id, CL_DEVICE_VENDOR_ID, sizeof vendor_id, &vendor_id, NULL);
+    if (!(d->type & CL_DEVICE_TYPE_GPU) || (vendor_id != 0x10DE && !strstr(d->vendor, "NVIDIA"))) return 0;
+    char ext[8192];
+    ext[0] = 0;
+    if (clGetDeviceInfo(d->id, CL_DEVICE_EXTENSIONS, sizeof ext, ext, NULL) != CL_SUCCESS) ext[0] = 0;
+    ext[sizeof ext - 1] = 0;
+    if (!strstr(ext, "cl_nv_device_attribute_query")) return 0;
+    cl_uint maj = 0, min = 0, w = 0;
+    if (clGetDeviceInfo(d->id, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, sizeof maj, &maj, NULL) != CL_SUCCESS ||
+        clGetDeviceInfo(d->id, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, sizeof min, &min, NULL) != CL_SUCCESS)
+        return 0;
+    if (clGetDeviceInfo(d->id, CL_DEVICE_WARP_SIZE_NV, sizeof w, &w, NULL) == CL_SUCCESS) *warp = (int)w;
+    return (int)(maj * 10 + min);
+}
+
 static const char *type_name(cl_device_type t)
 {
     if (t & CL_DEVICE_TYPE_GPU) return "gpu";
@@ -286,6 +318,19 @@ static void describe(kfcl_device *d, int index, kf_device_info *out, int measure
     out->max_work_group = (int)d->max_work_group;
     out->local_mem_per_group = (int64_t)d->local_mem;
     out->local_mem_per_group_optin = (int64_t)d->local_mem;
+    /* NVIDIA: the architecture; from compute capability 8.0 on, NVIDIA's
+     * OpenCL compiler takes inline-PTX mma.sync, which reaches the tensor
+     * cores (the built-in agent's TF32 point, ocl_gemm_ptx.c): reported as
+     * TF32 and BF16 matrix units */
+    int warp = 0, cc = nv_compute_capability(d, &warp);
+    char nvtext[160] = "";
+    if (cc > 0 && size >= offsetof(kf_device_info, matrix_units) + sizeof out->matrix_units) {
+        snprintf(out->arch, sizeof out->arch, "sm_%d", cc);
+        out->warp_size = warp;
+        if (cc >= 80) out->matrix_units = KF_MU_TF32 | KF_MU_BF16;
+        snprintf(nvtext, sizeof nvtext, "; NVIDIA compute capability %d.%d, warp %d%s", cc / 10, cc % 10, warp,
+                 cc >= 80 ? ", tensor cores through inline-PTX mma.sync (TF32, BF16)" : "");
+    }
 
     const char *bw_how = "";
     double bw = measure ? measure_copy_bw(d, gmem, &bw_how) : 0;
@@ -309,10 +354,10 @@ static void describe(kfcl_device *d, int index, kf_device_info *out, int measure
              "%u compute units at %u MHz, %s; global memory %s, local memory %s, "
              "max work-group %zu, base address alignment %u bytes; "
              "peak %.1f GFLOP/s estimated (%u CU x %u MHz x 2 x %.0f lanes: %s); "
-             "bandwidth %s",
+             "bandwidth %s%s",
              index, d->platform_name, d->platform_version, d->vendor, d->driver_version,
              out->kind, cu, mhz, cver, gm, lm, d->max_work_group, d->align_bytes,
-             out->peak_flops * 1e-9, cu, mhz, lanes, lanes_why, bwtext);
+             out->peak_flops * 1e-9, cu, mhz, lanes, lanes_why, bwtext, nvtext);
     size_t len = strlen(big);   /* a truncated detail is still useful */
     if (len >= sizeof out->detail) len = sizeof out->detail - 1;
     memcpy(out->detail, big, len);
