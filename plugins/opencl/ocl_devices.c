@@ -34,6 +34,30 @@ static void plat_str(cl_platform_id p, cl_platform_info what, char *dst, size_t 
     dst[len - 1] = 0;
 }
 
+/* The order of the flattened list: GPUs, then accelerators and others,
+ * then CPUs. */
+static int type_rank(cl_device_type t)
+{
+    if (t & CL_DEVICE_TYPE_GPU) return 0;
+    if (t & CL_DEVICE_TYPE_CPU) return 2;
+    return 1;
+}
+
+/* Stable: devices of one rank keep the platforms' order.  Device 0, the
+ * default of `kforge run|suite --device`, is then the GPU where a machine
+ * has one, also where PoCL's CPU device is installed beside it (the GPU
+ * machine: `--backend cuda,opencl` with one --device puts both on the
+ * GPU). */
+static void order_devices(void)
+{
+    for (int i = 1; i < g_n_devs; i++)
+        for (int k = i; k > 0 && type_rank(g_devs[k].type) < type_rank(g_devs[k - 1].type); k--) {
+            kfcl_device t = g_devs[k];
+            g_devs[k] = g_devs[k - 1];
+            g_devs[k - 1] = t;
+        }
+}
+
 static void enumerate(void)
 {
     cl_platform_id plats[KFCL_MAX_PLATFORMS];
@@ -86,6 +110,7 @@ static void enumerate(void)
             clGetDeviceInfo(ids[i], CL_DEVICE_LOCAL_MEM_SIZE, sizeof d->local_mem, &d->local_mem, NULL);
         }
     }
+    order_devices();
     if (g_n_devs == 0) {
         g_enum_status = KF_ERR_UNAVAILABLE;
         snprintf(g_enum_why, sizeof g_enum_why,
