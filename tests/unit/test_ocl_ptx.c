@@ -84,10 +84,13 @@ KF_TEST(nvidia_default_is_tf32_mma_through_inline_ptx)
     const char *s = c->sources[0].text;
     KF_CHECK_CONTAINS(s, "asm volatile(\"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 \"");
     KF_CHECK_CONTAINS(s, "asm(\"cvt.rna.tf32.f32 %0, %1;\" : \"=r\"(t) : \"f\"(x));");
-    KF_CHECK_CONTAINS(s, "__local float As[128][36];");
-    /* K = 8192 is a multiple of 4: float4 loads; W is (N, K): both operands by rows */
-    KF_CHECK_CONTAINS(s, "v = vload4(0, A + (size_t)gr * K + gk);");
-    KF_CHECK_CONTAINS(s, "v = vload4(0, Bm + (size_t)gr * K + gk);");
+    /* K = 8192 is a multiple of 4: both operands (W is (N, K)) stream in
+       with cp.async, two stages, rounded to TF32 as fragments are read */
+    KF_CHECK_CONTAINS(s, "__local float As[2][128][20] __attribute__((aligned(16)));");
+    KF_CHECK_CONTAINS(s, "kf_cp16(&As[st][r][kq], gr < M && gk < K ? A + (size_t)gr * K + gk : A, gr < M && gk < K);");
+    KF_CHECK_CONTAINS(s, "kf_cp16(&Bs[st][r][kq], gn < N && gk < K ? Bm + (size_t)gn * K + gk : Bm, gn < N && gk < K);");
+    KF_CHECK_CONTAINS(s, "asm volatile(\"cp.async.wait_group 1;\");");
+    KF_CHECK_CONTAINS(s, "a[i][0] = kf_tf32u(As[st][r][kk + tig]);");
     KF_CHECK_CONTAINS(s, "const int M = 1024, N = 8192, K = 8192;");
     KF_CHECK(strstr(s, "__syncthreads") == NULL && strstr(s, "threadIdx") == NULL);   /* OpenCL C, not CUDA */
     /* the whole problem (GEMM, subtract, multiply, ReLU) is one kernel */
@@ -120,10 +123,11 @@ KF_TEST(odd_k_loads_scalars_and_edges_are_guarded)
     for (int d = 0; d < prob->n_dims; d++)
         if (!strcmp(prob->dim_names[d], "K")) K = res.dims[d];
     KF_CHECK(K > 0);
-    if (K % 4)
-        KF_CHECK(strstr(s, "vload4(0, A") == NULL && strstr(s, "kf_tf32((gr < M && gk < K) ? A[") != NULL);
+    if (K % 4)   /* no cp.async: rows need not be 16-byte aligned */
+        KF_CHECK(strstr(s, "kf_cp16(&") == NULL && strstr(s, "kf_tf32((gr < M && gk < K) ? A[") != NULL &&
+                 strstr(s, "__local float As[128][36];") != NULL);
     else
-        KF_CHECK_CONTAINS(s, "vload4(0, A");
+        KF_CHECK_CONTAINS(s, "kf_cp16(&As[st]");
     KF_CHECK_CONTAINS(s, "if (m >= M || n >= N) continue;");
     kf_candidate_free(c);
     close_problem();

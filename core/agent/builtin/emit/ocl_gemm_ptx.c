@@ -9,10 +9,11 @@
  *
  * The tile scheme is cuda_gemm_tc.c's: a work-group of 256 work-items (8
  * warps as 2 x 4) computes a 128 x 128 tile of C, each warp a 64 x 32 part
- * as 4 x 4 mma tiles; K advances in steps of 32 through __local memory, A
- * as [m][k] and B as [n][k] for either layout, rounded to TF32
- * (cvt.rna.tf32.f32) on the way in, rows padded by 4 floats; float4 loads
- * from global memory where the row length K is a multiple of 4.  Edges
+ * as 4 x 4 mma tiles.  Where K is a multiple of 4 the tiles (A as [m][k],
+ * B as [n][k] when it is stored (N, K)) stream into __local memory with
+ * cp.async, two stages of depth 16, and are rounded to TF32 as the
+ * fragments are read; otherwise K advances in steps of 32 with plain loads
+ * rounded on the way in (cvt.rna.tf32.f32), rows padded by 4 floats.  Edges
  * load zeros and skip the stores.  The group's map ops run on every
  * accumulator before its single store (ocl_emit_mma_store, the same
  * epilogue as every other GEMM).  TF32 keeps 10 mantissa bits: the point is
@@ -30,25 +31,45 @@
 
 /* Loads a 128 x 32 slice of a row-major operand whose rows run along the
  * tile (A, or B stored (N, K)) into tile[row][k], rounded to TF32. */
-static void load_rows_tf32(ocl_kernel *k, const char *tile, const char *ptr, const char *rows, const char *r0,
-                           int vec4)
+static void load_rows_tf32(ocl_kernel *k, const char *tile, const char *ptr, const char *rows, const char *r0)
 {
-    if (vec4) {
-        OCL_P(k, "        for (int i = tid; i < 128 * 8; i += 256) {\n"
-                 "            const int r = i >> 3, c = (i & 7) * 4, gr = %s + r, gk = k0 + c;\n"
-                 "            float4 v = (float4)(0.0f);\n"
-                 "            if (gr < %s && gk < K) v = vload4(0, %s + (size_t)gr * K + gk);\n"
-                 "            %s[r][c] = kf_tf32(v.s0);\n"
-                 "            %s[r][c + 1] = kf_tf32(v.s1);\n"
-                 "            %s[r][c + 2] = kf_tf32(v.s2);\n"
-                 "            %s[r][c + 3] = kf_tf32(v.s3);\n"
-                 "        }\n", r0, rows, ptr, tile, tile, tile, tile);
-    } else {
-        OCL_P(k, "        for (int i = tid; i < 128 * 32; i += 256) {\n"
-                 "            const int r = i >> 5, c = i & 31, gr = %s + r, gk = k0 + c;\n"
-                 "            %s[r][c] = kf_tf32((gr < %s && gk < K) ? %s[(size_t)gr * K + gk] : 0.0f);\n"
-                 "        }\n", r0, tile, rows, ptr);
-    }
+    OCL_P(k, "        for (int i = tid; i < 128 * 32; i += 256) {\n"
+             "            const int r = i >> 5, c = i & 31, gr = %s + r, gk = k0 + c;\n"
+             "            %s[r][c] = kf_tf32((gr < %s && gk < K) ? %s[(size_t)gr * K + gk] : 0.0f);\n"
+             "        }\n", r0, tile, rows, ptr);
+}
+
+/* The k8 steps over one __local tile of depth `depth` (As`stage`, Bs`stage`),
+ * fragments read through `cvt` (kf_tf32u rounds raw FP32, as_uint takes
+ * values already rounded), 4 x 4 mma.sync per step per warp. */
+static void mma_steps(ocl_kernel *k, int depth, const char *stage, const char *cvt)
+{
+    OCL_P(k, "#pragma unroll\n"
+             "        for (int kk = 0; kk < %d; kk += 8) {\n"
+             "            uint a[4][4], b[4][2];\n"
+             "#pragma unroll\n"
+             "            for (int i = 0; i < 4; i++) {\n"
+             "                const int r = wm * 64 + i * 16 + gid;\n"
+             "                a[i][0] = %s(As%s[r][kk + tig]);\n"
+             "                a[i][1] = %s(As%s[r + 8][kk + tig]);\n"
+             "                a[i][2] = %s(As%s[r][kk + tig + 4]);\n"
+             "                a[i][3] = %s(As%s[r + 8][kk + tig + 4]);\n"
+             "            }\n"
+             "#pragma unroll\n"
+             "            for (int j = 0; j < 4; j++) {\n"
+             "                const int c = wn * 32 + j * 8 + gid;\n"
+             "                b[j][0] = %s(Bs%s[c][kk + tig]);\n"
+             "                b[j][1] = %s(Bs%s[c][kk + tig + 4]);\n"
+             "            }\n"
+             "#pragma unroll\n"
+             "            for (int i = 0; i < 4; i++)\n"
+             "#pragma unroll\n"
+             "                for (int j = 0; j < 4; j++)\n"
+             "                    asm volatile(\"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 \"\n"
+             "                                 \"{%%0, %%1, %%2, %%3}, {%%4, %%5, %%6, %%7}, {%%8, %%9}, {%%0, %%1, %%2, %%3};\"\n"
+             "                                 : \"+f\"(acc[i][j][0]), \"+f\"(acc[i][j][1]), \"+f\"(acc[i][j][2]), \"+f\"(acc[i][j][3])\n"
+             "                                 : \"r\"(a[i][0]), \"r\"(a[i][1]), \"r\"(a[i][2]), \"r\"(a[i][3]), \"r\"(b[j][0]), \"r\"(b[j][1]));\n"
+             "        }\n", depth, cvt, stage, cvt, stage, cvt, stage, cvt, stage, cvt, stage, cvt, stage);
 }
 
 void ocl_gen_gemm_ptx(ocl_gen *g, int gi)
@@ -69,7 +90,6 @@ void ocl_gen_gemm_ptx(ocl_gen *g, int gi)
     const char *A = ocl_buf_value(k, gm->a, 0);
     const char *B = ocl_buf_value(k, gm->b, 0);
     const char *bias = gm->bias >= 0 ? ocl_buf_value(k, gm->bias, 0) : NULL;
-    int vec4 = gm->K % 4 == 0;
     OCL_P(k, "    /* %s: C (%" PRId64 " x %" PRId64 ")%s = %s (%" PRId64 " x %" PRId64 ") * %s%s%s on tensor cores\n"
           "     * through inline PTX (TF32 in, FP32 accumulate; NVIDIA only): a 128x128 tile per\n"
           "     * work-group of 8 warps, 64x32 per warp */\n",
@@ -93,54 +113,69 @@ void ocl_gen_gemm_ptx(ocl_gen *g, int gi)
     }
     OCL_P(k, "    __global const float *A = %s + a_off;\n"
              "    __global const float *Bm = %s + b_off;\n"
-             "    __local float As[128][36];\n"
-             "    __local float Bs[128][36];\n"
              "    float acc[4][4][4];\n"
              "#pragma unroll\n"
              "    for (int i = 0; i < 4; i++)\n"
              "#pragma unroll\n"
              "        for (int j = 0; j < 4; j++)\n"
              "#pragma unroll\n"
-             "            for (int e = 0; e < 4; e++) acc[i][j][e] = 0.0f;\n"
-             "    for (int k0 = 0; k0 < (kf_ok ? K : 0); k0 += 32) {\n", A, B);
-    load_rows_tf32(k, "As", "A", "M", "m0", vec4);
-    if (gm->trans_b)
-        load_rows_tf32(k, "Bs", "Bm", "N", "n0", vec4);
-    else   /* B stored (K, N): consecutive work-items read consecutive columns */
-        OCL_P(k, "        for (int i = tid; i < 128 * 32; i += 256) {\n"
-                 "            const int c = i >> 7, r = i & 127, gn = n0 + r, gk = k0 + c;\n"
-                 "            Bs[r][c] = kf_tf32((gn < N && gk < K) ? Bm[(size_t)gk * N + gn] : 0.0f);\n"
-                 "        }\n");
-    OCL_P(k, "        barrier(CLK_LOCAL_MEM_FENCE);\n"
-             "#pragma unroll\n"
-             "        for (int kk = 0; kk < 32; kk += 8) {\n"
-             "            uint a[4][4], b[4][2];\n"
-             "#pragma unroll\n"
-             "            for (int i = 0; i < 4; i++) {\n"
-             "                const int r = wm * 64 + i * 16 + gid;\n"
-             "                a[i][0] = as_uint(As[r][kk + tig]);\n"
-             "                a[i][1] = as_uint(As[r + 8][kk + tig]);\n"
-             "                a[i][2] = as_uint(As[r][kk + tig + 4]);\n"
-             "                a[i][3] = as_uint(As[r + 8][kk + tig + 4]);\n"
-             "            }\n"
-             "#pragma unroll\n"
-             "            for (int j = 0; j < 4; j++) {\n"
-             "                const int c = wn * 32 + j * 8 + gid;\n"
-             "                b[j][0] = as_uint(Bs[c][kk + tig]);\n"
-             "                b[j][1] = as_uint(Bs[c][kk + tig + 4]);\n"
-             "            }\n"
-             "#pragma unroll\n"
-             "            for (int i = 0; i < 4; i++)\n"
-             "#pragma unroll\n"
-             "                for (int j = 0; j < 4; j++)\n"
-             "                    asm volatile(\"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 \"\n"
-             "                                 \"{%%0, %%1, %%2, %%3}, {%%4, %%5, %%6, %%7}, {%%8, %%9}, {%%0, %%1, %%2, %%3};\"\n"
-             "                                 : \"+f\"(acc[i][j][0]), \"+f\"(acc[i][j][1]), \"+f\"(acc[i][j][2]), \"+f\"(acc[i][j][3])\n"
-             "                                 : \"r\"(a[i][0]), \"r\"(a[i][1]), \"r\"(a[i][2]), \"r\"(a[i][3]), \"r\"(b[j][0]), \"r\"(b[j][1]));\n"
-             "        }\n"
-             "        barrier(CLK_LOCAL_MEM_FENCE);\n"
-             "    }\n"
-             "    if (!kf_ok) return;\n"
+             "            for (int e = 0; e < 4; e++) acc[i][j][e] = 0.0f;\n", A, B);
+    if (gm->K % 4 == 0) {
+        /* K a multiple of 4: rows of A (and of B when it is (N, K)) start
+           16-byte aligned, so the tiles stream in with cp.async, two stages
+           of depth 16, while the tensor cores work on the previous one */
+        OCL_P(k, "    __local float As[2][128][20] __attribute__((aligned(16)));\n"
+                 "    __local float Bs[2][128][20] __attribute__((aligned(16)));\n"
+                 "    const int nk = kf_ok ? (K + 15) / 16 : 0;\n"
+                 "#define KF_LOAD_STAGE(st, k0) do { \\\n"
+                 "        for (int c = tid; c < 512; c += 256) { \\\n"
+                 "            const int r = c >> 2, kq = (c & 3) * 4, gr = m0 + r, gk = (k0) + kq; \\\n"
+                 "            kf_cp16(&As[st][r][kq], gr < M && gk < K ? A + (size_t)gr * K + gk : A, gr < M && gk < K); \\\n"
+                 "        } \\\n");
+        if (gm->trans_b)
+            OCL_P(k, "        for (int c = tid; c < 512; c += 256) { \\\n"
+                     "            const int r = c >> 2, kq = (c & 3) * 4, gn = n0 + r, gk = (k0) + kq; \\\n"
+                     "            kf_cp16(&Bs[st][r][kq], gn < N && gk < K ? Bm + (size_t)gn * K + gk : Bm, gn < N && gk < K); \\\n"
+                     "        } \\\n");
+        else
+            OCL_P(k, "        for (int c = tid; c < 128 * 16; c += 256) { \\\n"
+                     "            const int kk_ = c >> 7, r = c & 127, gn = n0 + r, gk = (k0) + kk_; \\\n"
+                     "            Bs[st][r][kk_] = (gn < N && gk < K) ? Bm[(size_t)gk * N + gn] : 0.0f; \\\n"
+                     "        } \\\n");
+        OCL_P(k, "        asm volatile(\"cp.async.commit_group;\"); \\\n"
+                 "    } while (0)\n"
+                 "    if (nk > 0) KF_LOAD_STAGE(0, 0);\n"
+                 "    for (int kt = 0; kt < nk; kt++) {\n"
+                 "        const int st = kt & 1;\n"
+                 "        if (kt + 1 < nk) {\n"
+                 "            KF_LOAD_STAGE(st ^ 1, (kt + 1) * 16);\n"
+                 "            asm volatile(\"cp.async.wait_group 1;\");\n"
+                 "        } else {\n"
+                 "            asm volatile(\"cp.async.wait_group 0;\");\n"
+                 "        }\n"
+                 "        barrier(CLK_LOCAL_MEM_FENCE);\n");
+        mma_steps(k, 16, "[st]", "kf_tf32u");
+        OCL_P(k, "        barrier(CLK_LOCAL_MEM_FENCE);\n"
+                 "    }\n"
+                 "#undef KF_LOAD_STAGE\n");
+    } else {
+        OCL_P(k, "    __local float As[128][36];\n"
+                 "    __local float Bs[128][36];\n"
+                 "    for (int k0 = 0; k0 < (kf_ok ? K : 0); k0 += 32) {\n");
+        load_rows_tf32(k, "As", "A", "M", "m0");
+        if (gm->trans_b)
+            load_rows_tf32(k, "Bs", "Bm", "N", "n0");
+        else   /* B stored (K, N): consecutive work-items read consecutive columns */
+            OCL_P(k, "        for (int i = tid; i < 128 * 32; i += 256) {\n"
+                     "            const int c = i >> 7, r = i & 127, gn = n0 + r, gk = k0 + c;\n"
+                     "            Bs[r][c] = kf_tf32((gn < N && gk < K) ? Bm[(size_t)gk * N + gn] : 0.0f);\n"
+                     "        }\n");
+        OCL_P(k, "        barrier(CLK_LOCAL_MEM_FENCE);\n");
+        mma_steps(k, 32, "", "as_uint");
+        OCL_P(k, "        barrier(CLK_LOCAL_MEM_FENCE);\n"
+                 "    }\n");
+    }
+    OCL_P(k, "    if (!kf_ok) return;\n"
              "#pragma unroll\n"
              "    for (int i = 0; i < 4; i++)\n"
              "#pragma unroll\n"
