@@ -1,6 +1,7 @@
 /* ocl_devices.c — the flattened OpenCL device list and the probe hook. */
 #include "ocl.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,30 @@ static void plat_str(cl_platform_id p, cl_platform_info what, char *dst, size_t 
     dst[0] = 0;
     if (clGetPlatformInfo(p, what, len, dst, NULL) != CL_SUCCESS) dst[0] = 0;
     dst[len - 1] = 0;
+}
+
+/* The order of the flattened list: GPUs, then accelerators and others,
+ * then CPUs. */
+static int type_rank(cl_device_type t)
+{
+    if (t & CL_DEVICE_TYPE_GPU) return 0;
+    if (t & CL_DEVICE_TYPE_CPU) return 2;
+    return 1;
+}
+
+/* Stable: devices of one rank keep the platforms' order.  Device 0, the
+ * default of `kforge run|suite --device`, is then the GPU where a machine
+ * has one, also where PoCL's CPU device is installed beside it (the GPU
+ * machine: `--backend cuda,opencl` with one --device puts both on the
+ * GPU). */
+static void order_devices(void)
+{
+    for (int i = 1; i < g_n_devs; i++)
+        for (int k = i; k > 0 && type_rank(g_devs[k].type) < type_rank(g_devs[k - 1].type); k--) {
+            kfcl_device t = g_devs[k];
+            g_devs[k] = g_devs[k - 1];
+            g_devs[k - 1] = t;
+        }
 }
 
 static void enumerate(void)
@@ -85,6 +110,7 @@ static void enumerate(void)
             clGetDeviceInfo(ids[i], CL_DEVICE_LOCAL_MEM_SIZE, sizeof d->local_mem, &d->local_mem, NULL);
         }
     }
+    order_devices();
     if (g_n_devs == 0) {
         g_enum_status = KF_ERR_UNAVAILABLE;
         snprintf(g_enum_why, sizeof g_enum_why,
@@ -243,6 +269,37 @@ static double lanes_per_cu(const kfcl_device *d, cl_uint vec_width, const char *
     return vec_width ? vec_width : 1;
 }
 
+/* cl_nv_device_attribute_query (cl_ext.h spells them where it is new enough) */
+#ifndef CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV
+#define CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV 0x4000
+#define CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV 0x4001
+#endif
+#ifndef CL_DEVICE_WARP_SIZE_NV
+#define CL_DEVICE_WARP_SIZE_NV 0x4003
+#endif
+
+/* An NVIDIA device's compute capability (major * 10 + minor) and warp
+ * size, from the cl_nv_device_attribute_query extension; 0 for any other
+ * device or when the driver does not answer. */
+static int nv_compute_capability(const kfcl_device *d, int *warp)
+{
+    *warp = 0;
+    cl_uint vendor_id = 0;
+    clGetDeviceInfo(d->id, CL_DEVICE_VENDOR_ID, sizeof vendor_id, &vendor_id, NULL);
+    if (!(d->type & CL_DEVICE_TYPE_GPU) || (vendor_id != 0x10DE && !strstr(d->vendor, "NVIDIA"))) return 0;
+    char ext[8192];
+    ext[0] = 0;
+    if (clGetDeviceInfo(d->id, CL_DEVICE_EXTENSIONS, sizeof ext, ext, NULL) != CL_SUCCESS) ext[0] = 0;
+    ext[sizeof ext - 1] = 0;
+    if (!strstr(ext, "cl_nv_device_attribute_query")) return 0;
+    cl_uint maj = 0, min = 0, w = 0;
+    if (clGetDeviceInfo(d->id, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, sizeof maj, &maj, NULL) != CL_SUCCESS ||
+        clGetDeviceInfo(d->id, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, sizeof min, &min, NULL) != CL_SUCCESS)
+        return 0;
+    if (clGetDeviceInfo(d->id, CL_DEVICE_WARP_SIZE_NV, sizeof w, &w, NULL) == CL_SUCCESS) *warp = (int)w;
+    return (int)(maj * 10 + min);
+}
+
 static const char *type_name(cl_device_type t)
 {
     if (t & CL_DEVICE_TYPE_GPU) return "gpu";
@@ -279,13 +336,39 @@ static void describe(kfcl_device *d, int index, kf_device_info *out, int measure
 
     const char *lanes_why = "";
     double lanes = lanes_per_cu(d, native > pref ? native : pref, &lanes_why);
-    out->peak_flops = (double)cu * (double)mhz * 1e6 * 2.0 * lanes;
+    double fp32_peak = (double)cu * (double)mhz * 1e6 * 2.0 * lanes;
+    out->peak_flops = fp32_peak;
     out->peak_flops_measured = 0;
 
     out->compute_units = (int)cu;
     out->max_work_group = (int)d->max_work_group;
     out->local_mem_per_group = (int64_t)d->local_mem;
     out->local_mem_per_group_optin = (int64_t)d->local_mem;
+    /* NVIDIA: the architecture; from compute capability 8.0 on, NVIDIA's
+     * OpenCL compiler takes inline-PTX mma.sync, which reaches the tensor
+     * cores (the built-in agent's TF32 point, ocl_gemm_ptx.c): reported as
+     * TF32 and BF16 matrix units */
+    int warp = 0, cc = nv_compute_capability(d, &warp);
+    char nvtext[320] = "";
+    if (cc > 0 && size >= offsetof(kf_device_info, matrix_units) + sizeof out->matrix_units) {
+        snprintf(out->arch, sizeof out->arch, "sm_%d", cc);
+        out->warp_size = warp;
+        if (cc >= 80) out->matrix_units = KF_MU_TF32 | KF_MU_BF16;
+        snprintf(nvtext, sizeof nvtext, "; NVIDIA compute capability %d.%d, warp %d%s", cc / 10, cc % 10, warp,
+                 cc >= 80 ? ", tensor cores through inline-PTX mma.sync (TF32, BF16)" : "");
+        /* the peak bounds every candidate, tensor-core ones included (a
+           faster one is judged a measurement error): the dense BF16 rate,
+           as the cuda plugin counts it (TF32 FLOP per clock per SM: 2048
+           on sm_90, 1024 on sm_80, 512 on sm_86/89; BF16 twice that) */
+        int tf32_clk = cc >= 90 ? 2048 : cc == 80 ? 1024 : cc >= 80 ? 512 : 0;
+        double bf16 = 2.0 * (double)cu * (double)mhz * 1e6 * tf32_clk;
+        if (bf16 > out->peak_flops) {
+            out->peak_flops = bf16;
+            size_t used = strlen(nvtext);
+            snprintf(nvtext + used, sizeof nvtext - used, "; peak raised to dense BF16 tensor cores: %.1f TFLOP/s "
+                     "(CU x MHz x %d; TF32 half that)", bf16 * 1e-12, 2 * tf32_clk);
+        }
+    }
 
     const char *bw_how = "";
     double bw = measure ? measure_copy_bw(d, gmem, &bw_how) : 0;
@@ -308,11 +391,11 @@ static void describe(kfcl_device *d, int index, kf_device_info *out, int measure
              "opencl device %d: platform '%s' (%s), vendor '%s', driver %s; type %s, "
              "%u compute units at %u MHz, %s; global memory %s, local memory %s, "
              "max work-group %zu, base address alignment %u bytes; "
-             "peak %.1f GFLOP/s estimated (%u CU x %u MHz x 2 x %.0f lanes: %s); "
-             "bandwidth %s",
+             "FP32 peak %.1f GFLOP/s estimated (%u CU x %u MHz x 2 x %.0f lanes: %s); "
+             "bandwidth %s%s",
              index, d->platform_name, d->platform_version, d->vendor, d->driver_version,
              out->kind, cu, mhz, cver, gm, lm, d->max_work_group, d->align_bytes,
-             out->peak_flops * 1e-9, cu, mhz, lanes, lanes_why, bwtext);
+             fp32_peak * 1e-9, cu, mhz, lanes, lanes_why, bwtext, nvtext);
     size_t len = strlen(big);   /* a truncated detail is still useful */
     if (len >= sizeof out->detail) len = sizeof out->detail - 1;
     memcpy(out->detail, big, len);

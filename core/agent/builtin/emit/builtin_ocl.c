@@ -444,6 +444,9 @@ static void emit_header(ocl_gen *g, const char *label)
                   " * at once when they differ, leaving the outputs unwritten (NaN).\n");
     if (g->pt->precision == KF_BT_FP16_STORAGE)
         kf_sb_puts(s, " * Scratch buffers hold fp16 (vstore_half/vload_half); arithmetic is fp32.\n");
+    if (g->pt->precision == KF_BT_TF32)
+        kf_sb_puts(s, " * GEMMs run on tensor cores through inline PTX (TF32 inputs, FP32\n"
+                      " * accumulation): NVIDIA's OpenCL compiler only.\n");
     kf_sb_puts(s, " */\n\n");
     free(pj);
     free(desc);
@@ -460,6 +463,28 @@ static void emit_header(ocl_gen *g, const char *label)
         kf_sb_puts(s, ")\n");
     }
     kf_sb_puts(s, "#define KF_CHECK_DIMS if (!KF_DIMS_OK) return\n");
+    if (g->pt->precision == KF_BT_TF32)
+        kf_sb_puts(s, "\n/* A float rounded to TF32 (10 mantissa bits), for mma.sync (ocl_gemm_ptx.c) */\n"
+                      "float kf_tf32(float x)\n"
+                      "{\n"
+                      "    uint t;\n"
+                      "    asm(\"cvt.rna.tf32.f32 %0, %1;\" : \"=r\"(t) : \"f\"(x));\n"
+                      "    return as_float(t);\n"
+                      "}\n"
+                      "uint kf_tf32u(float x)\n"
+                      "{\n"
+                      "    uint t;\n"
+                      "    asm(\"cvt.rna.tf32.f32 %0, %1;\" : \"=r\"(t) : \"f\"(x));\n"
+                      "    return t;\n"
+                      "}\n"
+                      "/* 16 bytes global -> __local without registers (cp.async, sm_80 and later);\n"
+                      " * zero-filled when !ok (src must still be a valid address).  A __local\n"
+                      " * pointer's value is its offset in the shared window, as PTX wants it. */\n"
+                      "void kf_cp16(__local float *dst, __global const float *src, int ok)\n"
+                      "{\n"
+                      "    asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\" :: \"r\"((uint)(size_t)dst), \"l\"(src),\n"
+                      "                 \"r\"(ok ? 16 : 0));\n"
+                      "}\n");
     kf_sb_puts(s,
         "\n/* Work-group reductions: every work-item passes its partial value and\n"
         " * gets the combined one; part holds get_local_size(0) floats (a power of 2). */\n"
@@ -495,7 +520,7 @@ static void emit_header(ocl_gen *g, const char *label)
         "}\n\n");
 }
 
-static int check_point(const kf_bt_point *pt, const kf_bt_plan *plan, kf_error *err)
+static int check_point(const kf_bt_point *pt, const kf_bt_plan *plan, const kf_device_info *dev, kf_error *err)
 {
     if (pt->em != &kf_bt_emit_opencl_c)
         return kf_fail(err, KF_E_BAD_INPUT, "the OpenCL C generator got a point of language '%s'", pt->em ? pt->em->language : "?");
@@ -513,9 +538,13 @@ static int check_point(const kf_bt_point *pt, const kf_bt_plan *plan, kf_error *
         return kf_fail(err, KF_E_BAD_INPUT, "OpenCL point: ts %d, wpt %d, vec %d makes work-groups of %d work-items (at most %d); "
                        "raise wpt or vec, or lower ts", pt->knob[KO_TS], pt->knob[KO_WPT], pt->knob[KO_VEC], kf_bt_ocl_work_group(pt),
                        KF_BT_OCL_MAX_WG);
-    if (pt->precision != KF_BT_FP32 && pt->precision != KF_BT_FP16_STORAGE)
-        return kf_fail(err, KF_E_BAD_INPUT, "OpenCL point: precision %d is unknown; use 0 (fp32) or 1 (fp16 storage)",
-                       pt->precision);
+    if (pt->precision == KF_BT_TF32 && !kf_bt_ocl_ptx_mma(dev))
+        return kf_fail(err, KF_E_BAD_INPUT, "OpenCL point: precision 2 (TF32 tensor cores through inline PTX) needs an "
+                       "NVIDIA OpenCL device of compute capability 8.0 or later, not %s; use 0 (fp32) or 1 (fp16 "
+                       "storage)", dev ? dev->name : "none (no device given)");
+    if (pt->precision != KF_BT_FP32 && pt->precision != KF_BT_FP16_STORAGE && pt->precision != KF_BT_TF32)
+        return kf_fail(err, KF_E_BAD_INPUT, "OpenCL point: precision %d is unknown; use 0 (fp32), 1 (fp16 storage) "
+                       "or, on NVIDIA, 2 (TF32 tensor cores)", pt->precision);
     if (pt->baseline && plan->fusion != KF_BT_FUSE_NONE)
         return kf_fail(err, KF_E_BAD_INPUT, "the op-by-op baseline needs a plan built with KF_BT_FUSE_NONE");
     return 0;
@@ -535,6 +564,7 @@ static void gen_group(ocl_gen *g, int gi)
         if (g->blas && ocl_gen_gemm_cublas(g, gi) == 0) return;
         if (g->tc && (g->skip_group = ocl_gen_gemm_sum(g, gi)) >= 0) return;
         if (g->tc) ocl_gen_gemm_tc(g, gi);
+        else if (g->pt->precision == KF_BT_TF32) ocl_gen_gemm_ptx(g, gi);
         else ocl_gen_gemm(g, gi);
         return;
     case KF_OP_SUM: case KF_OP_MEAN: case KF_OP_AMAX: case KF_OP_AMIN: case KF_OP_LOGSUMEXP:
@@ -563,7 +593,7 @@ int kf_bt_gen_ocl_tc(const kf_bt_plan *plan, const kf_bt_point *pt, const char *
     *out = NULL;
     if (label) *label = NULL;
     if (!plan || !plan->r || !pt) return kf_fail(err, KF_E_BAD_INPUT, "kf_bt_gen_ocl: no plan or point");
-    if (check_point(pt, plan, err) != 0) return -1;
+    if (check_point(pt, plan, dev, err) != 0) return -1;
     ocl_gen g;
     memset(&g, 0, sizeof g);
     g.plan = plan;

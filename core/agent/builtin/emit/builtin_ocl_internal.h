@@ -109,6 +109,10 @@ void ocl_gen_gemm(ocl_gen *g, int gi);
  * the GEMM is not batched. */
 void ocl_gen_gemm_tc(ocl_gen *g, int gi);
 void ocl_gen_gemm_bf16(ocl_gen *g, int gi);
+/* The GEMM of group gi on NVIDIA tensor cores from OpenCL C, TF32 through
+ * inline PTX (ocl_gemm_ptx.c; the opencl-c emitter at precision TF32, only
+ * where kf_bt_ocl_ptx_mma(dev)). */
+void ocl_gen_gemm_ptx(ocl_gen *g, int gi);
 /* The store of one mma accumulator element: bias, epilogue, write, and the
  * element loop's closing brace (cuda_gemm_tc.c). */
 void ocl_emit_mma_store(ocl_gen *g, ocl_kernel *k, int gi, int anchor_v, int bias);

@@ -37,6 +37,12 @@ extern const int kf_bt_ocl_ts_steps[5], kf_bt_ocl_wpt_steps[4], kf_bt_ocl_vec_st
 #define KF_BT_OCL_MAX_WG 1024
 int kf_bt_ocl_work_group(const kf_bt_point *p);
 
+/* 1 when OpenCL C for dev may use NVIDIA's inline-PTX mma.sync (the TF32
+ * point, ocl_gemm_ptx.c): the plugin reports TF32 matrix units (an NVIDIA
+ * device of compute capability 8.0 or later; plugins/opencl) and the
+ * vendor is NVIDIA.  0 for NULL, PoCL and every other vendor. */
+int kf_bt_ocl_ptx_mma(const kf_device_info *dev);
+
 /* The OpenCL C search space, shared with the cuda-c emitter
  * (cuda_from_ocl.c), which writes the same kernels in CUDA C. */
 extern const kf_bt_knob kf_bt_ocl_knobs[KO_N];

@@ -5,6 +5,7 @@
  * own: the analyzer ranks its tile knobs by the measured/modelled gap. */
 #include "agent/builtin/builtin.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,12 @@ int kf_bt_ocl_work_group(const kf_bt_point *p)
     return (k[KO_TS] / k[KO_VEC]) * (k[KO_TS] / k[KO_WPT]);
 }
 
+int kf_bt_ocl_ptx_mma(const kf_device_info *dev)
+{
+    if (!dev || dev->struct_size < offsetof(kf_device_info, matrix_units) + sizeof dev->matrix_units) return 0;
+    return (dev->matrix_units & KF_MU_TF32) && strstr(dev->detail, "vendor 'NVIDIA") != NULL;
+}
+
 void kf_bt_ocl_defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info *dev)
 {
     (void)r;
@@ -40,6 +47,10 @@ void kf_bt_ocl_defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_in
      * PoCL's CPU device ts8 wpt8 v8 ran the cpu preset 2.4x faster. */
     if (!strcmp(dev->kind, "gpu")) { p->knob[KO_TS] = 64; p->knob[KO_WPT] = 8; p->knob[KO_VEC] = 4; }
     else if (!strcmp(dev->kind, "cpu")) { p->knob[KO_TS] = 8; p->knob[KO_WPT] = 8; p->knob[KO_VEC] = 8; }
+    /* NVIDIA with tensor cores: GEMMs on them through inline PTX (TF32,
+     * ocl_gemm_ptx.c); a failed verification steps back to fp32 (the
+     * conservative step), which never offers TF32 again */
+    if (p->em == &kf_bt_emit_opencl_c && kf_bt_ocl_ptx_mma(dev)) p->precision = KF_BT_TF32;
 }
 
 /* What the neighbour search may offer.  A point given by hand is not
@@ -64,6 +75,13 @@ int kf_bt_ocl_conservative(kf_bt_point *p)
 void kf_bt_ocl_neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
 {
     kf_bt_point q;
+    if (p->precision == KF_BT_TF32) {
+        /* the tile knobs shape only the non-GEMM kernels here: the one
+           step is back to fp32 (points hold no device, so TF32 is never
+           offered from fp32: only the defaults give it, on NVIDIA) */
+        q = *p; q.precision = KF_BT_FP32; kf_bt_nbr_push(s, &q);
+        return;
+    }
     kf_bt_step_knob(p, KO_TS, s);
     kf_bt_step_knob(p, KO_WPT, s);
     kf_bt_step_knob(p, KO_VEC, s);

@@ -1,0 +1,193 @@
+/*
+ * ocl_gemm_ptx.c — the GEMM of a GEMM group on NVIDIA tensor cores from
+ * OpenCL C: NVIDIA's OpenCL compiler passes inline PTX (`asm volatile`)
+ * through to ptxas, so the TF32 mma.sync.aligned.m16n8k8 of the cuda-c
+ * emitter (cuda_gemm_tc.c) is reachable from an OpenCL kernel.  Offered
+ * only at precision TF32, which the OpenCL space gives only to devices
+ * whose plugin reports TF32 matrix units (plugins/opencl: an NVIDIA device
+ * of compute capability 8.0 or later); PoCL and other vendors never see it.
+ *
+ * The tile scheme is cuda_gemm_tc.c's: a work-group of 256 work-items (8
+ * warps as 2 x 4) computes a 128 x 128 tile of C, each warp a 64 x 32 part
+ * as 4 x 4 mma tiles.  Where K is a multiple of 4 the tiles (A as [m][k],
+ * B as [n][k] when it is stored (N, K)) stream into __local memory with
+ * cp.async, two stages of depth 16, and are rounded to TF32 as the
+ * fragments are read; otherwise K advances in steps of 32 with plain loads
+ * rounded on the way in (cvt.rna.tf32.f32), rows padded by 4 floats.  Edges
+ * load zeros and skip the stores.  The group's map ops run on every
+ * accumulator before its single store (ocl_emit_mma_store, the same
+ * epilogue as every other GEMM).  TF32 keeps 10 mantissa bits: the point is
+ * kept only when the candidate passes verification.  The warp layout
+ * assumes NVIDIA's 32-wide warps (sub-groups), which only NVIDIA devices
+ * reach this code with.
+ */
+#include <config.h>
+
+#include "builtin_ocl_internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Loads a 128 x 32 slice of a row-major operand whose rows run along the
+ * tile (A, or B stored (N, K)) into tile[row][k], rounded to TF32. */
+static void load_rows_tf32(ocl_kernel *k, const char *tile, const char *ptr, const char *rows, const char *r0)
+{
+    OCL_P(k, "        for (int i = tid; i < 128 * 32; i += 256) {\n"
+             "            const int r = i >> 5, c = i & 31, gr = %s + r, gk = k0 + c;\n"
+             "            %s[r][c] = kf_tf32((gr < %s && gk < K) ? %s[(size_t)gr * K + gk] : 0.0f);\n"
+             "        }\n", r0, tile, rows, ptr);
+}
+
+/* The k8 steps over one __local tile of depth `depth` (As`stage`, Bs`stage`),
+ * fragments read through `cvt` (kf_tf32u rounds raw FP32, as_uint takes
+ * values already rounded), 4 x 4 mma.sync per step per warp. */
+static void mma_steps(ocl_kernel *k, int depth, const char *stage, const char *cvt)
+{
+    OCL_P(k, "#pragma unroll\n"
+             "        for (int kk = 0; kk < %d; kk += 8) {\n"
+             "            uint a[4][4], b[4][2];\n"
+             "#pragma unroll\n"
+             "            for (int i = 0; i < 4; i++) {\n"
+             "                const int r = wm * 64 + i * 16 + gid;\n"
+             "                a[i][0] = %s(As%s[r][kk + tig]);\n"
+             "                a[i][1] = %s(As%s[r + 8][kk + tig]);\n"
+             "                a[i][2] = %s(As%s[r][kk + tig + 4]);\n"
+             "                a[i][3] = %s(As%s[r + 8][kk + tig + 4]);\n"
+             "            }\n"
+             "#pragma unroll\n"
+             "            for (int j = 0; j < 4; j++) {\n"
+             "                const int c = wn * 32 + j * 8 + gid;\n"
+             "                b[j][0] = %s(Bs%s[c][kk + tig]);\n"
+             "                b[j][1] = %s(Bs%s[c][kk + tig + 4]);\n"
+             "            }\n"
+             "#pragma unroll\n"
+             "            for (int i = 0; i < 4; i++)\n"
+             "#pragma unroll\n"
+             "                for (int j = 0; j < 4; j++)\n"
+             "                    asm volatile(\"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 \"\n"
+             "                                 \"{%%0, %%1, %%2, %%3}, {%%4, %%5, %%6, %%7}, {%%8, %%9}, {%%0, %%1, %%2, %%3};\"\n"
+             "                                 : \"+f\"(acc[i][j][0]), \"+f\"(acc[i][j][1]), \"+f\"(acc[i][j][2]), \"+f\"(acc[i][j][3])\n"
+             "                                 : \"r\"(a[i][0]), \"r\"(a[i][1]), \"r\"(a[i][2]), \"r\"(a[i][3]), \"r\"(b[j][0]), \"r\"(b[j][1]));\n"
+             "        }\n", depth, cvt, stage, cvt, stage, cvt, stage, cvt, stage, cvt, stage, cvt, stage);
+}
+
+void ocl_gen_gemm_ptx(ocl_gen *g, int gi)
+{
+    const kf_bt_group *grp = &g->plan->groups[gi];
+    const kf_bt_gemm *gm = &grp->gemm;
+    const kf_problem *p = g->p;
+    const kf_node *an = &p->nodes[grp->nodes[0]];
+    int anchor_v = p->n_inputs + grp->nodes[0];
+    if (g->half[gm->a] || g->half[gm->b]) {
+        ocl_failf(g, "group g%d: the tensor-core GEMM reads fp32 operands only", gi);
+        return;
+    }
+    ocl_kernel kk;
+    ocl_kernel *k = &kk;
+    ocl_kernel_begin(k, g, gi, grp->n_nodes > 1 ? "gemm_ptx_epilogue" : "gemm_ptx");
+    k->barriers = 1;
+    const char *A = ocl_buf_value(k, gm->a, 0);
+    const char *B = ocl_buf_value(k, gm->b, 0);
+    const char *bias = gm->bias >= 0 ? ocl_buf_value(k, gm->bias, 0) : NULL;
+    OCL_P(k, "    /* %s: C (%" PRId64 " x %" PRId64 ")%s = %s (%" PRId64 " x %" PRId64 ") * %s%s%s on tensor cores\n"
+          "     * through inline PTX (TF32 in, FP32 accumulate; NVIDIA only): a 128x128 tile per\n"
+          "     * work-group of 8 warps, 64x32 per warp */\n",
+          an->out, gm->M, gm->N, gm->batch > 1 ? " per batch" : "", kf_problem_value_name(p, gm->a), gm->M, gm->K,
+          kf_problem_value_name(p, gm->b), gm->trans_b ? "^T" : "", bias ? " + bias" : "");
+    OCL_P(k, "    const int M = %" PRId64 ", N = %" PRId64 ", K = %" PRId64 ";\n", gm->M, gm->N, gm->K);
+    OCL_P(k, "    const int tid = get_local_id(0), lane = tid & 31, warp = tid >> 5;\n"
+             "    const int wm = warp >> 2, wn = warp & 3, gid = lane >> 2, tig = lane & 3;\n"
+             "    const int n0 = get_group_id(0) * 128, m0 = get_group_id(1) * 128;\n");
+    if (gm->batch > 1) {
+        OCL_P(k, "    const int bt = get_group_id(2);\n"
+                 "    size_t a_off = 0, b_off = 0;\n"
+                 "    int rem = bt, bc;\n");
+        for (int d = gm->n_batch_dims - 1; d >= 0; d--)
+            OCL_P(k, "    bc = rem %% %" PRId64 "; rem /= %" PRId64 "; a_off += (size_t)bc * %" PRId64
+                  "; b_off += (size_t)bc * %" PRId64 ";\n", gm->batch_dims[d], gm->batch_dims[d],
+                  gm->a_bstride[d], gm->b_bstride[d]);
+        OCL_P(k, "    const size_t c_off = (size_t)bt * M * N;\n");
+    } else {
+        OCL_P(k, "    const size_t a_off = 0, b_off = 0, c_off = 0;\n");
+    }
+    OCL_P(k, "    __global const float *A = %s + a_off;\n"
+             "    __global const float *Bm = %s + b_off;\n"
+             "    float acc[4][4][4];\n"
+             "#pragma unroll\n"
+             "    for (int i = 0; i < 4; i++)\n"
+             "#pragma unroll\n"
+             "        for (int j = 0; j < 4; j++)\n"
+             "#pragma unroll\n"
+             "            for (int e = 0; e < 4; e++) acc[i][j][e] = 0.0f;\n", A, B);
+    if (gm->K % 4 == 0) {
+        /* K a multiple of 4: rows of A (and of B when it is (N, K)) start
+           16-byte aligned, so the tiles stream in with cp.async, two stages
+           of depth 16, while the tensor cores work on the previous one */
+        OCL_P(k, "    __local float As[2][128][20] __attribute__((aligned(16)));\n"
+                 "    __local float Bs[2][128][20] __attribute__((aligned(16)));\n"
+                 "    const int nk = kf_ok ? (K + 15) / 16 : 0;\n"
+                 "#define KF_LOAD_STAGE(st, k0) do { \\\n"
+                 "        for (int c = tid; c < 512; c += 256) { \\\n"
+                 "            const int r = c >> 2, kq = (c & 3) * 4, gr = m0 + r, gk = (k0) + kq; \\\n"
+                 "            kf_cp16(&As[st][r][kq], gr < M && gk < K ? A + (size_t)gr * K + gk : A, gr < M && gk < K); \\\n"
+                 "        } \\\n");
+        if (gm->trans_b)
+            OCL_P(k, "        for (int c = tid; c < 512; c += 256) { \\\n"
+                     "            const int r = c >> 2, kq = (c & 3) * 4, gn = n0 + r, gk = (k0) + kq; \\\n"
+                     "            kf_cp16(&Bs[st][r][kq], gn < N && gk < K ? Bm + (size_t)gn * K + gk : Bm, gn < N && gk < K); \\\n"
+                     "        } \\\n");
+        else
+            OCL_P(k, "        for (int c = tid; c < 128 * 16; c += 256) { \\\n"
+                     "            const int kk_ = c >> 7, r = c & 127, gn = n0 + r, gk = (k0) + kk_; \\\n"
+                     "            Bs[st][r][kk_] = (gn < N && gk < K) ? Bm[(size_t)gk * N + gn] : 0.0f; \\\n"
+                     "        } \\\n");
+        OCL_P(k, "        asm volatile(\"cp.async.commit_group;\"); \\\n"
+                 "    } while (0)\n"
+                 "    if (nk > 0) KF_LOAD_STAGE(0, 0);\n"
+                 "    for (int kt = 0; kt < nk; kt++) {\n"
+                 "        const int st = kt & 1;\n"
+                 "        if (kt + 1 < nk) {\n"
+                 "            KF_LOAD_STAGE(st ^ 1, (kt + 1) * 16);\n"
+                 "            asm volatile(\"cp.async.wait_group 1;\");\n"
+                 "        } else {\n"
+                 "            asm volatile(\"cp.async.wait_group 0;\");\n"
+                 "        }\n"
+                 "        barrier(CLK_LOCAL_MEM_FENCE);\n");
+        mma_steps(k, 16, "[st]", "kf_tf32u");
+        OCL_P(k, "        barrier(CLK_LOCAL_MEM_FENCE);\n"
+                 "    }\n"
+                 "#undef KF_LOAD_STAGE\n");
+    } else {
+        OCL_P(k, "    __local float As[128][36];\n"
+                 "    __local float Bs[128][36];\n"
+                 "    for (int k0 = 0; k0 < (kf_ok ? K : 0); k0 += 32) {\n");
+        load_rows_tf32(k, "As", "A", "M", "m0");
+        if (gm->trans_b)
+            load_rows_tf32(k, "Bs", "Bm", "N", "n0");
+        else   /* B stored (K, N): consecutive work-items read consecutive columns */
+            OCL_P(k, "        for (int i = tid; i < 128 * 32; i += 256) {\n"
+                     "            const int c = i >> 7, r = i & 127, gn = n0 + r, gk = k0 + c;\n"
+                     "            Bs[r][c] = kf_tf32((gn < N && gk < K) ? Bm[(size_t)gk * N + gn] : 0.0f);\n"
+                     "        }\n");
+        OCL_P(k, "        barrier(CLK_LOCAL_MEM_FENCE);\n");
+        mma_steps(k, 32, "", "as_uint");
+        OCL_P(k, "        barrier(CLK_LOCAL_MEM_FENCE);\n"
+                 "    }\n");
+    }
+    OCL_P(k, "    if (!kf_ok) return;\n"
+             "#pragma unroll\n"
+             "    for (int i = 0; i < 4; i++)\n"
+             "#pragma unroll\n"
+             "        for (int j = 0; j < 4; j++)\n"
+             "#pragma unroll\n"
+             "            for (int e = 0; e < 4; e++) {\n"
+             "                const int m = m0 + wm * 64 + i * 16 + gid + (e >> 1) * 8;\n"
+             "                const int n = n0 + wn * 32 + j * 8 + tig * 2 + (e & 1);\n"
+             "                if (m >= M || n >= N) continue;\n"
+             "                const size_t idx = c_off + (size_t)m * N + n;\n");
+    ocl_emit_mma_store(g, k, gi, anchor_v, bias != NULL);
+    int64_t global[3] = {(gm->N + 127) / 128 * 256, (gm->M + 127) / 128, gm->batch};
+    int64_t local[3] = {256, 1, 1};
+    ocl_kernel_finish(k, gm->batch > 1 ? 3 : 2, global, local);
+}
