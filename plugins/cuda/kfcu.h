@@ -40,12 +40,8 @@
 
 #include "kforge-plugin.h"
 #include "cu_blas_plan.h"
+#include "cu_fail.h"
 
-#if defined(__GNUC__)
-#define KFCU_PRINTF(a, b) __attribute__((format(printf, a, b)))
-#else
-#define KFCU_PRINTF(a, b)
-#endif
 
 /* ------------------------------------------------------------------ api */
 
@@ -85,8 +81,6 @@ kf_status kfcu_load_nvrtc(char *why, size_t why_len);
 
 /* "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered" */
 const char *kfcu_err(CUresult r, char *buf, size_t n);
-char *kfcu_strf(const char *fmt, ...) KFCU_PRINTF(1, 2);
-kf_status kfcu_fail(char **out, kf_status st, const char *fmt, ...) KFCU_PRINTF(3, 4);
 
 /* Set by the first fault (a sticky context error); NULL while healthy. */
 extern char *kfcu_poisoned;
