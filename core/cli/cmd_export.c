@@ -642,7 +642,7 @@ out:
 }
 
 /* --to c: host-entry C here; a kernel plan's sources and what its plugin
- * writes (*files: their names, for the summary). */
+ * writes (*files: which plugin and the files' names, for the summary). */
 static int export_c(const exp_ctx *x, char **files, kf_error *err)
 {
     if (x->kind == KF_EXP_PLAN) {
@@ -652,9 +652,12 @@ static int export_c(const exp_ctx *x, char **files, kf_error *err)
             kf_exp_from_plugin_free(&pf);
             return -1;
         }
-        *files = pf.files;
-        pf.files = NULL;
+        int n = asprintf(files, "from the %s plugin: %s", pf.plugin, pf.files);
         kf_exp_from_plugin_free(&pf);
+        if (n < 0) {
+            *files = NULL;
+            return kf_fail(err, KF_E_INTERNAL, "out of memory");
+        }
         return 0;
     }
     kf_sb h = {0}, c = {0}, e = {0}, m = {0};
@@ -736,7 +739,7 @@ int kf_cmd_export(int argc, char **argv)
         printf("))%s%s%s\n", x.model ? " and " : "", x.model ? x.out : "",
                x.model ? "/test_*.py (python3 it to compare with the module)" : "; give --model M.py for a test");
     } else if (files) {
-        printf("wrote %s (%s kernel; from the %s plugin: %s)\n", x.out, x.kind_name, x.backend, files);
+        printf("wrote %s (%s kernel; %s)\n", x.out, x.kind_name, files);
     } else {
         printf("wrote %s (%s kernel; %s.h, %s.c, example.c, Makefile: make -C %s example)\n", x.out,
                x.kind_name, x.ident, x.ident, x.out);

@@ -45,16 +45,19 @@ int kf_exp_write_in(const char *dir, const char *name, const char *text, kf_erro
 
 /* What the plugin gave for an export (malloc'ed; kf_exp_from_plugin_free). */
 typedef struct kf_exp_from_plugin {
+    char *plugin;       /* the plugin that wrote them ("opencl") */
     char *files;        /* the files it wrote, "a.h, a.c, ..." */
     char *caller;       /* --to torch: the module the package imports ("_opencl") */
     char *spec_extra;   /* --to torch: a JSON object to merge into spec.json, or NULL */
 } kf_exp_from_plugin;
 
 /* Asks the plugin of the run's backend (x->backend, found as `kforge
- * backends` finds it, declaring the run's language) for the host code of
- * the kernel plan for `target` ("c", "torch") and writes its files into
- * dir.  0, or -1 with err: KF_E_UNAVAILABLE when no such plugin is here,
- * KF_E_BAD_INPUT when it does not export this (its message says why). */
+ * backends` finds it) for the host code of the kernel plan for `target`
+ * ("c", "torch"), when it declares the run's language and has export_files;
+ * else the first other plugin that does; and writes its files into dir.
+ * 0, or -1 with err: KF_E_UNAVAILABLE when no such plugin is here (saying
+ * what the run's own plugin lacks), KF_E_BAD_INPUT when it does not export
+ * this (its message says why). */
 int kf_exp_plugin(const kf_exp_ctx *x, const char *target, const char *dir, kf_exp_from_plugin *out,
                   kf_error *err);
 void kf_exp_from_plugin_free(kf_exp_from_plugin *f);

@@ -1,10 +1,13 @@
 /*
  * export_plugin.c — `kforge export` of a kernel plan: the host code that
  * builds and launches the plan is the plugin's (export_files, plugin ABI
- * 1.4), asked of the plugin of the run's backend; the core decided from the
- * run's recorded language and capabilities that the kernel is a plan, and
- * writes the files the plugin returns (export.h).
+ * 1.4), asked of the plugin of the run's backend, or, when that one has no
+ * export_files or is not here, of another plugin declaring the plan's
+ * language; the core decided from the run's recorded language and
+ * capabilities that the kernel is a plan, and writes the files the plugin
+ * returns (export.h).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,22 +71,31 @@ int kf_exp_plugin(const kf_exp_ctx *x, const char *target, const char *dir, kf_e
                        "its %s kernel plan; re-run it with this kforge", x->run_dir, x->language);
     kf_registry *reg = kf_registry_open(0, err);
     if (!reg) return -1;
-    kf_plugin *p = kf_registry_find(reg, x->backend);
+    /* the run's own plugin, else another that declares the same language
+       (a levelzero run's OpenCL C plan is exported by the opencl plugin) */
+    kf_plugin *own = kf_registry_find(reg, x->backend), *p = NULL;
+    int own_lang = own && !strcmp(kf_plugin_language(own), x->language);
+    if (own_lang && kf_plugin_can_export(own)) p = own;
+    for (int i = 0; !p && i < reg->n_plugins; i++)
+        if (!strcmp(kf_plugin_language(&reg->plugins[i]), x->language) && kf_plugin_can_export(&reg->plugins[i]))
+            p = &reg->plugins[i];
     const char ***exprs = NULL;
     kf_export_result res = {0};
     char *why = NULL;
     int rc = -1;
     if (!p) {
-        kf_fail(err, KF_E_UNAVAILABLE, "%s: the host code of a %s kernel plan is its backend's plugin's, and "
-                "backend '%s' has no plugin here (looked in %s): install it, or add its directory to "
-                "KFORGE_PLUGIN_PATH", x->run_dir, x->language, x->backend,
+        char whose[600];
+        if (!own) snprintf(whose, sizeof whose, "backend '%s' has no plugin here", x->backend);
+        else if (!own_lang)
+            snprintf(whose, sizeof whose, "backend '%s''s plugin %s declares '%s'", x->backend, own->path,
+                     kf_plugin_language(own));
+        else
+            snprintf(whose, sizeof whose, "backend '%s''s plugin %s has no export_files (plugin ABI %d.%d; "
+                     "1.4 has it)", x->backend, own->path, (int)own->be->abi_major, kf_plugin_abi_minor(own));
+        kf_fail(err, KF_E_UNAVAILABLE, "%s: no plugin here writes the host code of a %s kernel plan: %s, and no "
+                "other plugin declaring '%s' exports (looked in %s); install one, or add its directory to "
+                "KFORGE_PLUGIN_PATH", x->run_dir, x->language, whose, x->language,
                 reg->search_path ? reg->search_path : "?");
-        goto out;
-    }
-    if (strcmp(kf_plugin_language(p), x->language) != 0) {
-        kf_fail(err, KF_E_BAD_INPUT, "%s: the run recorded language '%s' for backend '%s', but the plugin %s declares "
-                "'%s'; export the run where its plugin is", x->run_dir, x->language, x->backend, p->path,
-                kf_plugin_language(p));
         goto out;
     }
     if (!(exprs = arg_exprs_of(x))) {
@@ -124,6 +136,10 @@ int kf_exp_plugin(const kf_exp_ctx *x, const char *target, const char *dir, kf_e
         kf_fail(err, KF_E_INTERNAL, "out of memory");
         goto out;
     }
+    if (!(out->plugin = strdup(p->name))) {
+        kf_fail(err, KF_E_INTERNAL, "out of memory");
+        goto out;
+    }
     out->caller = res.caller;
     out->spec_extra = res.spec_extra;
     res.caller = res.spec_extra = NULL;
@@ -141,6 +157,7 @@ out:
 void kf_exp_from_plugin_free(kf_exp_from_plugin *f)
 {
     free(f->files);
+    free(f->plugin);
     free(f->caller);
     free(f->spec_extra);
     memset(f, 0, sizeof *f);
