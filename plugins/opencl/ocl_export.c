@@ -83,7 +83,7 @@ static void header(const xp *x, FILE *b)
 {
     const char *id = x->ident;
     fprintf(b, "/* %s.h — kforge export of problem '%s' (OpenCL C kernel plan, backend %s, preset '%s').\n",
-                 id, x->pv->name, x->cv->backend ? x->cv->backend : "?", x->preset);
+            id, x->pv->name, x->cv->backend ? x->cv->backend : "?", x->preset);
     fprintf(b, " * The kernel was verified at these sizes only:");
     for (int d = 0; d < x->pv->n_dims; d++) fprintf(b, " %s=%lld", x->pv->dim_names[d], (long long)x->pv->dim_values[d]);
     fprintf(b, ".\n"
@@ -99,11 +99,11 @@ static void header(const xp *x, FILE *b)
         fprintf(b, "#define %s_%s_ELEMS %lld\n", id, x->pv->input_names[i], (long long)x->pv->input_elems[i]);
     for (int i = 0; i < x->pv->n_outputs; i++)
         fprintf(b, "#define %s_%s_ELEMS %lld\n", id, out_name(x, i),
-                     (long long)x->pv->output_elems[i]);
+                (long long)x->pv->output_elems[i]);
     fprintf(b, "\ntypedef struct %s_ctx %s_ctx;\n\n", id, id);
     fprintf(b, "/* Builds the program on the device and binds the plan's arguments; NULL\n"
-                    " * with a one-line message in err (err_len bytes) on failure. */\n"
-                    "%s_ctx *%s_open(int device, char *err, size_t err_len);\n", id, id);
+               " * with a one-line message in err (err_len bytes) on failure. */\n"
+               "%s_ctx *%s_open(int device, char *err, size_t err_len);\n", id, id);
     fprintf(b, "/* Runs the plan once: 0, or -1 with a message in err. */\nint %s_run(%s_ctx *k, ", id, id);
     params(x, b);
     fprintf(b, ", char *err, size_t err_len);\nvoid %s_close(%s_ctx *k);\n", id, id);
@@ -123,7 +123,7 @@ static void set_args(const xp *x, FILE *b)
             switch (g->kind) {
             case KF_ARG_INPUT: case KF_ARG_OUTPUT: case KF_ARG_SCRATCH:
                 fprintf(b, "e = clSetKernelArg(k->k[%d], %d, sizeof(cl_mem), &k->%s[%d]);", li, a,
-                             g->kind == KF_ARG_INPUT ? "in" : g->kind == KF_ARG_OUTPUT ? "out" : "scratch", g->index);
+                        g->kind == KF_ARG_INPUT ? "in" : g->kind == KF_ARG_OUTPUT ? "out" : "scratch", g->index);
                 break;
             case KF_ARG_INT:
                 fprintf(b, "cl_int v = %lld; e = clSetKernelArg(k->k[%d], %d, sizeof v, &v);", (long long)g->ival, li, a);
@@ -150,9 +150,9 @@ static void source(const xp *x, FILE *b)
     const char *id = x->ident;
     int ni = x->pv->n_inputs, no = x->pv->n_outputs, ns = x->pv->n_scratch, nl = x->cv->n_launches;
     fprintf(b, "/* %s.c — builds and runs the exported OpenCL C kernel plan (kforge export). */\n"
-                    "#define CL_TARGET_OPENCL_VERSION 120\n#define CL_USE_DEPRECATED_OPENCL_1_2_APIS\n"
-                    "#include <CL/cl.h>\n#include <math.h>\n#include <stdarg.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
-                    "#include <string.h>\n#include \"%s.h\"\n\n", id, id);
+               "#define CL_TARGET_OPENCL_VERSION 120\n#define CL_USE_DEPRECATED_OPENCL_1_2_APIS\n"
+               "#include <CL/cl.h>\n#include <math.h>\n#include <stdarg.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
+               "#include <string.h>\n#include \"%s.h\"\n\n", id, id);
     for (int i = 0; i < x->cv->n_sources; i++) {
         fprintf(b, "/* %s */\nstatic const char src_%d[] =\n", source_at(x, i)->name, i);
         c_string(b, source_at(x, i)->text);
@@ -170,7 +170,7 @@ static void source(const xp *x, FILE *b)
     for (int li = 0; li < nl; li++) {
         const kf_launch *l = launch_at(x, li);
         fprintf(b, "%s{%lld, %lld, %lld}", li ? ", " : "", (long long)l->global[0], (long long)l->global[1],
-                     (long long)l->global[2]);
+                (long long)l->global[2]);
     }
     fprintf(b, "};\n/* {0, 0, 0}: the runtime chooses */\nstatic const size_t local_size[%d][3] = {", nl);
     for (int li = 0; li < nl; li++) {
@@ -210,8 +210,8 @@ static void source(const xp *x, FILE *b)
     fprintf(b, "    for (int i = 0; i < %d; i++) if (k->out[i]) clReleaseMemObject(k->out[i]);\n", no);
     fprintf(b, "    for (int i = 0; i < %d; i++) if (k->scratch[i]) clReleaseMemObject(k->scratch[i]);\n", ns);
     fprintf(b, "    for (int i = 0; i < %d; i++) if (k->k[i]) clReleaseKernel(k->k[i]);\n"
-                    "    if (k->prog) clReleaseProgram(k->prog);\n    if (k->q) clReleaseCommandQueue(k->q);\n"
-                    "    if (k->ctx) clReleaseContext(k->ctx);\n    free(k);\n}\n\n", nl);
+               "    if (k->prog) clReleaseProgram(k->prog);\n    if (k->q) clReleaseCommandQueue(k->q);\n"
+               "    if (k->ctx) clReleaseContext(k->ctx);\n    free(k);\n}\n\n", nl);
     fprintf(b,
         "%s_ctx *%s_open(int device, char *err, size_t err_len)\n{\n"
         "    cl_device_id dev = pick(device, err, err_len);\n    if (!dev) return NULL;\n"
@@ -241,25 +241,25 @@ static void source(const xp *x, FILE *b)
     fprintf(b, ", char *err, size_t err_len)\n{\n    cl_int e = CL_SUCCESS;\n");
     for (int i = 0; i < ni; i++)
         fprintf(b, "    if (e == CL_SUCCESS) e = clEnqueueWriteBuffer(k->q, k->in[%d], CL_TRUE, 0, in_bytes[%d], %s, 0, NULL, NULL);\n",
-                     i, i, x->pv->input_names[i]);
+                i, i, x->pv->input_names[i]);
     fprintf(b, "    if (e != CL_SUCCESS) return fail(err, err_len, \"clEnqueueWriteBuffer failed: OpenCL error %%d\", (int)e);\n"
-                    "    for (int i = 0; i < %d; i++) {\n"
-                    "        e = clEnqueueNDRangeKernel(k->q, k->k[i], work_dim[i], NULL, global_size[i],\n"
-                    "                                   local_size[i][0] ? local_size[i] : NULL, 0, NULL, NULL);\n"
-                    "        if (e != CL_SUCCESS) return fail(err, err_len, \"launch %%d (%%s): clEnqueueNDRangeKernel failed: OpenCL error %%d\", i, kernel_names[i], (int)e);\n"
-                    "    }\n", nl);
+               "    for (int i = 0; i < %d; i++) {\n"
+               "        e = clEnqueueNDRangeKernel(k->q, k->k[i], work_dim[i], NULL, global_size[i],\n"
+               "                                   local_size[i][0] ? local_size[i] : NULL, 0, NULL, NULL);\n"
+               "        if (e != CL_SUCCESS) return fail(err, err_len, \"launch %%d (%%s): clEnqueueNDRangeKernel failed: OpenCL error %%d\", i, kernel_names[i], (int)e);\n"
+               "    }\n", nl);
     for (int i = 0; i < no; i++)
         fprintf(b, "    if (e == CL_SUCCESS) e = clEnqueueReadBuffer(k->q, k->out[%d], CL_TRUE, 0, out_bytes[%d], %s, 0, NULL, NULL);\n",
-                     i, i, out_name(x, i));
+                i, i, out_name(x, i));
     fprintf(b, "    if (e != CL_SUCCESS) return fail(err, err_len, \"reading the outputs back failed: OpenCL error %%d\", (int)e);\n"
-                    "    return 0;\n}\n\nint %s(", id);
+               "    return 0;\n}\n\nint %s(", id);
     params(x, b);
     fprintf(b, ", int device)\n{\n    char err[2300] = \"\";\n    %s_ctx *k = %s_open(device, err, sizeof err);\n"
-                    "    int rc = k ? %s_run(k, ", id, id, id);
+               "    int rc = k ? %s_run(k, ", id, id, id);
     for (int i = 0; i < ni; i++) fprintf(b, "%s, ", x->pv->input_names[i]);
     for (int i = 0; i < no; i++) fprintf(b, "%s, ", out_name(x, i));
     fprintf(b, "err, sizeof err) : -1;\n    if (rc != 0) fprintf(stderr, \"%s: %%s\\n\", err);\n"
-                    "    %s_close(k);\n    return rc;\n}\n", id, id);
+               "    %s_close(k);\n    return rc;\n}\n", id, id);
 }
 
 static void example(const xp *x, FILE *b)
@@ -267,14 +267,14 @@ static void example(const xp *x, FILE *b)
     const char *id = x->ident;
     int ni = x->pv->n_inputs, no = x->pv->n_outputs;
     fprintf(b, "/* example.c — calls %s() on uniform [0,1) inputs (device: argv[1], else\n"
-                    " * $KFORGE_OPENCL_DEVICE, else 0) and prints each output's sum. */\n", id);
+               " * $KFORGE_OPENCL_DEVICE, else 0) and prints each output's sum. */\n", id);
     fprintf(b, "#include <stdio.h>\n#include <stdlib.h>\n#include \"%s.h\"\n\n", id);
     fprintf(b, "int main(int argc, char **argv)\n{\n    unsigned s = 1;\n    int device = argc > 1 ? atoi(argv[1]) : -1;\n");
     for (int i = 0; i < ni; i++) {
         const char *n = x->pv->input_names[i];
         fprintf(b, "    float *%s = malloc(%s_%s_ELEMS * sizeof(float));\n    if (!%s) return 1;\n"
-                        "    for (long long i = 0; i < %s_%s_ELEMS; i++) { s = s * 1103515245u + 12345u; %s[i] = (float)(s >> 8) / 16777216.0f; }\n",
-                     n, id, n, n, id, n, n);
+                   "    for (long long i = 0; i < %s_%s_ELEMS; i++) { s = s * 1103515245u + 12345u; %s[i] = (float)(s >> 8) / 16777216.0f; }\n",
+                n, id, n, n, id, n, n);
     }
     for (int i = 0; i < no; i++) {
         const char *n = out_name(x, i);
@@ -287,8 +287,8 @@ static void example(const xp *x, FILE *b)
     for (int i = 0; i < no; i++) {
         const char *n = out_name(x, i);
         fprintf(b, "    double sum_%d = 0;\n    for (long long i = 0; i < %s_%s_ELEMS; i++) sum_%d += %s[i];\n"
-                        "    printf(\"%s: %%lld elements, sum %%.6g\\n\", (long long)%s_%s_ELEMS, sum_%d);\n",
-                     i, id, n, i, n, n, id, n, i);
+                   "    printf(\"%s: %%lld elements, sum %%.6g\\n\", (long long)%s_%s_ELEMS, sum_%d);\n",
+                i, id, n, i, n, n, id, n, i);
     }
     for (int i = 0; i < ni; i++) fprintf(b, "    free(%s);\n", x->pv->input_names[i]);
     for (int i = 0; i < no; i++) fprintf(b, "    free(%s);\n", out_name(x, i));
@@ -298,11 +298,11 @@ static void example(const xp *x, FILE *b)
 static void makefile(const xp *x, FILE *b)
 {
     fprintf(b, "# Builds the exported OpenCL kernel plan's host code (the device compiles the\n"
-                    "# embedded OpenCL C when %s_open runs).\nCC ?= cc\nCFLAGS ?= -O2\nLDLIBS = -lOpenCL\n\n"
-                    "example: example.c %s.c %s.h\n\t$(CC) $(CFLAGS) -o $@ example.c %s.c $(LDLIBS)\n\n"
-                    "lib%s.so: %s.c %s.h\n\t$(CC) $(CFLAGS) -fPIC -shared -o $@ %s.c $(LDLIBS)\n\n"
-                    "clean:\n\trm -f example lib%s.so\n",
-                 x->ident, x->ident, x->ident, x->ident, x->ident, x->ident, x->ident, x->ident, x->ident);
+               "# embedded OpenCL C when %s_open runs).\nCC ?= cc\nCFLAGS ?= -O2\nLDLIBS = -lOpenCL\n\n"
+               "example: example.c %s.c %s.h\n\t$(CC) $(CFLAGS) -o $@ example.c %s.c $(LDLIBS)\n\n"
+               "lib%s.so: %s.c %s.h\n\t$(CC) $(CFLAGS) -fPIC -shared -o $@ %s.c $(LDLIBS)\n\n"
+               "clean:\n\trm -f example lib%s.so\n",
+            x->ident, x->ident, x->ident, x->ident, x->ident, x->ident, x->ident, x->ident, x->ident);
 }
 
 typedef void (*writer)(const xp *x, FILE *b);
