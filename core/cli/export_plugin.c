@@ -90,9 +90,9 @@ int kf_exp_plugin(const kf_exp_ctx *x, const char *target, const char *dir, kf_e
             snprintf(whose, sizeof whose, "backend '%s''s plugin %s declares '%s'", x->backend, own->path,
                      kf_plugin_language(own));
         else
-            snprintf(whose, sizeof whose, "backend '%s''s plugin %s has no export_files (plugin ABI %d.%d; "
-                     "1.4 has it)", x->backend, own->path, (int)own->be->abi_major, kf_plugin_abi_minor(own));
-        kf_fail(err, KF_E_UNAVAILABLE, "%s: no plugin here writes the host code of a %s kernel plan: %s, and no "
+            snprintf(whose, sizeof whose, "backend '%s''s plugin %s has no export_files%s", x->backend, own->path,
+                     kf_plugin_abi_minor(own) < 4 ? " (built for plugin ABI 1.0-1.3; 1.4 added it)" : "");
+        kf_fail(err, KF_E_UNAVAILABLE, "%s: no plugin here writes the host code of this %s kernel plan: %s, and no "
                 "other plugin declaring '%s' exports (looked in %s); install one, or add its directory to "
                 "KFORGE_PLUGIN_PATH", x->run_dir, x->language, whose, x->language,
                 reg->search_path ? reg->search_path : "?");

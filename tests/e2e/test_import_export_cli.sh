@@ -163,11 +163,11 @@ sed 's/"backend":"acme-gpu"/"backend":"cuda"/' "$T/acme-gpu/result.json" > "$T/c
 "$KFORGE" export "$T/acme-gpu" --to torch --out "$T/t5" >/dev/null 2>"$T/err"; rc=$?
 "$KFORGE" export "$T/cu-metal" --to torch --out "$T/t6" >/dev/null 2>"$T/err2"; rc2=$?
 case "$rc:$(cat "$T/err")" in
-    "2:kforge: export: $T/acme-gpu: no plugin here writes the host code of a metal kernel plan: backend 'acme-gpu' has no plugin here, and no other plugin declaring 'metal' exports (looked in "*"); install one, or add its directory to KFORGE_PLUGIN_PATH")
+    "2:kforge: export: $T/acme-gpu: no plugin here writes the host code of this metal kernel plan: backend 'acme-gpu' has no plugin here, and no other plugin declaring 'metal' exports (looked in "*"); install one, or add its directory to KFORGE_PLUGIN_PATH")
         if [ ! -e "$T/t5/kf_12_gemm_multiply_leakyrelu/spec.json" ] && ! "$KFORGE" backends 2>/dev/null | grep -q "^cuda "; then
             ok "# SKIP a plan's language vs its plugin's: no cuda plugin built here"
         elif [ ! -e "$T/t5/kf_12_gemm_multiply_leakyrelu/spec.json" ] &&
-             [ "$rc2" = 2 ] && grep -q "no plugin here writes the host code of a metal kernel plan: backend 'cuda''s plugin .*kf-cuda.so declares 'cuda-c', and no other" "$T/err2"; then
+             [ "$rc2" = 2 ] && grep -q "no plugin here writes the host code of this metal kernel plan: backend 'cuda''s plugin .*kf-cuda.so declares 'cuda-c', and no other" "$T/err2"; then
             ok "a kernel plan of a backend without a plugin here, or in another language than its plugin's: exit 2"
         else no "plan language vs plugin" "rc2=$rc2" "$(cat "$T/err2")"; fi ;;
     *) no "a kernel plan whose backend has no plugin here" "rc=$rc" "$(cat "$T/err")" ;;
@@ -246,7 +246,10 @@ if "$KFORGE" export "$T/gn-ocl" --to c --out "$T/gno" >"$T/out" 2>&1 &&
    make -s -C "$T/gno" example CFLAGS="-O2 -Wall -Wextra -Werror" >"$T/mk" 2>&1 &&
    grep -q 'cl_float v = (cl_float)1.0000000000000001e-05;' "$T/gno/kf_30_gemm_groupnorm_hardtanh.c" &&
    "$KFORGE" export "$T/gn-ze" --to c --out "$T/gnz" >"$T/out" 2>&1 && grep -q "from the opencl plugin" "$T/out" &&
-   cmp -s "$T/gno/kf_30_gemm_groupnorm_hardtanh.c" "$T/gnz/kf_30_gemm_groupnorm_hardtanh.c"; then
+   cmp -s "$T/gno/kf_30_gemm_groupnorm_hardtanh.c" "$T/gnz/kf_30_gemm_groupnorm_hardtanh.c" &&
+   { [ ! -f "$KF_BUILDDIR/plugins/levelzero/.libs/kf-levelzero.so" ] ||
+     { KFORGE_PLUGIN_PATH="$KF_BUILDDIR/plugins/levelzero/.libs" "$KFORGE" export "$T/gn-ze" --to c --out "$T/gnz2" >/dev/null 2>"$T/err"
+       [ $? = 2 ] && grep -q "no plugin here writes the host code of this opencl-c kernel plan: backend 'levelzero''s plugin .*kf-levelzero.so has no export_files, and no other plugin declaring 'opencl-c' exports" "$T/err"; }; }; then
     ok "opencl export --to c: two launches, a scratch buffer and a float argument build with -Werror (a levelzero run's too)"
 else no "opencl export --to c: group_norm" "$(cat "$T/out" "$T/mk")"; fi
 if "$KFORGE" backends 2>/dev/null | grep -q "^opencl "; then
