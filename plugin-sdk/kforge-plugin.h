@@ -16,7 +16,9 @@
  * struct_size is smaller than the hooks the core needs, whose reserved slots
  * are not NULL, or whose name does not match its file name.
  *
- * ABI 1.3 (this header), 1.2, 1.1 and 1.0 plugins all load.  1.3 appends
+ * ABI 1.4 (this header), 1.3, 1.2, 1.1 and 1.0 plugins all load.  1.4 takes
+ * one more reserved slot (export_files: `kforge export` asks the plugin of
+ * the run's backend to write the exported kernel's host code).  1.3 appends
  * the data cache sizes and the bf16 peak to kf_device_info (an older
  * plugin leaves them 0: unknown).  1.2 takes one more reserved slot
  * (compile_offline) and appends offline_targets to kf_backend_info.  1.1 appends fields to
@@ -46,13 +48,15 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #define KF_PLUGIN_ABI_MAJOR 1
-#define KF_PLUGIN_ABI_MINOR 3
+#define KF_PLUGIN_ABI_MINOR 4
 
 #if defined(__GNUC__)
 #define KF_PLUGIN_VISIBLE __attribute__((visibility("default")))
@@ -291,6 +295,70 @@ typedef struct kf_profile_result {
 } kf_profile_result;
 
 /* ------------------------------------------------------------------ */
+/* export (ABI 1.4)                                                    */
+
+/* What `kforge export RUN --to TARGET` hands the plugin of the run's
+ * backend: the run's best verified candidate with its plan bound at the
+ * run's preset (every size and argument resolved), and the problem at that
+ * preset.  The exported code accepts exactly those sizes. */
+typedef struct kf_export_request {
+    uint32_t struct_size;       /* sizeof(kf_export_request) as the core built it */
+    const char *target;         /* "c": host code a C program links; "torch": the
+                                   caller module of a Python package (below) */
+    const char *ident;          /* C and Python identifier of the export ("kf_12_gemm_...") */
+    const char *preset;         /* the preset the kernel was verified at */
+    const kf_problem_view *problem;      /* names, dims' values, element counts, scratch bytes */
+    const kf_candidate_view *candidate;  /* sources (text), build options, the bound plan */
+    const char *const *const *arg_exprs; /* [launch][arg]: the plan's expression an argument
+                                            was bound from ("K", "16*K*4"), or NULL */
+} kf_export_request;
+
+/* One file of an export: a plain name (no '/'), its text. */
+typedef struct kf_export_file {
+    char *name;
+    char *text;
+} kf_export_file;
+
+/* What the plugin gives back; everything malloc'ed by the plugin and freed
+ * by the core with free() (kf_export_add allocates it that way).  The core
+ * writes the files into the export's directory, beside the candidate's
+ * sources (and, for "torch", spec.json, __init__.py and _loadlib.py). */
+typedef struct kf_export_result {
+    int n_files;
+    kf_export_file *files;
+    char *caller;      /* "torch": the module (a file's name without ".py") the package's
+                          __init__ imports.  It defines setup(spec, here),
+                          device_problem(tensor) -> None or why not, and
+                          run(tensors) -> outputs, and may list more names to
+                          re-export in EXPORTS; it may import the package's
+                          _loadlib (load_first(names): the first library that loads,
+                          and the errors of those that did not). */
+    char *spec_extra;  /* "torch": a JSON object whose members the core adds to the
+                          package's spec.json (e.g. the compiler's options), or NULL */
+} kf_export_result;
+
+/* Appends a file to res, taking `text` (malloc'ed; freed here on failure);
+ * 0, or -1 when out of memory. */
+static inline int kf_export_add(kf_export_result *res, const char *name, char *text)
+{
+    size_t n = 0;
+    while (name[n]) n++;
+    char *nm = (char *)malloc(n + 1);
+    kf_export_file *f = (kf_export_file *)realloc(res->files, (size_t)(res->n_files + 1) * sizeof *f);
+    if (f) res->files = f;
+    if (!text || !nm || !f) {
+        free(nm);
+        free(text);
+        return -1;
+    }
+    memcpy(nm, name, n + 1);
+    res->files[res->n_files].name = nm;
+    res->files[res->n_files].text = text;
+    res->n_files++;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
 /* the backend vtable                                                  */
 
 /* What the agents need to know of a plugin besides its hooks (ABI 1.1):
@@ -376,7 +444,18 @@ typedef struct kf_backend {
                                  void **binary, size_t *binary_size, char **report,
                                  char **diagnostics);
 
-    void *reserved[4];       /* must be NULL; room to grow within ABI 1 */
+    /* ---- ABI 1.4 (read only when abi_minor >= 4; NULL = not provided) ---- */
+
+    /* The exported kernel's host code for req->target, as files in *res
+     * (`kforge export`: the core decides from the run's recorded language
+     * and capabilities what to export and asks the plugin of the run's
+     * backend for the code that calls it).  KF_ERR_INVALID with *error for
+     * a target or candidate it does not export (say what to use instead);
+     * KF_ERR_NOMEM.  Called in the kforge process: it must not run
+     * candidate code, touch files or need the hardware. */
+    kf_status (*export_files)(const kf_export_request *req, kf_export_result *res, char **error);
+
+    void *reserved[3];       /* must be NULL; room to grow within ABI 1 */
 } kf_backend;
 
 /* Smallest struct_size the core accepts for ABI 1: the 1.0 hooks. */

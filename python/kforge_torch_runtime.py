@@ -5,17 +5,17 @@
     m = PKG.Module(model)             # forward(*model's forward args), parameters from `model`
 
 KIND (spec.json's "kind", from the language and capabilities the run's
-backend declared) says what runs the kernel:
+backend declared) says what the kernel is, and spec.json's "caller" names
+the module beside this file that runs it:
   host-c   the host-entry C sources beside this file, compiled on first use
            with the cpu-simd flags and called through ctypes (_host_c.py);
            CPU tensors
-  opencl   the OpenCL C program with its launch plan, through the host's
-           libOpenCL.so.1 and ctypes (_opencl.py); CPU or CUDA tensors, copied
-           to and from device buffers; device $KFORGE_OPENCL_DEVICE or
-           use_device()
-  cuda     the CUDA C sources compiled by NVRTC for the tensors' GPU and
-           launched with the CUDA driver API through ctypes on torch's current
-           stream (_cuda.py); CUDA tensors
+  a plan   the caller the plugin of the run's backend wrote: the opencl
+           plugin's _opencl.py (the host's libOpenCL.so.1 through ctypes; CPU
+           or CUDA tensors, copied to and from device buffers; device
+           $KFORGE_OPENCL_DEVICE or use_device()), the cuda plugin's _cuda.py
+           (NVRTC and the CUDA driver API through ctypes on torch's current
+           stream; CUDA tensors)
 
 forward() checks every tensor (torch.Tensor, float32, on a device the kernel
 takes, all on one device, contiguous, the exact shape the kernel was verified
@@ -35,12 +35,12 @@ KIND = SPEC.get("kind", "host-c")
 DIMS = {d["name"]: d["value"] for d in SPEC["dims"]}
 INPUTS = [(i["name"], tuple(i["shape"])) for i in SPEC["inputs"]]
 OUTPUTS = [(o["name"], tuple(o["shape"])) for o in SPEC["outputs"]]
-_IMPLS = {"host-c": "_host_c", "opencl": "_opencl", "cuda": "_cuda"}
-if KIND not in _IMPLS:
-    raise ImportError("spec.json: kind '%s' is not one this runtime knows (%s)" % (KIND, ", ".join(_IMPLS)))
-_impl = importlib.import_module("." + _IMPLS[KIND], __name__)
+_CALLER = SPEC.get("caller", "")
+if not _CALLER.startswith("_") or not _CALLER[1:].replace("_", "a").isalnum():
+    raise ImportError("spec.json: caller '%s' is not a module of this package (kind %s)" % (_CALLER, KIND))
+_impl = importlib.import_module("." + _CALLER, __name__)
 _impl.setup(SPEC, _HERE)
-# the kind's extras: aligned_empty (host-c), use_device / device_name (opencl)
+# the caller's extras: aligned_empty (host-c), use_device / device_name (opencl), nvrtc_path (cuda)
 for _n in getattr(_impl, "EXPORTS", ()):
     globals()[_n] = getattr(_impl, _n)
 

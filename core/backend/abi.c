@@ -6,6 +6,7 @@
 #include <config.h>
 #include "registry.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -171,4 +172,27 @@ kf_status kf_plugin_call_probe(const kf_plugin *p, kf_device_info *devs, int max
     }
     for (int i = 0; i < max; i++) devs[i].struct_size = (uint32_t)sizeof *devs;
     return st;
+}
+
+int kf_plugin_can_export(const kf_plugin *p)
+{
+    return p && p->be && p->be->abi_minor >= 4 &&
+           p->be->struct_size >= offsetof(kf_backend, export_files) + sizeof p->be->export_files &&
+           p->be->export_files != NULL;
+}
+
+kf_status kf_plugin_export(const kf_plugin *p, const kf_export_request *req, kf_export_result *res, char **error)
+{
+    memset(res, 0, sizeof *res);
+    if (!kf_plugin_can_export(p)) {
+        if (error) {
+            free(*error);
+            *error = strdup(p && p->be && p->be->abi_minor < 4
+                                ? "its plugin was built for plugin ABI 1.0-1.3; exporting needs a 1.4 plugin with "
+                                  "export_files"
+                                : "its plugin offers no export_files");
+        }
+        return KF_ERR_INVALID;
+    }
+    return p->be->export_files(req, res, error);
 }

@@ -210,12 +210,13 @@ static int check_backend(const kf_backend *be, const char *name, char *why, size
     }
     /* the pointer slots after release: a 1.0 plugin has 8 reserved ones, a
        1.1 plugin uses 3 (info, list_devices, measure_peaks) and reserves 5,
-       a 1.2 plugin uses 4 (+ compile_offline) and reserves 4;
+       a 1.2 or 1.3 plugin uses 4 (+ compile_offline) and reserves 4, a 1.4
+       plugin uses 5 (+ export_files) and reserves 3;
        every reserved slot its struct covers must be NULL: one set by a
        plugin built for a newer ABI minor means something this kforge
        cannot honour */
     const void *const *slots = (const void *const *)(const void *)((const char *)be + offsetof(kf_backend, info));
-    int used = be->abi_minor >= 2 ? 4 : be->abi_minor >= 1 ? 3 : 0;
+    int used = be->abi_minor >= 4 ? 5 : be->abi_minor >= 2 ? 4 : be->abi_minor >= 1 ? 3 : 0;
     for (int k = used; k < 8; k++) {
         if (be->struct_size < offsetof(kf_backend, info) + (size_t)(k + 1) * sizeof(void *)) break;
         if (slots[k]) {

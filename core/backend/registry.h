@@ -101,6 +101,11 @@ const char *kf_plugin_offline_targets(const kf_plugin *p);
  * plugin has none (built for ABI < 1.2 or not offered). */
 kf_status kf_plugin_compile_offline(const kf_plugin *p, const kf_compile_request *req, const char *target,
                                     void **binary, size_t *binary_size, char **report, char **diagnostics);
+/* ABI 1.4: whether the plugin has export_files, and the call
+ * (kforge-plugin.h; `kforge export`).  kf_plugin_export zeroes *res, and
+ * says why in *error (KF_ERR_INVALID) when the plugin has no export_files. */
+int kf_plugin_can_export(const kf_plugin *p);
+kf_status kf_plugin_export(const kf_plugin *p, const kf_export_request *req, kf_export_result *res, char **error);
 /* The full probe hook (devices and peaks), into a 1.1 array of max. */
 kf_status kf_plugin_call_probe(const kf_plugin *p, kf_device_info *devs, int max, int *n, char *why,
                                size_t why_len);

@@ -5,27 +5,35 @@
  * What is written depends on what the candidate is, from the language and
  * capabilities the run's backend plugin declared (result.json's
  * backend_language and backend_caps), never on the backend's name:
- * host-entry C, an OpenCL C kernel plan or a CUDA C kernel plan.
+ * host-entry C, or a kernel plan, whose host code (what builds and launches
+ * the plan) the plugin of the run's backend writes (export_plugin.c, the
+ * plugin's export_files: the opencl plugin's over libOpenCL, the cuda
+ * plugin's over NVRTC and the CUDA driver API; a third-party plugin its
+ * own).
  *
  *   --to torch  DIR/PKG/: the kernel's sources, spec.json (the problem's
- *               sizes and, for kernel plans, the launch plan resolved at the
- *               preset), __init__.py (python/kforge_torch_runtime.py: checks
- *               shapes, dtypes, devices and contiguity) and the backend's
- *               caller: _host_c.py (compiles with the cpu-simd flags, ctypes;
- *               plus kforge-cpu.h), _opencl.py (the host's libOpenCL through
- *               ctypes) or _cuda.py (NVRTC and the CUDA driver API through
- *               ctypes, on torch's current stream); DIR/test_PKG.py compares
+ *               sizes, for kernel plans the launch plan resolved at the
+ *               preset, and what the plugin adds), __init__.py
+ *               (python/kforge_torch_runtime.py: checks shapes, dtypes,
+ *               devices and contiguity, imports spec.json's "caller"),
+ *               _loadlib.py (python/kforge_torch_loadlib.py) and the
+ *               caller: _host_c.py for host-entry C (compiles with the
+ *               cpu-simd flags, ctypes; plus kforge-cpu.h), else the
+ *               plugin's (_opencl.py, _cuda.py); DIR/test_PKG.py compares
  *               it with the original module (--model, copied to
  *               DIR/PKG/model.py) on fresh inputs.
  *   --to c      host-entry C: DIR/NAME.h, DIR/NAME.c (a function taking the
- *               problem's tensors), the kernel's sources, kforge-cpu.h;
- *               OpenCL C: NAME.h/NAME.c over libOpenCL (export_ocl_c.c);
- *               both with DIR/example.c and DIR/Makefile.  Not for CUDA.
+ *               problem's tensors), the kernel's sources, kforge-cpu.h,
+ *               DIR/example.c and DIR/Makefile; a kernel plan: its sources
+ *               and what the plugin writes (the opencl plugin: NAME.h,
+ *               NAME.c over libOpenCL, example.c, Makefile; the cuda plugin
+ *               refuses, saying to use --to torch).
  *
  * The kernel was verified at the run's preset, and the exported code accepts
  * exactly those sizes.
  * Exit 0 ok, 2 bad input (no run, no verified kernel, a kind of kernel that
- * cannot be exported), 3 internal or I/O error.
+ * cannot be exported, the run's backend has no plugin here), 3 internal or
+ * I/O error.
  */
 #include <ctype.h>
 #include <getopt.h>
@@ -56,18 +64,19 @@ static void usage(FILE *f)
     fprintf(f,
         "usage: kforge export RUN_DIR --to torch|c [--out DIR] [--model MODEL.py] [--force]\n"
         "\n"
-        "Writes the run's best verified kernel for use outside kforge (host-entry C,\n"
-        "OpenCL C or CUDA C, as the run's backend declared):\n"
+        "Writes the run's best verified kernel for use outside kforge (host-entry C, or a\n"
+        "kernel plan whose host code the plugin of the run's backend writes):\n"
         "  --to torch   a Python package DIR/PKG whose forward() takes and returns torch\n"
         "               tensors (shapes, dtypes, device and contiguity checked): host-entry C\n"
         "               compiled with the cpu-simd flags on first use and called through\n"
-        "               ctypes; OpenCL C through the host's libOpenCL (CPU or CUDA tensors,\n"
-        "               copied; device $KFORGE_OPENCL_DEVICE); CUDA C compiled with NVRTC and\n"
-        "               launched with the CUDA driver API on torch's current stream (CUDA\n"
+        "               ctypes; a plan through its plugin's caller (opencl: the host's\n"
+        "               libOpenCL, CPU or CUDA tensors copied, device $KFORGE_OPENCL_DEVICE;\n"
+        "               cuda: NVRTC and the CUDA driver API on torch's current stream, CUDA\n"
         "               tensors); and DIR/test_PKG.py comparing it with MODEL.py's Model\n"
-        "  --to c       DIR/NAME.h and NAME.c (one function over the problem's tensors; for\n"
-        "               OpenCL it builds the embedded program on the chosen device), the\n"
-        "               kernel's sources, example.c and a Makefile (not for CUDA plans)\n"
+        "  --to c       host-entry C: DIR/NAME.h and NAME.c (one function over the problem's\n"
+        "               tensors), the kernel's sources, example.c and a Makefile; a plan:\n"
+        "               its sources and what its plugin writes (opencl: the same set, building\n"
+        "               the embedded program on the chosen device; cuda: none, use --to torch)\n"
         "\n"
         "  -o, --out DIR       output directory (default: export-PROBLEM-TO)\n"
         "  -m, --model M.py    the PyTorch file the problem was imported from (for the test)\n"
@@ -80,8 +89,6 @@ static void usage(FILE *f)
 
 typedef kf_exp_ctx exp_ctx;
 
-static const char *const kind_names[] = {"host-c", "opencl", "cuda"};
-
 static void ctx_free(exp_ctx *x)
 {
     if (x->have_b) kf_bound_free(&x->b);
@@ -91,6 +98,7 @@ static void ctx_free(exp_ctx *x)
     free(x->preset);
     free(x->backend);
     free(x->language);
+    free(x->kind_name);
     free(x->ident);
     free(x->scratch);
 }
@@ -179,21 +187,23 @@ static int classify(exp_ctx *x, const char *lang, json_object *caps, kf_error *e
                        x->c->n_sources > 0 ? x->c->sources[0].name : "");
     if (!(x->language = strdup(lang))) return kf_fail(err, KF_E_INTERNAL, "out of memory");
     if (host && !strcmp(lang, "c") && x->c->n_launches == 0) x->kind = KF_EXP_HOST_C;
-    else if (plan && !strcmp(lang, "opencl-c")) x->kind = KF_EXP_OPENCL;
-    else if (plan && !strcmp(lang, "cuda-c")) x->kind = KF_EXP_CUDA;
+    else if (plan) x->kind = KF_EXP_PLAN;
     else
         return kf_fail(err, KF_E_BAD_INPUT, "%s: a %s kernel in language '%s' (backend '%s'); kforge export writes "
-                       "host-entry C, OpenCL C and CUDA C kernel plans only", x->run_dir,
-                       plan ? "kernel-plan" : host ? "host-entry" : "(no kernel-plan or host-entry)", lang,
-                       x->backend ? x->backend : "?");
+                       "host-entry C and kernel plans only", x->run_dir,
+                       host ? "host-entry" : "(no kernel-plan or host-entry)", lang, x->backend ? x->backend : "?");
+    /* "host-c"; a plan: its language without a "-c" ("opencl-c" -> "opencl") */
+    size_t ln = strlen(lang);
+    if (x->kind == KF_EXP_HOST_C) x->kind_name = strdup("host-c");
+    else x->kind_name = strndup(lang, ln > 2 && !strcmp(lang + ln - 2, "-c") ? ln - 2 : ln);
+    if (!x->kind_name) return kf_fail(err, KF_E_INTERNAL, "out of memory");
     if (x->kind == KF_EXP_HOST_C) return 0;
     if (x->c->n_launches < 1)
         return kf_fail(err, KF_E_BAD_INPUT, "%s: the %s candidate has no launch plan", x->run_dir, lang);
     for (int i = 0; i < x->c->n_sources; i++)
         if (x->c->sources[i].format != KF_SRC_TEXT)
             return kf_fail(err, KF_E_BAD_INPUT, "%s: source '%s' is %s; export takes %s program text only",
-                           x->run_dir, x->c->sources[i].name, format_name(x->c->sources[i].format),
-                           x->kind == KF_EXP_CUDA ? "CUDA C" : "OpenCL C");
+                           x->run_dir, x->c->sources[i].name, format_name(x->c->sources[i].format), lang);
     if (kf_candidate_bind(x->c, &x->r, &x->b, err) != 0) return -1;
     x->have_b = 1;
     return 0;
@@ -360,15 +370,28 @@ static json_object *plan_json(const exp_ctx *x)
 }
 
 /* spec.json: everything the runtime needs, no Python in it. */
-static char *spec_json(const exp_ctx *x, int with_model)
+static char *spec_json(const exp_ctx *x, int with_model, const char *caller, const char *extra, kf_error *err)
 {
+    json_object *more = NULL;
+    if (extra && !(more = json_tokener_parse(extra))) {
+        kf_fail(err, KF_E_INTERNAL, "%s: the plugin of backend '%s' gave spec.json members that are not JSON: %.80s",
+                x->run_dir, x->backend ? x->backend : "?", extra);
+        return NULL;
+    }
+    if (more && !json_object_is_type(more, json_type_object)) {
+        json_object_put(more);
+        kf_fail(err, KF_E_INTERNAL, "%s: the plugin of backend '%s' gave spec.json members that are not a JSON "
+                "object: %.80s", x->run_dir, x->backend ? x->backend : "?", extra);
+        return NULL;
+    }
     json_object *o = json_object_new_object();
     json_object_object_add(o, "problem", json_object_new_string(x->p->name));
     json_object_object_add(o, "package", json_object_new_string(x->ident));
-    json_object_object_add(o, "kind", json_object_new_string(kind_names[x->kind]));
+    json_object_object_add(o, "kind", json_object_new_string(x->kind_name));
     json_object_object_add(o, "language", json_object_new_string(x->language));
     if (x->inferred) json_object_object_add(o, "language_inferred_from_candidate", json_object_new_boolean(1));
     json_object_object_add(o, "backend", json_object_new_string(x->backend ? x->backend : ""));
+    json_object_object_add(o, "caller", json_object_new_string(caller));
     json_object_object_add(o, "preset", json_object_new_string(x->preset));
     json_object *src = json_object_new_array();
     for (int i = 0; i < x->c->n_sources; i++)
@@ -381,15 +404,15 @@ static char *spec_json(const exp_ctx *x, int with_model)
         for (size_t i = 0; i < N_CPU_FLAGS; i++) json_object_array_add(fl, json_object_new_string(cpu_flags[i]));
         json_object_object_add(o, "cflags", fl);
     } else {
-        if (x->kind == KF_EXP_CUDA) {
-            /* the cuda plugin's NVRTC line (plugins/cuda/cu_compile.c); the
-               architecture is the device's, added when it is compiled */
-            json_object *no = json_object_new_array();
-            json_object_array_add(no, json_object_new_string("--std=c++17"));
-            json_object_array_add(no, json_object_new_string("-default-device"));
-            json_object_object_add(o, "nvrtc_options", no);
-        }
         json_object_object_add(o, "launches", plan_json(x));
+    }
+    /* what the plugin adds (the cuda plugin: its NVRTC options); the core's
+       own members win */
+    if (more) {
+        json_object_object_foreach(more, k, v) {
+            if (!json_object_object_get_ex(o, k, NULL)) json_object_object_add(o, k, json_object_get(v));
+        }
+        json_object_put(more);
     }
     json_object *dims = json_object_new_array();
     for (int d = 0; d < x->p->n_dims; d++) {
@@ -427,6 +450,7 @@ static char *spec_json(const exp_ctx *x, int with_model)
     if (with_model) json_object_object_add(o, "model", json_object_new_string("model.py"));
     char *s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
     json_object_put(o);
+    if (!s) kf_fail(err, KF_E_INTERNAL, "out of memory");
     return s;
 }
 
@@ -437,28 +461,33 @@ static int write_sources(const exp_ctx *x, const char *dir, kf_error *err)
     return x->kind == KF_EXP_HOST_C ? kf_exp_write_in(dir, "kforge-cpu.h", kf_cpu_header_text, err) : 0;
 }
 
-/* The caller of each kind, copied beside __init__.py. */
-static const char *const runtime_src[] = {"kforge_torch_host_c.py", "kforge_torch_opencl.py", "kforge_torch_cuda.py"};
-static const char *const runtime_dst[] = {"_host_c.py", "_opencl.py", "_cuda.py"};
-
+/* --to torch: DIR/PKG with the sources, the caller (host-entry C: the
+ * core's _host_c.py; a plan: its plugin's), _loadlib.py the callers share,
+ * spec.json (naming the caller, with what the plugin adds) and
+ * __init__.py; DIR/test_PKG.py with --model. */
 static int export_torch(const exp_ctx *x, kf_error *err)
 {
     char *pkg = path_join(x->out, x->ident);
     char *pydir = kf_py_dir();
     char *rt = pydir ? path_join(pydir, "kforge_torch_runtime.py") : NULL;
     char *tt = pydir ? path_join(pydir, "kforge_torch_test.py") : NULL;
-    char *kr = pydir ? path_join(pydir, runtime_src[x->kind]) : NULL;
-    char *spec = spec_json(x, x->model != NULL);
-    char *test_name = NULL;
+    char *ll = pydir ? path_join(pydir, "kforge_torch_loadlib.py") : NULL;
+    char *hc = pydir ? path_join(pydir, "kforge_torch_host_c.py") : NULL;
+    char *spec = NULL, *test_name = NULL;
+    kf_exp_from_plugin pf = {0};
     int rc = -1;
-    if (!pkg || !rt || !tt || !kr || !spec || asprintf(&test_name, "test_%s.py", x->ident) < 0) {
+    if (!pkg || !rt || !tt || !ll || !hc || asprintf(&test_name, "test_%s.py", x->ident) < 0) {
         test_name = NULL;
         kf_fail(err, KF_E_INTERNAL, "out of memory");
         goto out;
     }
-    if (kf_mkdir_p(pkg, err) != 0 || write_sources(x, pkg, err) != 0 ||
-        kf_exp_write_in(pkg, "spec.json", spec, err) != 0 || copy_in(rt, pkg, "__init__.py", err) != 0 ||
-        copy_in(kr, pkg, runtime_dst[x->kind], err) != 0)
+    if (kf_mkdir_p(pkg, err) != 0 || write_sources(x, pkg, err) != 0) goto out;
+    if (x->kind == KF_EXP_HOST_C ? copy_in(hc, pkg, "_host_c.py", err) : kf_exp_plugin(x, "torch", pkg, &pf, err))
+        goto out;
+    if (!(spec = spec_json(x, x->model != NULL, x->kind == KF_EXP_HOST_C ? "_host_c" : pf.caller, pf.spec_extra, err)))
+        goto out;
+    if (kf_exp_write_in(pkg, "spec.json", spec, err) != 0 || copy_in(ll, pkg, "_loadlib.py", err) != 0 ||
+        copy_in(rt, pkg, "__init__.py", err) != 0)
         goto out;
     if (x->model && copy_in(x->model, pkg, "model.py", err) != 0) goto out;
     if (x->model && copy_in(tt, x->out, test_name, err) != 0) goto out;
@@ -468,9 +497,11 @@ out:
     free(pydir);
     free(rt);
     free(tt);
-    free(kr);
+    free(ll);
+    free(hc);
     free(spec);
     free(test_name);
+    kf_exp_from_plugin_free(&pf);
     return rc;
 }
 
@@ -581,21 +612,11 @@ static void c_makefile(const exp_ctx *x, kf_sb *b)
                     "clean:\n\trm -f example lib%s.so\n", x->ident, x->ident);
 }
 
-static int export_c(const exp_ctx *x, kf_error *err)
-{
-    if (x->kind == KF_EXP_OPENCL) return kf_exp_opencl_c(x, err);
-    if (x->kind == KF_EXP_CUDA)
-        return kf_fail(err, KF_E_BAD_INPUT, "%s: --to c is not written for CUDA C kernel plans; use --to torch "
-                       "(NVRTC and the CUDA driver API from Python)", x->run_dir);
-    kf_sb h = {0}, c = {0}, e = {0}, m = {0};
-    c_header(x, &h);
-    c_source(x, &c);
-    c_example(x, &e);
-    c_makefile(x, &m);
-    return kf_exp_write_c_set(x, &h, &c, &e, &m, err);
-}
-
-int kf_exp_write_c_set(const kf_exp_ctx *x, kf_sb *h, kf_sb *c, kf_sb *e, kf_sb *m, kf_error *err)
+/* Writes the host-entry C set into x->out: the candidate's sources with
+ * kforge-cpu.h, NAME.h (h), NAME.c (c), example.c (e) and the Makefile (m);
+ * frees the four buffers.  0, or -1 with err (a buffer that ran out of
+ * memory included). */
+static int write_c_set(const kf_exp_ctx *x, kf_sb *h, kf_sb *c, kf_sb *e, kf_sb *m, kf_error *err)
 {
     char *hn = NULL, *cn = NULL;
     int rc = -1;
@@ -618,6 +639,33 @@ out:
     kf_sb_free(e);
     kf_sb_free(m);
     return rc;
+}
+
+/* --to c: host-entry C here; a kernel plan's sources and what its plugin
+ * writes (*files: which plugin and the files' names, for the summary). */
+static int export_c(const exp_ctx *x, char **files, kf_error *err)
+{
+    if (x->kind == KF_EXP_PLAN) {
+        kf_exp_from_plugin pf = {0};
+        if (kf_mkdir_p(x->out, err) != 0 || write_sources(x, x->out, err) != 0 ||
+            kf_exp_plugin(x, "c", x->out, &pf, err) != 0) {
+            kf_exp_from_plugin_free(&pf);
+            return -1;
+        }
+        int n = asprintf(files, "from the %s plugin: %s", pf.plugin, pf.files);
+        kf_exp_from_plugin_free(&pf);
+        if (n < 0) {
+            *files = NULL;
+            return kf_fail(err, KF_E_INTERNAL, "out of memory");
+        }
+        return 0;
+    }
+    kf_sb h = {0}, c = {0}, e = {0}, m = {0};
+    c_header(x, &h);
+    c_source(x, &c);
+    c_example(x, &e);
+    c_makefile(x, &m);
+    return write_c_set(x, &h, &c, &e, &m, err);
 }
 
 int kf_cmd_export(int argc, char **argv)
@@ -678,21 +726,25 @@ int kf_cmd_export(int argc, char **argv)
     }
     struct stat sb;
     int rc = KF_EXIT_OK;
+    char *files = NULL;
     if (!force && stat(x.out, &sb) == 0) {
         kf_cli_error("export: %s exists (give another --out, or --force to write into it)", x.out);
         rc = KF_EXIT_BAD_INPUT;
-    } else if ((!strcmp(x.to, "torch") ? export_torch(&x, &err) : export_c(&x, &err)) != 0) {
+    } else if ((!strcmp(x.to, "torch") ? export_torch(&x, &err) : export_c(&x, &files, &err)) != 0) {
         kf_cli_error("export: %s", err.msg);
         rc = kf_exit_code(err.kind);
     } else if (!strcmp(x.to, "torch")) {
-        printf("wrote %s/%s (%s kernel; import %s; %s.forward(", x.out, x.ident, kind_names[x.kind], x.ident, x.ident);
+        printf("wrote %s/%s (%s kernel; import %s; %s.forward(", x.out, x.ident, x.kind_name, x.ident, x.ident);
         for (int i = 0; i < x.p->n_inputs; i++) printf("%s%s", i ? ", " : "", x.p->inputs[i].name);
         printf("))%s%s%s\n", x.model ? " and " : "", x.model ? x.out : "",
                x.model ? "/test_*.py (python3 it to compare with the module)" : "; give --model M.py for a test");
+    } else if (files) {
+        printf("wrote %s (%s kernel; %s)\n", x.out, x.kind_name, files);
     } else {
         printf("wrote %s (%s kernel; %s.h, %s.c, example.c, Makefile: make -C %s example)\n", x.out,
-               kind_names[x.kind], x.ident, x.ident, x.out);
+               x.kind_name, x.ident, x.ident, x.out);
     }
+    free(files);
     free(def_out);
     ctx_free(&x);
     return rc;

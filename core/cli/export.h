@@ -1,7 +1,7 @@
 /*
  * export.h — what `kforge export` (cmd_export.c) knows about a run, shared
- * with the writers of each target (export_ocl_c.c: --to c for OpenCL C
- * kernel plans).
+ * with export_plugin.c, which asks the plugin of the run's backend for the
+ * host code of a kernel plan (plugin ABI 1.4, export_files).
  */
 #ifndef KF_CLI_EXPORT_H
 #define KF_CLI_EXPORT_H
@@ -16,8 +16,8 @@
  * and capabilities (never from the backend's name). */
 typedef enum kf_exp_kind {
     KF_EXP_HOST_C,    /* host-entry C (kforge-cpu.h's kf_cpu_args) */
-    KF_EXP_OPENCL,    /* kernel plan in OpenCL C */
-    KF_EXP_CUDA       /* kernel plan in CUDA C (NVRTC) */
+    KF_EXP_PLAN       /* a kernel plan (KF_CAP_KERNEL_PLAN): the plugin of the run's
+                         backend writes the host code (export_plugin.c) */
 } kf_exp_kind;
 
 typedef struct kf_exp_ctx {
@@ -30,7 +30,9 @@ typedef struct kf_exp_ctx {
     int have_b;
     kf_exp_kind kind;
     char *backend;                /* the run's backend name (informative only) */
-    char *language;               /* "c", "opencl-c", "cuda-c" */
+    char *language;               /* "c", "opencl-c", "cuda-c", ... */
+    char *kind_name;              /* "host-c", or a plan's language without "-c":
+                                     "opencl", "cuda" (spec.json's "kind") */
     int inferred;                 /* language/caps inferred from the candidate
                                      (a run recorded before result.json had them) */
     char *preset;
@@ -40,15 +42,24 @@ typedef struct kf_exp_ctx {
 
 /* Writes dir/name; 0 or -1 with err. */
 int kf_exp_write_in(const char *dir, const char *name, const char *text, kf_error *err);
-/* Appends `text` as the body of a C string literal (escaped, split into lines). */
-void kf_exp_c_string(kf_sb *b, const char *text);
-/* Writes a --to c set into x->out: the candidate's sources (with
- * kforge-cpu.h for host-entry C), NAME.h (h), NAME.c (c), example.c (e) and
- * the Makefile (m); frees the four buffers.  0, or -1 with err (a buffer
- * that ran out of memory included). */
-int kf_exp_write_c_set(const kf_exp_ctx *x, kf_sb *h, kf_sb *c, kf_sb *e, kf_sb *m, kf_error *err);
-/* --to c for an OpenCL C kernel plan: NAME.h, NAME.c (the program text
- * embedded, built on first use), example.c and a Makefile in x->out. */
-int kf_exp_opencl_c(const kf_exp_ctx *x, kf_error *err);
+
+/* What the plugin gave for an export (malloc'ed; kf_exp_from_plugin_free). */
+typedef struct kf_exp_from_plugin {
+    char *plugin;       /* the plugin that wrote them ("opencl") */
+    char *files;        /* the files it wrote, "a.h, a.c, ..." */
+    char *caller;       /* --to torch: the module the package imports ("_opencl") */
+    char *spec_extra;   /* --to torch: a JSON object to merge into spec.json, or NULL */
+} kf_exp_from_plugin;
+
+/* Asks the plugin of the run's backend (x->backend, found as `kforge
+ * backends` finds it) for the host code of the kernel plan for `target`
+ * ("c", "torch"), when it declares the run's language and has export_files;
+ * else the first other plugin that does; and writes its files into dir.
+ * 0, or -1 with err: KF_E_UNAVAILABLE when no such plugin is here (saying
+ * what the run's own plugin lacks), KF_E_BAD_INPUT when it does not export
+ * this (its message says why). */
+int kf_exp_plugin(const kf_exp_ctx *x, const char *target, const char *dir, kf_exp_from_plugin *out,
+                  kf_error *err);
+void kf_exp_from_plugin_free(kf_exp_from_plugin *f);
 
 #endif

@@ -96,30 +96,6 @@ const char *kfcu_err(CUresult r, char *buf, size_t n)
     return buf;
 }
 
-char *kfcu_strf(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *s = NULL;
-    if (vasprintf(&s, fmt, ap) < 0) s = NULL;
-    va_end(ap);
-    return s;
-}
-
-kf_status kfcu_fail(char **out, kf_status st, const char *fmt, ...)
-{
-    if (out) {
-        va_list ap;
-        va_start(ap, fmt);
-        char *s = NULL;
-        if (vasprintf(&s, fmt, ap) < 0) s = NULL;
-        va_end(ap);
-        free(*out);
-        *out = s;
-    }
-    return st;
-}
-
 kf_status kfcu_check_poison(char **error)
 {
     if (!kfcu_poisoned) return KF_OK;

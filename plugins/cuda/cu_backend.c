@@ -27,4 +27,5 @@ KF_BACKEND_EXPORT(cuda) = {
     .list_devices = kfcu_list,
     .measure_peaks = kfcu_measure,
     .compile_offline = kfcu_compile_offline,
+    .export_files = kfcu_export,
 };

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *const kfcu_nvrtc_options[] = {"--std=c++17", "-default-device", NULL};
+
 static void launch_free(kfcu_launch *l)
 {
     free(l->kernel);
@@ -57,9 +59,11 @@ static kf_status nvrtc_compile(const kf_compile_request *req, const char *sm, ch
         return kfcu_fail(diagnostics, KF_ERR_INTERNAL, "nvrtcCreateProgram: %s", kfnv.GetErrorString(nr));
     char arch[48];
     snprintf(arch, sizeof arch, "--gpu-architecture=%s", sm);
-    const char *opts[64] = {arch, "--std=c++17", "-default-device"};
+    const char *opts[64] = {arch};
+    int nfix = 1;
+    for (const char *const *o = kfcu_nvrtc_options; *o; o++) opts[nfix++] = *o;
     char *obuf = NULL;
-    int no = split_options(c->build_options, &obuf, opts, 3, 64);
+    int no = split_options(c->build_options, &obuf, opts, nfix, 64);
     if (no < 0) { kfnv.DestroyProgram(&prog); return KF_ERR_NOMEM; }
     nr = kfnv.CompileProgram(prog, no, opts);
     free(obuf);

@@ -40,12 +40,8 @@
 
 #include "kforge-plugin.h"
 #include "cu_blas_plan.h"
+#include "cu_fail.h"
 
-#if defined(__GNUC__)
-#define KFCU_PRINTF(a, b) __attribute__((format(printf, a, b)))
-#else
-#define KFCU_PRINTF(a, b)
-#endif
 
 /* ------------------------------------------------------------------ api */
 
@@ -85,8 +81,6 @@ kf_status kfcu_load_nvrtc(char *why, size_t why_len);
 
 /* "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered" */
 const char *kfcu_err(CUresult r, char *buf, size_t n);
-char *kfcu_strf(const char *fmt, ...) KFCU_PRINTF(1, 2);
-kf_status kfcu_fail(char **out, kf_status st, const char *fmt, ...) KFCU_PRINTF(3, 4);
 
 /* Set by the first fault (a sticky context error); NULL while healthy. */
 extern char *kfcu_poisoned;
@@ -168,6 +162,12 @@ kf_status kfcu_blas_open(kfcu_device *d, char **error);
 kf_status kfcu_blas_run(kf_artifact *a, kfcu_set *s, int li, char **error);
 
 /* ABI 1.2: NVRTC to a cubin for target sm_XY without a device. */
+/* NVRTC's options for every candidate, after --gpu-architecture and before
+ * the candidate's build options; NULL-terminated (cu_compile.c; the
+ * exported torch caller gets them through spec.json, cu_export.c). */
+extern const char *const kfcu_nvrtc_options[];
+/* export_files (kforge-plugin.h, ABI 1.4; cu_export.c). */
+kf_status kfcu_export(const kf_export_request *req, kf_export_result *res, char **error);
 kf_status kfcu_compile_offline(const kf_compile_request *req, const char *target, void **binary,
                                size_t *binary_size, char **report, char **diagnostics);
 kf_status kfcu_compile(const kf_compile_request *req, kf_artifact **out, char **diagnostics);

@@ -45,6 +45,8 @@ const char *kfcl_err_hint(cl_int err);
 char *kfcl_strf(const char *fmt, ...) KFCL_PRINTF(1, 2);
 /* Sets *out (if out != NULL) to a formatted message; returns `st`. */
 kf_status kfcl_fail(char **out, kf_status st, const char *fmt, ...) KFCL_PRINTF(3, 4);
+/* export_files (kforge-plugin.h, ABI 1.4; ocl_export.c). */
+kf_status kfcl_export(const kf_export_request *req, kf_export_result *res, char **error);
 
 /* --------------------------------------------------------------- devices */
 

@@ -33,4 +33,5 @@ KF_BACKEND_EXPORT(opencl) = {
     .info = &ocl_info,
     .list_devices = kfcl_list,
     .measure_peaks = kfcl_measure,
+    .export_files = kfcl_export,
 };

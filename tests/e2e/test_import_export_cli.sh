@@ -7,11 +7,15 @@
 # verified kernel, a missing run and an existing --out are refused.
 # Export keys on the language and capabilities the run recorded, not on the
 # backend's name: a third-party backend with host-entry C exports, a run
-# recorded before those fields exports from its candidate, an unknown
-# language is refused; an OpenCL run (PoCL here; skipped without an OpenCL
-# device) --to c builds and matches the double reference, --to torch writes
-# its plan; a CUDA C plan (hand-written candidate in a run directory: no GPU
-# needed) --to torch writes the resolved plan, --to c is refused; a
+# recorded before those fields exports from its candidate; a kernel plan's
+# host code is its plugin's (export_files): a plan whose backend has no
+# plugin here, or whose plugin declares another language, is refused; an
+# OpenCL run (PoCL here; skipped without an OpenCL device) --to c builds and
+# matches the double reference, --to torch writes its plan and the plugin's
+# caller; a CUDA C plan (hand-written candidate in a run directory: no GPU
+# needed; skipped where the cuda plugin is not built) --to torch writes the
+# resolved plan with the plugin's NVRTC options, --to c is refused; a
+# third-party plugin of another language (a fixture) exports its own plans; a
 # two-launch OpenCL plan with a scratch buffer and a float argument
 # (tests/candidates/opencl/group_norm) --to c builds and its example's sums
 # equal those of the cpu-simd candidate for the same problem, exported the
@@ -22,7 +26,7 @@
 . "$KF_SRCDIR/tests/e2e/tap.sh"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-echo "1..31"
+echo "1..32"
 M="$KF_SRCDIR/tests/torch/kernelbench/12_Gemm_Multiply_LeakyReLU.py"
 
 # 1: a Python whose torch cannot be imported
@@ -107,7 +111,8 @@ else no "export --to c: results" "$(cat "$T/cc")" "$out" "$got"; fi
 if "$KFORGE" export "$T/run" --to torch --out "$T/t" --model "$M" >"$T/out" 2>&1 &&
    [ -f "$T/t/kf_12_gemm_multiply_leakyrelu/__init__.py" ] && [ -f "$T/t/kf_12_gemm_multiply_leakyrelu/spec.json" ] &&
    [ -f "$T/t/kf_12_gemm_multiply_leakyrelu/kernel.c" ] && [ -f "$T/t/test_kf_12_gemm_multiply_leakyrelu.py" ] &&
-   tr -d ' \n' < "$T/t/kf_12_gemm_multiply_leakyrelu/spec.json" | grep -q '"name":"x","shape":\[127,250\]'; then
+   [ -f "$T/t/kf_12_gemm_multiply_leakyrelu/_host_c.py" ] && [ -f "$T/t/kf_12_gemm_multiply_leakyrelu/_loadlib.py" ] &&
+   tr -d ' \n' < "$T/t/kf_12_gemm_multiply_leakyrelu/spec.json" | grep -q '"backend":"cpu-simd","caller":"_host_c".*"name":"x","shape":\[127,250\]'; then
     ok "export --to torch: package, spec with the verified shapes, test"
 else no "export --to torch" "$(cat "$T/out")"; fi
 # 9: an existing --out is refused
@@ -144,13 +149,28 @@ if ! grep -q backend_language "$T/acme/result.json" &&
    tr -d ' \n' < "$T/t4/kf_12_gemm_multiply_leakyrelu/spec.json" | grep -q '"kind":"host-c","language":"c","language_inferred_from_candidate":true'; then
     ok "an older run without backend_language: host-c inferred from the candidate"
 else no "older run: inferred" "$(cat "$T/out")"; fi
-# 14: a kernel plan in a language export does not know
-tr -d '\n' < "$T/run/result.json" | sed 's/"backend_language":"c"/"backend_language":"metal"/; s/"host-entry"/"kernel-plan"/' > "$T/acme/result.json"
-"$KFORGE" export "$T/acme" --to torch --out "$T/t5" >/dev/null 2>"$T/err"; rc=$?
+# 14: a kernel plan's host code is its plugin's: a backend with no plugin
+# here (a CUDA C plan recorded as language 'metal' of backend acme-gpu) is
+# refused, naming it; so is a plan whose recorded language is not the one
+# its backend's plugin declares (backend cuda, language metal)
+mkdir -p "$T/acme-gpu/steps/0001-0" "$T/cu-metal/steps/0001-0"
+for d in acme-gpu cu-metal; do
+    cp "$T/run/problem.json" "$T/$d/"
+    cp -r "$KF_SRCDIR/tests/candidates/cuda/gemm_mul_leakyrelu" "$T/$d/steps/0001-0/candidate"
+done
+tr -d '\n' < "$T/run/result.json" | sed 's/"backend":"cpu-simd"/"backend":"acme-gpu"/; s/"backend_language":"c"/"backend_language":"metal"/; s/"backend_caps":\[[^]]*\]/"backend_caps":["kernel-plan"]/; s#"dir":"steps[^"]*"#"dir":"steps/0001-0/candidate"#' > "$T/acme-gpu/result.json"
+sed 's/"backend":"acme-gpu"/"backend":"cuda"/' "$T/acme-gpu/result.json" > "$T/cu-metal/result.json"
+"$KFORGE" export "$T/acme-gpu" --to torch --out "$T/t5" >/dev/null 2>"$T/err"; rc=$?
+"$KFORGE" export "$T/cu-metal" --to torch --out "$T/t6" >/dev/null 2>"$T/err2"; rc2=$?
 case "$rc:$(cat "$T/err")" in
-    "2:"*"a kernel-plan kernel in language 'metal' (backend 'cpu-simd'); kforge export writes host-entry C, OpenCL C and CUDA C kernel plans only"*)
-        ok "a kernel plan in an unknown language: exit 2" ;;
-    *) no "unknown language refused" "rc=$rc" "$(cat "$T/err")" ;;
+    "2:kforge: export: $T/acme-gpu: no plugin here writes the host code of this metal kernel plan: backend 'acme-gpu' has no plugin here, and no other plugin declaring 'metal' exports (looked in "*"); install one, or add its directory to KFORGE_PLUGIN_PATH")
+        if [ ! -e "$T/t5/kf_12_gemm_multiply_leakyrelu/spec.json" ] && ! "$KFORGE" backends 2>/dev/null | grep -q "^cuda "; then
+            ok "# SKIP a plan's language vs its plugin's: no cuda plugin built here"
+        elif [ ! -e "$T/t5/kf_12_gemm_multiply_leakyrelu/spec.json" ] &&
+             [ "$rc2" = 2 ] && grep -q "no plugin here writes the host code of this metal kernel plan: backend 'cuda''s plugin .*kf-cuda.so declares 'cuda-c', and no other" "$T/err2"; then
+            ok "a kernel plan of a backend without a plugin here, or in another language than its plugin's: exit 2"
+        else no "plan language vs plugin" "rc2=$rc2" "$(cat "$T/err2")"; fi ;;
+    *) no "a kernel plan whose backend has no plugin here" "rc=$rc" "$(cat "$T/err")" ;;
 esac
 
 # 15-18: an OpenCL run (PoCL on the CI VM)
@@ -170,36 +190,42 @@ if "$KFORGE" backends 2>/dev/null | grep -q "^opencl "; then
     else no "opencl export --to c: results" "$(cat "$T/cc")" "$out"; fi
     if "$KFORGE" export "$T/orun" --to torch --out "$T/ot" --model "$M" >"$T/out" 2>&1 &&
        [ -f "$T/ot/kf_12_gemm_multiply_leakyrelu/_opencl.py" ] && [ -f "$T/ot/kf_12_gemm_multiply_leakyrelu/kernel.cl" ] &&
-       [ ! -f "$T/ot/kf_12_gemm_multiply_leakyrelu/kforge-cpu.h" ] &&
-       tr -d ' \n' < "$T/ot/kf_12_gemm_multiply_leakyrelu/spec.json" | grep -q '"kind":"opencl","language":"opencl-c".*"launches":\[{"kernel":"[a-z0-9_]*","work_dim":[123],"global":\[[0-9]'; then
-        ok "opencl export --to torch: package with the caller, the source and the resolved plan"
+       [ ! -f "$T/ot/kf_12_gemm_multiply_leakyrelu/kforge-cpu.h" ] && [ -f "$T/ot/kf_12_gemm_multiply_leakyrelu/_loadlib.py" ] &&
+       cmp -s "$T/ot/kf_12_gemm_multiply_leakyrelu/_opencl.py" "$KF_SRCDIR/plugins/opencl/export/kf_torch_opencl.py" &&
+       tr -d ' \n' < "$T/ot/kf_12_gemm_multiply_leakyrelu/spec.json" | grep -q '"kind":"opencl","language":"opencl-c","backend":"opencl","caller":"_opencl".*"launches":\[{"kernel":"[a-z0-9_]*","work_dim":[123],"global":\[[0-9]'; then
+        ok "opencl export --to torch: package with the plugin's caller, the source and the resolved plan"
     else no "opencl export --to torch" "$(cat "$T/out")"; fi
 else
     for i in 1 2 3 4; do ok "# SKIP no opencl backend/device"; done
 fi
 
 # 19-21: a CUDA C kernel plan (hand-written candidate in a run directory)
-mkdir -p "$T/cu/steps/0001-0"
-cp "$T/run/problem.json" "$T/cu/"
-cp -r "$KF_SRCDIR/tests/candidates/cuda/gemm_mul_leakyrelu" "$T/cu/steps/0001-0/candidate"
-tr -d '\n' < "$T/run/result.json" | sed 's/"backend":"cpu-simd"/"backend":"cuda"/; s/"backend_language":"c"/"backend_language":"cuda-c"/; s/"backend_caps":\[[^]]*\]/"backend_caps":["kernel-plan"]/; s#"dir":"steps[^"]*"#"dir":"steps/0001-0/candidate"#' > "$T/cu/result.json"
-if "$KFORGE" export "$T/cu" --to torch --out "$T/ct" --model "$M" >"$T/out" 2>&1 &&
-   [ -f "$T/ct/kf_12_gemm_multiply_leakyrelu/_cuda.py" ] && [ -f "$T/ct/kf_12_gemm_multiply_leakyrelu/kf_epilogue.cuh" ] &&
-   tr -d ' \n' < "$T/ct/kf_12_gemm_multiply_leakyrelu/spec.json" > "$T/cspec"; then
-    ok "cuda export --to torch: package with _cuda.py, the sources and spec.json"
-else no "cuda export --to torch" "$(cat "$T/out")"; fi
-# B=127 K=250 N=333 at small: the grid rounded up to 16, K bound to 250, 16*K*4 shared bytes
-if grep -q '"kind":"cuda","language":"cuda-c"' "$T/cspec" && grep -q '"nvrtc_options":\["--std=c++17","-default-device"\]' "$T/cspec" &&
-   grep -q '"global":\[336,128\],"local":\[16,16\],"global_expr":\["round_up(N,16)","round_up(B,16)"\]' "$T/cspec" &&
-   grep -q '{"kind":"int","value":250,"from":"K"}' "$T/cspec" && grep -q '{"kind":"float","value":0.1' "$T/cspec" &&
-   grep -q '{"kind":"local","bytes":16000,"from":"16\*K\*4"}\],"dyn_shared_bytes":16000' "$T/cspec"; then
-    ok "cuda export: the plan resolved at the preset (grid, block, ints, floats, dynamic shared bytes)"
-else no "cuda export: resolved plan" "$(cat "$T/cspec")"; fi
-"$KFORGE" export "$T/cu" --to c --out "$T/cc2" >/dev/null 2>"$T/err"; rc=$?
-case "$rc:$(cat "$T/err")" in
-    "2:"*"--to c is not written for CUDA C kernel plans; use --to torch"*) ok "cuda export --to c: exit 2, says to use --to torch" ;;
-    *) no "cuda --to c refused" "rc=$rc" "$(cat "$T/err")" ;;
-esac
+if "$KFORGE" backends 2>/dev/null | grep -q "^cuda "; then
+    mkdir -p "$T/cu/steps/0001-0"
+    cp "$T/run/problem.json" "$T/cu/"
+    cp -r "$KF_SRCDIR/tests/candidates/cuda/gemm_mul_leakyrelu" "$T/cu/steps/0001-0/candidate"
+    tr -d '\n' < "$T/run/result.json" | sed 's/"backend":"cpu-simd"/"backend":"cuda"/; s/"backend_language":"c"/"backend_language":"cuda-c"/; s/"backend_caps":\[[^]]*\]/"backend_caps":["kernel-plan"]/; s#"dir":"steps[^"]*"#"dir":"steps/0001-0/candidate"#' > "$T/cu/result.json"
+    if "$KFORGE" export "$T/cu" --to torch --out "$T/ct" --model "$M" >"$T/out" 2>&1 &&
+       [ -f "$T/ct/kf_12_gemm_multiply_leakyrelu/_cuda.py" ] && [ -f "$T/ct/kf_12_gemm_multiply_leakyrelu/kf_epilogue.cuh" ] &&
+       cmp -s "$T/ct/kf_12_gemm_multiply_leakyrelu/_cuda.py" "$KF_SRCDIR/plugins/cuda/export/kf_torch_cuda.py" &&
+       tr -d ' \n' < "$T/ct/kf_12_gemm_multiply_leakyrelu/spec.json" > "$T/cspec"; then
+        ok "cuda export --to torch: package with _cuda.py, the sources and spec.json"
+    else no "cuda export --to torch" "$(cat "$T/out")"; fi
+    # B=127 K=250 N=333 at small: the grid rounded up to 16, K bound to 250, 16*K*4 shared bytes
+    if grep -q '"kind":"cuda","language":"cuda-c","backend":"cuda","caller":"_cuda"' "$T/cspec" && grep -q '"nvrtc_options":\["--std=c++17","-default-device"\]' "$T/cspec" &&
+       grep -q '"global":\[336,128\],"local":\[16,16\],"global_expr":\["round_up(N,16)","round_up(B,16)"\]' "$T/cspec" &&
+       grep -q '{"kind":"int","value":250,"from":"K"}' "$T/cspec" && grep -q '{"kind":"float","value":0.1' "$T/cspec" &&
+       grep -q '{"kind":"local","bytes":16000,"from":"16\*K\*4"}\],"dyn_shared_bytes":16000' "$T/cspec"; then
+        ok "cuda export: the plan resolved at the preset (grid, block, ints, floats, dynamic shared bytes)"
+    else no "cuda export: resolved plan" "$(cat "$T/cspec")"; fi
+    "$KFORGE" export "$T/cu" --to c --out "$T/cc2" >/dev/null 2>"$T/err"; rc=$?
+    case "$rc:$(cat "$T/err")" in
+        "2:"*"--to c is not written for CUDA C kernel plans; use --to torch"*) ok "cuda export --to c: exit 2, says to use --to torch" ;;
+        *) no "cuda --to c refused" "rc=$rc" "$(cat "$T/err")" ;;
+    esac
+else
+    for i in 1 2 3; do ok "# SKIP no cuda plugin built here (configure --with-cuda)"; done
+fi
 
 # 22-23: 30_Gemm_GroupNorm_Hardtanh at small from the verified test candidates
 # (tests/plugins: test_opencl_eval, test_cpu_simd) in run directories
@@ -212,10 +238,19 @@ mkrun() {   # mkrun DIR BACKEND LANGUAGE CAP CANDIDATE_DIR
 }
 mkrun "$T/gn-ocl" opencl opencl-c kernel-plan "$KF_SRCDIR/tests/candidates/opencl/group_norm"
 mkrun "$T/gn-cpu" cpu-simd c host-entry "$KF_SRCDIR/tests/candidates/cpu-simd/gemm_groupnorm_hardtanh"
+# the same plan recorded by the levelzero backend (no export_files): exported
+# by the plugin that declares its language and has them, opencl
+mkrun "$T/gn-ze" levelzero opencl-c kernel-plan "$KF_SRCDIR/tests/candidates/opencl/group_norm"
 if "$KFORGE" export "$T/gn-ocl" --to c --out "$T/gno" >"$T/out" 2>&1 &&
+   grep -q "opencl kernel; from the opencl plugin: kf_30_gemm_groupnorm_hardtanh.h, kf_30_gemm_groupnorm_hardtanh.c, example.c, Makefile)$" "$T/out" &&
    make -s -C "$T/gno" example CFLAGS="-O2 -Wall -Wextra -Werror" >"$T/mk" 2>&1 &&
-   grep -q 'cl_float v = (cl_float)1.0000000000000001e-05;' "$T/gno/kf_30_gemm_groupnorm_hardtanh.c"; then
-    ok "opencl export --to c: two launches, a scratch buffer and a float argument build with -Werror"
+   grep -q 'cl_float v = (cl_float)1.0000000000000001e-05;' "$T/gno/kf_30_gemm_groupnorm_hardtanh.c" &&
+   "$KFORGE" export "$T/gn-ze" --to c --out "$T/gnz" >"$T/out" 2>&1 && grep -q "from the opencl plugin" "$T/out" &&
+   cmp -s "$T/gno/kf_30_gemm_groupnorm_hardtanh.c" "$T/gnz/kf_30_gemm_groupnorm_hardtanh.c" &&
+   { [ ! -f "$KF_BUILDDIR/plugins/levelzero/.libs/kf-levelzero.so" ] ||
+     { KFORGE_PLUGIN_PATH="$KF_BUILDDIR/plugins/levelzero/.libs" "$KFORGE" export "$T/gn-ze" --to c --out "$T/gnz2" >/dev/null 2>"$T/err"
+       [ $? = 2 ] && grep -q "no plugin here writes the host code of this opencl-c kernel plan: backend 'levelzero''s plugin .*kf-levelzero.so has no export_files, and no other plugin declaring 'opencl-c' exports" "$T/err"; }; }; then
+    ok "opencl export --to c: two launches, a scratch buffer and a float argument build with -Werror (a levelzero run's too)"
 else no "opencl export --to c: group_norm" "$(cat "$T/out" "$T/mk")"; fi
 if "$KFORGE" backends 2>/dev/null | grep -q "^opencl "; then
     if "$KFORGE" export "$T/gn-cpu" --to c --out "$T/gnc" >"$T/out" 2>&1 && make -s -C "$T/gnc" example >"$T/mk" 2>&1 &&
@@ -266,4 +301,27 @@ if [ "$rc" = 2 ] && [ "$(head -1 "$T/err")" = "kforge: import: option '--class' 
     ok "--class without a value: exit 2, then the usage with the new forms"
 else no "--class without a value" "rc=$rc" "$(cat "$T/err")"; fi
 imp_bad "--class not a class name" "kforge: import: --class 9x: not a Python class name" "$M" --class 9x --inputs 8
+
+# 32: a third-party plugin (tests/e2e/fixtures/kf-fixture-export.c, language
+# 'metal') exports its own plans: --to c writes what its export_files
+# returns (the plan as handed over, resolved at the preset, with the
+# expressions), --to torch its caller, named in spec.json with its member
+FX="$KF_BUILDDIR/tests/e2e/fixtures/.libs"
+mkdir -p "$T/fx/steps/0001-0"
+cp "$T/run/problem.json" "$T/fx/"
+cp -r "$KF_SRCDIR/tests/candidates/cuda/gemm_mul_leakyrelu" "$T/fx/steps/0001-0/candidate"
+sed 's/"backend":"acme-gpu"/"backend":"fixture-export"/' "$T/acme-gpu/result.json" > "$T/fx/result.json"
+if KFORGE_PLUGIN_PATH="$FX:$KFORGE_PLUGIN_PATH" "$KFORGE" export "$T/fx" --to c --out "$T/fxc" >"$T/out" 2>&1 &&
+   grep -q "^wrote $T/fxc (metal kernel; from the fixture-export plugin: plan.txt)$" "$T/out" &&
+   [ -f "$T/fxc/kernel.cu" ] && [ -f "$T/fxc/kf_epilogue.cuh" ] &&
+   grep -q '^kf_12_gemm_multiply_leakyrelu 12_Gemm_Multiply_LeakyReLU preset small ' "$T/fxc/plan.txt" &&
+   grep -q '^dim K=250$' "$T/fxc/plan.txt" && grep -q '^input x 31750$' "$T/fxc/plan.txt" &&
+   grep -q '^launch gemm_mul_lrelu global 336,128 local 16,16$' "$T/fxc/plan.txt" &&
+   grep -q '^  arg int 250 from K$' "$T/fxc/plan.txt" && grep -q '^  arg local 16000 from 16\*K\*4$' "$T/fxc/plan.txt" &&
+   KFORGE_PLUGIN_PATH="$FX:$KFORGE_PLUGIN_PATH" "$KFORGE" export "$T/fx" --to torch --out "$T/fxt" >"$T/out" 2>&1 &&
+   [ -f "$T/fxt/kf_12_gemm_multiply_leakyrelu/_metal.py" ] && [ -f "$T/fxt/kf_12_gemm_multiply_leakyrelu/_loadlib.py" ] &&
+   tr -d ' \n' < "$T/fxt/kf_12_gemm_multiply_leakyrelu/spec.json" |
+       grep -q '"kind":"metal","language":"metal","backend":"fixture-export","caller":"_metal".*"metal_options":\["-O3"\]'; then
+    ok "a third-party plugin of another language exports its plans (--to c: its files; --to torch: its caller and spec member)"
+else no "third-party plugin export" "$(cat "$T/out")" "$(cat "$T/fxc/plan.txt" 2>&1)"; fi
 tap_exit

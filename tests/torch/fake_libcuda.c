@@ -1,5 +1,6 @@
 /* fake_libcuda.c — a stand-in for libcuda.so.1 with the driver API calls a
- * package of `kforge export --to torch` (python/kforge_torch_cuda.py) makes,
+ * package of `kforge export --to torch` makes (its _cuda.py, the cuda
+ * plugin's plugins/cuda/export/kf_torch_cuda.py),
  * for tests/torch/test_torch_import.sh on a machine without a GPU.  It runs
  * nothing on a device: cuModuleLoadData insists on an ELF image (NVRTC's
  * cubin), and cuLaunchKernel writes the launch to $FAKE_CUDA_LOG — grid,

@@ -1,5 +1,5 @@
-"""OpenCL C kernel plan of an exported kforge kernel (KIND "opencl";
-imported by the package's __init__), run through the host's OpenCL
+"""OpenCL C kernel plan of an exported kforge kernel (the opencl plugin's
+caller, _opencl.py, imported by the package's __init__), run through the host's OpenCL
 (libOpenCL.so.1, or $KFORGE_OPENCL_LIB, through ctypes).
 
 The program (the sources beside this file, with the run's build options) is
@@ -15,6 +15,8 @@ import ctypes
 import os
 
 import torch
+
+from ._loadlib import load_first
 
 EXPORTS = ("use_device", "device_name")
 _spec = None
@@ -56,14 +58,8 @@ class OpenCLError(RuntimeError):
 def _load():
     names = [os.environ["KFORGE_OPENCL_LIB"]] if os.environ.get("KFORGE_OPENCL_LIB") else \
         ["libOpenCL.so.1", "libOpenCL.so"]
-    errs = []
-    for n in names:
-        try:
-            lib = ctypes.CDLL(n)
-            break
-        except OSError as e:
-            errs.append(str(e))
-    else:
+    lib, _, errs = load_first(names)
+    if lib is None:
         raise OpenCLError("cannot load the OpenCL ICD loader (%s): install ocl-icd-libopencl1 and a driver, "
                           "or set KFORGE_OPENCL_LIB" % "; ".join(errs))
     sig = {

@@ -1,11 +1,11 @@
-"""CUDA C kernel plan of an exported kforge kernel (KIND "cuda"; imported by
-the package's __init__), without nvcc: NVRTC compiles the sources beside
-this file (the first is the translation unit, the others headers it may
-include by name; the cuda backend's options plus the run's build options)
-to a cubin for the tensors' GPU (sm_XY from torch.cuda.get_device_capability),
-and the CUDA driver API (libcuda.so.1) loads it into the device's primary
-context (the one torch uses) and launches the plan on torch's current stream,
-through ctypes.  Outputs and scratch buffers are allocated with torch.
+"""CUDA C kernel plan of an exported kforge kernel (the cuda plugin's caller,
+_cuda.py, imported by the package's __init__), without nvcc: NVRTC compiles
+the sources beside this file (the first is the translation unit, the others
+headers it may include by name; spec.json's nvrtc_options, the cuda
+plugin's own, plus the run's build options) to a cubin for the tensors'
+GPU (sm_XY from torch.cuda.get_device_capability), and the CUDA driver API
+(libcuda.so.1) loads it into the device's primary context (the one torch
+uses) and launches the plan on torch's current stream, through ctypes.  Outputs and scratch buffers are allocated with torch.
 
 libnvrtc is looked for in: $KFORGE_NVRTC (a file), the nvidia/* wheels next
 to torch (nvidia/cuda_nvrtc/lib, nvidia/cu13/lib, ...), torch/lib,
@@ -17,6 +17,8 @@ import os
 import sys
 
 import torch
+
+from ._loadlib import load_first
 
 EXPORTS = ("nvrtc_path",)
 _spec = None
@@ -83,14 +85,8 @@ def _load_nvrtc():
     if _nvrtc is not None:
         return _nvrtc
     places, found = _nvrtc_candidates()
-    errs = []
-    for f in found:
-        try:
-            lib = ctypes.CDLL(f)
-            break
-        except OSError as e:
-            errs.append("%s: %s" % (f, e))
-    else:
+    lib, name, errs = load_first(found)
+    if lib is None:
         raise CudaError("NVRTC (libnvrtc) not found; looked in %s (%s). Install torch's CUDA wheel (it brings "
                         "nvidia-cuda-nvrtc) or the CUDA toolkit, or set KFORGE_NVRTC to the library"
                         % ("; ".join(places), "; ".join(errs) or "nothing there"))
@@ -110,7 +106,7 @@ def _load_nvrtc():
         f = getattr(lib, name)
         f.restype, f.argtypes = I, args
     lib.nvrtcGetErrorString.restype, lib.nvrtcGetErrorString.argtypes = ctypes.c_char_p, [I]
-    _nvrtc, _nvrtc_file = lib, found[len(errs)]
+    _nvrtc, _nvrtc_file = lib, name
     return lib
 
 
@@ -124,11 +120,10 @@ def _load_cuda():
     global _cuda
     if _cuda is not None:
         return _cuda
-    try:
-        lib = ctypes.CDLL(os.environ.get("KFORGE_LIBCUDA") or "libcuda.so.1")
-    except OSError as e:
-        raise CudaError("cannot load the CUDA driver (libcuda.so.1: %s): this needs an NVIDIA GPU with its driver "
-                        "(or KFORGE_LIBCUDA naming libcuda)" % e)
+    lib, _, errs = load_first([os.environ.get("KFORGE_LIBCUDA") or "libcuda.so.1"])
+    if lib is None:
+        raise CudaError("cannot load the CUDA driver (%s): this needs an NVIDIA GPU with its driver "
+                        "(or KFORGE_LIBCUDA naming libcuda)" % "; ".join(errs))
     P, I, U = _P, ctypes.c_int, ctypes.c_uint
     sig = {
         "cuInit": [U],
