@@ -216,7 +216,19 @@ int kf_worker_start(kf_worker *w, const char *exe, int memfd, const kf_worker_li
     }
     char fdarg[16];
     snprintf(fdarg, sizeof fdarg, "%d", KF_WORKER_MEMFD);
-    char *argv[] = {(char *)exe, (char *)"--memfd", fdarg, NULL};
+    char *wargv[] = {(char *)exe, (char *)"--memfd", fdarg, NULL};
+    /* with a wrapper (a profiler): its argv, then the worker's */
+    char *argv_buf[48];
+    char **argv = wargv;
+    const char *prog = exe;
+    if (lim->wrap && lim->wrap[0]) {
+        int n = 0;
+        while (lim->wrap[n] && n < 40) argv_buf[n] = (char *)lim->wrap[n], n++;
+        for (int i = 0; wargv[i]; i++) argv_buf[n++] = wargv[i];
+        argv_buf[n] = NULL;
+        argv = argv_buf;
+        prog = lim->wrap[0];
+    }
     rlim_t cpu = lim->cpu_s > 0 ? (rlim_t)lim->cpu_s + 1 : RLIM_INFINITY;
     pid_t parent = getpid();
     if (sandboxed) kf_sandbox_protect_parent();
@@ -278,7 +290,7 @@ int kf_worker_start(kf_worker *w, const char *exe, int memfd, const kf_worker_li
             (void)wr;
         }
         if (caps_errno && lim->sandbox == KF_SANDBOX_STRICT) _exit(127);
-        execve(exe, argv, sandboxed ? env : start_env ? start_env : environ);
+        execve(prog, argv, sandboxed ? env : start_env ? start_env : environ);
         int e = errno;
         if (keep >= 0) {
             ssize_t wr = write(keep, &e, sizeof e);
@@ -418,7 +430,8 @@ static void reap(kf_worker *w, int kill_first)
 static void reap_after_eof(kf_worker *w)
 {
     double t0 = kf_now_s();
-    while (w->pid > 0 && kf_now_s() - t0 < 2.0) {
+    double wait = w->exit_wait_s > 0 ? w->exit_wait_s : 2.0;
+    while (w->pid > 0 && kf_now_s() - t0 < wait) {
         int st = 0;
         pid_t r = waitpid(w->pid, &st, WNOHANG);
         if (r == w->pid) {
