@@ -50,6 +50,7 @@ typedef struct kf_counters {
     kf_counters_state state;
     char *why;                /* for UNAVAILABLE, one line */
     char *tool;               /* the ncu that ran, or NULL */
+    unsigned sandbox;         /* KF_SB_* layers the replay's worker ran under */
     int n_kernels;
     kf_kernel_counters k[KF_COUNTERS_MAX_KERNELS];
 } kf_counters;

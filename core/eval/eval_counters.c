@@ -100,6 +100,7 @@ void kf_ev_counters(kf_ev *e, kf_plugin *plugin, const char *work)
         snprintf(what, sizeof what, "the replay's compilation under ncu failed (%s)",
                  wc == KF_WCALL_TIMEOUT ? "timed out" : wc == KF_WCALL_DIED ? "the worker died" : why);
     } else {
+        hw->sandbox = w.layers | (r.sandbox > 0 ? (unsigned)r.sandbox : 0);
         if (r.status != KF_OK) snprintf(what, sizeof what, "the replay's compilation under ncu failed: %.300s",
                                         r.error ? r.error : "(no message)");
         kf_wp_reply_free(&r);
@@ -113,6 +114,7 @@ void kf_ev_counters(kf_ev *e, kf_plugin *plugin, const char *work)
             snprintf(what, sizeof what, "the replay's run under ncu failed (%s)",
                      wc == KF_WCALL_TIMEOUT ? "timed out" : wc == KF_WCALL_DIED ? "the worker died" : why);
         else {
+            if (r.sandbox > 0) hw->sandbox |= (unsigned)r.sandbox & KF_SB_NOEXEC;
             if (r.status != KF_OK) snprintf(what, sizeof what, "the replay's run under ncu failed: %.300s",
                                             r.error ? r.error : "(no message)");
             kf_wp_reply_free(&r);

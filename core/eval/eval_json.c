@@ -87,6 +87,11 @@ static json_object *hw_counters_json(const kf_counters *c)
                                                                                                  : "unavailable"));
     json_object_object_add(o, "why", str(c->why));
     json_object_object_add(o, "tool", str(c->tool));
+    if (c->sandbox) {
+        char have[128];
+        kf_sandbox_layers_text(c->sandbox, have, sizeof have);
+        json_object_object_add(o, "sandbox", json_object_new_string(have));
+    }
     json_object *ks = json_object_new_array();
     for (int i = 0; i < c->n_kernels && i < KF_COUNTERS_MAX_KERNELS; i++) {
         const kf_kernel_counters *k = &c->k[i];
