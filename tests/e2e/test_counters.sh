@@ -17,7 +17,7 @@ FAKE="$SRC/tests/e2e/fake-ncu"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kf-counters.XXXXXX") || exit 1
 trap 'exec 4>&- 2>/dev/null; rm -rf "$tmp"' EXIT
 unset KFORGE_NCU
-echo "1..12"
+echo "1..13"
 
 # expect NAME WANT_RC GOT_RC TEXT NEEDLE...
 expect() {
@@ -104,4 +104,15 @@ case "$analysis" in *"hardware counters (Nsight Compute"*"kernel g0_gemm_bf16_ep
 *) no "kforge run --counters ncu: the analysis prompt carries the counters" "run exit $rc" "$(echo "$analysis" | head -c 800)" "$(tail -n 5 "$tmp/run.out")" ;; esac
 nhw=$(grep -l '"hw_counters"' "$tmp"/run/steps/*/eval.json 2>/dev/null | wc -l)
 [ "$nhw" -ge 1 ] && ok "kforge run: the passed steps' eval.json hold hw_counters ($nhw)" || no "kforge run: eval.json hold hw_counters" "$(ls "$tmp"/run/steps/*/ 2>&1 | head)"
+
+# the built-in agent's analysis reports them beside its cost model's reading
+PATH="$FAKE:$PATH" XDG_CACHE_HOME="$tmp/cache" "$KFORGE" run "$here/scale_relu.json" --backend cpu-simd --agent builtin \
+    --counters ncu --no-baseline --target 0 --max-iterations 2 --out "$tmp/run-bt" >"$tmp/run-bt.out" 2>&1; rc=$?
+got=$("$PYTHON3" -c '
+import json,sys
+for d in map(json.loads, open(sys.argv[1])):
+    if d["ev"] == "analysis": print(d["text"]); break' "$tmp/run-bt/journal.jsonl" 2>&1)
+case "$got" in *"-bound: median"*"hardware counters (Nsight Compute"*"kernel g0_gemm_bf16_epilogue"*)
+    ok "the built-in agent's analysis carries the counters" ;;
+*) no "the built-in agent's analysis carries the counters" "run exit $rc" "$(echo "$got" | head -c 600)" ;; esac
 tap_exit
