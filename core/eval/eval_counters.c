@@ -86,7 +86,7 @@ void kf_ev_counters(kf_ev *e, kf_plugin *plugin, const char *work)
     free(exe);
     if (started != 0) {
         char line[600];
-        snprintf(line, sizeof line, "cannot start ncu in front of the worker: %.500s", have_exe ? werr.msg : "out of memory");
+        snprintf(line, sizeof line, "the counters replay could not start: %.500s", have_exe ? werr.msg : "out of memory");
         unavailable(hw, line);
         return;
     }

@@ -343,9 +343,12 @@ int kf_worker_start(kf_worker *w, const char *exe, int memfd, const kf_worker_li
     }
     if (r == (ssize_t)sizeof exec_errno) {
         kf_worker_kill(w);
-        kf_fail(err, KF_E_INTERNAL,
-                "cannot start the worker '%s': %s (set KFORGE_WORKER to the kforge-worker executable)",
-                exe, strerror(exec_errno));
+        if (prog != exe)
+            kf_fail(err, KF_E_INTERNAL, "cannot start '%s' in front of the worker: %s", prog, strerror(exec_errno));
+        else
+            kf_fail(err, KF_E_INTERNAL,
+                    "cannot start the worker '%s': %s (set KFORGE_WORKER to the kforge-worker executable)",
+                    exe, strerror(exec_errno));
         kf_worker_stop(w);
         return -1;
     }

@@ -17,7 +17,7 @@ FAKE="$SRC/tests/e2e/fake-ncu"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kf-counters.XXXXXX") || exit 1
 trap 'exec 4>&- 2>/dev/null; rm -rf "$tmp"' EXIT
 unset KFORGE_NCU
-echo "1..13"
+echo "1..16"
 
 # prof OUT [ENV=V...] -- ARGS...: kforge profile ARGS into OUT (stdout and
 # stderr), again (at most 3 times) when the shared machine's load made the
@@ -96,6 +96,20 @@ expect "--counters ncu without ncu: exit 2 saying what to do" 2 $rc "$out" \
 out=$(KFORGE_NCU="$FAKE/ncu" PATH=/usr/bin:/bin "$KFORGE" verify -b cpu-simd -p "$P" --counters ncu --json "$C" 2>&1); rc=$?
 case $out in *hw_counters*) no "verify never replays (nothing is timed)" "$(echo "$out" | grep -n hw_counters)" ;;
 *) [ $rc -eq 0 ] && ok "verify never replays (nothing is timed)" || no "verify never replays" "exit $rc" ;; esac
+
+out=$("$KFORGE" run "$P" --backend cpu-simd --counters sometimes 2>&1); rc=$?
+expect "run --counters with a bad value: exit 2" 2 $rc "$out" "--counters: expected auto, off or ncu, got 'sometimes'"
+out=$(KFORGE_NCU= "$KFORGE" suite "$P" --backend cpu-simd --counters ncu 2>&1); rc=$?
+expect "suite --counters ncu without ncu: exit 2" 2 $rc "$out" "--counters ncu: ncu (Nsight Compute) not found"
+
+# an ncu the CLI finds (executable) that cannot be exec'ed: the evaluation
+# stands, the replay says why
+mkdir -p "$tmp/bad" && printf 'not a program\n' >"$tmp/bad/ncu" && chmod +x "$tmp/bad/ncu"
+prof "$tmp/badncu.json" KFORGE_NCU="$tmp/bad/ncu" -- -b cpu-simd -p "$P" --counters ncu --json "$C"
+got=$("$PYTHON3" -c 'import json,sys; d=json.load(open(sys.argv[1])); h=d["hw_counters"]; print(d["verdict"], h["status"], h["why"])' "$tmp/badncu.json" 2>&1)
+case $got in "pass unavailable the counters replay could not start: cannot start '$tmp/bad/ncu' in front of the worker: Exec format error")
+    ok "an ncu that cannot be started: verdict kept, the reason recorded" ;;
+*) no "an ncu that cannot be started: verdict kept, the reason recorded" "got: $got" ;; esac
 
 # kforge run: the analysis agent's prompt carries the counters
 here="$SRC/tests/e2e/llm"
