@@ -274,7 +274,7 @@ char *kf_counters_text(const kf_counters *c)
 {
     kf_sb b = {0};
     kf_sb_append(&b, "", 0);
-    if (!c || c->state == KF_COUNTERS_NONE) return kf_sb_take(&b);
+    if (!c || c->state == KF_COUNTERS_NONE || c->quiet) return kf_sb_take(&b);
     if (c->state != KF_COUNTERS_COLLECTED) {
         kf_sb_printf(&b, "counters: unavailable (%s)\n", c->why ? c->why : "no reason given");
         return kf_sb_take(&b);

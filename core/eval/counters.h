@@ -51,6 +51,8 @@ typedef struct kf_counters {
     char *why;                /* for UNAVAILABLE, one line */
     char *tool;               /* the ncu that ran, or NULL */
     unsigned sandbox;         /* KF_SB_* layers the replay's worker ran under */
+    int quiet;                /* auto found no ncu: recorded (eval.json), not
+                                 printed (kf_counters_text gives "") */
     int n_kernels;
     kf_kernel_counters k[KF_COUNTERS_MAX_KERNELS];
 } kf_counters;
@@ -78,7 +80,7 @@ double kf_counters_get(const kf_kernel_counters *k, const char *name);
 /* Lines for people and the analysis agent: per kernel its occupancy, DRAM,
  * L2, SM and tensor-pipe percentages and its top three stall reasons;
  * "counters: unavailable (why)" when there are none; malloc'ed, "" when
- * state is NONE. */
+ * state is NONE or quiet is set. */
 char *kf_counters_text(const kf_counters *c);
 
 void kf_counters_free(kf_counters *c);

@@ -17,7 +17,7 @@ FAKE="$SRC/tests/e2e/fake-ncu"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kf-counters.XXXXXX") || exit 1
 trap 'exec 4>&- 2>/dev/null; rm -rf "$tmp"' EXIT
 unset KFORGE_NCU
-echo "1..16"
+echo "1..19"
 
 # prof OUT [ENV=V...] -- ARGS...: kforge profile ARGS into OUT (stdout and
 # stderr), again (at most 3 times) when the shared machine's load made the
@@ -101,6 +101,25 @@ out=$("$KFORGE" run "$P" --backend cpu-simd --counters sometimes 2>&1); rc=$?
 expect "run --counters with a bad value: exit 2" 2 $rc "$out" "--counters: expected auto, off or ncu, got 'sometimes'"
 out=$(KFORGE_NCU= "$KFORGE" suite "$P" --backend cpu-simd --counters ncu 2>&1); rc=$?
 expect "suite --counters ncu without ncu: exit 2" 2 $rc "$out" "--counters ncu: ncu (Nsight Compute) not found"
+
+# auto (the default) where ncu is found on PATH / not found at all, with the
+# test hook that makes auto treat cpu-simd as it treats cuda
+prof "$tmp/auto-found.json" KFORGE_TEST_COUNTERS_BACKEND=cpu-simd PATH="$FAKE:$PATH" -- -b cpu-simd -p "$P" --json "$C"
+got=$("$PYTHON3" -c 'import json,sys; d=json.load(open(sys.argv[1])); h=d["hw_counters"]; print(d["verdict"], h["status"], len(h["kernels"]))' "$tmp/auto-found.json" 2>&1)
+[ "$got" = "pass collected 3" ] && ok "auto: ncu found on PATH, counters collected" || no "auto: ncu found on PATH" "got: $got"
+if [ -x /usr/local/cuda/bin/ncu ] || ls /opt/nvidia/nsight-compute/*/ncu >/dev/null 2>&1; then
+    ok "auto without ncu # SKIP this machine has ncu in /usr/local/cuda/bin or /opt/nvidia/nsight-compute"
+    ok "auto without ncu: silent # SKIP the same"
+else
+    nopath=$(printf '%s' "$PATH" | tr ':' '\n' | while read -r d; do [ -x "$d/ncu" ] || printf '%s:' "$d"; done)
+    prof "$tmp/auto-absent.json" KFORGE_TEST_COUNTERS_BACKEND=cpu-simd PATH="${nopath%:}" -- -b cpu-simd -p "$P" --json "$C"
+    got=$("$PYTHON3" -c 'import json,sys; d=json.load(open(sys.argv[1])); h=d["hw_counters"]; print(d["verdict"], d["timing"]["n"] >= 20, h["status"], h["why"])' "$tmp/auto-absent.json" 2>&1)
+    case $got in "pass True unavailable ncu not found ("*) ok "auto without ncu: eval.json records 'unavailable (ncu not found)', the evaluation stands" ;;
+    *) no "auto without ncu records unavailable" "got: $got" ;; esac
+    prof "$tmp/o" KFORGE_TEST_COUNTERS_BACKEND=cpu-simd PATH="${nopath%:}" -- -b cpu-simd -p "$P" "$C"
+    if grep -q "verdict: pass" "$tmp/o" && ! grep -q "counters" "$tmp/o"; then ok "auto without ncu: the profile output stays silent about it"
+    else no "auto without ncu: the profile output stays silent about it" "$(tail -n 4 "$tmp/o")"; fi
+fi
 
 # an ncu the CLI finds (executable) that cannot be exec'ed: the evaluation
 # stands, the replay says why

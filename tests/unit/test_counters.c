@@ -179,13 +179,24 @@ KF_TEST(short_rows_duplicates_and_limits)
     kf_counters_free(&c);
 }
 
-KF_TEST(state_none_prints_nothing)
+KF_TEST(state_none_and_quiet_print_nothing)
 {
     kf_counters c;
     memset(&c, 0, sizeof c);
     char *t = kf_counters_text(&c);
     KF_CHECK_STR(t, "");
     free(t);
+    c.state = KF_COUNTERS_UNAVAILABLE;
+    c.why = strdup("ncu not found");
+    c.quiet = 1;
+    t = kf_counters_text(&c);
+    KF_CHECK_STR(t, "");
+    free(t);
+    c.quiet = 0;
+    t = kf_counters_text(&c);
+    KF_CHECK_STR(t, "counters: unavailable (ncu not found)\n");
+    free(t);
+    kf_counters_free(&c);
 }
 
 int main(void)
