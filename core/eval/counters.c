@@ -283,12 +283,14 @@ char *kf_counters_text(const kf_counters *c)
     for (int i = 0; i < c->n_kernels; i++) {
         const kf_kernel_counters *k = &c->k[i];
         kf_sb_printf(&b, "kernel %.80s:", k->kernel);
+        const char *sep = " ";
         for (size_t j = 0; j < sizeof named / sizeof named[0]; j++) {
             double v = kf_counters_get(k, named[j].name);
             if (isnan(v)) continue;
-            if (j == 0) kf_sb_printf(&b, " duration %.4g us", v / 1e3);   /* ncu's gpu__time_duration is in ns */
-            else if (strstr(named[j].name, "pct")) kf_sb_printf(&b, ", %s %.1f%%", named[j].label, v);
-            else kf_sb_printf(&b, ", %s %.4g", named[j].label, v);
+            if (j == 0) kf_sb_printf(&b, "%sduration %.4g us", sep, v / 1e3);   /* ncu's gpu__time_duration is in ns */
+            else if (strstr(named[j].name, "pct")) kf_sb_printf(&b, "%s%s %.1f%%", sep, named[j].label, v);
+            else kf_sb_printf(&b, "%s%s %.4g", sep, named[j].label, v);
+            sep = ", ";
         }
         /* the top three stall reasons, in warps stalled per issued instruction */
         double top[3] = {0, 0, 0};

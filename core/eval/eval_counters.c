@@ -29,15 +29,17 @@ static void unavailable(kf_counters *hw, const char *why)
 }
 
 /* The first line of ncu's log that says what went wrong ("==ERROR== ..."),
- * else the last line of the worker's stderr, into buf. */
-static void ncu_error(const char *log, const kf_worker *w, char *buf, size_t n)
+ * into buf; buf unchanged when there is none. */
+static void ncu_error(const char *log, char *buf, size_t n)
+{
+    const char *p = log ? strstr(log, "==ERROR==") : NULL;
+    if (p) snprintf(buf, n, "%.*s", (int)strcspn(p, "\n"), p);
+}
+
+/* The last line of the worker's (and ncu's) stderr into buf, "" if none. */
+static void stderr_tail(const kf_worker *w, char *buf, size_t n)
 {
     buf[0] = '\0';
-    const char *p = log ? strstr(log, "==ERROR==") : NULL;
-    if (p) {
-        snprintf(buf, n, "%.*s", (int)strcspn(p, "\n"), p);
-        return;
-    }
     if (w->errtail && w->errlen) {
         size_t end = w->errlen;
         while (end && (w->errtail[end - 1] == '\n' || w->errtail[end - 1] == '\r')) end--;
@@ -78,10 +80,11 @@ void kf_ev_counters(kf_ev *e, kf_plugin *plugin, const char *work)
         return;
     }
     unlink(log_path);
-    const char *wrap[] = {ncu, "--csv", "--clock-control", "none", "--metrics", kf_ncu_metrics(),
-                          "--target-processes", "application-only", "--log-file", log_path, NULL};
     char *exe = kf_worker_path();
     int have_exe = exe != NULL;
+    const char *args[] = {ncu, "--csv", "--clock-control", "none", "--metrics", kf_ncu_metrics(),
+                          "--target-processes", "application-only", "--log-file", log_path, NULL};
+    const char *const *wrap = args;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     double cpu_limit = (e->o.compile_timeout_s + e->o.profile_timeout_s) * (double)(ncpu > 0 ? ncpu : 1) + 60;
     kf_worker_limits lim = {cpu_limit, e->o.mem_limit_bytes, e->o.sandbox, build_dir, wrap};
@@ -96,6 +99,7 @@ void kf_ev_counters(kf_ev *e, kf_plugin *plugin, const char *work)
         return;
     }
     w.exit_wait_s = 60;   /* ncu writes its report when the worker has quit */
+    w.keep_errtail = 1;
     char why[256], what[700] = "";
     kf_wp_reply r;
     char *load = kf_ev_load_command(e, plugin, build_dir);
@@ -125,12 +129,14 @@ void kf_ev_counters(kf_ev *e, kf_plugin *plugin, const char *work)
             kf_wp_reply_free(&r);
         }
     }
-    kf_worker_stop(&w);
+    char detail[300];
+    kf_worker_stop(&w);   /* waits for ncu to write its log */
+    stderr_tail(&w, detail, sizeof detail);
+    free(w.errtail);
     char *log = access(log_path, F_OK) == 0 ? kf_read_file(log_path, &err) : NULL;
     if (!what[0] && log) kf_ncu_csv_parse(log, strlen(log), hw);
     if (hw->state != KF_COUNTERS_COLLECTED) {
-        char detail[300];
-        ncu_error(log, &w, detail, sizeof detail);
+        ncu_error(log, detail, sizeof detail);
         char line[1200];
         snprintf(line, sizeof line, "%s%s%s", what[0] ? what : log ? (hw->why ? hw->why : "ncu wrote nothing usable")
                                                                    : "ncu wrote no report",

@@ -163,6 +163,9 @@ typedef struct kf_worker {
     double exit_wait_s;       /* how long kf_worker_stop waits for it to exit
                                  after "quit" (0 = 2 s); a profiler in front
                                  of the worker writes its report then */
+    int keep_errtail;         /* kf_worker_stop leaves errtail (all of the
+                                 worker's and its wrapper's stderr tail) to the
+                                 caller, who frees it */
 } kf_worker;
 
 /* What a worker is started with. */

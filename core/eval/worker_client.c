@@ -571,9 +571,11 @@ void kf_worker_stop(kf_worker *w)
     free(w->inbuf);
     w->inbuf = NULL;
     w->inlen = w->incap = 0;
-    free(w->errtail);
-    w->errtail = NULL;
-    w->errlen = 0;
+    if (!w->keep_errtail) {
+        free(w->errtail);
+        w->errtail = NULL;
+        w->errlen = 0;
+    }
 }
 
 int kf_worker_freeze(kf_worker *w)
