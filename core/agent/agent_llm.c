@@ -149,6 +149,9 @@ static char *profile_text(const kf_eval_result *e)
     for (int i = 0; i < e->timing.n_counters; i++)
         kf_sb_printf(&b, "%s = %g\n", e->timing.counters[i].name, e->timing.counters[i].value);
     if (e->timing.report) kf_sb_printf(&b, "%s\n", e->timing.report);
+    char *hw = kf_counters_text(&e->hw);
+    if (hw && *hw) kf_sb_printf(&b, "%s", hw);
+    free(hw);
     return kf_sb_take(&b);
 }
 

@@ -57,6 +57,8 @@ static void run_usage(FILE *f)
         "  --no-baseline        do not measure the op-by-op baseline\n"
         "  --sandbox MODE       auto (default), strict or off: the worker sandbox (doc/sandbox.md)\n"
         "  --mem-limit SIZE     memory of a worker and its compiler (e.g. 8G; default half the RAM)\n"
+        "  --counters MODE      auto (default: on cuda where ncu is found), off or ncu: hardware\n"
+        "                       counters of each passed step for the analysis (doc/sandbox.md)\n"
         "  --quiet              no progress lines      --json   progress and result as JSON\n"
         "\n"
         "exit status: 0 a correct kernel was found, 1 none was, 2 bad input or setup (a\n"
@@ -72,7 +74,7 @@ int kf_cmd_run(int argc, char **argv)
     int quiet = 0, json = 0;
     enum { O_BACKEND = 1, O_DEVICE, O_PRESET, O_AGENT, O_OUT, O_RESUME, O_ITER, O_TIME, O_COST,
            O_SAMPLES, O_TARGET, O_PROMPTS, O_RECORD, O_TRIALS, O_REPS, O_SEED, O_NOBASE, O_QUIET,
-           O_JSON, O_HELP, O_SANDBOX, O_MEM, O_AGENT_SEED, O_FROM, O_MAXTOK, O_TEMP, O_CTX, O_RTMO };
+           O_JSON, O_HELP, O_SANDBOX, O_MEM, O_AGENT_SEED, O_FROM, O_MAXTOK, O_TEMP, O_CTX, O_RTMO, O_COUNTERS };
     static const struct option opts[] = {
         {"backend", required_argument, 0, O_BACKEND}, {"device", required_argument, 0, O_DEVICE},
         {"preset", required_argument, 0, O_PRESET}, {"agent", required_argument, 0, O_AGENT},
@@ -85,6 +87,7 @@ int kf_cmd_run(int argc, char **argv)
         {"no-baseline", no_argument, 0, O_NOBASE}, {"quiet", no_argument, 0, O_QUIET},
         {"json", no_argument, 0, O_JSON}, {"help", no_argument, 0, O_HELP},
         {"sandbox", required_argument, 0, O_SANDBOX}, {"mem-limit", required_argument, 0, O_MEM},
+        {"counters", required_argument, 0, O_COUNTERS},
         {"agent-seed", required_argument, 0, O_AGENT_SEED}, {"from", required_argument, 0, O_FROM},
         {"max-tokens", required_argument, 0, O_MAXTOK}, {"temperature", required_argument, 0, O_TEMP},
         {"context-tokens", required_argument, 0, O_CTX}, {"request-timeout", required_argument, 0, O_RTMO},
@@ -133,6 +136,7 @@ int kf_cmd_run(int argc, char **argv)
         case O_FROM: o.from_dir = optarg; break;
         case O_SANDBOX: if (kf_cli_sandbox_mode(optarg, &o.eval)) return KF_EXIT_BAD_INPUT; break;
         case O_MEM: if (kf_cli_mem_limit(optarg, &o.eval)) return KF_EXIT_BAD_INPUT; break;
+        case O_COUNTERS: if (kf_cli_counters(optarg, &o.eval)) return KF_EXIT_BAD_INPUT; break;
         case O_MAXTOK: if (kf_cli_int("--max-tokens", optarg, 1, 100000000, &iv)) return KF_EXIT_BAD_INPUT;
             o.max_tokens = (int)iv;
             break;

@@ -36,6 +36,7 @@ static void suite_usage(FILE *f)
         "                       the reports then give speedups over --anchors only)\n"
         "  --sandbox MODE       auto (default), strict or off: the worker sandbox (doc/sandbox.md)\n"
         "  --mem-limit SIZE     memory of a worker and its compiler (e.g. 8G; default half the RAM)\n"
+        "  --counters MODE      auto (default), off or ncu: hardware counters (see 'kforge run --help')\n"
         "  --report DIR         where the runs (DIR/runs/PROBLEM), logs and reports go;\n"
         "                       running again continues: finished problems are kept\n"
         "  --report-only DIR    rewrite DIR/report.{json,md,html} from its runs, run nothing;\n"
@@ -208,12 +209,12 @@ int kf_cmd_suite(int argc, char **argv)
     int quiet = 0;
     enum { O_BACKEND = 1, O_DEVICE, O_PRESET, O_AGENT, O_JOBS, O_ITER, O_TIME, O_REPORT, O_ONLY, O_QUIET,
            O_HELP, O_SANDBOX, O_MEM, O_ANCHORS, O_SLURM, O_SLURM_DRY, O_PARTITION, O_GRES, O_STIME, O_ACCOUNT,
-           O_MAXPAR, O_RETRIES, O_STATUS, O_SEEDS, O_NOBASE };
+           O_MAXPAR, O_RETRIES, O_STATUS, O_SEEDS, O_NOBASE, O_COUNTERS };
     kf_slurm_opts sl = {0};
     sl.retries = 2;
     int slurm = 0;
     const char *status_dir = NULL;
-    const char *sandbox_arg = NULL, *mem_arg = NULL;   /* as given, for the Slurm tasks */
+    const char *sandbox_arg = NULL, *mem_arg = NULL, *counters_arg = NULL;   /* as given, for the Slurm tasks */
     static const struct option opts[] = {
         {"backend", required_argument, 0, O_BACKEND}, {"device", required_argument, 0, O_DEVICE},
         {"preset", required_argument, 0, O_PRESET}, {"agent", required_argument, 0, O_AGENT},
@@ -227,7 +228,7 @@ int kf_cmd_suite(int argc, char **argv)
         {"time", required_argument, 0, O_STIME}, {"account", required_argument, 0, O_ACCOUNT},
         {"max-parallel", required_argument, 0, O_MAXPAR}, {"slurm-retries", required_argument, 0, O_RETRIES},
         {"status", required_argument, 0, O_STATUS}, {"seeds", required_argument, 0, O_SEEDS},
-        {"no-baseline", no_argument, 0, O_NOBASE}, {0, 0, 0, 0}};
+        {"no-baseline", no_argument, 0, O_NOBASE}, {"counters", required_argument, 0, O_COUNTERS}, {0, 0, 0, 0}};
     int c;
     long long iv;
     optind = 1;
@@ -253,6 +254,9 @@ int kf_cmd_suite(int argc, char **argv)
             break;
         case O_MEM: if (kf_cli_mem_limit(optarg, &so.run.eval)) return KF_EXIT_BAD_INPUT;
             mem_arg = optarg;
+            break;
+        case O_COUNTERS: if (kf_cli_counters(optarg, &so.run.eval)) return KF_EXIT_BAD_INPUT;
+            counters_arg = optarg;
             break;
         case O_SLURM: slurm = 1; break;
         case O_SLURM_DRY: slurm = 1; sl.dry_run = 1; break;
@@ -336,10 +340,11 @@ int kf_cmd_suite(int argc, char **argv)
         sl.n_backends = nb;
         sl.n_seeds = so.seeds;
         sl.run = so.run;
-        const char *run_args[4];
+        const char *run_args[6];
         int n_run_args = 0;
         if (sandbox_arg) { run_args[n_run_args++] = "--sandbox"; run_args[n_run_args++] = sandbox_arg; }
         if (mem_arg) { run_args[n_run_args++] = "--mem-limit"; run_args[n_run_args++] = mem_arg; }
+        if (counters_arg) { run_args[n_run_args++] = "--counters"; run_args[n_run_args++] = counters_arg; }
         sl.run_args = run_args;
         sl.n_run_args = n_run_args;
         char self[PATH_MAX], abs_anchors[PATH_MAX];

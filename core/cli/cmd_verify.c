@@ -49,6 +49,7 @@ static void usage(FILE *f, const char *cmd)
         "      --arch T         the same as --target (e.g. --arch sm_90)\n"
         "  -o, --out FILE       with --compile-only: write the binary (cubin, SPIR-V) to FILE\n"
         KF_CLI_SANDBOX_USAGE
+        KF_CLI_COUNTERS_USAGE
         "  -h, --help           this text\n"
         "\n"
         "Exit status: 0 pass, 1 the candidate failed, 2 bad input.\n",
@@ -132,6 +133,9 @@ static void print_human(const kf_eval_result *res, const kf_resolved *r, const k
             printf("roofline: unknown (the device reports no peak rates)\n");
         if (t->report && *t->report) printf("report:\n%s%s", t->report,
                                             t->report[strlen(t->report) - 1] == '\n' ? "" : "\n");
+        char *hw = kf_counters_text(&res->hw);
+        if (hw && *hw) printf("%s", hw);
+        free(hw);
     }
     if (res->offline && res->verdict == KF_PASS && res->offline_report && strchr(res->offline_report, '\n'))
         printf("report:\n%s%s", res->offline_report,
@@ -174,6 +178,7 @@ int kf_cmd_verify(int argc, char **argv)
         {"seed", required_argument, NULL, 's'},    {"timeout", required_argument, NULL, 'T'},
         {"json", no_argument, NULL, 'j'},          {"keep-work", required_argument, NULL, 'k'},
         {"sandbox", required_argument, NULL, 'S'}, {"mem-limit", required_argument, NULL, 'M'},
+        {"counters", required_argument, NULL, 'K'},
         {"compile-only", no_argument, NULL, 'C'},  {"target", required_argument, NULL, 'A'},
         {"arch", required_argument, NULL, 'A'},    {"out", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
@@ -195,6 +200,7 @@ int kf_cmd_verify(int argc, char **argv)
         case 'k': keep = optarg; break;
         case 'S': if (kf_cli_sandbox_mode(optarg, &o)) return KF_EXIT_BAD_INPUT; break;
         case 'M': if (kf_cli_mem_limit(optarg, &o)) return KF_EXIT_BAD_INPUT; break;
+        case 'K': if (kf_cli_counters(optarg, &o)) return KF_EXIT_BAD_INPUT; break;
         case 't':
             if (kf_cli_int("--trials", optarg, 1, 1000000, &v)) return KF_EXIT_BAD_INPUT;
             o.trials = v > 1000000 ? 1000000 : (int)v;

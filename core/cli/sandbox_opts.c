@@ -7,6 +7,7 @@
 
 #include "common.h"
 #include "sandbox/sandbox.h"
+#include "eval/counters.h"
 
 int kf_cli_sandbox_mode(const char *value, kf_eval_opts *o)
 {
@@ -44,5 +45,25 @@ int kf_cli_mem_limit(const char *value, kf_eval_opts *o)
         return -1;
     }
     o->mem_limit_bytes = (uint64_t)v;
+    return 0;
+}
+
+int kf_cli_counters(const char *value, kf_eval_opts *o)
+{
+    int m = kf_counters_mode_parse(value);
+    if (m < 0) {
+        kf_cli_error("--counters: expected auto, off or ncu, got '%s'", value);
+        return -1;
+    }
+    if (m == KF_COUNTERS_NCU) {
+        char *ncu = kf_ncu_find();
+        if (!ncu) {
+            kf_cli_error("--counters ncu: ncu (Nsight Compute) not found on PATH, in /usr/local/cuda/bin or "
+                         "/opt/nvidia/nsight-compute/*/; install it or set KFORGE_NCU=/path/to/ncu");
+            return -1;
+        }
+        free(ncu);
+    }
+    o->counters = m;
     return 0;
 }

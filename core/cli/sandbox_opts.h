@@ -17,4 +17,14 @@
 int kf_cli_sandbox_mode(const char *value, kf_eval_opts *o);
 int kf_cli_mem_limit(const char *value, kf_eval_opts *o);
 
+/* Usage lines of --counters (profile, run, suite). */
+#define KF_CLI_COUNTERS_USAGE \
+    "      --counters MODE  hardware counters of a passed, profiled candidate from one more run\n" \
+    "                       under Nsight Compute: auto (default: cuda, where ncu is found), off,\n" \
+    "                       or ncu (any backend; an error when ncu is not found); doc/sandbox.md\n"
+
+/* Applies "--counters" with `value` to o: 0, or -1 after printing an error
+ * (a bad value, or ncu asked for and not found). */
+int kf_cli_counters(const char *value, kf_eval_opts *o);
+
 #endif

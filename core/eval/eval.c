@@ -161,7 +161,7 @@ static void record_layers(kf_ev *e, const kf_wp_reply *r)
     res->sandbox_why = kf_sb_take(&b);
 }
 
-static char *load_command(kf_ev *e, kf_plugin *plugin, const char *build_dir)
+char *kf_ev_load_command(kf_ev *e, kf_plugin *plugin, const char *build_dir)
 {
     json_object *o = json_object_new_object();
     json_object_object_add(o, "cmd", json_object_new_string("load"));
@@ -431,7 +431,7 @@ static int evaluate(kf_ev *e, kf_plugin *plugin, int profile, const char *work, 
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     double cpu_limit = (e->o.compile_timeout_s + (e->o.trials + 1) * e->o.run_timeout_s +
                         (profile ? e->o.profile_timeout_s : 0)) * (double)(ncpu > 0 ? ncpu : 1) + 60;
-    kf_worker_limits lim = {cpu_limit, e->o.mem_limit_bytes, e->o.sandbox, build_dir};
+    kf_worker_limits lim = {cpu_limit, e->o.mem_limit_bytes, e->o.sandbox, build_dir, NULL};
     kf_worker w;
     kf_error werr = {0};
     int started = kf_worker_start(&w, exe, e->mem.fd, &lim, &werr);
@@ -454,7 +454,7 @@ static int evaluate(kf_ev *e, kf_plugin *plugin, int profile, const char *work, 
     }
 
     int rc = 0;
-    char *load = load_command(e, plugin, build_dir);
+    char *load = kf_ev_load_command(e, plugin, build_dir);
     kf_wp_reply r;
     char why[256];
     double t0 = kf_now_s();
@@ -513,6 +513,8 @@ static int evaluate(kf_ev *e, kf_plugin *plugin, int profile, const char *work, 
     res->profile_s = kf_now_s() - t0;
 out:
     kf_worker_stop(&w);
+    /* advisory, after the verdict and the timing are final */
+    if (rc == 0 && profile && res->profiled && res->verdict == KF_PASS) kf_ev_counters(e, plugin, work);
     return rc < 0 ? -1 : 0;
 }
 
@@ -597,5 +599,6 @@ void kf_eval_result_free(kf_eval_result *res)
     free(res->timing.report);
     free(res->offline_binary);
     free(res->offline_report);
+    kf_counters_free(&res->hw);
     memset(res, 0, sizeof *res);
 }

@@ -33,6 +33,7 @@
 #include "util/error.h"
 #include "problem/problem.h"
 #include "backend/registry.h"
+#include "counters.h"
 
 typedef enum kf_verdict {
     KF_PASS = 0,
@@ -82,6 +83,9 @@ typedef struct kf_eval_opts {
                                  no device and nothing run; verdict pass means
                                  it compiled (and validated, where the plugin
                                  validates), and the result holds the binary */
+    int counters;             /* kf_counters_mode (counters.h), default auto:
+                                 after a passed profile, hardware counters from
+                                 one more run under ncu (cuda only in auto) */
 } kf_eval_opts;
 
 void kf_eval_opts_default(kf_eval_opts *o);
@@ -158,6 +162,8 @@ typedef struct kf_eval_result {
     unsigned char *offline_binary;  /* its binary (malloc'ed), offline_size bytes */
     size_t offline_size;
     char *offline_report;     /* the plugin's words on it, or NULL */
+    kf_counters hw;           /* hardware counters of the counters replay
+                                 (advisory; state NONE when not asked for) */
 } kf_eval_result;
 
 /* Compiles and verifies, then profiles when `profile` is set (and the

@@ -160,6 +160,12 @@ typedef struct kf_worker {
     int pidns;                /* it is the init of its own PID namespace */
     unsigned layers;          /* sandbox layers set up before exec (KF_SB_*) */
     char layers_why[256];     /* why some of them are missing */
+    double exit_wait_s;       /* how long kf_worker_stop waits for it to exit
+                                 after "quit" (0 = 2 s); a profiler in front
+                                 of the worker writes its report then */
+    int keep_errtail;         /* kf_worker_stop leaves errtail (all of the
+                                 worker's and its wrapper's stderr tail) to the
+                                 caller, who frees it */
 } kf_worker;
 
 /* What a worker is started with. */
@@ -168,6 +174,13 @@ typedef struct kf_worker_limits {
     uint64_t mem_bytes;       /* RLIMIT_DATA, 0 = none (not applied under ASan) */
     int sandbox;              /* kf_sandbox_mode */
     const char *work_dir;     /* its HOME and TMPDIR when sandboxed */
+    const char *const *wrap;  /* NULL, or a trusted program and its arguments
+                                 (NULL-terminated) exec'ed instead of the
+                                 worker, with the worker's argv appended (the
+                                 counters replay's ncu, eval_counters.c); it
+                                 runs in the worker's namespaces, with its
+                                 limits, environment and no capabilities, and
+                                 the worker confines itself as always */
 } kf_worker_limits;
 
 #define KF_WORKER_STDERR_MAX (64 * 1024)
@@ -256,6 +269,13 @@ int kf_ev_reply_failed(kf_ev *e, const kf_wp_reply *r, const char *what);
 int kf_ev_draw_set(kf_ev *e, int set, uint64_t seed);
 /* Reference outputs for the inputs now in e->priv; NULL with err set. */
 double **kf_ev_reference(kf_ev *e, uint64_t seed, kf_error *err);
+/* The worker's "load" command (compile) for the candidate, built in
+ * build_dir; malloc'ed, NULL when out of memory. */
+char *kf_ev_load_command(kf_ev *e, kf_plugin *plugin, const char *build_dir);
+/* The counters replay (eval_counters.c): after a passed, profiled
+ * evaluation, per e->o.counters, fills e->res->hw; never changes the
+ * verdict or the timing. */
+void kf_ev_counters(kf_ev *e, kf_plugin *plugin, const char *work);
 void kf_ev_free_refs(double **ref, int n);
 
 /* Judges the worker's timing samples against the parent's round trips

@@ -79,6 +79,38 @@ static json_object *roofline_json(const kf_roofline *r)
     return o;
 }
 
+/* The counters replay's result (counters.h): absent when not asked for. */
+static json_object *hw_counters_json(const kf_counters *c)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "status", json_object_new_string(c->state == KF_COUNTERS_COLLECTED ? "collected"
+                                                                                                 : "unavailable"));
+    json_object_object_add(o, "why", str(c->why));
+    json_object_object_add(o, "tool", str(c->tool));
+    if (c->sandbox) {
+        char have[128];
+        kf_sandbox_layers_text(c->sandbox, have, sizeof have);
+        json_object_object_add(o, "sandbox", json_object_new_string(have));
+    }
+    json_object *ks = json_object_new_array();
+    for (int i = 0; i < c->n_kernels && i < KF_COUNTERS_MAX_KERNELS; i++) {
+        const kf_kernel_counters *k = &c->k[i];
+        json_object *e = json_object_new_object();
+        json_object_object_add(e, "kernel", str(k->kernel));
+        json_object_object_add(e, "id", json_object_new_int(k->id));
+        json_object *m = json_object_new_object(), *u = json_object_new_object();
+        for (int j = 0; j < k->n; j++) {
+            json_object_object_add(m, k->m[j].name, num(k->m[j].value));
+            json_object_object_add(u, k->m[j].name, str(k->m[j].unit));
+        }
+        json_object_object_add(e, "metrics", m);
+        json_object_object_add(e, "units", u);
+        json_object_array_add(ks, e);
+    }
+    json_object_object_add(o, "kernels", ks);
+    return o;
+}
+
 char *kf_eval_result_json(const kf_eval_result *res)
 {
     json_object *o = json_object_new_object();
@@ -129,6 +161,7 @@ char *kf_eval_result_json(const kf_eval_result *res)
         json_object_object_add(o, "timing", timing_json(&res->timing));
         json_object_object_add(o, "roofline", roofline_json(&res->roofline));
     }
+    if (res->hw.state != KF_COUNTERS_NONE) json_object_object_add(o, "hw_counters", hw_counters_json(&res->hw));
     json_object *rc = json_object_new_object();
     json_object_object_add(rc, "cached", json_object_new_int(res->ref_cached));
     json_object_object_add(rc, "computed", json_object_new_int(res->ref_computed));

@@ -216,7 +216,19 @@ int kf_worker_start(kf_worker *w, const char *exe, int memfd, const kf_worker_li
     }
     char fdarg[16];
     snprintf(fdarg, sizeof fdarg, "%d", KF_WORKER_MEMFD);
-    char *argv[] = {(char *)exe, (char *)"--memfd", fdarg, NULL};
+    char *wargv[] = {(char *)exe, (char *)"--memfd", fdarg, NULL};
+    /* with a wrapper (a profiler): its argv, then the worker's */
+    char *argv_buf[48];
+    char **argv = wargv;
+    const char *prog = exe;
+    if (lim->wrap && lim->wrap[0]) {
+        int n = 0;
+        while (lim->wrap[n] && n < 40) argv_buf[n] = (char *)lim->wrap[n], n++;
+        for (int i = 0; wargv[i]; i++) argv_buf[n++] = wargv[i];
+        argv_buf[n] = NULL;
+        argv = argv_buf;
+        prog = lim->wrap[0];
+    }
     rlim_t cpu = lim->cpu_s > 0 ? (rlim_t)lim->cpu_s + 1 : RLIM_INFINITY;
     pid_t parent = getpid();
     if (sandboxed) kf_sandbox_protect_parent();
@@ -278,7 +290,7 @@ int kf_worker_start(kf_worker *w, const char *exe, int memfd, const kf_worker_li
             (void)wr;
         }
         if (caps_errno && lim->sandbox == KF_SANDBOX_STRICT) _exit(127);
-        execve(exe, argv, sandboxed ? env : start_env ? start_env : environ);
+        execve(prog, argv, sandboxed ? env : start_env ? start_env : environ);
         int e = errno;
         if (keep >= 0) {
             ssize_t wr = write(keep, &e, sizeof e);
@@ -331,9 +343,12 @@ int kf_worker_start(kf_worker *w, const char *exe, int memfd, const kf_worker_li
     }
     if (r == (ssize_t)sizeof exec_errno) {
         kf_worker_kill(w);
-        kf_fail(err, KF_E_INTERNAL,
-                "cannot start the worker '%s': %s (set KFORGE_WORKER to the kforge-worker executable)",
-                exe, strerror(exec_errno));
+        if (prog != exe)
+            kf_fail(err, KF_E_INTERNAL, "cannot start '%s' in front of the worker: %s", prog, strerror(exec_errno));
+        else
+            kf_fail(err, KF_E_INTERNAL,
+                    "cannot start the worker '%s': %s (set KFORGE_WORKER to the kforge-worker executable)",
+                    exe, strerror(exec_errno));
         kf_worker_stop(w);
         return -1;
     }
@@ -418,7 +433,8 @@ static void reap(kf_worker *w, int kill_first)
 static void reap_after_eof(kf_worker *w)
 {
     double t0 = kf_now_s();
-    while (w->pid > 0 && kf_now_s() - t0 < 2.0) {
+    double wait = w->exit_wait_s > 0 ? w->exit_wait_s : 2.0;
+    while (w->pid > 0 && kf_now_s() - t0 < wait) {
         int st = 0;
         pid_t r = waitpid(w->pid, &st, WNOHANG);
         if (r == w->pid) {
@@ -555,9 +571,11 @@ void kf_worker_stop(kf_worker *w)
     free(w->inbuf);
     w->inbuf = NULL;
     w->inlen = w->incap = 0;
-    free(w->errtail);
-    w->errtail = NULL;
-    w->errlen = 0;
+    if (!w->keep_errtail) {
+        free(w->errtail);
+        w->errtail = NULL;
+        w->errlen = 0;
+    }
 }
 
 int kf_worker_freeze(kf_worker *w)

@@ -4,14 +4,14 @@
 # FUZZ_SECONDS (default 600), two at a time.  New inputs are merged,
 # minimized, into tests/fuzz/corpus/TARGET/; a crash is saved under
 # tests/fuzz/crashes/TARGET/ and the script exits 1.  Targets: problem,
-# answer, worker_proto, expr, spirv (the levelzero plugin's SPIR-V reader).  FUZZ_BUILD (default /tmp/kforge-fuzz-build)
+# answer, worker_proto, expr, spirv (the levelzero plugin's SPIR-V reader), ncu_csv.  FUZZ_BUILD (default /tmp/kforge-fuzz-build)
 # holds the clang build; FUZZ_JOBS (default 2) targets run at once.
 set -u
 src=$(cd "$(dirname "$0")/../.." && pwd)
 fz=$src/tests/fuzz
 build=${FUZZ_BUILD:-/tmp/kforge-fuzz-build}
 secs=${FUZZ_SECONDS:-600}
-targets=${*:-problem answer worker_proto expr spirv}
+targets=${*:-problem answer worker_proto expr spirv ncu_csv}
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 if [ ! -f "$build/core/libkforge.la" ]; then
     # a clean copy of the committed sources (the checkout may be configured

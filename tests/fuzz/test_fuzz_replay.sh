@@ -4,7 +4,7 @@
 # plain driver tests/fuzz/replay_main.c; under ASan/UBSan in CI).  A crash,
 # a sanitizer report or a leak fails the target's case.
 . "$KF_SRCDIR/tests/e2e/tap.sh"
-targets="problem answer worker_proto expr"
+targets="problem answer worker_proto expr ncu_csv"
 # the levelzero plugin's SPIR-V reader, where the plugin is built
 [ -x "$KF_BUILDDIR/tests/fuzz/replay_spirv" ] && targets="$targets spirv"
 echo "1..$(echo $targets | wc -w)"

@@ -219,7 +219,7 @@ static void start(kf_worker *w, const char *body)
     kf_eval_mem m;
     kf_error err = {0};
     KF_CHECK_INT(kf_eval_mem_create(&m, 1, &pv, &err), 0);
-    kf_worker_limits lim = {100, 0, KF_SANDBOX_OFF, "/tmp"};
+    kf_worker_limits lim = {100, 0, KF_SANDBOX_OFF, "/tmp", NULL};
     KF_CHECK_MSG(kf_worker_start(w, exe, m.fd, &lim, &err) == 0, "%s", err.msg);
     kf_eval_mem_free(&m);
     free(exe);
@@ -325,7 +325,7 @@ KF_TEST(client_start_fails_clearly_for_a_missing_executable)
     kf_error err = {0};
     KF_CHECK_INT(kf_eval_mem_create(&m, 1, &pv, &err), 0);
     kf_worker w;
-    kf_worker_limits lim = {10, 0, KF_SANDBOX_AUTO, "/tmp"};
+    kf_worker_limits lim = {10, 0, KF_SANDBOX_AUTO, "/tmp", NULL};
     KF_CHECK_INT(kf_worker_start(&w, "/nonexistent/kforge-worker", m.fd, &lim, &err), -1);
     KF_CHECK_CONTAINS(err.msg, "/nonexistent/kforge-worker");
     KF_CHECK_CONTAINS(err.msg, "KFORGE_WORKER");

@@ -574,6 +574,20 @@ int kf_bt_analyze(kf_bt_history *h, const kf_resolved *r, const kf_bt_point *cur
                      bn, t * 1e3, rf->floor_s * 1e3, frac, target_fraction, rf->achieved_flops * 1e-9,
                      rf->peak_flops * 1e-9, rf->achieved_bytes_per_s * 1e-9, rf->peak_bytes_per_s * 1e-9,
                      tc * 1e3, tm * 1e3, tail_t * 1e3);
+    /* the hardware counters of the counters replay, where there are some:
+       reported beside the model's reading (the recommendations below come
+       from the cost model only) */
+    if (out->text && eval->hw.state != KF_COUNTERS_NONE) {
+        char *hw = kf_counters_text(&eval->hw);
+        char *both = hw && *hw ? dupf("%s\n%s", out->text, hw) : NULL;
+        if (both) {
+            size_t l = strlen(both);
+            if (l && both[l - 1] == '\n') both[l - 1] = '\0';
+            free(out->text);
+            out->text = both;
+        }
+        free(hw);
+    }
 
     /* did the last recommendation miss? */
     if (h->have_last_rec && previous_time_s > 0 && h->last_rec_gain > 1) {
