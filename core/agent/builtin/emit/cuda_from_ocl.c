@@ -8,8 +8,10 @@
  * fp32 / TF32 / BF16: with TF32 every GEMM group runs on tensor cores
  * (cuda_gemm_tc.c); with BF16 on BF16 tensor cores after converting its
  * operands (cuda_gemm_bf16.c, knobs tc_bn and tc_stages), the default on
- * sm_80 and later, falling back to TF32 then fp32 when verification
- * fails.  The op-by-op baseline and the GEMM anchor call cuBLAS sgemm in
+ * sm_80 and later, falling back to 3xBF16 then fp32 when verification
+ * fails.  Knob tc_wgmma = 1 (the default on compute capability 9.0 only)
+ * runs the BF16 and TF32 GEMMs through Hopper wgmma (cuda_gemm_wgmma.c,
+ * sm_90a); a failed BF16 wgmma point falls back to TF32 wgmma first.  The op-by-op baseline and the GEMM anchor call cuBLAS sgemm in
  * FP32 for their GEMMs (cuda_cublas.c): what PyTorch eager does. */
 #include "agent/builtin/builtin.h"
 #include "builtin_ocl_internal.h"
@@ -234,7 +236,8 @@ static int offerable(const kf_bt_point *p)
 /* BF16 tensor cores where the device has them (sm_80 and later: the
  * plugin's device detail names the compute capability), else fp32; the
  * BF16 GEMM at 128 x 128 x 64 tiles, 3 stages (110 KiB: two blocks per SM
- * on an H100, one on an A100).  The tiling was picked on the H100 in a
+ * on an H100, one on an A100); on 9.0 (H100, H200) through wgmma at
+ * 128 x 128, 6 stages (bench/results/h100-wgmma-2026-11-24).  The tiling was picked on the H100 in a
  * session whose records were lost; its timings are not yet in
  * bench/results, so treat it as a starting point the search moves from. */
 static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info *dev)
@@ -293,13 +296,26 @@ static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
     kf_bt_nbr_push(s, &q);
 }
 
+/* After a failed wgmma point: BF16 -> TF32 (wgmma, from the FP32 inputs:
+ * 10 mantissa bits, and on an H100 problem 30 ran 0.60 ms in TF32 against
+ * 1.49 ms in 3xBF16) -> 3xBF16 (mma.sync); mma.sync points keep the common
+ * order. */
+static int more_accurate(kf_bt_point *p)
+{
+    if (p->knob[KU_TC_WGMMA] != 1) return 0;
+    if (p->precision == KF_BT_BF16) { p->precision = KF_BT_TF32; return 1; }
+    if (p->precision == KF_BT_TF32) { p->precision = KF_BT_BF16X3; return 1; }
+    return 0;
+}
+
 const kf_bt_emitter kf_bt_emit_cuda_c = {
     .language = "cuda-c",
-    .what = "CUDA C from the OpenCL C kernels; GEMMs on BF16, 3xBF16 or TF32 tensor cores (mma.sync) or FP32 CUDA cores",
+    .what = "CUDA C from the OpenCL C kernels; GEMMs on BF16, 3xBF16 or TF32 tensor cores (mma.sync, or wgmma on sm_90a) or FP32 CUDA cores",
     .n_knobs = KU_N,
     .knobs = knobs,
     .defaults = defaults,
     .offerable = offerable,
+    .more_accurate = more_accurate,
     .conservative = kf_bt_ocl_conservative,
     .neighbours = neighbours,
     .label = kf_bt_ocl_label,

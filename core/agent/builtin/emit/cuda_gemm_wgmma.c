@@ -17,15 +17,24 @@
  * layout the descriptor's swizzle mode 1 reads; SBO 1024 bytes between
  * 8-row groups; the k steps advance the start address by 32 bytes).  All
  * 256 threads load the tiles with cp.async (zero-filled past the edges),
- * `tc_stages` + 1 stages (2 to 4 stages of 48 KiB at BN 256, up to 6 of
- * 32 KiB at BN 128, fewer when the device's opt-in shared memory cannot
- * hold them), one wgmma batch left in flight while the next is issued;
+ * ocl_wgmma_stages() stages (tc_stages + 1 of 48 KiB at BN 256, tc_stages
+ * + 3 of 32 KiB at BN 128, fewer when the device's opt-in shared memory
+ * cannot hold them), one wgmma batch left in flight while the next is
+ * issued (a stage is refilled two tiles after it was read);
  * each thread fences its copies to the async proxy
  * (fence.proxy.async.shared::cta) before the barrier that publishes them.
  * Tiles are visited in groups of 8 block rows (the B panel stays in L2).
  *
- * Measured on an H100 (bench/gpu/wgmma/, problem 9 at the kernelbench
- * preset, x 1024 x 8192, W 8192 x 8192): see NOTES.md there.
+ * Measured on an H100 (bench/results/h100-wgmma-2026-11-24: problem 9 at
+ * the kernelbench preset, x 1024 x 8192, W 8192 x 8192): the standalone
+ * version of this kernel (bench/gpu/wgmma/wgmma_test.cu) ran the BF16 GEMM
+ * in 235 us at 128 x 128 with 6 stages (584 TFLOP/s; 253 us at 128 x 256
+ * with 4; 280-305 us waiting for each batch), TF32 in 440 us; as emitted
+ * here 273 us, after 159 us of conversion: kforge run 453 us (the mma.sync
+ * BF16 kernel: 623 us).  TF32 served problems 30, 62 and 88, which fail
+ * BF16's tolerance, in 0.60-0.86 ms (3xBF16: 1.49-1.60 ms).  Hence the
+ * default on sm_90 (cuda_from_ocl.c): BF16, 128 x 128, tc_stages 3 (6
+ * stages); after a failure, TF32 on wgmma before 3xBF16.
  *
  * TF32 needs K-major B (nn.Linear's (N, K)) and K % 4 == 0 (16-byte
  * rows); otherwise, and for batched GEMMs, and for a one-block-row BF16
