@@ -7,7 +7,7 @@ static const kf_backend_info cu_info = {
     .fence_tag = "cuda",
     .guide = "kf-cuda.md",
     .source_formats = 1u << KF_SRC_TEXT,
-    .offline_targets = "sm_90 sm_80 sm_86 sm_89 sm_100 sm_120",
+    .offline_targets = "sm_90 sm_90a sm_80 sm_86 sm_89 sm_100 sm_120",
 };
 
 KF_BACKEND_EXPORT(cuda) = {

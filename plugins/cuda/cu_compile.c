@@ -1,6 +1,7 @@
 /* cu_compile.c — the compile hook: NVRTC turns the candidate's sources
  * (the first is the translation unit, the others are headers it may
- * include by name) into a cubin for the device's sm_XY, the driver loads
+ * include by name) into a cubin for the device's sm_XY (sm_90a on compute
+ * capability 9.0, for wgmma), the driver loads
  * it, and every launch of the plan gets its function, grid and block. */
 #include "kfcu.h"
 
@@ -244,7 +245,10 @@ kf_status kfcu_compile(const kf_compile_request *req, kf_artifact **out, char **
     if ((st = kfcu_device_open(d, diagnostics)) != KF_OK) return st;
     char *image = NULL, sm[32];
     size_t image_n = 0;
-    snprintf(sm, sizeof sm, "sm_%d%d", d->cc_major, d->cc_minor);
+    /* sm_90a on a 9.0 device (H100, H200): its architecture-specific
+       instructions (wgmma, setmaxnreg) are then available, and the cubin
+       runs on that device as an sm_90 one would */
+    snprintf(sm, sizeof sm, "sm_%d%d%s", d->cc_major, d->cc_minor, d->cc_major == 9 && d->cc_minor == 0 ? "a" : "");
     if ((st = nvrtc_compile(req, sm, &image, &image_n, diagnostics)) != KF_OK) return st;
     kf_artifact *a = calloc(1, sizeof *a);
     if (!a) { free(image); return KF_ERR_NOMEM; }

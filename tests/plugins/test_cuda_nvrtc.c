@@ -2,12 +2,14 @@
  * test_cuda_nvrtc.c — every built-in cuda-c candidate compiles, on any
  * machine with NVRTC and no GPU: for each problem of problems/level1 and
  * problems/level2 (small preset), the cuda-c emitter's default point for an
- * sm_90 GPU (BF16 tensor cores), the same in TF32 and in fp32, its first
- * neighbours (the BF16 GEMM's other tiles and stages) and the op-by-op
- * baseline, and the BF16 and TF32 points at the kernelbench preset (the
- * cp.async path of the TF32 GEMM) are compiled by NVRTC
- * for sm_80 and sm_90 with the options the cuda plugin uses
- * (plugins/cuda/cu_compile.c).  The library launches ("cublas:sgemm") of
+ * sm_90 GPU (BF16 tensor cores through wgmma where it applies), the same in
+ * TF32 and in fp32, its first neighbours (the GEMM's other tiles and stages,
+ * the mma.sync twin) and the op-by-op baseline, and at the kernelbench
+ * preset the BF16 and TF32 points on wgmma and on mma.sync (the cp.async
+ * path of the TF32 GEMM) are compiled by NVRTC for sm_80 and sm_90 with the
+ * options the cuda plugin uses (plugins/cuda/cu_compile.c); a candidate
+ * with a wgmma GEMM for sm_90a only, and its guard must stop it for sm_90.
+ * Problem 9's wgmma candidates must call the wgmma wrapper of their tile.  The library launches ("cublas:sgemm") of
  * the baseline and of the GEMM anchor's candidate are checked by the
  * plugin's own validator (plugins/cuda/cu_blas_plan.c) against the bound
  * problem, as `kforge verify --compile-only --arch sm_90` does; a problem
@@ -228,7 +230,10 @@ static int anchor_ok(const kf_resolved *r, char *msg, size_t n)
     return ok ? 0 : -1;
 }
 
-static int check_point(const kf_resolved *r, const kf_bt_point *pt, char *msg, size_t n)
+static int kn_wgmma, kn_bn;   /* the cuda-c knobs tc_wgmma and tc_bn */
+
+/* wants: text the candidate's source must contain (a wgmma wrapper), or NULL. */
+static int check_point(const kf_resolved *r, const kf_bt_point *pt, const char *wants, char *msg, size_t n)
 {
     kf_bt_fusion fusion = pt->baseline ? KF_BT_FUSE_NONE : (kf_bt_fusion)pt->fusion;
     kf_bt_plan plan;
@@ -239,8 +244,30 @@ static int check_point(const kf_resolved *r, const kf_bt_point *pt, char *msg, s
     int rc = kf_bt_gen_cuda(&plan, pt, "cuda", NULL, &c, &label, &err);
     kf_bt_plan_free(&plan);
     if (rc != 0) { snprintf(msg, n, "generate: %.900s", err.msg); free(label); return -1; }
-    rc = nvrtc_ok(c, "--gpu-architecture=sm_90", msg, n);
-    if (rc == 0) rc = nvrtc_ok(c, "--gpu-architecture=sm_80", msg, n);
+    if (c->n_sources > 0 && strstr(c->sources[0].text, "wgmma.mma_async")) {
+        /* a wgmma GEMM: sm_90a only, and its guard stops any other target */
+        rc = nvrtc_ok(c, "--gpu-architecture=sm_90a", msg, n);
+        if (rc == 0 && nvrtc_ok(c, "--gpu-architecture=sm_90", msg, n) == 0) {
+            snprintf(msg, n, "a wgmma candidate compiled for sm_90 (its #error guard did not stop it)");
+            rc = -1;
+        } else if (rc == 0 && !strstr(msg, "compile it for sm_90a")) {
+            snprintf(msg + strlen(msg) / 2, n - strlen(msg) / 2, " <- not the guard's message");
+            rc = -1;
+        } else if (rc == 0) {
+            msg[0] = '\0';
+        }
+        if (rc == 0 && pt->knob[kn_wgmma] != 1) {
+            snprintf(msg, n, "a point with tc_wgmma 0 emitted wgmma");
+            rc = -1;
+        }
+    } else {
+        rc = nvrtc_ok(c, "--gpu-architecture=sm_90", msg, n);
+        if (rc == 0) rc = nvrtc_ok(c, "--gpu-architecture=sm_80", msg, n);
+    }
+    if (rc == 0 && wants && !strstr(c->sources[0].text, wants)) {
+        snprintf(msg, n, "the candidate does not call %s", wants);
+        rc = -1;
+    }
     int n_lib = 0, gemms = 0;
     if (rc == 0) rc = libs_ok(c, r, &n_lib, msg, n);
     for (int i = 0; i < r->problem->n_nodes; i++)
@@ -286,6 +313,9 @@ int main(void)
         if (d) closedir(d);
     }
     qsort(files, (size_t)nf, sizeof *files, cmp);
+    kn_wgmma = kf_bt_knob_index(&kf_bt_emit_cuda_c, "tc_wgmma");
+    kn_bn = kf_bt_knob_index(&kf_bt_emit_cuda_c, "tc_bn");
+    if (kn_wgmma < 0 || kn_bn < 0) { printf("1..1\nnot ok 1 - the cuda-c emitter has knobs tc_wgmma and tc_bn\n"); return 1; }
     printf("1..%d\n", nf);
     kf_device_info gpu;
     memset(&gpu, 0, sizeof gpu);
@@ -312,7 +342,7 @@ int main(void)
             pts[np++].precision = KF_BT_FP32;
             kf_bt_point_baseline(&kf_bt_emit_cuda_c, "cuda", &pts[np++]);
             np += kf_bt_neighbours(&pts[0], &r, &pts[np], 8);
-            for (int k = 0; k < np && ok; k++) ok = check_point(&r, &pts[k], msg, sizeof msg) == 0;
+            for (int k = 0; k < np && ok; k++) ok = check_point(&r, &pts[k], NULL, msg, sizeof msg) == 0;
             if (ok) ok = anchor_ok(&r, msg, sizeof msg) == 0;
             kf_resolved_free(&r);
             /* the large preset too: its K is a multiple of 4, the cp.async
@@ -321,13 +351,28 @@ int main(void)
             if (ok && big >= 0 && kf_resolve(p, big, &r, &err) == 0) {
                 kf_bt_point tc;
                 kf_bt_point_default(&kf_bt_emit_cuda_c, "cuda", &r, &gpu, &tc);
-                ok = check_point(&r, &tc, msg, sizeof msg) == 0;
+                /* problem 9 (x 1024 x 8192, W 8192 x 8192): the sm_90 default
+                   and its TF32 twin are wgmma GEMMs (128 x 128 tiles), and
+                   at 128 x 256; then BF16 and TF32 on mma.sync */
+                const int p9 = !strncmp(base, "09_", 3);
+                if (tc.knob[kn_wgmma] != 1) { snprintf(msg, sizeof msg, "the default on sm_90 is not wgmma"); ok = 0; }
+                if (ok) ok = check_point(&r, &tc, p9 ? "kf_wgmma_bf16_n128(d" : NULL, msg, sizeof msg) == 0;
                 tc.precision = KF_BT_TF32;
-                if (ok) ok = check_point(&r, &tc, msg, sizeof msg) == 0;
+                if (ok) ok = check_point(&r, &tc, p9 ? "kf_wgmma_tf32_n128(d" : NULL, msg, sizeof msg) == 0;
+                tc.knob[kn_bn] = 256;   /* m64n256 (problem 9 only: NVRTC is slow on them) */
+                if (ok && p9) ok = check_point(&r, &tc, "kf_wgmma_tf32_n256(d", msg, sizeof msg) == 0;
+                tc.precision = KF_BT_BF16;
+                if (ok && p9) ok = check_point(&r, &tc, "kf_wgmma_bf16_n256(d", msg, sizeof msg) == 0;
+                /* the mma.sync kernels on the same device */
+                tc.knob[kn_bn] = 128;
+                tc.knob[kn_wgmma] = 0;
+                if (ok) ok = check_point(&r, &tc, NULL, msg, sizeof msg) == 0;
+                tc.precision = KF_BT_TF32;
+                if (ok) ok = check_point(&r, &tc, NULL, msg, sizeof msg) == 0;
                 /* the baseline at the size the H100 runs: cuBLAS's int
                    limits and the buffers hold there too */
                 kf_bt_point_baseline(&kf_bt_emit_cuda_c, "cuda", &tc);
-                if (ok) ok = check_point(&r, &tc, msg, sizeof msg) == 0;
+                if (ok) ok = check_point(&r, &tc, NULL, msg, sizeof msg) == 0;
                 if (ok) ok = anchor_ok(&r, msg, sizeof msg) == 0;
                 kf_resolved_free(&r);
             }

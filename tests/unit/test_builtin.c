@@ -404,6 +404,72 @@ KF_TEST(cpu_bf16_precision_and_fallback)
     unload(&l);
 }
 
+/* The cuda-c emitter on a compute capability 9.0 device: its default is a
+ * BF16 wgmma GEMM (128 x 128, 6 stages); a failure steps BF16 -> TF32 (still
+ * wgmma) -> 3xBF16 -> fp32; the neighbours offer the mma.sync twin, and a
+ * mma.sync point (sm_80) never offers wgmma. */
+KF_TEST(cuda_wgmma_default_and_fallback)
+{
+    loaded l;
+    load(&l, "problems/level2/09_Matmul_Subtract_Multiply_ReLU.json", "kernelbench");
+    kf_device_info h100, a100;
+    memset(&h100, 0, sizeof h100);
+    memset(&a100, 0, sizeof a100);
+    snprintf(h100.kind, sizeof h100.kind, "gpu");
+    snprintf(a100.kind, sizeof a100.kind, "gpu");
+    snprintf(h100.detail, sizeof h100.detail, "compute capability 9.0 (sm_90), 132 SMs");
+    snprintf(a100.detail, sizeof a100.detail, "compute capability 8.0 (sm_80), 108 SMs");
+    kf_bt_point p, q, a;
+    kf_bt_point_default(&kf_bt_emit_cuda_c, "cuda", &l.r, &h100, &p);
+    KF_CHECK_INT(p.precision, KF_BT_BF16);
+    KF_CHECK_INT(p.knob[KU_TC_WGMMA], 1);
+    KF_CHECK_INT(p.knob[KU_TC_BN], 128);
+    q = p;
+    KF_CHECK_INT(kf_bt_point_conservative(&q), 1);
+    KF_CHECK_INT(q.precision, KF_BT_TF32);
+    KF_CHECK_INT(q.knob[KU_TC_WGMMA], 1);
+    KF_CHECK_INT(kf_bt_point_conservative(&q), 1);
+    KF_CHECK_INT(q.precision, KF_BT_BF16X3);
+    KF_CHECK_INT(kf_bt_point_conservative(&q), 1);
+    KF_CHECK_INT(q.precision, KF_BT_FP32);
+    kf_bt_point_default(&kf_bt_emit_cuda_c, "cuda", &l.r, &a100, &a);
+    KF_CHECK_INT(a.precision, KF_BT_BF16);
+    KF_CHECK_INT(a.knob[KU_TC_WGMMA], 0);
+    q = a;
+    KF_CHECK_INT(kf_bt_point_conservative(&q), 1);
+    KF_CHECK_INT(q.precision, KF_BT_BF16X3);
+    kf_bt_point nb[16];
+    int n = kf_bt_neighbours(&p, &l.r, nb, 16), twin = 0, tf32 = 0;
+    for (int i = 0; i < n; i++) {
+        twin += nb[i].knob[KU_TC_WGMMA] == 0 && nb[i].precision == KF_BT_BF16;
+        tf32 += nb[i].knob[KU_TC_WGMMA] == 1 && nb[i].precision == KF_BT_TF32;
+    }
+    KF_CHECK_INT(twin, 1);
+    KF_CHECK_INT(tf32, 1);
+    n = kf_bt_neighbours(&a, &l.r, nb, 16);
+    for (int i = 0; i < n; i++) KF_CHECK_INT(nb[i].knob[KU_TC_WGMMA], 0);
+    /* the text: the wgmma wrappers, the sm_90a guard, the label */
+    kf_bt_plan plan;
+    kf_error err = {0};
+    KF_CHECK_MSG(kf_bt_plan_build(&l.r, (kf_bt_fusion)p.fusion, &plan, &err) == 0, "%s", err.msg);
+    kf_candidate *c = NULL;
+    char *label = NULL;
+    KF_CHECK_MSG(kf_bt_gen_cuda(&plan, &p, "cuda", &h100, &c, &label, &err) == 0, "%s", err.msg);
+    KF_CHECK_CONTAINS(c->sources[0].text, "kf_wgmma_bf16_n128(d, da + 2 * s, db + 2 * s)");
+    KF_CHECK_CONTAINS(c->sources[0].text, "#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)");
+    KF_CHECK_CONTAINS(label, "BF16 wgmma 128x128 6-stage");
+    kf_candidate_free(c);
+    free(label);
+    c = NULL;
+    label = NULL;
+    KF_CHECK_MSG(kf_bt_gen_cuda(&plan, &a, "cuda", &a100, &c, &label, &err) == 0, "%s", err.msg);
+    KF_CHECK(strstr(c->sources[0].text, "wgmma") == NULL);
+    kf_candidate_free(c);
+    free(label);
+    kf_bt_plan_free(&plan);
+    unload(&l);
+}
+
 /* The cost model's cache terms follow the blocking rules: the default
  * point derived from this host's caches pays no cache penalty, a KC that
  * overflows L1 does (here the model once recommended shrinking the derived

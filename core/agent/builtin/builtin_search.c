@@ -44,6 +44,7 @@ void kf_bt_point_baseline(const kf_bt_emitter *em, const char *backend, kf_bt_po
 int kf_bt_point_conservative(kf_bt_point *p)
 {
     if (p->baseline) return 0;
+    if (p->precision != KF_BT_FP32 && p->em->more_accurate && p->em->more_accurate(p)) return 1;
     if (p->precision == KF_BT_BF16) {   /* 3xBF16 where the emitter offers it, else fp32 */
         p->precision = KF_BT_BF16X3;
         if ((p->em->check && p->em->check(p, NULL) != 0) || (p->em->offerable && !p->em->offerable(p)))

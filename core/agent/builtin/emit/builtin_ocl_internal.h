@@ -31,7 +31,9 @@ typedef struct ocl_gen {
     int n_kernels;
     int tc;                  /* GEMMs on tensor cores, for the cuda-c emitter
                                 only (the text is CUDA C): 1 TF32 mma.sync,
-                                2 BF16 mma.sync on operands converted first */
+                                2 BF16 mma.sync on operands converted first;
+                                either through wgmma when the point's
+                                tc_wgmma is 1 (cuda_gemm_wgmma.c) */
     int failed;
     int skip_group;          /* a group already emitted with an earlier one
                                 (cuda_gemm_sum.c), else -1 */
@@ -113,6 +115,19 @@ void ocl_gen_gemm_bf16(ocl_gen *g, int gi);
  * inline PTX (ocl_gemm_ptx.c; the opencl-c emitter at precision TF32, only
  * where kf_bt_ocl_ptx_mma(dev)). */
 void ocl_gen_gemm_ptx(ocl_gen *g, int gi);
+/* A kernel writing value v (rows x K, or K x rows when trans) as BF16 into
+ * scratch dst laid [rp][kp], zero-padded; with dst_lo, the low parts too
+ * (cuda_gemm_bf16.c). */
+void ocl_gen_bf16_convert(ocl_gen *g, int gi, int v, int64_t rows, int64_t K, int trans, int64_t rp, int64_t kp,
+                          const char *dst, const char *dst_lo, const char *what);
+/* The GEMM of group gi through Hopper wgmma (cuda_gemm_wgmma.c): whether
+ * it applies (knob tc_wgmma, precision, layout), and the emitter. */
+int ocl_gemm_wgmma_applies(const ocl_gen *g, int gi);
+/* Its shared-memory stages for block tile N bn and knob tc_stages (2..4):
+ * tc_stages + 1 at bn 256 (48 KiB each), + 3 at bn 128 (32 KiB), fewer
+ * when the device's opt-in shared memory (227 KiB when unknown) is less. */
+int ocl_wgmma_stages(int bn, int knob_stages, const kf_device_info *dev);
+void ocl_gen_gemm_wgmma(ocl_gen *g, int gi);
 /* The store of one mma accumulator element: bias, epilogue, write, and the
  * element loop's closing brace (cuda_gemm_tc.c). */
 void ocl_emit_mma_store(ocl_gen *g, ocl_kernel *k, int gi, int anchor_v, int bias);

@@ -8,8 +8,10 @@
  * fp32 / TF32 / BF16: with TF32 every GEMM group runs on tensor cores
  * (cuda_gemm_tc.c); with BF16 on BF16 tensor cores after converting its
  * operands (cuda_gemm_bf16.c, knobs tc_bn and tc_stages), the default on
- * sm_80 and later, falling back to TF32 then fp32 when verification
- * fails.  The op-by-op baseline and the GEMM anchor call cuBLAS sgemm in
+ * sm_80 and later, falling back to 3xBF16 then fp32 when verification
+ * fails.  Knob tc_wgmma = 1 (the default on compute capability 9.0 only)
+ * runs the BF16 and TF32 GEMMs through Hopper wgmma (cuda_gemm_wgmma.c,
+ * sm_90a); a failed BF16 wgmma point falls back to TF32 wgmma first.  The op-by-op baseline and the GEMM anchor call cuBLAS sgemm in
  * FP32 for their GEMMs (cuda_cublas.c): what PyTorch eager does. */
 #include "agent/builtin/builtin.h"
 #include "builtin_ocl_internal.h"
@@ -166,6 +168,9 @@ int kf_bt_gen_cuda(const kf_bt_plan *plan, const kf_bt_point *pt, const char *ba
         return kf_fail(err, KF_E_BAD_INPUT, "CUDA point: tc_stages = %d; use 2, 3 or 4", pt->knob[KU_TC_STAGES]);
     if (pt->knob[KU_TC_BK] != 32 && pt->knob[KU_TC_BK] != 64)
         return kf_fail(err, KF_E_BAD_INPUT, "CUDA point: tc_bk = %d; use 32 or 64", pt->knob[KU_TC_BK]);
+    if (pt->knob[KU_TC_WGMMA] != 0 && pt->knob[KU_TC_WGMMA] != 1)
+        return kf_fail(err, KF_E_BAD_INPUT, "CUDA point: tc_wgmma = %d; use 0 (mma.sync) or 1 (wgmma, sm_90a)",
+                       pt->knob[KU_TC_WGMMA]);
     kf_bt_point q = *pt;
     q.em = &kf_bt_emit_opencl_c;
     q.precision = KF_BT_FP32;
@@ -176,9 +181,13 @@ int kf_bt_gen_cuda(const kf_bt_plan *plan, const kf_bt_point *pt, const char *ba
     if (kf_bt_gen_ocl_tc(plan, &q, backend, dev, tc, pt->baseline, &c, label, err) != 0) return -1;
     if (label && *label && tc) {
         char *l2 = NULL;
-        int n = tc >= 2 ? asprintf(&l2, "%s, %s tensor cores 128x%dx%d %d-stage", *label, tc == 3 ? "3xBF16" : "BF16",
-                                   pt->knob[KU_TC_BN], pt->knob[KU_TC_BK], pt->knob[KU_TC_STAGES])
-                        : asprintf(&l2, "%s, TF32 tensor cores", *label);
+        const int wg = pt->knob[KU_TC_WGMMA] == 1 && tc <= 2;
+        int n = wg ? asprintf(&l2, "%s, %s wgmma 128x%d %d-stage (mma.sync where wgmma does not apply)", *label,
+                              tc == 2 ? "BF16" : "TF32", pt->knob[KU_TC_BN],
+                              ocl_wgmma_stages(pt->knob[KU_TC_BN], pt->knob[KU_TC_STAGES], dev))
+                : tc >= 2 ? asprintf(&l2, "%s, %s tensor cores 128x%dx%d %d-stage", *label, tc == 3 ? "3xBF16" : "BF16",
+                                     pt->knob[KU_TC_BN], pt->knob[KU_TC_BK], pt->knob[KU_TC_STAGES])
+                          : asprintf(&l2, "%s, TF32 tensor cores", *label);
         if (n >= 0) { free(*label); *label = l2; }
     }
     for (int i = 0; i < c->n_sources; i++) {
@@ -213,6 +222,7 @@ static const kf_bt_knob knobs[KU_N] = {
     [KU_TC_BN] = {"tc_bn", 128, 256, TC_BNS, 2, "the BF16 GEMM's block tile N"},
     [KU_TC_STAGES] = {"tc_stages", 2, 4, TC_STAGES, 3, "the BF16 GEMM's pipeline stages"},
     [KU_TC_BK] = {"tc_bk", 32, 64, TC_BKS, 2, "the BF16 GEMM's stage depth"},
+    [KU_TC_WGMMA] = {"tc_wgmma", 0, 1, NULL, 0, "the tensor-core instruction (1: Hopper wgmma, 0: mma.sync)"},
 };
 
 static int offerable(const kf_bt_point *p)
@@ -220,13 +230,14 @@ static int offerable(const kf_bt_point *p)
     return (p->precision == KF_BT_FP32 || p->precision == KF_BT_TF32 || p->precision == KF_BT_BF16 ||
             p->precision == KF_BT_BF16X3) &&
            (p->knob[KU_TC_BN] == 128 || p->knob[KU_TC_BN] == 256) && (p->knob[KU_TC_BK] == 32 || p->knob[KU_TC_BK] == 64) &&
-           kf_bt_ocl_offerable(p);
+           (p->knob[KU_TC_WGMMA] == 0 || p->knob[KU_TC_WGMMA] == 1) && kf_bt_ocl_offerable(p);
 }
 
 /* BF16 tensor cores where the device has them (sm_80 and later: the
  * plugin's device detail names the compute capability), else fp32; the
  * BF16 GEMM at 128 x 128 x 64 tiles, 3 stages (110 KiB: two blocks per SM
- * on an H100, one on an A100).  The tiling was picked on the H100 in a
+ * on an H100, one on an A100); on 9.0 (H100, H200) through wgmma at
+ * 128 x 128, 6 stages (bench/results/h100-wgmma-2026-11-24).  The tiling was picked on the H100 in a
  * session whose records were lost; its timings are not yet in
  * bench/results, so treat it as a starting point the search moves from. */
 static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info *dev)
@@ -235,8 +246,14 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
     p->knob[KU_TC_BN] = 128;
     p->knob[KU_TC_STAGES] = 3;
     p->knob[KU_TC_BK] = 64;
+    p->knob[KU_TC_WGMMA] = 0;
     const char *cc = dev ? strstr(dev->detail, "compute capability ") : NULL;
     if (cc && atoi(cc + 19) >= 8) p->precision = KF_BT_BF16;
+    if (cc && !strncmp(cc + 19, "9.0", 3)) {   /* Hopper: wgmma (sm_90a), 128 x 128 tiles, 6 stages */
+        p->knob[KU_TC_WGMMA] = 1;
+        p->knob[KU_TC_BN] = 128;
+        p->knob[KU_TC_STAGES] = 3;
+    }
 }
 
 /* On tensor cores the OpenCL tile knobs only shape the non-GEMM kernels:
@@ -246,6 +263,19 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
 static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
 {
     kf_bt_point q = *p;
+    if (p->knob[KU_TC_WGMMA] == 1 && (p->precision == KF_BT_BF16 || p->precision == KF_BT_TF32)) {
+        /* wgmma (set by the defaults on sm_90 only, never offered from a
+           mma.sync point): its tile and stages (tc_bk does not shape it),
+           the other precision, the same on mma.sync */
+        kf_bt_step_knob(p, KU_TC_BN, s);
+        kf_bt_step_knob(p, KU_TC_STAGES, s);
+        q.precision = p->precision == KF_BT_BF16 ? KF_BT_TF32 : KF_BT_BF16;
+        kf_bt_nbr_push(s, &q);
+        q = *p;
+        q.knob[KU_TC_WGMMA] = 0;
+        kf_bt_nbr_push(s, &q);
+        return;
+    }
     if (p->precision == KF_BT_BF16 || p->precision == KF_BT_BF16X3) {
         kf_bt_step_knob(p, KU_TC_BN, s);
         kf_bt_step_knob(p, KU_TC_STAGES, s);
@@ -266,13 +296,26 @@ static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
     kf_bt_nbr_push(s, &q);
 }
 
+/* After a failed wgmma point: BF16 -> TF32 (wgmma, from the FP32 inputs:
+ * 10 mantissa bits, and on an H100 problem 30 ran 0.60 ms in TF32 against
+ * 1.49 ms in 3xBF16) -> 3xBF16 (mma.sync); mma.sync points keep the common
+ * order. */
+static int more_accurate(kf_bt_point *p)
+{
+    if (p->knob[KU_TC_WGMMA] != 1) return 0;
+    if (p->precision == KF_BT_BF16) { p->precision = KF_BT_TF32; return 1; }
+    if (p->precision == KF_BT_TF32) { p->precision = KF_BT_BF16X3; return 1; }
+    return 0;
+}
+
 const kf_bt_emitter kf_bt_emit_cuda_c = {
     .language = "cuda-c",
-    .what = "CUDA C from the OpenCL C kernels; GEMMs on BF16, 3xBF16 or TF32 tensor cores (mma.sync) or FP32 CUDA cores",
+    .what = "CUDA C from the OpenCL C kernels; GEMMs on BF16, 3xBF16 or TF32 tensor cores (mma.sync, or wgmma on sm_90a) or FP32 CUDA cores",
     .n_knobs = KU_N,
     .knobs = knobs,
     .defaults = defaults,
     .offerable = offerable,
+    .more_accurate = more_accurate,
     .conservative = kf_bt_ocl_conservative,
     .neighbours = neighbours,
     .label = kf_bt_ocl_label,

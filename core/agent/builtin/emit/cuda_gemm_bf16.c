@@ -41,8 +41,8 @@
 /* A kernel that writes value v (rows x K, or K x rows when `trans`) as
  * BF16 into scratch `dst` laid [rp][kp], zeros outside; with `dst_lo`, the
  * low parts (x - hi rounded to BF16) into it, laid the same. */
-static void gen_convert(ocl_gen *g, int gi, int v, int64_t rows, int64_t K, int trans, int64_t rp, int64_t kp,
-                        const char *dst, const char *dst_lo, const char *what)
+void ocl_gen_bf16_convert(ocl_gen *g, int gi, int v, int64_t rows, int64_t K, int trans, int64_t rp, int64_t kp,
+                          const char *dst, const char *dst_lo, const char *what)
 {
     ocl_kernel kk;
     ocl_kernel *k = &kk;
@@ -128,8 +128,8 @@ void ocl_gen_gemm_bf16(ocl_gen *g, int gi)
     const char *alo = split ? ocl_private_scratch(g, "a_bf16_lo", Mp * Kp * 2) : NULL;
     const char *blo = split ? ocl_private_scratch(g, "b_bf16_lo", Np * Kp * 2) : NULL;
     if (!abf || !bbf || (split && (!alo || !blo))) return;
-    gen_convert(g, gi, gm->a, gm->M, gm->K, 0, Mp, Kp, abf, alo, "a_to_bf16");
-    if (!onload) gen_convert(g, gi, gm->b, gm->N, gm->K, !gm->trans_b, Np, Kp, bbf, blo, "b_to_bf16");
+    ocl_gen_bf16_convert(g, gi, gm->a, gm->M, gm->K, 0, Mp, Kp, abf, alo, "a_to_bf16");
+    if (!onload) ocl_gen_bf16_convert(g, gi, gm->b, gm->N, gm->K, !gm->trans_b, Np, Kp, bbf, blo, "b_to_bf16");
     if (g->failed) return;
 
     ocl_kernel kk;

@@ -79,6 +79,10 @@ void ocl_gen_gemm_tc(ocl_gen *g, int gi)
     const kf_problem *p = g->p;
     const kf_node *an = &p->nodes[grp->nodes[0]];
     int anchor_v = p->n_inputs + grp->nodes[0];
+    if (ocl_gemm_wgmma_applies(g, gi)) {
+        ocl_gen_gemm_wgmma(g, gi);
+        return;
+    }
     if ((g->tc == 2 || g->tc == 3) && gm->batch == 1) {
         ocl_gen_gemm_bf16(g, gi);
         return;

@@ -79,6 +79,11 @@ typedef struct kf_bt_emitter {
      * work-group above the device limit); a point given by hand is not
      * refused by it: the generator says what is wrong. */
     int (*offerable)(const struct kf_bt_point *p);
+    /* Optional: after a failure of p (BF16, TF32 ...), the next more
+     * accurate precision this language prefers, set in p; 1 if it changed
+     * p, 0 to take the common order (BF16 -> 3xBF16 -> fp32).  The cuda-c
+     * emitter on Hopper: BF16 -> TF32 (wgmma) -> 3xBF16. */
+    int (*more_accurate)(struct kf_bt_point *p);
     /* One step towards a more conservative point once fusion is off:
      * 1 if it changed p, 0 if p is already the most conservative. */
     int (*conservative)(struct kf_bt_point *p);

@@ -16,11 +16,14 @@ enum {
 };
 
 /* The cuda-c emitter's own knobs after the OpenCL ones (cuda_from_ocl.c):
- * the BF16 tensor-core GEMM's block tile, pipeline depth and stage depth. */
+ * the tensor-core GEMMs' block tile, pipeline depth, stage depth and
+ * instruction (mma.sync or wgmma). */
 enum {
     KU_TC_BN = KO_N,  /* block tile N of the BF16 GEMM: 128 or 256 (M is 128) */
     KU_TC_STAGES,     /* cp.async pipeline stages: 2, 3, 4 */
     KU_TC_BK,         /* k-depth of a stage: 32 or 64 */
+    KU_TC_WGMMA,      /* 1: BF16 and TF32 GEMMs through Hopper wgmma
+                         (cuda_gemm_wgmma.c, sm_90a); 0: mma.sync */
     KU_N
 };
 
