@@ -213,7 +213,9 @@ def _module(dev_index):
     cu = _load_cuda()
     _cu(cu.cuInit(0), "cuInit")
     major, minor = torch.cuda.get_device_capability(dev_index)
-    arch = "sm_%d%d" % (major, minor)
+    # as the plugin compiles (cu_compile.c): sm_90a on a 9.0 device, whose
+    # architecture-specific instructions (wgmma, setmaxnreg) kernels may use
+    arch = "sm_%d%d%s" % (major, minor, "a" if (major, minor) == (9, 0) else "")
     image = _compile(arch)
     dev = ctypes.c_int(0)
     _cu(cu.cuDeviceGet(ctypes.byref(dev), dev_index), "cuDeviceGet(%d)" % dev_index)
