@@ -316,12 +316,49 @@ KF_TEST(cpu_blocking_from_cache_sizes)
     dev.max_work_group = 2;
     kf_bt_point p;
     kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &p);
+    /* no row op after the GEMM: the column-block order and its blocking */
+    KF_CHECK_INT(p.knob[KC_LOOP_ORDER], 1);
     kf_bt_cpu_derive_blocking(dev.cache_l1d_bytes, dev.cache_l2_bytes, dev.cache_l3_bytes, p.knob[KC_MR],
-                              p.knob[KC_NR], 512, 2048, 2, 0, &b);
+                              p.knob[KC_NR], 512, 2048, 2, KF_BT_CPU_ORDER_COLUMNS, &b);
     KF_CHECK_MSG(p.knob[KC_MC] == b.mc && p.knob[KC_NC] == b.nc && p.knob[KC_KC] == b.kc,
                  "point %d/%d/%d, derived %d/%d/%d", p.knob[KC_MC], p.knob[KC_NC], p.knob[KC_KC], b.mc, b.nc, b.kc);
     KF_CHECK(p.knob[KC_KC] != 384);   /* not the constant */
     unload(&l);
+    /* a row op after a GEMM of 512 rows (99: softmax): row panels, as before */
+    load(&l, "problems/level2/99_Matmul_GELU_Softmax.json", "cpu");
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &p);
+    KF_CHECK_INT(p.knob[KC_LOOP_ORDER], 0);
+    kf_bt_cpu_derive_blocking(dev.cache_l1d_bytes, dev.cache_l2_bytes, dev.cache_l3_bytes, p.knob[KC_MR],
+                              p.knob[KC_NR], 512, 2048, 2, KF_BT_CPU_ORDER_ROWS, &b);
+    KF_CHECK_MSG(p.knob[KC_MC] == b.mc && p.knob[KC_KC] == b.kc, "point %d/%d, derived %d/%d", p.knob[KC_MC],
+                 p.knob[KC_KC], b.mc, b.kc);
+    unload(&l);
+}
+
+/* The column-block order (each thread packs its own KC x NC block of B)
+ * splits N only: KC as the block order's (A's micro-panel in half of L1),
+ * the B block in half of L2, then NC halved until every thread has
+ * KF_BT_CPU_COLUMN_BLOCKS_PER_THREAD blocks, never below
+ * KF_BT_CPU_MIN_COLUMN_PANELS NR panels; MC and the M partition play no
+ * part. */
+KF_TEST(cpu_column_order_blocking)
+{
+    kf_bt_cpu_blocking b, r;
+    /* this 2-core VM, 512 x 2048 -> 2048: KC 512, NC 512 = 4 blocks for 2 x 2 */
+    kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 240 << 20, 12, 32, 512, 2048, 2, KF_BT_CPU_ORDER_COLUMNS, &b);
+    KF_CHECK_MSG(b.kc == 512 && b.nc == 512, "nc %d kc %d", b.nc, b.kc);
+    /* the block order halves for 8 blocks over M and N; the column order does not touch MC */
+    kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 240 << 20, 12, 32, 512, 2048, 2, KF_BT_CPU_ORDER_BLOCKS, &r);
+    KF_CHECK_MSG(r.mc == 264 && b.mc == 516, "block order mc %d, column order mc %d", r.mc, b.mc);
+    /* 16 threads: NC halved to 2048 / 32 blocks would be one panel: stops at 4 panels */
+    kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 1966080, 12, 32, 512, 2048, 16, KF_BT_CPU_ORDER_COLUMNS, &b);
+    KF_CHECK_MSG(b.nc == 4 * 32 && b.nc % 32 == 0, "nc %d", b.nc);
+    /* 4 threads: 8 blocks of 256 */
+    kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 240 << 20, 12, 32, 512, 2048, 4, KF_BT_CPU_ORDER_COLUMNS, &b);
+    KF_CHECK_MSG(b.nc == 256, "nc %d", b.nc);
+    /* one thread: the L2 block, unsplit */
+    kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 240 << 20, 12, 32, 512, 2048, 1, KF_BT_CPU_ORDER_COLUMNS, &b);
+    KF_CHECK_MSG(b.nc == 512, "nc %d", b.nc);
 }
 
 /* bf16 on CPU: packing converts to bf16 pairs, the micro-kernel is
