@@ -324,14 +324,22 @@ KF_TEST(cpu_blocking_from_cache_sizes)
                  "point %d/%d/%d, derived %d/%d/%d", p.knob[KC_MC], p.knob[KC_NC], p.knob[KC_KC], b.mc, b.nc, b.kc);
     KF_CHECK(p.knob[KC_KC] != 384);   /* not the constant */
     unload(&l);
-    /* a row op after a GEMM of 512 rows (99: softmax): row panels, as before */
+    /* a row op after a GEMM whose B (16 MiB) is larger than L2 (99 at the
+       cpu preset: softmax): the column order, the map ops fused at the
+       store, the row op its own pass */
     load(&l, "problems/level2/99_Matmul_GELU_Softmax.json", "cpu");
     kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &p);
-    KF_CHECK_INT(p.knob[KC_LOOP_ORDER], 0);
+    KF_CHECK_INT(p.knob[KC_LOOP_ORDER], 1);
+    KF_CHECK_INT(p.fusion, KF_BT_FUSE_EPILOGUE);
     kf_bt_cpu_derive_blocking(dev.cache_l1d_bytes, dev.cache_l2_bytes, dev.cache_l3_bytes, p.knob[KC_MR],
-                              p.knob[KC_NR], 512, 2048, 2, KF_BT_CPU_ORDER_ROWS, &b);
-    KF_CHECK_MSG(p.knob[KC_MC] == b.mc && p.knob[KC_KC] == b.kc, "point %d/%d, derived %d/%d", p.knob[KC_MC],
-                 p.knob[KC_KC], b.mc, b.kc);
+                              p.knob[KC_NR], 512, 2048, 2, KF_BT_CPU_ORDER_COLUMNS, &b);
+    KF_CHECK_MSG(p.knob[KC_NC] == b.nc && p.knob[KC_KC] == b.kc, "point %d/%d, derived %d/%d", p.knob[KC_NC],
+                 p.knob[KC_KC], b.nc, b.kc);
+    /* ... and where B fits in L2 (a 32 MiB L2): row panels, as before */
+    dev.cache_l2_bytes = 32 << 20;
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &p);
+    KF_CHECK_INT(p.knob[KC_LOOP_ORDER], 0);
+    KF_CHECK(p.fusion != KF_BT_FUSE_EPILOGUE);
     unload(&l);
 }
 
@@ -519,11 +527,11 @@ KF_TEST(point_json_roundtrip)
     KF_CHECK_CONTAINS(lb, "epilogue-fused");
     KF_CHECK_CONTAINS(lb, "colmajor");
     unload(&l);
-    load(&l, "problems/level2/99_Matmul_GELU_Softmax.json", "cpu");   /* 512 rows */
+    load(&l, "problems/level2/99_Matmul_GELU_Softmax.json", "cpu");   /* 512 rows, but B of 16 MiB: no row panels */
     kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, NULL, &p);
     kf_bt_point_label(&p, lb, sizeof lb);
-    KF_CHECK_CONTAINS(lb, "rows-fused");
-    KF_CHECK(strstr(lb, "colmajor") == NULL);
+    KF_CHECK_CONTAINS(lb, "epilogue-fused");
+    KF_CHECK_CONTAINS(lb, "colmajor");
     unload(&l);
 }
 
