@@ -606,6 +606,40 @@ KF_TEST(analyzer_names_compute_and_recommends)
     unload(&l);
 }
 
+/* A matrix-vector product (04 at the cpu preset: 1024 x 32768, bound by
+ * reading A): the tile knobs do not change its kernel, so the analyzer
+ * recommends no change of them; it recommends the one-thread variant, so
+ * that one thread is measured against all. */
+KF_TEST(cpu_gemv_search_measures_one_thread)
+{
+    loaded l;
+    load(&l, "problems/level1/04_Matrix_vector_multiplication.json", "cpu");
+    kf_bt_history h = {0};
+    kf_bt_point cur;
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, NULL, &cur);
+    KF_CHECK_INT(cur.knob[KC_THREADS], 0);   /* 128 MiB: not tiny */
+    kf_eval_result e;
+    fake_eval(&l.r, l.r.min_bytes / 2e10 / 0.4, 0.4, &e);
+    e.roofline.floor_s = l.r.min_bytes / 2e10;
+    kf_analysis an;
+    kf_error err = {0};
+    KF_CHECK_MSG(kf_bt_analyze(&h, &l.r, &cur, &e, 0, 0.8, &an, &err) == 0, "%s", err.msg);
+    KF_CHECK_MSG(an.n_recs >= 1, "no recommendation");
+    int one = 0;
+    for (int i = 0; i < an.n_recs; i++) {
+        kf_bt_point q;
+        KF_CHECK(kf_bt_point_from_json(an.recs[i].params, &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q, &err) == 0);
+        one |= q.knob[KC_THREADS] == 1;
+        KF_CHECK_MSG(q.knob[KC_MR] == cur.knob[KC_MR] && q.knob[KC_NR] == cur.knob[KC_NR] &&
+                     q.knob[KC_MC] == cur.knob[KC_MC] && q.knob[KC_KC] == cur.knob[KC_KC],
+                     "rec %d changes a tile knob: %s", i, an.recs[i].what);
+    }
+    KF_CHECK_MSG(one, "no one-thread recommendation among %d (first: %s)", an.n_recs, an.recs[0].what);
+    kf_analysis_free(&an);
+    kf_bt_history_free(&h);
+    unload(&l);
+}
+
 /* --agent-seed: the same recommendations, in a seed-dependent order; one
  * seed always gives the same order; seed 0 is the unseeded order. */
 KF_TEST(analyzer_agent_seed_orders_neighbours)

@@ -334,6 +334,14 @@ static int threads(const kf_bt_point *p) { return p->knob[KC_THREADS]; }
 static double gemm_eff(const kf_bt_point *pt, const kf_bt_gemm_work *w, int threads)
 {
     const int *p = pt->knob;
+    /* every GEMM a matrix-vector product (N = 1, no row op fused): the
+       generator writes the dot-product kernel whatever the tile and block
+       knobs, streaming A once, so its time is the bandwidth's, not the
+       threads': 1/threads makes flops / (threads x eff) the same on one
+       thread as on all, so the team's fork/join makes the one-thread
+       neighbour the model's gain and the tile knobs none (the search then
+       measures one thread against all instead of trying identical code) */
+    if (w->max_n == 1 && !w->row_tail) return 0.25 / (threads > 0 ? threads : 1);
     if (!p[KC_PACK]) return 0.15;
     /* vector width and registers: AVX-512 16 floats x 32, AVX2 8 x 16,
        NEON (aarch64) 4 x 32 */
