@@ -498,6 +498,18 @@ KF_TEST(cpu_tiny_problems_default_to_one_thread)
     int n = kf_bt_neighbours(&p, &l.r, nb, 64), all = 0;
     for (int i = 0; i < n; i++) all |= nb[i].knob[KC_THREADS] == 0;
     KF_CHECK_MSG(all, "no all-threads neighbour among %d", n);
+    /* the column order with the epilogue fused (no row panels) has no MC
+       neighbour: MC does not change its code; the block order has */
+    p.knob[KC_LOOP_ORDER] = 1;
+    p.fusion = KF_BT_FUSE_EPILOGUE;
+    n = kf_bt_neighbours(&p, &l.r, nb, 64);
+    int mc = 0;
+    for (int i = 0; i < n; i++) mc |= nb[i].knob[KC_MC] != p.knob[KC_MC];
+    KF_CHECK_MSG(!mc, "an MC neighbour of a column-order point");
+    p.knob[KC_LOOP_ORDER] = 0;
+    n = kf_bt_neighbours(&p, &l.r, nb, 64);
+    for (int i = 0; i < n; i++) mc |= nb[i].knob[KC_MC] != p.knob[KC_MC];
+    KF_CHECK_MSG(mc, "no MC neighbour of a block-order point");
     l.r.flops = fl;
     l.r.min_bytes = mb;
     unload(&l);

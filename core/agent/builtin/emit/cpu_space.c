@@ -278,7 +278,9 @@ static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
     for (int i = 0; i < nt; i++) {
         q = *p; q.knob[KC_MR] = tl[i].mr; q.knob[KC_NR] = tl[i].nr; kf_bt_nbr_push(s, &q);
     }
-    kf_bt_step_knob(p, KC_MC, s);
+    /* the column order without row panels packs all of A at once: MC
+       changes nothing there */
+    if (p->knob[KC_LOOP_ORDER] != 1 || p->fusion == KF_BT_FUSE_ROWS) kf_bt_step_knob(p, KC_MC, s);
     kf_bt_step_knob(p, KC_NC, s);
     kf_bt_step_knob(p, KC_KC, s);
     int u = p->knob[KC_UNROLL];
