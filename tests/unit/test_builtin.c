@@ -156,7 +156,9 @@ KF_TEST_TIMEOUT(other_points_pass, 120.0)
     static const char *const pts[] = {
         "{\"fusion\":2,\"loop_order\":0}", "{\"fusion\":1,\"loop_order\":0,\"kc\":100}",
         "{\"fusion\":0,\"pack\":0}", "{\"mr\":6,\"nr\":16,\"mc\":48,\"nc\":128,\"kc\":128}",
-        "{\"loop_order\":1,\"threads\":1,\"unroll\":2,\"kc\":100}"};
+        "{\"loop_order\":1,\"threads\":1,\"unroll\":2,\"kc\":100}",
+        /* one column block (NC >= N): the column order splits the rows */
+        "{\"fusion\":1,\"loop_order\":1,\"nc\":512,\"kc\":128}"};
     kf_error err = {0};
     kf_registry *reg = kf_registry_open(1, &err);
     KF_CHECK(reg != NULL);

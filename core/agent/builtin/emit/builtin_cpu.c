@@ -1084,7 +1084,9 @@ static void emit_gemm_group(gen_t *g, int gi)
     if (!rows_fused && pt->knob[KC_LOOP_ORDER] == 1) {
         /* column-block-major: A packed once (every depth block), each thread
            packs its own KC x NC block of B (read from memory exactly once)
-           and runs every row over it: the order for few rows and wide B */
+           and runs every row over it; where the column blocks are fewer than
+           two a thread, the rows are split too (at run time: nt is the
+           caller's), each row group packing its own copy of the B block */
         int64_t MP = (M + MR - 1) / MR;
         kf_sb_printf(b,
                         "        float *restrict apk = a->scratch[%d];   /* A, all depth blocks, MR-row panels */\n"
@@ -1096,14 +1098,22 @@ static void emit_gemm_group(gen_t *g, int gi)
                         "                const int64_t i0 = ip * KF_MR, m = %" PRId64 " - i0 < KF_MR ? %" PRId64 " - i0 : KF_MR;\n"
                         "                kf_pack_a(Ab, %" PRId64 ", i0, m, p0, kc, apk + p0 * %" PRId64 " + i0 * kc);\n"
                         "            }\n"
+                        "        /* work items: %" PRId64 " column blocks x mg row groups; more than one row group\n"
+                        "           (each packs its own copy of the B block) only where the column\n"
+                        "           blocks are fewer than two a thread */\n"
+                        "        const int64_t nb_ = %" PRId64 ", mp_ = %" PRId64 ";\n"
+                        "        int64_t mg = (2 * (int64_t)nt + nb_ - 1) / nb_;\n"
+                        "        if (mg > mp_) mg = mp_;\n"
+                        "        if (mg < 1) mg = 1;\n"
                         "        #pragma omp parallel num_threads(nt)\n"
                         "        {\n"
                         "            float *bp = aligned_alloc(64, %" PRId64 " * sizeof(float));\n"
                         "            float tb[KF_MR * KF_NR] __attribute__((aligned(64)));\n"
                         "            int fail = bp == NULL;\n"
                         "            #pragma omp for schedule(dynamic, 1)\n"
-                        "            for (int64_t jb = 0; jb < %" PRId64 "; jb++) {\n"
+                        "            for (int64_t w = 0; w < nb_ * mg; w++) {\n"
                         "                if (fail) continue;\n"
+                        "                const int64_t jb = w / mg, i0 = (mp_ * (w %% mg) / mg) * KF_MR, i1 = (mp_ * (w %% mg + 1) / mg) * KF_MR;\n"
                         "                const int64_t j0 = jb * %" PRId64 ", nc = %" PRId64 " - j0 < %" PRId64 " ? %" PRId64 " - j0 : %" PRId64 ";\n"
                         "                for (int64_t pb = 0; pb < %" PRId64 "; pb++) {\n"
                         "                    const int64_t p0 = pb * %" PRId64 ";\n"
@@ -1111,7 +1121,7 @@ static void emit_gemm_group(gen_t *g, int gi)
                         "                    const int first = pb == 0, lastk = pb == %" PRId64 ";\n"
                         "                    for (int64_t jp = 0; jp * KF_NR < nc; jp++)\n"
                         "                        kf_pack_b(Bb, %" PRId64 ", %d, %" PRId64 ", j0 / KF_NR + jp, p0, kc, bp + jp * KF_NR * kc);\n"
-                        "                    for (int64_t ir = 0; ir < %" PRId64 "; ir += KF_MR)\n"
+                        "                    for (int64_t ir = i0; ir < i1; ir += KF_MR)\n"
                         "                        for (int64_t jr = 0; jr < nc; jr += KF_NR) {\n"
                         "                            const int64_t mr = %" PRId64 " - ir < KF_MR ? %" PRId64 " - ir : KF_MR;\n"
                         "                            const int64_t nr = nc - jr < KF_NR ? nc - jr : KF_NR;\n"
@@ -1123,9 +1133,9 @@ static void emit_gemm_group(gen_t *g, int gi)
                         "            free(bp);\n"
                         "        }\n"
                         "    }\n}\n\n",
-                        sa, KB, MP, KC, K, KC, K, KC, M, M, K, MP * MR, (NC * KC + 15) / 16 * 16,
-                        NB, NC, N, NC, N, NC, KB, KC, K, KC, K, KC, KB - 1, ldb, gm->trans_b, N,
-                        M, M, M, gi, MP * MR, last);
+                        sa, KB, MP, KC, K, KC, K, KC, M, M, K, MP * MR, NB, NB, MP, (NC * KC + 15) / 16 * 16,
+                        NC, N, NC, N, NC, KB, KC, K, KC, K, KC, KB - 1, ldb, gm->trans_b, N,
+                        M, M, gi, MP * MR, last);
         return;
     }
     if (!rows_fused) {
