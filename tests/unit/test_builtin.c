@@ -156,7 +156,9 @@ KF_TEST_TIMEOUT(other_points_pass, 120.0)
     static const char *const pts[] = {
         "{\"fusion\":2,\"loop_order\":0}", "{\"fusion\":1,\"loop_order\":0,\"kc\":100}",
         "{\"fusion\":0,\"pack\":0}", "{\"mr\":6,\"nr\":16,\"mc\":48,\"nc\":128,\"kc\":128}",
-        "{\"loop_order\":1,\"threads\":1,\"unroll\":2,\"kc\":100}"};
+        "{\"loop_order\":1,\"threads\":1,\"unroll\":2,\"kc\":100}",
+        /* one column block (NC >= N): the column order splits the rows */
+        "{\"fusion\":1,\"loop_order\":1,\"nc\":512,\"kc\":128}"};
     kf_error err = {0};
     kf_registry *reg = kf_registry_open(1, &err);
     KF_CHECK(reg != NULL);
@@ -316,12 +318,57 @@ KF_TEST(cpu_blocking_from_cache_sizes)
     dev.max_work_group = 2;
     kf_bt_point p;
     kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &p);
+    /* no row op after the GEMM: the column-block order and its blocking */
+    KF_CHECK_INT(p.knob[KC_LOOP_ORDER], 1);
     kf_bt_cpu_derive_blocking(dev.cache_l1d_bytes, dev.cache_l2_bytes, dev.cache_l3_bytes, p.knob[KC_MR],
-                              p.knob[KC_NR], 512, 2048, 2, 0, &b);
+                              p.knob[KC_NR], 512, 2048, 2, KF_BT_CPU_ORDER_COLUMNS, &b);
     KF_CHECK_MSG(p.knob[KC_MC] == b.mc && p.knob[KC_NC] == b.nc && p.knob[KC_KC] == b.kc,
                  "point %d/%d/%d, derived %d/%d/%d", p.knob[KC_MC], p.knob[KC_NC], p.knob[KC_KC], b.mc, b.nc, b.kc);
     KF_CHECK(p.knob[KC_KC] != 384);   /* not the constant */
     unload(&l);
+    /* a row op after a GEMM whose B (16 MiB) is larger than L2 (99 at the
+       cpu preset: softmax): the column order, the map ops fused at the
+       store, the row op its own pass */
+    load(&l, "problems/level2/99_Matmul_GELU_Softmax.json", "cpu");
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &p);
+    KF_CHECK_INT(p.knob[KC_LOOP_ORDER], 1);
+    KF_CHECK_INT(p.fusion, KF_BT_FUSE_EPILOGUE);
+    kf_bt_cpu_derive_blocking(dev.cache_l1d_bytes, dev.cache_l2_bytes, dev.cache_l3_bytes, p.knob[KC_MR],
+                              p.knob[KC_NR], 512, 2048, 2, KF_BT_CPU_ORDER_COLUMNS, &b);
+    KF_CHECK_MSG(p.knob[KC_NC] == b.nc && p.knob[KC_KC] == b.kc, "point %d/%d, derived %d/%d", p.knob[KC_NC],
+                 p.knob[KC_KC], b.nc, b.kc);
+    /* ... and where B fits in L2 (a 32 MiB L2): row panels, as before */
+    dev.cache_l2_bytes = 32 << 20;
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &p);
+    KF_CHECK_INT(p.knob[KC_LOOP_ORDER], 0);
+    KF_CHECK(p.fusion != KF_BT_FUSE_EPILOGUE);
+    unload(&l);
+}
+
+/* The column-block order (each thread packs its own KC x NC block of B)
+ * splits N only: KC as the block order's (A's micro-panel in half of L1),
+ * the B block in half of L2, then NC halved until every thread has
+ * KF_BT_CPU_COLUMN_BLOCKS_PER_THREAD blocks, never below
+ * KF_BT_CPU_MIN_COLUMN_PANELS NR panels; MC and the M partition play no
+ * part. */
+KF_TEST(cpu_column_order_blocking)
+{
+    kf_bt_cpu_blocking b, r;
+    /* this 2-core VM, 512 x 2048 -> 2048: KC 512, NC 512 = 4 blocks for 2 x 2 */
+    kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 240 << 20, 12, 32, 512, 2048, 2, KF_BT_CPU_ORDER_COLUMNS, &b);
+    KF_CHECK_MSG(b.kc == 512 && b.nc == 512, "nc %d kc %d", b.nc, b.kc);
+    /* the block order halves for 8 blocks over M and N; the column order does not touch MC */
+    kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 240 << 20, 12, 32, 512, 2048, 2, KF_BT_CPU_ORDER_BLOCKS, &r);
+    KF_CHECK_MSG(r.mc == 264 && b.mc == 516, "block order mc %d, column order mc %d", r.mc, b.mc);
+    /* 16 threads: NC halved to 2048 / 32 blocks would be one panel: stops at 4 panels */
+    kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 1966080, 12, 32, 512, 2048, 16, KF_BT_CPU_ORDER_COLUMNS, &b);
+    KF_CHECK_MSG(b.nc == 4 * 32 && b.nc % 32 == 0, "nc %d", b.nc);
+    /* 4 threads: 8 blocks of 256 */
+    kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 240 << 20, 12, 32, 512, 2048, 4, KF_BT_CPU_ORDER_COLUMNS, &b);
+    KF_CHECK_MSG(b.nc == 256, "nc %d", b.nc);
+    /* one thread: the L2 block, unsplit */
+    kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 240 << 20, 12, 32, 512, 2048, 1, KF_BT_CPU_ORDER_COLUMNS, &b);
+    KF_CHECK_MSG(b.nc == 512, "nc %d", b.nc);
 }
 
 /* bf16 on CPU: packing converts to bf16 pairs, the micro-kernel is
@@ -519,6 +566,18 @@ KF_TEST(cpu_tiny_problems_default_to_one_thread)
     int n = kf_bt_neighbours(&p, &l.r, nb, 64), all = 0;
     for (int i = 0; i < n; i++) all |= nb[i].knob[KC_THREADS] == 0;
     KF_CHECK_MSG(all, "no all-threads neighbour among %d", n);
+    /* the column order with the epilogue fused (no row panels) has no MC
+       neighbour: MC does not change its code; the block order has */
+    p.knob[KC_LOOP_ORDER] = 1;
+    p.fusion = KF_BT_FUSE_EPILOGUE;
+    n = kf_bt_neighbours(&p, &l.r, nb, 64);
+    int mc = 0;
+    for (int i = 0; i < n; i++) mc |= nb[i].knob[KC_MC] != p.knob[KC_MC];
+    KF_CHECK_MSG(!mc, "an MC neighbour of a column-order point");
+    p.knob[KC_LOOP_ORDER] = 0;
+    n = kf_bt_neighbours(&p, &l.r, nb, 64);
+    for (int i = 0; i < n; i++) mc |= nb[i].knob[KC_MC] != p.knob[KC_MC];
+    KF_CHECK_MSG(mc, "no MC neighbour of a block-order point");
     l.r.flops = fl;
     l.r.min_bytes = mb;
     unload(&l);
@@ -548,11 +607,11 @@ KF_TEST(point_json_roundtrip)
     KF_CHECK_CONTAINS(lb, "epilogue-fused");
     KF_CHECK_CONTAINS(lb, "colmajor");
     unload(&l);
-    load(&l, "problems/level2/99_Matmul_GELU_Softmax.json", "cpu");   /* 512 rows */
+    load(&l, "problems/level2/99_Matmul_GELU_Softmax.json", "cpu");   /* 512 rows, but B of 16 MiB: no row panels */
     kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, NULL, &p);
     kf_bt_point_label(&p, lb, sizeof lb);
-    KF_CHECK_CONTAINS(lb, "rows-fused");
-    KF_CHECK(strstr(lb, "colmajor") == NULL);
+    KF_CHECK_CONTAINS(lb, "epilogue-fused");
+    KF_CHECK_CONTAINS(lb, "colmajor");
     unload(&l);
 }
 
@@ -622,6 +681,40 @@ KF_TEST(analyzer_names_compute_and_recommends)
         KF_CHECK(!kf_bt_point_equal(&q, &tried));
     }
     kf_analysis_free(&an3);
+    kf_analysis_free(&an);
+    kf_bt_history_free(&h);
+    unload(&l);
+}
+
+/* A matrix-vector product (04 at the cpu preset: 1024 x 32768, bound by
+ * reading A): the tile knobs do not change its kernel, so the analyzer
+ * recommends no change of them; it recommends the one-thread variant, so
+ * that one thread is measured against all. */
+KF_TEST(cpu_gemv_search_measures_one_thread)
+{
+    loaded l;
+    load(&l, "problems/level1/04_Matrix_vector_multiplication.json", "cpu");
+    kf_bt_history h = {0};
+    kf_bt_point cur;
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, NULL, &cur);
+    KF_CHECK_INT(cur.knob[KC_THREADS], 0);   /* 128 MiB: not tiny */
+    kf_eval_result e;
+    fake_eval(&l.r, l.r.min_bytes / 2e10 / 0.4, 0.4, &e);
+    e.roofline.floor_s = l.r.min_bytes / 2e10;
+    kf_analysis an;
+    kf_error err = {0};
+    KF_CHECK_MSG(kf_bt_analyze(&h, &l.r, &cur, &e, 0, 0.8, &an, &err) == 0, "%s", err.msg);
+    KF_CHECK_MSG(an.n_recs >= 1, "no recommendation");
+    int one = 0;
+    for (int i = 0; i < an.n_recs; i++) {
+        kf_bt_point q;
+        KF_CHECK(kf_bt_point_from_json(an.recs[i].params, &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q, &err) == 0);
+        one |= q.knob[KC_THREADS] == 1;
+        KF_CHECK_MSG(q.knob[KC_MR] == cur.knob[KC_MR] && q.knob[KC_NR] == cur.knob[KC_NR] &&
+                     q.knob[KC_MC] == cur.knob[KC_MC] && q.knob[KC_KC] == cur.knob[KC_KC],
+                     "rec %d changes a tile knob: %s", i, an.recs[i].what);
+    }
+    KF_CHECK_MSG(one, "no one-thread recommendation among %d (first: %s)", an.n_recs, an.recs[0].what);
     kf_analysis_free(&an);
     kf_bt_history_free(&h);
     unload(&l);

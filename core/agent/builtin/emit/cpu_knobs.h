@@ -25,23 +25,37 @@ enum {
 #define KF_BT_CPU_TINY_BYTES (256.0 * 1024)
 
 /* The GEMM's cache blocking from the cache sizes the cpu-simd probe reads
- * (kf_device_info.cache_*_bytes, one core's share; 0 = unknown).  KC: the
- * micro-panel the inner loop keeps in L1 fills half of it (A's MR x KC in
- * the block order, B's KC x NR with rows fused).  The block re-read from
- * L2 (B's KC x NC, or with rows fused A's MC x KC, and then the MC x N row
+ * (kf_device_info.cache_*_bytes, one core's share; 0 = unknown), for one
+ * of the generated loop orders:
+ *   KF_BT_CPU_ORDER_BLOCKS  (MC x NC) blocks of C over the threads, B packed
+ *                           once up front and shared (loop_order 0);
+ *   KF_BT_CPU_ORDER_ROWS    MC x N row panels with the row op fused;
+ *   KF_BT_CPU_ORDER_COLUMNS NC-column blocks over the threads, each thread
+ *                           packing its own KC x NC block of B into its
+ *                           cache and running every row over it, A packed
+ *                           once and shared (loop_order 1).
+ * KC: the micro-panel the inner loop keeps in L1 fills half of it (A's
+ * MR x KC, or with rows fused B's KC x NR).  The block re-read from L2
+ * (B's KC x NC, or with rows fused A's MC x KC, and then the MC x N row
  * panel within L2) fills half of L2; the other block half of the L3 share.
  * Then the blocks are split (halving the larger, in MR / NR steps) until
- * the M x N partition (rows fused: the row panels) gives each thread
- * KF_BT_CPU_BLOCKS_PER_THREAD blocks.  m, n: the GEMM's rows and columns
- * (0: unknown); threads <= 0: unknown (no split).  Unknown L1d: the former
- * constants (MC 96 with NR >= 32, else 72; NC 256; KC 384).  MC is a
- * multiple of MR, NC of NR, KC of 8, all within the knobs' ranges. */
+ * the partition gives each thread KF_BT_CPU_BLOCKS_PER_THREAD blocks; the
+ * column order splits only N, to KF_BT_CPU_COLUMN_BLOCKS_PER_THREAD blocks
+ * a thread and no narrower than KF_BT_CPU_MIN_COLUMN_PANELS NR panels (each
+ * block re-reads all of packed A: narrower blocks cost more than the
+ * balance they buy).  m, n: the GEMM's rows and columns (0: unknown);
+ * threads <= 0: unknown (no split).  Unknown L1d: the former constants
+ * (MC 96 with NR >= 32, else 72; NC 256; KC 384).  MC is a multiple of MR,
+ * NC of NR, KC of 8, all within the knobs' ranges. */
 #define KF_BT_CPU_BLOCKS_PER_THREAD 4
+#define KF_BT_CPU_COLUMN_BLOCKS_PER_THREAD 2
+#define KF_BT_CPU_MIN_COLUMN_PANELS 4
+enum { KF_BT_CPU_ORDER_BLOCKS = 0, KF_BT_CPU_ORDER_ROWS = 1, KF_BT_CPU_ORDER_COLUMNS = 2 };
 typedef struct kf_bt_cpu_blocking {
     int mc, nc, kc;
 } kf_bt_cpu_blocking;
 void kf_bt_cpu_derive_blocking(int64_t l1d, int64_t l2, int64_t l3, int mr, int nr, int64_t m, int64_t n,
-                               int threads, int rows_fused, kf_bt_cpu_blocking *out);
+                               int threads, int order, kf_bt_cpu_blocking *out);
 
 /* The GEMM anchor's candidate: cblas_sgemm per batch (emit.h, library_gemm). */
 int kf_bt_cpu_library_gemm(const kf_resolved *r, const struct kf_bt_gemm *g, const char *backend,

@@ -84,6 +84,20 @@ static int64_t max_gemm_cols(const kf_resolved *r)
     return n;
 }
 
+/* Elements of the B operand (the weights) of the largest GEMM, 0 if none. */
+static int64_t max_gemm_b_elems(const kf_resolved *r)
+{
+    const kf_problem *pr = r->problem;
+    int64_t e = 0;
+    for (int k = 0; k < pr->n_nodes; k++) {
+        const kf_node *nd = &pr->nodes[k];
+        if ((nd->op != KF_OP_MATMUL && nd->op != KF_OP_LINEAR) || nd->n_in < 2 || nd->in[1].is_scalar) continue;
+        int64_t b = kf_shape_elems(&r->shapes[nd->in[1].value]);
+        if (b > e) e = b;
+    }
+    return e;
+}
+
 /* Does a row op (softmax, a norm, a reduction...) follow a GEMM, possibly
  * after map ops?  Then the rows-fused plan computes MC x N row panels. */
 static int has_row_tail(const kf_resolved *r)
@@ -98,11 +112,19 @@ static int has_row_tail(const kf_resolved *r)
     return 0;
 }
 
+/* A cache size of this host from sysconf, or dflt where it does not say. */
+static double host_cache(int name, double dflt)
+{
+    long v = sysconf(name);
+    return v > 0 ? (double)v : dflt;
+}
+
 static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
 
 void kf_bt_cpu_derive_blocking(int64_t l1d, int64_t l2, int64_t l3, int mr, int nr, int64_t m, int64_t n,
-                               int threads, int rows_fused, kf_bt_cpu_blocking *out)
+                               int threads, int order, kf_bt_cpu_blocking *out)
 {
+    int rows_fused = order == KF_BT_CPU_ORDER_ROWS, columns = order == KF_BT_CPU_ORDER_COLUMNS;
     if (mr < 1) mr = 1;
     if (nr < 8) nr = 8;
     if (l1d <= 0) {
@@ -114,8 +136,8 @@ void kf_bt_cpu_derive_blocking(int64_t l1d, int64_t l2, int64_t l3, int mr, int 
     if (l2 <= 0) l2 = 8 * l1d;
     if (l3 <= 0) l3 = l2;
     /* the micro-panel that stays in L1 across the inner loop: A's (MR x KC)
-       in the block order (jr inside ir), B's (KC x NR) with rows fused (ir
-       inside jr); half of L1, the rest for the streamed panel and C */
+       in the block and column orders (jr inside ir), B's (KC x NR) with rows
+       fused (ir inside jr); half of L1, the rest for the streamed panel and C */
     int64_t kc = clamp64((l1d / 2) / ((int64_t)(rows_fused ? nr : mr) * 4) / 8 * 8, 64, 1024);
     int64_t in_l2 = (l2 / 2) / (kc * 4), in_l3 = (l3 / 2) / (kc * 4);
     int64_t mc = rows_fused ? in_l2 : in_l3, nc = rows_fused ? in_l3 : in_l2;
@@ -126,6 +148,17 @@ void kf_bt_cpu_derive_blocking(int64_t l1d, int64_t l2, int64_t l3, int mr, int 
     /* no block larger than the matrix (rounded up to the tile) */
     if (m > 0 && mc > (m + mr - 1) / mr * mr) mc = (m + mr - 1) / mr * mr;
     if (n > 0 && nc > (n + nr - 1) / nr * nr) nc = (n + nr - 1) / nr * nr;
+    if (columns) {
+        /* the column order hands out NC-column blocks only: halve NC until
+           every thread has its blocks, down to a few NR panels */
+        int64_t want = (int64_t)threads * KF_BT_CPU_COLUMN_BLOCKS_PER_THREAD;
+        while (threads > 1 && n > 0 && (n + nc - 1) / nc < want && nc / nr >= 2 * KF_BT_CPU_MIN_COLUMN_PANELS)
+            nc = ((nc / nr + 1) / 2) * nr;
+        out->mc = (int)mc;
+        out->nc = (int)nc;
+        out->kc = (int)kc;
+        return;
+    }
     /* KF_BT_CPU_BLOCKS_PER_THREAD blocks a thread (a machine shared with
        other work stalls a thread now and then; more blocks than threads let
        the others take up its share): halve the larger (in tiles) while it
@@ -171,6 +204,26 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
             p->knob[KC_LOOP_ORDER] = 1;
             p->fusion = KF_BT_FUSE_EPILOGUE;
         }
+        /* no row op after the GEMM: the column-block order too, whatever M.
+           Each thread packs its own KC x NC block of B into its cache from
+           the weights, read once; the block order writes all of packed B
+           out to memory and reads it back (3 passes over B instead of 1:
+           measured on the 2-core Xeon at 512 x 2048 -> 2048, one thread,
+           CPU time, the block order ran at 0.76-0.85x OpenBLAS sgemm in the
+           same process, the column order at 0.97-1.02x) */
+        if (!has_row_tail(r)) p->knob[KC_LOOP_ORDER] = 1;
+        /* a row op after a GEMM whose packed B does not fit in L2: row
+           panels re-read all of packed B from memory for every MC rows (99
+           at the cpu preset, 512 x 2048 -> 2048 with softmax: 0.42x the
+           op-by-op baseline on the 2-core Xeon); the column order with the
+           map ops fused at the store, then the row op as its own pass over
+           C (in L3), as the baseline does.  The search still tries rows. */
+        int64_t l2 = known && dev->cache_l2_bytes > 0 ? dev->cache_l2_bytes
+                                                      : (int64_t)host_cache(_SC_LEVEL2_CACHE_SIZE, 1 << 20);
+        if (has_row_tail(r) && max_gemm_b_elems(r) * 4 > l2) {
+            p->knob[KC_LOOP_ORDER] = 1;
+            p->fusion = KF_BT_FUSE_EPILOGUE;
+        }
     }
     /* blocking from the probed caches, for the loop order the plan takes */
     int threads = dev && dev->max_work_group > 0 ? dev->max_work_group : 0;
@@ -178,7 +231,10 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
     kf_bt_cpu_derive_blocking(known ? dev->cache_l1d_bytes : 0, known ? dev->cache_l2_bytes : 0,
                               known ? dev->cache_l3_bytes : 0, p->knob[KC_MR], p->knob[KC_NR],
                               r ? min_gemm_rows(r) : 0, r ? max_gemm_cols(r) : 0, threads,
-                              p->fusion == KF_BT_FUSE_ROWS && r && has_row_tail(r), &bk);
+                              p->fusion == KF_BT_FUSE_ROWS && r && has_row_tail(r) ? KF_BT_CPU_ORDER_ROWS
+                              : p->knob[KC_LOOP_ORDER] == 1 ? KF_BT_CPU_ORDER_COLUMNS
+                                                            : KF_BT_CPU_ORDER_BLOCKS,
+                              &bk);
     p->knob[KC_MC] = bk.mc;
     p->knob[KC_NC] = bk.nc;
     p->knob[KC_KC] = bk.kc;
@@ -222,7 +278,9 @@ static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
     for (int i = 0; i < nt; i++) {
         q = *p; q.knob[KC_MR] = tl[i].mr; q.knob[KC_NR] = tl[i].nr; kf_bt_nbr_push(s, &q);
     }
-    kf_bt_step_knob(p, KC_MC, s);
+    /* the column order without row panels packs all of A at once: MC
+       changes nothing there */
+    if (p->knob[KC_LOOP_ORDER] != 1 || p->fusion == KF_BT_FUSE_ROWS) kf_bt_step_knob(p, KC_MC, s);
     kf_bt_step_knob(p, KC_NC, s);
     kf_bt_step_knob(p, KC_KC, s);
     int u = p->knob[KC_UNROLL];
@@ -273,18 +331,19 @@ static int plan_fusion(const kf_bt_point *p, int fusion)
 
 static int threads(const kf_bt_point *p) { return p->knob[KC_THREADS]; }
 
-/* A cache size of this host from sysconf, or dflt where it does not say. */
-static double host_cache(int name, double dflt)
-{
-    long v = sysconf(name);
-    return v > 0 ? (double)v : dflt;
-}
-
 /* Relative efficiency (0..1] of the GEMM at point p: register blocking,
  * cache fit of the blocks, load balance over threads. */
 static double gemm_eff(const kf_bt_point *pt, const kf_bt_gemm_work *w, int threads)
 {
     const int *p = pt->knob;
+    /* every GEMM a matrix-vector product (N = 1, no row op fused): the
+       generator writes the dot-product kernel whatever the tile and block
+       knobs, streaming A once, so its time is the bandwidth's, not the
+       threads': 1/threads makes flops / (threads x eff) the same on one
+       thread as on all, so the team's fork/join makes the one-thread
+       neighbour the model's gain and the tile knobs none (the search then
+       measures one thread against all instead of trying identical code) */
+    if (w->max_n == 1 && !w->row_tail) return 0.25 / (threads > 0 ? threads : 1);
     if (!p[KC_PACK]) return 0.15;
     /* vector width and registers: AVX-512 16 floats x 32, AVX2 8 x 16,
        NEON (aarch64) 4 x 32 */
@@ -309,8 +368,10 @@ static double gemm_eff(const kf_bt_point *pt, const kf_bt_gemm_work *w, int thre
     double l2 = rows ? (double)p[KC_MC] * p[KC_KC] * 4 : (double)p[KC_KC] * p[KC_NC] * 4;
     if (l2 > 0.75 * c2) e *= 0.85;
     if (p[KC_KC] < 256) e *= 0.93;
-    /* balance: (MC x NC) blocks over threads */
-    double bm = ceil(w->max_m / p[KC_MC]), bn = ceil(w->max_n / p[KC_NC]);
+    /* balance: (MC x NC) blocks over threads; the column order (rows not
+       fused) hands out NC-column blocks only */
+    int columns = p[KC_LOOP_ORDER] == 1 && !rows;
+    double bm = columns ? 1 : ceil(w->max_m / p[KC_MC]), bn = ceil(w->max_n / p[KC_NC]);
     double blocks = bm * bn;
     if (blocks < 1) blocks = 1;
     double waves = ceil(blocks / threads);
