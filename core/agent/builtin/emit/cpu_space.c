@@ -234,8 +234,8 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
 static int check(const kf_bt_point *p, kf_error *err)
 {
     if (p->precision != KF_BT_FP32 && p->precision != KF_BT_BF16 && p->precision != KF_BT_AMX_BF16)
-        return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision %d; the C emitter writes fp32 (0), bf16 "
-                       "inputs with fp32 accumulation (3) or bf16 on AMX tiles (5)", p->precision);
+        return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision %d; the C emitter writes fp32 (0) or bf16 "
+                       "inputs with fp32 accumulation (3: vdpbf16ps, 5: AMX tiles)", p->precision);
     if (p->precision == KF_BT_AMX_BF16 &&
         (!p->knob[KC_PACK] || (p->knob[KC_MR] != 16 && p->knob[KC_MR] != 32) ||
          (p->knob[KC_NR] != 16 && p->knob[KC_NR] != 32)))
