@@ -452,39 +452,54 @@ KF_TEST(cpu_amx_precision)
     KF_CHECK_INT(kf_bt_point_conservative(&q), 1);
     KF_CHECK_INT(q.precision, KF_BT_FP32);
     KF_CHECK_INT(q.knob[KC_KC], p.knob[KC_KC]);
-    /* the default point */
+    /* never the default point, even where the device says AMX with the
+       fastest peak; a neighbour of packed points only where this process
+       holds the tile permission */
     kf_device_info dev;
     memset(&dev, 0, sizeof dev);
     dev.struct_size = sizeof dev;
     dev.peak_flops = 4.5e11;
     dev.peak_flops_bf16 = 1.9e11;
     dev.peak_flops_amx_bf16 = 2.0e12;
-    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &q);
-    KF_CHECK_INT(q.precision, KF_BT_FP32);   /* the device does not say KF_MU_AMX */
     dev.matrix_units = KF_MU_AMX | KF_MU_BF16;
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &q);
+    KF_CHECK_INT(q.precision, KF_BT_FP32);
     __builtin_cpu_init();
     int amx_cpu = __builtin_cpu_supports("amx-tile") && __builtin_cpu_supports("amx-bf16") &&
                   __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw");
     unsigned long mask = 0;
     int held = syscall(SYS_arch_prctl, 0x1022, &mask) == 0 && (mask & (1ul << 18));
+    kf_bt_point nb[64];
+    int n_amx = 0;
     if (!held) {   /* not asked for yet in this process: not offered */
-        kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &q);
-        KF_CHECK_INT(q.precision, KF_BT_FP32);
         KF_CHECK(!kf_bt_emit_c.offerable(&p));
+        int n = kf_bt_neighbours(&q, &l.r, nb, 64);
+        for (int i = 0; i < n; i++) n_amx += nb[i].precision == KF_BT_AMX_BF16;
+        KF_CHECK_INT(n_amx, 0);
     }
     int granted = amx_cpu && syscall(SYS_arch_prctl, 0x1023, 18) == 0;
-    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &q);
-    KF_CHECK_INT(q.precision, granted ? KF_BT_AMX_BF16 : KF_BT_FP32);
     KF_CHECK_INT(kf_bt_emit_c.offerable(&p), granted);
-    if (granted) {
-        KF_CHECK_INT(q.knob[KC_MR], 32);
-        KF_CHECK_INT(q.knob[KC_NR], 32);
-        KF_CHECK_INT(q.knob[KC_KC] % 32, 0);
-        KF_CHECK(kf_bt_emit_c.check(&q, &err) == 0);
+    int n = kf_bt_neighbours(&q, &l.r, nb, 64);
+    n_amx = 0;
+    for (int i = 0; i < n; i++) {
+        if (nb[i].precision != KF_BT_AMX_BF16) continue;
+        n_amx++;
+        KF_CHECK_INT(nb[i].knob[KC_MR], 32);
+        KF_CHECK_INT(nb[i].knob[KC_NR], 32);
+        KF_CHECK_INT(nb[i].knob[KC_KC] % 32, 0);
+        KF_CHECK(kf_bt_emit_c.check(&nb[i], &err) == 0);
+        /* the cost model ranks it above the vector kernel it came from */
+        kf_bt_gemm_work w = {127, 333, 2, 0};
+        KF_CHECK(kf_bt_emit_c.gemm_eff(&nb[i], &w, 2) > kf_bt_emit_c.gemm_eff(&q, &w, 2));
     }
-    dev.peak_flops_amx_bf16 = 4.0e11;   /* measured slower than the FMAs: not the default */
-    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &q);
-    KF_CHECK_INT(q.precision, KF_BT_FP32);
+    KF_CHECK_INT(n_amx, granted ? 1 : 0);
+    if (granted) {   /* and from an AMX point, back to the vector kernels (fp32, bf16) */
+        kf_bt_point a0 = p;
+        n = kf_bt_neighbours(&a0, &l.r, nb, 64);
+        int fp = 0;
+        for (int i = 0; i < n; i++) fp += nb[i].precision == KF_BT_FP32 && nb[i].knob[KC_MR] != 32;
+        KF_CHECK_INT(fp, 1);
+    }
     unload(&l);
 }
 

@@ -56,16 +56,19 @@ static int host_has_amx(void)
 #endif
 }
 
-/* The AMX micro-kernel: 2 x 2 C tiles of 16 x 16 (cpu_gemm_amx.c); KC a
- * multiple of 32 (whole tiles; the rest of a depth block goes through
- * vdpbf16ps). */
+/* The AMX micro-kernel: 2 x 2 C tiles of 16 x 16 (cpu_gemm_amx.c); KC
+ * a multiple of 32 (whole tiles; the rest of a depth block goes through
+ * vdpbf16ps) with the 32-row bf16 micro-panel in half of this host's L1d
+ * (the rule of kf_bt_cpu_derive_blocking at 2 bytes an element). */
 static void to_amx(kf_bt_point *q)
 {
+    long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+    long kc = (l1 > 0 ? l1 : 32768) / 2 / (32 * 2) / 32 * 32;
     q->precision = KF_BT_AMX_BF16;
     q->knob[KC_MR] = 32;
     q->knob[KC_NR] = 32;
     q->knob[KC_PACK] = 1;
-    q->knob[KC_KC] = (q->knob[KC_KC] + 31) / 32 * 32;
+    q->knob[KC_KC] = kc < 64 ? 64 : kc > 1024 ? 1024 : (int)kc;
     q->knob[KC_MC] = (q->knob[KC_MC] + 31) / 32 * 32;
     q->knob[KC_NC] = (q->knob[KC_NC] + 31) / 32 * 32;
 }
@@ -196,15 +199,10 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
        rate); a failed verification falls back to fp32
        (kf_bt_point_conservative) */
     if (known && dev->peak_flops_bf16 > dev->peak_flops && host_has_bf16()) p->precision = KF_BT_BF16;
-    /* AMX tiles where the plugin holds their permission (KF_MU_AMX) and
-       measured them faster than both (ABI 1.4 field) */
-    int amx = known && (dev->matrix_units & KF_MU_AMX) && dev->peak_flops_amx_bf16 > dev->peak_flops &&
-              dev->peak_flops_amx_bf16 > dev->peak_flops_bf16 && host_has_amx();
-    if (amx) {
-        p->precision = KF_BT_AMX_BF16;
-        p->knob[KC_MR] = 32;
-        p->knob[KC_NR] = 32;
-    }
+    /* AMX tiles are never the default (a point naming precision 0 or 3
+       keeps the vector tiles then); the search reaches them as a neighbour
+       of every packed point where this process holds the tile permission
+       (neighbours, offerable) */
     if (r) {
         /* tiny problems (a one-row GEMM, a GEMV, a few thousand elements):
            one thread, no team to wake; the search tries all threads next */
@@ -228,7 +226,6 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
     p->knob[KC_MC] = bk.mc;
     p->knob[KC_NC] = bk.nc;
     p->knob[KC_KC] = bk.kc;
-    if (amx) to_amx(p);
 }
 
 static int check(const kf_bt_point *p, kf_error *err)
