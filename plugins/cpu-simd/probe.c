@@ -316,7 +316,7 @@ typedef struct amx_cfg {
 __attribute__((target("amx-tile,amx-bf16"), noinline)) static double amx_loop(float seed)
 {
     amx_cfg cfg;
-    static const uint16_t ones[16 * 32] __attribute__((aligned(64))) = {0};   /* bf16 zeros: the rate does not depend on them */
+    static const uint16_t zeros[16 * 32] __attribute__((aligned(64)));   /* bf16 zeros: the rate does not depend on them */
     float c[16 * 16] __attribute__((aligned(64)));
     memset(&cfg, 0, sizeof cfg);
     cfg.palette = 1;
@@ -326,10 +326,10 @@ __attribute__((target("amx-tile,amx-bf16"), noinline)) static double amx_loop(fl
     _tile_zero(1);
     _tile_zero(2);
     _tile_zero(3);
-    _tile_loadd(4, ones, 64);
-    _tile_loadd(5, ones, 64);
-    _tile_loadd(6, ones, 64);
-    _tile_loadd(7, ones, 64);
+    _tile_loadd(4, zeros, 64);
+    _tile_loadd(5, zeros, 64);
+    _tile_loadd(6, zeros, 64);
+    _tile_loadd(7, zeros, 64);
     for (long it = 0; it < AMX_ITERS; it++) {
         _tile_dpbf16ps(0, 4, 6);
         _tile_dpbf16ps(1, 4, 7);

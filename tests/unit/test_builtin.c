@@ -464,11 +464,16 @@ KF_TEST(cpu_amx_precision)
     dev.matrix_units = KF_MU_AMX | KF_MU_BF16;
     kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &q);
     KF_CHECK_INT(q.precision, KF_BT_FP32);
+#if defined(__x86_64__)
     __builtin_cpu_init();
     int amx_cpu = __builtin_cpu_supports("amx-tile") && __builtin_cpu_supports("amx-bf16") &&
                   __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw");
     unsigned long mask = 0;
     int held = syscall(SYS_arch_prctl, 0x1022, &mask) == 0 && (mask & (1ul << 18));
+#else
+    int amx_cpu = 0, held = 0;
+    (void)amx_cpu;
+#endif
     kf_bt_point nb[64];
     int n_amx = 0;
     if (!held) {   /* not asked for yet in this process: not offered */
@@ -477,7 +482,11 @@ KF_TEST(cpu_amx_precision)
         for (int i = 0; i < n; i++) n_amx += nb[i].precision == KF_BT_AMX_BF16;
         KF_CHECK_INT(n_amx, 0);
     }
+#if defined(__x86_64__)
     int granted = amx_cpu && syscall(SYS_arch_prctl, 0x1023, 18) == 0;
+#else
+    int granted = 0;
+#endif
     KF_CHECK_INT(kf_bt_emit_c.offerable(&p), granted);
     int n = kf_bt_neighbours(&q, &l.r, nb, 64);
     n_amx = 0;
