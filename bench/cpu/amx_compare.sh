@@ -9,6 +9,7 @@
 #
 #     bench/cpu/amx_compare.sh [ROUNDS] [OUT] [PROBLEM.json...]
 #
+# ROUNDS 0 writes OUT/summary.md again from OUT/runs.txt (no runs).
 # One `kforge run --max-iterations 1 --no-baseline` per variant and round
 # (the candidate's time is the median of the profile protocol's timed runs;
 # default problems: Level-2 09, 12, 99; preset $PRESET, default cpu; threads:
@@ -31,6 +32,7 @@ probs=("$@")
 KFORGE=${KFORGE:-$top/core/kforge}
 preset=${PRESET:-cpu}
 mkdir -p "$out/runs"
+if [ "$rounds" -gt 0 ]; then   # ROUNDS 0: only the summary of OUT/runs.txt again
 {
     echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo "commit: $(git -C "$top" rev-parse --short HEAD)$(git -C "$top" diff --quiet HEAD -- core plugins || echo ' (with uncommitted changes)')"
@@ -63,6 +65,7 @@ except (OSError, ValueError):
         done
     done
 done
+fi
 "${PYTHON3:-python3}" - "$out" "$preset" "$KFORGE" "${probs[@]}" <<'EOF' > "$out/summary.md"
 import json, statistics, subprocess, sys
 out, preset, kforge, probs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
@@ -80,6 +83,7 @@ print("| problem | variant | median ms | runs | GEMM GFLOP/s | of the %s peak | 
 print("|---|---|---|---|---|---|---|")
 for p in probs:
     pj = json.load(open(p))
+    pj["name"] = p.rsplit("/", 1)[-1][:-len(".json")]   # runs.txt names problems by file
     d = pj["presets"][preset]
     flops = 2.0 * d.get("B", d.get("M", 0)) * d["N"] * d["K"]
     base = statistics.median(runs[(pj["name"], "fp32")]) if (pj["name"], "fp32") in runs else 0
