@@ -1521,7 +1521,8 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
         if (has_gemm && pt->precision == KF_BT_AMX_BF16 && pt->knob[KC_PACK] && !pt->baseline)
             kf_sb_puts(b, "    /* AMX tiles fault without the permission the plugin asks for: outputs left\n"
                           "       NaN then, so verification fails and the search goes back to fp32 */\n"
-                          "    if (!(a->features & KF_CPU_FEAT_AMX_BF16)) return;\n");
+                          "    if (!(a->features & KF_CPU_FEAT_AMX_BF16)) return;\n"
+                          "    kf_amx_epoch++;   /* each thread loads the tile configuration again */\n");
         kf_sb_printf(b, "    const int nt = %s;\n",
                         pt->knob[KC_THREADS] ? "" : "a->n_threads > 0 ? a->n_threads : 1");
         if (pt->knob[KC_THREADS]) {

@@ -21,8 +21,8 @@
  *      stride NR*4 bytes).
  * Both fit in the fp32 layout's room (MR*kc, NR*kc floats).  The w pairs
  * that do not fill a tile go through vdpbf16ps on C after the tiles are
- * stored.  The tile configuration is loaded once per thread (a thread-local
- * flag); the candidate runs only where the worker holds the permission for
+ * stored.  The tile configuration is loaded once per thread and call (a
+ * thread-local epoch); the candidate runs only where the worker holds the permission for
  * the AMX state (kf_cpu_args.features, KF_CPU_FEAT_AMX_BF16). */
 #include "agent/builtin/builtin.h"
 
@@ -111,22 +111,26 @@ const char kf_bt_cpu_gemm_lib_amx[] =
     "    }\n"
     "}\n"
     "\n"
-    "/* palette 1: every tile 16 rows x 64 bytes; loaded once per thread */\n"
+    "/* palette 1: every tile 16 rows x 64 bytes; loaded once per thread and\n"
+    " * call of kf_kernel (which bumps kf_amx_epoch before its threads start), so\n"
+    " * other code that loads another configuration between calls on the same\n"
+    " * threads (another candidate in the process) cannot leave a wrong one */\n"
     "typedef struct kf_amx_cfg {\n"
     "    uint8_t palette, start_row, reserved[14];\n"
     "    uint16_t colsb[16];\n"
     "    uint8_t rows[16];\n"
     "} kf_amx_cfg;\n"
-    "static __thread int kf_amx_configured;\n"
+    "static unsigned kf_amx_epoch = 1;\n"
+    "static __thread unsigned kf_amx_configured;\n"
     "static inline void kf_amx_config(void)\n"
     "{\n"
-    "    if (kf_amx_configured) return;\n"
+    "    if (kf_amx_configured == kf_amx_epoch) return;\n"
     "    kf_amx_cfg cfg;\n"
     "    memset(&cfg, 0, sizeof cfg);\n"
     "    cfg.palette = 1;\n"
     "    for (int t = 0; t < 8; t++) { cfg.colsb[t] = 64; cfg.rows[t] = 16; }\n"
     "    _tile_loadconfig(&cfg);\n"
-    "    kf_amx_configured = 1;\n"
+    "    kf_amx_configured = kf_amx_epoch;\n"
     "}\n"
     "\n"
     "/* c[MR x NR] (leading dimension ldc) = (add ? c : 0) + ap * bp over kc:\n"
