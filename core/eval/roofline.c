@@ -109,8 +109,9 @@ void kf_roofline_enforce(kf_roofline *rf, const kf_resolved *r, const kf_device_
     double bytes_s = ratio(rf->min_bytes, bw);
     rf->flop_term = !has_linear_reduction(r ? r->problem : NULL) && rf->peak_flops > 0;
     double slack = (dev && !strcmp(dev->kind, "cpu")) ? KF_FLOP_SLACK_CPU : KF_FLOP_SLACK_ACCEL;
-    /* a CPU with a bf16 dot-product unit (AVX512_BF16) may run a bf16
-       candidate above its fp32 peak: the floor takes the faster precision */
+    /* a CPU with bf16 units (AVX512_BF16 vdpbf16ps, AMX tiles) may run a
+       bf16 candidate above its fp32 peak: the floor takes the fastest unit,
+       whatever unit the candidate names (kf_roofline_use_unit) */
     double peak = dmax(rf->peak_flops, dev ? dev->peak_flops : 0);
     if (dev && !strcmp(dev->kind, "cpu") && dev->struct_size >= sizeof *dev)
         peak = dmax(peak, dmax(dev->peak_flops_bf16, dev->peak_flops_amx_bf16));
