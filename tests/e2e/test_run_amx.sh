@@ -28,7 +28,7 @@ cases=(
     "unfused, 32x16, kc 40 (the last block 10 deep: no whole tile)|$p09|{\"fusion\":0,\"precision\":5,\"mr\":32,\"nr\":16,\"kc\":40,\"mc\":64,\"nc\":64,\"loop_order\":0}"
     "B as K x N (matmul 127x93 @ 93x171), 16x16, kc 93 (2 tile blocks + 15 pairs)|$p08|{\"fusion\":2,\"precision\":5,\"mr\":16,\"nr\":16,\"kc\":384,\"mc\":64,\"nc\":128,\"loop_order\":0}"
 )
-echo "1..$((2 + 2 * ${#cases[@]}))"
+echo "1..$((3 + 2 * ${#cases[@]}))"
 
 if ! grep -qw amx_bf16 /proc/cpuinfo || ! grep -qw amx_tile /proc/cpuinfo; then
     strict_here=0
@@ -36,6 +36,7 @@ if ! grep -qw amx_bf16 /proc/cpuinfo || ! grep -qw amx_tile /proc/cpuinfo; then
     skip "kforge backends lists the AMX bf16 peak" "$why"
     skip "the listing says the permission was granted" "$why"
     for c in "${cases[@]}"; do skip "${c%%|*}: verifies" "$why"; skip "${c%%|*}: AMX unit and peak in eval.json" "$why"; done
+    skip "kforge export --to c of an AMX kernel asks for the tile state and matches fp32" "$why"
     tap_exit
 fi
 strict_here=${KF_TEST_STRICT:-0}
@@ -55,6 +56,7 @@ if [ "${amx_detail:-}" != yes ]; then
     skip "the listing says the permission was granted" "$why"
     skip "kforge backends lists the AMX bf16 peak" "$why"
     for c in "${cases[@]}"; do skip "${c%%|*}: verifies" "$why"; skip "${c%%|*}: AMX unit and peak in eval.json" "$why"; done
+    skip "kforge export --to c of an AMX kernel asks for the tile state and matches fp32" "$why"
     tap_exit
 fi
 ok "the listing says the permission was granted"
@@ -87,4 +89,24 @@ print("ok" if unit == 2 and abs(peak - want) <= 1e-6 * want else "unit %s, roofl
 ' "$out/steps/0001-0/eval.json" "$amx_peak" 2>&1)
     [ "$res" = ok ] && ok "$name: AMX unit and peak in eval.json" || no "$name: AMX unit and peak in eval.json" "$res"
 done
+
+# the exported C of the first AMX run (outside kforge: the wrapper asks for
+# the tile state itself) against the exported C of an fp32 run: same sums
+"$KFORGE" run "$p12" --backend cpu-simd --preset small --agent 'builtin:{"fusion":2,"precision":0,"mr":12,"nr":32}' \
+    --out "$tmp/fp32" --no-baseline --max-iterations 1 > "$tmp/logf" 2>&1
+sums=""
+for r in run1 fp32; do
+    "$KFORGE" export "$tmp/$r" --to c --out "$tmp/exp-$r" > "$tmp/exp-$r.log" 2>&1 &&
+        make -s -C "$tmp/exp-$r" example > "$tmp/make-$r.log" 2>&1 &&
+        sums="$sums$("$tmp/exp-$r/example" | sed -n 's/.*sum //p') "
+done
+if "$PYTHON3" -c '
+import sys
+a, b = (float(x) for x in sys.argv[1].split())
+sys.exit(0 if abs(a - b) <= 1e-2 * max(1.0, abs(b)) else 1)' "$sums" 2>/dev/null; then
+    ok "kforge export --to c of an AMX kernel asks for the tile state and matches fp32"
+else
+    no "kforge export --to c of an AMX kernel asks for the tile state and matches fp32" "sums (amx fp32): $sums" \
+       "$(tail -n 3 "$tmp"/exp-*.log "$tmp"/make-*.log "$tmp/logf" 2>/dev/null)"
+fi
 tap_exit
