@@ -18,7 +18,8 @@
  *
  * ABI 1.4 (this header), 1.3, 1.2, 1.1 and 1.0 plugins all load.  1.4 takes
  * one more reserved slot (export_files: `kforge export` asks the plugin of
- * the run's backend to write the exported kernel's host code).  1.3 appends
+ * the run's backend to write the exported kernel's host code) and appends
+ * the AMX bf16 peak to kf_device_info (an older plugin leaves it 0).  1.3 appends
  * the data cache sizes and the bf16 peak to kf_device_info (an older
  * plugin leaves them 0: unknown).  1.2 takes one more reserved slot
  * (compile_offline) and appends offline_targets to kf_backend_info.  1.1 appends fields to
@@ -122,6 +123,10 @@ typedef struct kf_device_info {
                                    size over the CPUs that share it) */
     double peak_flops_bf16;     /* FLOP/s with bf16 inputs and fp32 accumulation
                                    (e.g. AVX512_BF16 vdpbf16ps), 0 if none */
+    /* ---- ABI 1.4: 0 when unknown (same rule as 1.3) ---- */
+    double peak_flops_amx_bf16; /* FLOP/s of a matrix unit with bf16 inputs and
+                                   fp32 accumulation used by tiles (Intel AMX
+                                   tdpbf16ps), 0 if none or not permitted */
 } kf_device_info;
 
 /* Matrix units a device has (kf_device_info.matrix_units). */

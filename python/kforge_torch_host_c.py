@@ -25,7 +25,29 @@ class _Args(ctypes.Structure):   # kforge-cpu.h: kf_cpu_args
     _fields_ = [("in_", ctypes.POINTER(ctypes.c_void_p)), ("out", ctypes.POINTER(ctypes.c_void_p)),
                 ("scratch", ctypes.POINTER(ctypes.c_void_p)), ("dims", ctypes.POINTER(ctypes.c_int64)),
                 ("n_in", ctypes.c_int), ("n_out", ctypes.c_int), ("n_scratch", ctypes.c_int),
-                ("n_dims", ctypes.c_int), ("n_threads", ctypes.c_int)]
+                ("n_dims", ctypes.c_int), ("n_threads", ctypes.c_int), ("features", ctypes.c_uint32)]
+
+
+_features = None
+
+
+def _amx_features():
+    """KF_CPU_FEAT_AMX_BF16 where the kernel grants this process the AMX tile
+    state (asked once, as kforge's cpu-simd plugin does): a kernel on AMX
+    tiles (the built-in agent's precision 5) writes nothing without it."""
+    global _features
+    if _features is None:
+        _features = 0
+        if os.uname().machine == "x86_64" and os.uname().sysname == "Linux":
+            try:
+                libc = ctypes.CDLL(None, use_errno=True)
+                m = ctypes.c_ulong(0)
+                if (libc.syscall(158, 0x1023, 18) == 0 and libc.syscall(158, 0x1022, ctypes.byref(m)) == 0
+                        and m.value & (1 << 18)):   # SYS_arch_prctl, ARCH_REQ/GET_XCOMP_PERM, XTILEDATA
+                    _features = 1                    # KF_CPU_FEAT_AMX_BF16
+            except (OSError, AttributeError):
+                pass
+    return _features
 
 
 def setup(spec, here):
@@ -111,6 +133,6 @@ def run(tensors):
               (P * len(outs))(*[t.data_ptr() for t in outs]),
               (P * max(1, len(scratch)))(*[t.data_ptr() for t in scratch]),
               (ctypes.c_int64 * max(1, len(dims)))(*dims),
-              len(ins), len(outs), len(scratch), len(dims), threads)
+              len(ins), len(outs), len(scratch), len(dims), threads, _amx_features())
     _entry()(ctypes.byref(a))
     return outs

@@ -9,11 +9,14 @@
  * A variant must take one scratch buffer (the packed B); its output is
  * checked for NaN (a kernel built for other sizes writes NaN). */
 #include <cblas.h>
+#include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include "kforge-cpu.h"
 
 #ifndef NVAR
@@ -22,6 +25,19 @@
 #define DECL(i) void kf_kernel_##i(const kf_cpu_args *a);
 DECL(0) DECL(1) DECL(2) DECL(3)
 static kf_cpu_entry entries[4] = {kf_kernel_0, kf_kernel_1, kf_kernel_2, kf_kernel_3};
+
+/* The AMX tile state, asked for as the cpu-simd plugin does: an AMX
+ * (precision 5) kernel returns without writing unless a->features says so. */
+static uint32_t amx_features(void)
+{
+#if defined(__x86_64__)
+    unsigned long m = 0;
+    if (syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18) == 0 &&
+        syscall(SYS_arch_prctl, 0x1022 /* ARCH_GET_XCOMP_PERM */, &m) == 0 && (m & (1ul << 18)))
+        return KF_CPU_FEAT_AMX_BF16;
+#endif
+    return 0;
+}
 
 static double now(void)
 {
@@ -57,14 +73,16 @@ int main(int argc, char **argv)
     }
     if (reps > 256) reps = 256;
     openblas_set_num_threads(nt);
+    const uint32_t feats = amx_features();
     for (int r = -1; r < reps; r++) {   /* r = -1: warm-up */
         for (int v = 0; v <= NVAR; v++) {
+            y[0] = y[B * N - 1] = NAN;   /* a kernel that writes nothing is caught below */
             double t0 = now();
             if (v == NVAR) {
                 cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)B, (int)N, (int)K, 1.0f, x, (int)K, w,
                             (int)K, 0.0f, y, (int)N);
             } else {
-                kf_cpu_args a = {in, out, scr[v], dims, 3, 1, 1, 3, nt};
+                kf_cpu_args a = {in, out, scr[v], dims, 3, 1, 1, 3, nt, feats};
                 entries[v](&a);
             }
             if (r >= 0) t[v][r] = now() - t0;

@@ -539,7 +539,20 @@ static void c_source(const exp_ctx *x, kf_sb *b)
     const char *id = x->ident;
     int ni = x->p->n_inputs, no = x->p->n_outputs, ns = x->c->n_scratch, nd = x->p->n_dims;
     kf_sb_printf(b, "/* %s.c — calls the exported kernel through kforge-cpu.h's convention. */\n", id);
-    kf_sb_printf(b, "#include <stdlib.h>\n#include <unistd.h>\n#include \"kforge-cpu.h\"\n#include \"%s.h\"\n\n", id);
+    kf_sb_printf(b, "#include <stdlib.h>\n#include <unistd.h>\n#if defined(__x86_64__) && defined(__linux__)\n"
+                    "#include <sys/syscall.h>\n#endif\n#include \"kforge-cpu.h\"\n#include \"%s.h\"\n\n", id);
+    /* a kernel on AMX tiles (the built-in agent's precision 5) runs only
+       where the tile state is granted, as kforge's cpu-simd plugin asks */
+    kf_sb_printf(b, "/* kf_cpu_args.features: the AMX tile state, asked for as kforge's cpu-simd plugin\n"
+                    " * does (an AMX kernel writes nothing without it). */\n"
+                    "static uint32_t %s_features(void)\n{\n"
+                    "#if defined(__x86_64__) && defined(__linux__)\n"
+                    "    unsigned long m = 0;\n"
+                    "    if (syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18) == 0 &&\n"
+                    "        syscall(SYS_arch_prctl, 0x1022 /* ARCH_GET_XCOMP_PERM */, &m) == 0 && (m & (1ul << 18)))\n"
+                    "        return KF_CPU_FEAT_AMX_BF16;\n"
+                    "#endif\n"
+                    "    return 0;\n}\n\n", id);
     kf_sb_printf(b, "void %s(const kf_cpu_args *a);\n\nint %s(", entry_of(x), id);
     for (int i = 0; i < ni; i++) kf_sb_printf(b, "const float *%s, ", x->p->inputs[i].name);
     for (int i = 0; i < no; i++) kf_sb_printf(b, "float *%s, ", kf_problem_value_name(x->p, x->p->outputs[i]));
@@ -556,8 +569,9 @@ static void c_source(const exp_ctx *x, kf_sb *b)
                      s, (long long)(x->scratch[s] > 0 ? x->scratch[s] : 1));
     kf_sb_printf(b, "    if (rc == 0) {\n"
                     "        if (n_threads <= 0) n_threads = (int)sysconf(_SC_NPROCESSORS_ONLN);\n"
-                    "        kf_cpu_args a = {in, out, scratch, dims, %d, %d, %d, %d, n_threads > 0 ? n_threads : 1};\n"
-                    "        %s(&a);\n    }\n", ni, no, ns, nd, entry_of(x));
+                    "        kf_cpu_args a = {in, out, scratch, dims, %d, %d, %d, %d, n_threads > 0 ? n_threads : 1,\n"
+                    "                         %s_features()};\n"
+                    "        %s(&a);\n    }\n", ni, no, ns, nd, id, entry_of(x));
     kf_sb_printf(b, "    for (int s = 0; s < %d; s++) free(scratch[s]);\n    return rc;\n}\n", ns);
 }
 

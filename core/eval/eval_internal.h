@@ -81,6 +81,12 @@ int kf_timing_stats(const double *samples, int n, kf_timing *t);
 /* Sets achieved rates and fraction = floor_s / median_s (0 when either is
  * unknown). */
 void kf_roofline_apply(kf_roofline *rf, double median_s);
+/* A CPU candidate that names its compute unit (the cpu-simd profile's
+ * counter "compute_unit": 1 AVX512_BF16 vdpbf16ps, 2 AMX bf16 tiles) is
+ * measured against that unit's peak: rf->peak_flops and floor_s (the
+ * efficiency figures) take it when the device reports one; the enforced
+ * floor is not touched (kf_roofline_enforce takes the fastest unit). */
+void kf_roofline_use_unit(kf_roofline *rf, const kf_device_info *dev, int unit);
 
 /* Sets hard_floor_s to the enforced floor (roofline.c says how), given
  * the bytes of all the buffer sets the timed runs rotate through. */

@@ -373,6 +373,8 @@ int kf_ev_profile(kf_ev *e, kf_worker *w, const kf_device_info *dev, kf_error *e
 
     kf_roofline_compute(e->r, dev, &res->roofline);
     kf_roofline_enforce(&res->roofline, e->r, dev, (double)e->mem.layout.size);
+    for (int i = 0; i < t->n_counters && i < KF_MAX_COUNTERS; i++)
+        if (!strcmp(t->counters[i].name, "compute_unit")) kf_roofline_use_unit(&res->roofline, dev, (int)t->counters[i].value);
     kf_roofline_apply(&res->roofline, t->median_s);
     if (kf_roofline_too_fast(&res->roofline, t->median_s)) {
         const kf_roofline *rf = &res->roofline;

@@ -38,6 +38,15 @@ void kf_roofline_compute(const kf_resolved *r, const kf_device_info *dev, kf_roo
     out->hard_floor_s = ratio(out->min_bytes, out->cache_bytes_per_s);
 }
 
+void kf_roofline_use_unit(kf_roofline *rf, const kf_device_info *dev, int unit)
+{
+    if (!dev || strcmp(dev->kind, "cpu") != 0 || dev->struct_size < sizeof *dev) return;
+    double peak = unit == 1 ? dev->peak_flops_bf16 : unit == 2 ? dev->peak_flops_amx_bf16 : 0;
+    if (!(peak > 0)) return;
+    rf->peak_flops = peak;
+    rf->floor_s = dmax(ratio(rf->flops, peak), ratio(rf->min_bytes, rf->peak_bytes_per_s));
+}
+
 void kf_roofline_apply(kf_roofline *rf, double median_s)
 {
     if (median_s > 0) {
@@ -100,11 +109,12 @@ void kf_roofline_enforce(kf_roofline *rf, const kf_resolved *r, const kf_device_
     double bytes_s = ratio(rf->min_bytes, bw);
     rf->flop_term = !has_linear_reduction(r ? r->problem : NULL) && rf->peak_flops > 0;
     double slack = (dev && !strcmp(dev->kind, "cpu")) ? KF_FLOP_SLACK_CPU : KF_FLOP_SLACK_ACCEL;
-    /* a CPU with a bf16 dot-product unit (AVX512_BF16) may run a bf16
-       candidate above its fp32 peak: the floor takes the faster precision */
-    double peak = rf->peak_flops;
-    if (dev && !strcmp(dev->kind, "cpu") && dev->struct_size >= sizeof *dev && dev->peak_flops_bf16 > peak)
-        peak = dev->peak_flops_bf16;
+    /* a CPU with bf16 units (AVX512_BF16 vdpbf16ps, AMX tiles) may run a
+       bf16 candidate above its fp32 peak: the floor takes the fastest unit,
+       whatever unit the candidate names (kf_roofline_use_unit) */
+    double peak = dmax(rf->peak_flops, dev ? dev->peak_flops : 0);
+    if (dev && !strcmp(dev->kind, "cpu") && dev->struct_size >= sizeof *dev)
+        peak = dmax(peak, dmax(dev->peak_flops_bf16, dev->peak_flops_amx_bf16));
     double flops_s = rf->flop_term ? ratio(rf->flops, peak * slack) : 0.0;
     rf->hard_floor_s = dmax(bytes_s, flops_s);
 }

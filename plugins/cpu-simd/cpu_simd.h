@@ -25,6 +25,7 @@ struct kf_artifact {
     int n_in, n_out, n_scratch, n_dims;
     int64_t *dims;
     int n_threads;
+    int unit;                 /* KF_CPU_UNIT_* the candidate names (KF_CPU_USES), 0 if none */
 };
 
 /* probe.c */
@@ -32,6 +33,11 @@ kf_status kf_cpu_probe(kf_device_info *devs, int max, int *n, char *why, size_t 
 /* ABI 1.1: the probe's cheap listing and its measured half. */
 kf_status kf_cpu_list(kf_device_info *devs, size_t dev_size, int max, int *n, char *why, size_t why_len);
 kf_status kf_cpu_measure(int device, kf_device_info *dev, char *why, size_t why_len);
+/* KF_CPU_FEAT_* this process holds: AMX_BF16 when the CPU has AMX and
+ * the listing obtained the permission for its tile state (the listing runs
+ * in the worker before the sandbox; the seccomp filter never needs to allow
+ * the request for candidates).  why (may be NULL) says why not. */
+uint32_t kf_cpu_features(const char **why);
 /* Vector width in floats of the best ISA here, and its name ("avx512f"...). */
 int kf_cpu_vector_floats(const char **isa);
 /* Online CPUs this process may run on (sysconf, narrowed by affinity). */

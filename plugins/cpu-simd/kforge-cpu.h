@@ -17,8 +17,24 @@
  * dims[d]    value of problem dim d (the problem's "dims" order).
  * n_threads  how many threads to use (all cores unless KFORGE_THREADS says
  *            otherwise), e.g. `#pragma omp parallel num_threads(a->n_threads)`.
+ * features   KF_CPU_FEAT_* bits: what the worker holds for the candidate.
+ *            KF_CPU_FEAT_AMX_BF16: the CPU has AMX (amx_tile, amx_bf16) and
+ *            the plugin obtained the permission for its tile state
+ *            (arch_prctl ARCH_REQ_XCOMP_PERM, before the sandbox), so AMX
+ *            instructions may run on every thread; without the bit they
+ *            fault (SIGILL).  Load a tile configuration on each thread that
+ *            uses the tiles (_tile_loadconfig); never call arch_prctl.
  *
  * The entry is called once per run; the whole call is timed.
+ *
+ * Optional, for the roofline: a candidate whose multiply-adds run on another
+ * unit than the fp32 FMAs says so at file scope, e.g.
+ *
+ *     KF_CPU_USES(KF_CPU_UNIT_AMX_BF16);
+ *
+ * and its efficiency is reported against that unit's measured peak (`kforge
+ * backends` lists them); the floor below which a time is refused as
+ * impossible always takes the fastest unit, whatever a candidate says.
  */
 #ifndef KFORGE_CPU_H
 #define KFORGE_CPU_H
@@ -32,7 +48,19 @@ typedef struct kf_cpu_args {
     const int64_t *dims;
     int n_in, n_out, n_scratch, n_dims;
     int n_threads;
+    uint32_t features;   /* KF_CPU_FEAT_* (appended: a candidate built against
+                            an older header never reads it) */
 } kf_cpu_args;
+
+#define KF_CPU_FEAT_AMX_BF16 (1u << 0)
+
+/* The units a candidate may name with KF_CPU_USES (the profile's counter
+ * "compute_unit" reports which one the plugin read). */
+#define KF_CPU_UNIT_FMA_FP32 0   /* fp32 FMAs (the default) */
+#define KF_CPU_UNIT_DPBF16 1     /* AVX512_BF16 vdpbf16ps, fp32 accumulation */
+#define KF_CPU_UNIT_AMX_BF16 2   /* AMX tdpbf16ps tiles, fp32 accumulation */
+#define KF_CPU_USES(unit) \
+    __attribute__((visibility("default"), used)) const int kf_cpu_unit = (unit)
 
 typedef void (*kf_cpu_entry)(const kf_cpu_args *a);
 

@@ -2,7 +2,8 @@
  * probe.c — the one "cpu" device: model name, ISA, vector width, cores,
  * frequency, cache sizes (cache.c); peak FLOP/s the larger of an estimate
  * from them and a measured FMA rate (and the bf16 dot-product rate where
- * the CPU has AVX512_BF16), memory bandwidth the faster of a short multi-threaded copy and
+ * the CPU has AVX512_BF16, the AMX tdpbf16ps rate where it has AMX and the
+ * permission for the tile state was granted), memory bandwidth the faster of a short multi-threaded copy and
  * read, an L1 bound for the cache bandwidth.  The
  * result is computed once per process and cached.
  */
@@ -15,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,6 +28,51 @@
 
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 static kf_device_info probe_dev;
+
+/* ---- AMX: the permission for the tile state (Linux 5.16+) ---- */
+
+#define KF_ARCH_GET_XCOMP_PERM 0x1022
+#define KF_ARCH_REQ_XCOMP_PERM 0x1023
+#define KF_XFEATURE_XTILEDATA 18
+
+static int amx_granted;
+static char amx_why[160] = "not probed";
+
+/* Asks the kernel for the AMX tile state, once per process (from the
+ * listing: in the worker that is before the sandbox confines it, and the
+ * permission holds for every thread, those started later included). */
+static void request_amx(void)
+{
+    if (!(__builtin_cpu_supports("amx-tile") && __builtin_cpu_supports("amx-bf16"))) {
+        snprintf(amx_why, sizeof amx_why, "the CPU does not report amx_tile and amx_bf16");
+        return;
+    }
+    if (!__builtin_cpu_supports("avx512bf16") || !__builtin_cpu_supports("avx512bw")) {
+        snprintf(amx_why, sizeof amx_why, "the CPU has AMX but not AVX512_BF16 and AVX512BW (packing, tails)");
+        return;
+    }
+    if (syscall(SYS_arch_prctl, KF_ARCH_REQ_XCOMP_PERM, KF_XFEATURE_XTILEDATA) != 0) {
+        snprintf(amx_why, sizeof amx_why, "arch_prctl(ARCH_REQ_XCOMP_PERM, XTILEDATA) failed: %s (a kernel before 5.16, "
+                 "or a signal stack too small for the tile state)", strerror(errno));
+        return;
+    }
+    unsigned long mask = 0;
+    if (syscall(SYS_arch_prctl, KF_ARCH_GET_XCOMP_PERM, &mask) != 0 || !(mask & (1ul << KF_XFEATURE_XTILEDATA))) {
+        snprintf(amx_why, sizeof amx_why, "the kernel did not grant the AMX tile state");
+        return;
+    }
+    amx_granted = 1;
+    amx_why[0] = '\0';
+}
+
+static void probe_once_fn(void);
+
+uint32_t kf_cpu_features(const char **why)
+{
+    pthread_once(&probe_once, probe_once_fn);
+    if (why) *why = amx_granted ? NULL : amx_why;
+    return amx_granted ? KF_CPU_FEAT_AMX_BF16 : 0;
+}
 
 int kf_cpu_vector_floats(const char **isa)
 {
@@ -255,7 +303,45 @@ __attribute__((target("avx512f,avx512bf16"), noinline)) static double bf16_loop(
     return sink;
 }
 
-typedef struct fma_job { int lanes; double sink; } fma_job;   /* lanes 32: the bf16 loop */
+/* tdpbf16ps chains: four independent C tiles (16 x 16 fp32) fed by two A
+ * and two B tiles (16 x 32 bf16), 16 x 16 x 32 multiply-adds each.  The
+ * thread loads its own tile configuration and releases the tiles after. */
+#define AMX_ITERS 200000
+typedef struct amx_cfg {
+    uint8_t palette, start_row, reserved[14];
+    uint16_t colsb[16];
+    uint8_t rows[16];
+} amx_cfg;
+
+__attribute__((target("amx-tile,amx-bf16"), noinline)) static double amx_loop(float seed)
+{
+    amx_cfg cfg;
+    static const uint16_t zeros[16 * 32] __attribute__((aligned(64)));   /* bf16 zeros: the rate does not depend on them */
+    float c[16 * 16] __attribute__((aligned(64)));
+    memset(&cfg, 0, sizeof cfg);
+    cfg.palette = 1;
+    for (int t = 0; t < 8; t++) { cfg.colsb[t] = 64; cfg.rows[t] = 16; }
+    _tile_loadconfig(&cfg);
+    _tile_zero(0);
+    _tile_zero(1);
+    _tile_zero(2);
+    _tile_zero(3);
+    _tile_loadd(4, zeros, 64);
+    _tile_loadd(5, zeros, 64);
+    _tile_loadd(6, zeros, 64);
+    _tile_loadd(7, zeros, 64);
+    for (long it = 0; it < AMX_ITERS; it++) {
+        _tile_dpbf16ps(0, 4, 6);
+        _tile_dpbf16ps(1, 4, 7);
+        _tile_dpbf16ps(2, 5, 6);
+        _tile_dpbf16ps(3, 5, 7);
+    }
+    _tile_stored(0, c, 64);
+    _tile_release();
+    return (double)c[0] + seed;
+}
+
+typedef struct fma_job { int lanes; double sink; } fma_job;   /* lanes 32: the bf16 loop, 0: AMX */
 
 /* The loops are pure functions: without a volatile sink the compiler drops
  * the calls and the "measurement" times nothing. */
@@ -264,17 +350,20 @@ static volatile double fma_sink;
 static void *fma_thread(void *p)
 {
     fma_job *j = p;
-    j->sink = j->lanes == 32 ? bf16_loop(1.0f) : j->lanes == 16 ? fma_loop16(1.0f) : fma_loop8(1.0f);
+    j->sink = j->lanes == 0 ? amx_loop(1.0f) : j->lanes == 32 ? bf16_loop(1.0f) : j->lanes == 16 ? fma_loop16(1.0f)
+                                                                                   : fma_loop8(1.0f);
     fma_sink = j->sink;
     return NULL;
 }
 
 /* FLOP/s of `threads` threads each running FMA chains (best of 2), or 0
  * when the CPU has neither AVX-512 nor AVX2+FMA; lanes 32: the vdpbf16ps
- * chains, 0 without AVX512_BF16.  About 20-60 ms. */
+ * chains, 0 without AVX512_BF16; lanes 0: the AMX tiles, 0 unless the
+ * permission was granted.  About 20-60 ms. */
 static double measure_fma_peak(int threads, int lanes)
 {
-    if (lanes != 32 && lanes != 16 && lanes != 8) return 0;
+    if (lanes != 32 && lanes != 16 && lanes != 8 && lanes != 0) return 0;
+    if (lanes == 0 && !amx_granted) return 0;
     if (lanes == 32 && !__builtin_cpu_supports("avx512bf16")) return 0;
     if (lanes == 16 && !__builtin_cpu_supports("avx512f")) return 0;
     if (lanes == 8 && !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))) return 0;
@@ -294,8 +383,10 @@ static double measure_fma_peak(int threads, int lanes)
         for (int i = 1; i < threads; i++)
             if (started[i]) pthread_join(tid[i], NULL);
         double dt = now_s() - t0;
-        /* lanes 32: 16 fp32 lanes x 2 bf16 products each */
-        double flops = 2.0 * FMA_CHAINS * (double)FMA_ITERS * lanes * threads;
+        /* lanes 32: 16 fp32 lanes x 2 bf16 products each; AMX: 4 tiles of
+           16 x 16 x 32 multiply-adds per iteration */
+        double flops = lanes == 0 ? 2.0 * 4 * 16 * 16 * 32 * (double)AMX_ITERS * threads
+                                  : 2.0 * FMA_CHAINS * (double)FMA_ITERS * lanes * threads;
         if (dt > 0 && flops / dt > best) best = flops / dt;
     }
     return best;
@@ -356,6 +447,7 @@ static void probe_once_fn(void)
                                      used ? " " : "", feats[i]);
     }
     compiler_version(cc, sizeof cc);
+    request_amx();
     kf_cpu_read_caches(cache_dir && *cache_dir ? cache_dir : NULL, &caches);
 
     memset(d, 0, sizeof *d);
@@ -369,7 +461,7 @@ static void probe_once_fn(void)
     d->compute_units = cores;
     d->warp_size = lanes;
     d->max_work_group = kf_cpu_threads();
-    d->matrix_units = __builtin_cpu_supports("avx512bf16") ? KF_MU_BF16 : 0;
+    d->matrix_units = (__builtin_cpu_supports("avx512bf16") ? KF_MU_BF16 : 0) | (amx_granted ? KF_MU_AMX : 0);
     d->cache_l1d_bytes = caches.l1d;
     d->cache_l2_bytes = caches.l2;
     d->cache_l3_bytes = caches.l3;
@@ -382,10 +474,11 @@ static void probe_once_fn(void)
              "peak FLOP/s estimated as cores x GHz x %d lanes x 2 (FMA) x 2 (FMA ports) = %.0f GFLOP/s; "
              "measured: the FMA throughput of one thread x cores (the larger is the peak) and the faster of a "
              "%u MiB multi-threaded copy and read; caches per core: L1d %lld KiB, L2 %lld KiB, L3 %lld KiB (%s); "
-             "compiler: %s (%s)",
+             "AMX bf16 tiles: %s%s; compiler: %s (%s)",
              flags[0] ? flags : "-", lanes, isa, cores, hz * 1e-9, freq_src, lanes, estimate * 1e-9,
              BW_BYTES >> 20, (long long)(caches.l1d >> 10), (long long)(caches.l2 >> 10),
-             (long long)(caches.l3 >> 10), caches.source, kf_cpu_compiler(), cc);
+             (long long)(caches.l3 >> 10), caches.source, amx_granted ? "yes, permission granted" : "no: ",
+             amx_granted ? "" : amx_why, kf_cpu_compiler(), cc);
 }
 
 kf_status kf_cpu_list(kf_device_info *devs, size_t dev_size, int max, int *n, char *why, size_t why_len)
@@ -411,7 +504,7 @@ kf_status kf_cpu_list(kf_device_info *devs, size_t dev_size, int max, int *n, ch
  * is often the base clock, so a measured FMA rate above the estimate wins,
  * and the cache bound grows with it. */
 static pthread_once_t measure_once = PTHREAD_ONCE_INIT;
-static double m_flops, m_bw, m_cache, m_bf16;
+static double m_flops, m_bw, m_cache, m_bf16, m_amx;
 static int m_flops_measured;
 
 static void measure_once_fn(void)
@@ -423,6 +516,7 @@ static void measure_once_fn(void)
     double turbo = (probe_estimate > 0 && measured > probe_estimate) ? measured / probe_estimate : 1.0;
     m_cache = (double)probe_cores * probe_hz * turbo * 128.0;
     m_bf16 = measure_fma_peak(1, 32) * probe_cores;   /* 0 without AVX512_BF16 */
+    m_amx = measure_fma_peak(1, 0) * probe_cores;     /* 0 without AMX and its permission */
 }
 
 kf_status kf_cpu_measure(int device, kf_device_info *d, char *why, size_t why_len)
@@ -440,6 +534,8 @@ kf_status kf_cpu_measure(int device, kf_device_info *d, char *why, size_t why_le
     d->cache_bytes_per_s = m_cache;
     if (d->struct_size >= offsetof(kf_device_info, peak_flops_bf16) + sizeof(double))
         d->peak_flops_bf16 = m_bf16;
+    if (d->struct_size >= offsetof(kf_device_info, peak_flops_amx_bf16) + sizeof(double))
+        d->peak_flops_amx_bf16 = m_amx;
     return KF_OK;
 }
 

@@ -28,7 +28,7 @@ static int args_init(call_args *ca, const kf_artifact *art)
     if (!ca->in || !ca->out || !ca->scratch)
         return -1;
     ca->a = (kf_cpu_args){ca->in, ca->out, ca->scratch, art->dims, art->n_in, art->n_out,
-                          art->n_scratch, art->n_dims, art->n_threads};
+                          art->n_scratch, art->n_dims, art->n_threads, kf_cpu_features(NULL)};
     return 0;
 }
 
@@ -155,6 +155,7 @@ kf_status kf_cpu_profile(kf_artifact *art, const kf_profile_request *req,
     res->n_counters = 0;
     add_counter(res, "threads", art->n_threads);
     add_counter(res, "vector_width_floats", kf_cpu_vector_floats(NULL));
+    add_counter(res, "compute_unit", art->unit);   /* KF_CPU_UNIT_*: the roofline's peak */
     res->report = make_report(art, req, res->samples_s, req->reps);
     return KF_OK;
 }

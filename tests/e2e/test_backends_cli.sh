@@ -115,13 +115,13 @@ mkdir -p "$tmp/cache"
 out=$(XDG_CACHE_HOME="$tmp/cache" KFORGE_PLUGIN_PATH="$cpu" KFORGE_PLUGIN_SYSTEM_PATH= "$KFORGE" backends 2>&1)
 f=$(ls "$tmp/cache/kforge/peaks/"cpu-simd-* 2>/dev/null | head -n1)
 if [ -n "$f" ] && grep -q '^peak_flops [0-9]' "$f" && grep -q '^peak_bw_measured 1' "$f" &&
-   grep -q '^peak_flops_bf16 [0-9]' "$f" &&
+   grep -q '^peak_flops_bf16 [0-9]' "$f" && grep -q '^peak_flops_amx_bf16 [0-9]' "$f" &&
    [ "$(stat -c %a "$f")" = 600 ]; then ok "the measured peaks are cached, owner-only, per plugin version and device"
 else not_ok "the measured peaks are cached, owner-only, per plugin version and device" "file: ${f:-none}" "$out"; fi
 if [ -n "$f" ]; then
-    printf 'peak_flops 1.25e+12\npeak_bytes_per_s 4.5e+10\npeak_flops_measured 1\npeak_bw_measured 1\ncache_bytes_per_s 9e+11\npeak_flops_bf16 2.5e+12\n' > "$f"
+    printf 'peak_flops 1.25e+12\npeak_bytes_per_s 4.5e+10\npeak_flops_measured 1\npeak_bw_measured 1\ncache_bytes_per_s 9e+11\npeak_flops_bf16 2.5e+12\npeak_flops_amx_bf16 2e+13\n' > "$f"
     out=$(XDG_CACHE_HOME="$tmp/cache" KFORGE_PLUGIN_PATH="$cpu" KFORGE_PLUGIN_SYSTEM_PATH= "$KFORGE" backends 2>&1)
-    check "the next listing takes the peaks from the cache" "$out" "peak 1250 GFLOP/s (measured), 45.0 GB/s (measured), bf16 2500 GFLOP/s (measured)"
+    check "the next listing takes the peaks from the cache" "$out" "peak 1250 GFLOP/s (measured), 45.0 GB/s (measured), bf16 2500 GFLOP/s (measured), AMX bf16 20000 GFLOP/s (measured)"
 else
     not_ok "the next listing takes the peaks from the cache" "no cache file"
 fi

@@ -27,8 +27,8 @@ for lang in $("$prog" --languages); do
 done
 if [ -z "$missing" ]; then ok "every emitter has golden cases"; else no "every emitter has golden cases" "none for:$missing"; fi
 # the C emitter's NEON path: every fp32 C golden compiles for aarch64 with
-# fmla (not the portable vectors), and the bf16 one stops at its #error
-# (no AVX512_BF16 there: the search falls back to fp32).  Needs a cross
+# fmla (not the portable vectors), and the bf16 and AMX ones stop at their
+# #error (no AVX512_BF16 or AMX there: the search falls back to fp32).  Needs a cross
 # compiler ($KF_AARCH64_CC, default aarch64-linux-gnu-gcc, Debian package
 # gcc-aarch64-linux-gnu); skipped without one.
 xcc=${KF_AARCH64_CC:-aarch64-linux-gnu-gcc}
@@ -38,20 +38,22 @@ if command -v "$xcc" > /dev/null 2>&1; then
         awk '/^=== kernel.c$/ {on = 1; next} /^=== / {on = 0} on' "$g" > "$tmp/kernel.c"
         if "$xcc" -std=gnu11 -O2 -march=armv8.2-a -fopenmp -S -I"$KF_SRCDIR/plugins/cpu-simd" -o "$tmp/k.s" \
                "$tmp/kernel.c" > "$tmp/cc.log" 2>&1; then
-            grep -q '"precision":3' "$g" && bf16="$bf16 $(basename "$g") compiled"
+            grep -q '"precision":[35]' "$g" && bf16="$bf16 $(basename "$g") compiled"
             grep -q 'fmla' "$tmp/k.s" || bad="$bad $(basename "$g") (no fmla)"
         elif grep -q '"precision":3' "$g"; then
             grep -q 'precision bf16 needs AVX512_BF16' "$tmp/cc.log" || bf16="$bf16 $(basename "$g"): $(head -c 200 "$tmp/cc.log")"
+        elif grep -q '"precision":5' "$g"; then
+            grep -q 'precision amx-bf16 needs AMX' "$tmp/cc.log" || bf16="$bf16 $(basename "$g"): $(head -c 200 "$tmp/cc.log")"
         else
             bad="$bad $(basename "$g"): $(head -c 300 "$tmp/cc.log")"
         fi
     done
     if [ -z "$bad" ]; then ok "the fp32 C goldens compile for aarch64 with NEON fmla ($xcc)"
     else no "the fp32 C goldens compile for aarch64 with NEON fmla ($xcc)" "$bad"; fi
-    if [ -z "$bf16" ]; then ok "the bf16 C golden stops at its #error on aarch64"
-    else no "the bf16 C golden stops at its #error on aarch64" "$bf16"; fi
+    if [ -z "$bf16" ]; then ok "the bf16 and AMX C goldens stop at their #error on aarch64"
+    else no "the bf16 and AMX C goldens stop at their #error on aarch64" "$bf16"; fi
 else
     ok "the fp32 C goldens compile for aarch64 with NEON fmla # SKIP no $xcc (apt-get install gcc-aarch64-linux-gnu)"
-    ok "the bf16 C golden stops at its #error on aarch64 # SKIP no $xcc"
+    ok "the bf16 and AMX C goldens stop at their #error on aarch64 # SKIP no $xcc"
 fi
 tap_exit

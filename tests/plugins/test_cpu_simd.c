@@ -7,12 +7,14 @@
 
 #include <dlfcn.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
 #include "candidate/candidate.h"
+#include "kforge-cpu.h"
 #include "kforge-plugin.h"
 #include "problem/problem.h"
 #include "reference/reference.h"
@@ -332,6 +334,101 @@ KF_TEST(verify_writes_outputs_in_guarded_buffers)
         KF_CHECK(guards_intact(&v.out[i]));
     }
     KF_CHECK_NEAR(v.in[0].data[999], 1000.0, 0);   /* inputs untouched */
+    vset_free(&v);
+    be->release(art);
+}
+
+/* AMX: the listing asks for the tile state where the CPU has AMX, says so
+ * in the detail, sets KF_MU_AMX and measures the tdpbf16ps peak; a
+ * candidate sees KF_CPU_FEAT_AMX_BF16 in a->features exactly then, may run
+ * tiles (here one tdpbf16ps: 32 products of 1.0 x 1.0 per element), and
+ * the unit it names with KF_CPU_USES comes back as the counter
+ * "compute_unit" (0 when it names none). */
+static const char *amx_src =
+    "#include <string.h>\n"
+    "#include <immintrin.h>\n"
+    "#include \"kforge-cpu.h\"\n"
+    "KF_CPU_USES(KF_CPU_UNIT_AMX_BF16);\n"
+    "void kf_kernel(const kf_cpu_args *a)\n"
+    "{\n"
+    "    a->out[1][0] = (float)a->features;\n"
+    "    for (long i = 0; i < 1000; i++) a->out[0][i] = -1.0f;\n"
+    "#if defined(__AMX_TILE__) && defined(__AMX_BF16__)\n"
+    "    if (!(a->features & KF_CPU_FEAT_AMX_BF16)) return;\n"
+    "    struct { unsigned char p, s, r[14]; unsigned short colsb[16]; unsigned char rows[16]; } cfg;\n"
+    "    static unsigned short one[16 * 32];\n"
+    "    static float c[256];\n"
+    "    memset(&cfg, 0, sizeof cfg);\n"
+    "    cfg.p = 1;\n"
+    "    for (int t = 0; t < 3; t++) { cfg.colsb[t] = 64; cfg.rows[t] = 16; }\n"
+    "    for (int i = 0; i < 16 * 32; i++) one[i] = 0x3f80;   /* bf16 1.0 */\n"
+    "    _tile_loadconfig(&cfg);\n"
+    "    _tile_zero(0);\n"
+    "    _tile_loadd(1, one, 64);\n"
+    "    _tile_loadd(2, one, 64);\n"
+    "    _tile_dpbf16ps(0, 1, 2);\n"
+    "    _tile_stored(0, c, 64);\n"
+    "    _tile_release();\n"
+    "    for (long i = 0; i < 1000; i++) a->out[0][i] = c[i % 256];\n"
+    "#endif\n"
+    "}\n";
+
+KF_TEST(amx_permission_features_and_unit)
+{
+    const kf_backend *be = load_plugin();
+    kf_device_info dev;
+    memset(&dev, 0, sizeof dev);
+    dev.struct_size = sizeof dev;
+    char why[256] = "";
+    int n = 0;
+    KF_CHECK_INT(be->list_devices(&dev, sizeof dev, 1, &n, why, sizeof why), KF_OK);
+    __builtin_cpu_init();
+    int amx = __builtin_cpu_supports("amx-tile") && __builtin_cpu_supports("amx-bf16") &&
+              __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw");
+    KF_CHECK_CONTAINS(dev.detail, "AMX bf16 tiles: ");
+    int granted = strstr(dev.detail, "AMX bf16 tiles: yes, permission granted") != NULL;
+    if (!amx) KF_CHECK(!granted);
+    if (!amx) KF_CHECK_CONTAINS(dev.detail, "AMX bf16 tiles: no: the CPU");
+    if (amx && !granted) printf("# the CPU has AMX but the tile state was refused: %s\n", dev.detail);
+    if (amx && getenv("KF_TEST_STRICT") && !strcmp(getenv("KF_TEST_STRICT"), "1"))
+        KF_CHECK_MSG(granted, "KF_TEST_STRICT: AMX CPU without the tile permission: %s", dev.detail);
+    KF_CHECK_INT((dev.matrix_units & KF_MU_AMX) != 0, granted);
+    KF_CHECK_INT(be->measure_peaks(0, &dev, why, sizeof why), KF_OK);
+    if (granted) KF_CHECK_MSG(dev.peak_flops_amx_bf16 > dev.peak_flops, "AMX %g, FMA %g FLOP/s",
+                              dev.peak_flops_amx_bf16, dev.peak_flops);
+    else KF_CHECK_NEAR(dev.peak_flops_amx_bf16, 0, 0);
+
+    kf_artifact *art = NULL;
+    char *diag = NULL, *err = NULL;
+    vset v;
+    KF_CHECK_INT(compile1(be, "amx.c", amx_src, "", NULL, &art, &diag), KF_OK);
+    vset_init(&v, 1.0f);
+    KF_CHECK_INT(be->verify(art, &v.set, &err), KF_OK);
+    KF_CHECK_NEAR(v.out[1].data[0], granted ? KF_CPU_FEAT_AMX_BF16 : 0, 0);
+    if (granted)
+        for (int i = 0; i < 1000; i += 97) KF_CHECK_NEAR(v.out[0].data[i], 32.0, 0);
+    double samples[3];
+    kf_profile_result res;
+    memset(&res, 0, sizeof res);
+    res.samples_s = samples;
+    kf_profile_request req = {1, 3, 1, &v.set};
+    KF_CHECK_INT(be->profile(art, &req, &res, &err), KF_OK);
+    KF_CHECK(res.n_counters >= 3);
+    KF_CHECK_STR(res.counters[2].name, "compute_unit");
+    KF_CHECK_NEAR(res.counters[2].value, KF_CPU_UNIT_AMX_BF16, 0);
+    free(res.report);
+    vset_free(&v);
+    be->release(art);
+    /* a candidate that names no unit: 0 (fp32 FMA) */
+    KF_CHECK_INT(compile1(be, "vadd.c", vadd_src, "", NULL, &art, &diag), KF_OK);
+    vset_init(&v, 1.0f);
+    memset(&res, 0, sizeof res);
+    res.samples_s = samples;
+    kf_profile_request req2 = {1, 3, 1, &v.set};
+    KF_CHECK_INT(be->profile(art, &req2, &res, &err), KF_OK);
+    KF_CHECK_STR(res.counters[2].name, "compute_unit");
+    KF_CHECK_NEAR(res.counters[2].value, KF_CPU_UNIT_FMA_FP32, 0);
+    free(res.report);
     vset_free(&v);
     be->release(art);
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 
 #include "agent/agent.h"
 #include "agent/builtin/builtin.h"
@@ -514,6 +515,110 @@ KF_TEST(cuda_wgmma_default_and_fallback)
     kf_candidate_free(c);
     free(label);
     kf_bt_plan_free(&plan);
+/* AMX bf16 tiles on CPU (precision 5): the point's rules, the library in
+ * the source (tiles, the permission check, the unit for the roofline), the
+ * fallback to fp32 after a failure, and the default point: AMX only where
+ * the device says KF_MU_AMX with the fastest peak and this process holds
+ * the tile permission (which the cpu-simd plugin's listing asks for; here
+ * the test asks, as the plugin would). */
+KF_TEST(cpu_amx_precision)
+{
+    loaded l;
+    load(&l, "problems/level2/12_Gemm_Multiply_LeakyReLU.json", "small");
+    kf_error err = {0};
+    const char *js = "{\"fusion\":2,\"precision\":5,\"mc\":96,\"nc\":256,\"kc\":384,\"mr\":32,\"nr\":32,"
+                     "\"pack\":1,\"threads\":0,\"loop_order\":0,\"unroll\":1}";
+    kf_bt_point p, q;
+    KF_CHECK_MSG(kf_bt_point_from_json(js, &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &p, &err) == 0, "%s", err.msg);
+    KF_CHECK_INT(p.precision, KF_BT_AMX_BF16);
+    char lb[160];
+    KF_CHECK_CONTAINS(kf_bt_point_label(&p, lb, sizeof lb), " amx-bf16");
+    /* whole 16 x 16 C tiles and packing, or a one-line refusal */
+    KF_CHECK(kf_bt_point_from_json("{\"precision\":5,\"mr\":12,\"nr\":32}", &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q,
+                                   &err) != 0);
+    KF_CHECK_CONTAINS(err.msg, "mr, nr of 16 or 32");
+    KF_CHECK(kf_bt_point_from_json("{\"precision\":5,\"mr\":32,\"nr\":32,\"pack\":0}", &kf_bt_emit_c, "cpu-simd", &l.r,
+                                   NULL, &q, &err) != 0);
+    KF_CHECK_CONTAINS(err.msg, "needs pack = 1");
+    KF_CHECK(kf_bt_point_from_json("{\"precision\":6}", &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q, &err) != 0);
+    kf_bt_plan plan;
+    KF_CHECK_MSG(kf_bt_plan_build(&l.r, KF_BT_FUSE_ROWS, &plan, &err) == 0, "%s", err.msg);
+    kf_candidate *c = NULL;
+    char *label = NULL;
+    KF_CHECK_MSG(kf_bt_gen_cpu(&plan, &p, "cpu-simd", NULL, &c, &label, &err) == 0, "%s", err.msg);
+    const char *src = c->sources[0].text;
+    KF_CHECK_CONTAINS(src, "_tile_dpbf16ps(3, 5, 7);");
+    KF_CHECK_CONTAINS(src, "_tile_loadconfig(&cfg);");
+    KF_CHECK_CONTAINS(src, "_mm512_cvtne2ps_pbh(hi, lo)");
+    KF_CHECK_CONTAINS(src, "KF_CPU_USES(KF_CPU_UNIT_AMX_BF16);");
+    KF_CHECK_CONTAINS(src, "if (!(a->features & KF_CPU_FEAT_AMX_BF16)) return;");
+    KF_CHECK_CONTAINS(src, "#error \"precision amx-bf16 needs AMX");
+    KF_CHECK(strstr(src, "kf_vfma(a, b[v], acc[i][v])") == NULL);   /* not the fp32 kernel */
+    kf_candidate_free(c);
+    free(label);
+    kf_bt_plan_free(&plan);
+    /* a failed AMX candidate: fp32, the blocking kept */
+    q = p;
+    KF_CHECK_INT(kf_bt_point_conservative(&q), 1);
+    KF_CHECK_INT(q.precision, KF_BT_FP32);
+    KF_CHECK_INT(q.knob[KC_KC], p.knob[KC_KC]);
+    /* never the default point, even where the device says AMX with the
+       fastest peak; a neighbour of packed points only where this process
+       holds the tile permission */
+    kf_device_info dev;
+    memset(&dev, 0, sizeof dev);
+    dev.struct_size = sizeof dev;
+    dev.peak_flops = 4.5e11;
+    dev.peak_flops_bf16 = 1.9e11;
+    dev.peak_flops_amx_bf16 = 2.0e12;
+    dev.matrix_units = KF_MU_AMX | KF_MU_BF16;
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &q);
+    KF_CHECK_INT(q.precision, KF_BT_FP32);
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    int amx_cpu = __builtin_cpu_supports("amx-tile") && __builtin_cpu_supports("amx-bf16") &&
+                  __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw");
+    unsigned long mask = 0;
+    int held = syscall(SYS_arch_prctl, 0x1022, &mask) == 0 && (mask & (1ul << 18));
+#else
+    int amx_cpu = 0, held = 0;
+    (void)amx_cpu;
+#endif
+    kf_bt_point nb[64];
+    int n_amx = 0;
+    if (!held) {   /* not asked for yet in this process: not offered */
+        KF_CHECK(!kf_bt_emit_c.offerable(&p));
+        int n = kf_bt_neighbours(&q, &l.r, nb, 64);
+        for (int i = 0; i < n; i++) n_amx += nb[i].precision == KF_BT_AMX_BF16;
+        KF_CHECK_INT(n_amx, 0);
+    }
+#if defined(__x86_64__)
+    int granted = amx_cpu && syscall(SYS_arch_prctl, 0x1023, 18) == 0;
+#else
+    int granted = 0;
+#endif
+    KF_CHECK_INT(kf_bt_emit_c.offerable(&p), granted);
+    int n = kf_bt_neighbours(&q, &l.r, nb, 64);
+    n_amx = 0;
+    for (int i = 0; i < n; i++) {
+        if (nb[i].precision != KF_BT_AMX_BF16) continue;
+        n_amx++;
+        KF_CHECK_INT(nb[i].knob[KC_MR], 32);
+        KF_CHECK_INT(nb[i].knob[KC_NR], 32);
+        KF_CHECK_INT(nb[i].knob[KC_KC] % 32, 0);
+        KF_CHECK(kf_bt_emit_c.check(&nb[i], &err) == 0);
+        /* the cost model ranks it above the vector kernel it came from */
+        kf_bt_gemm_work w = {127, 333, 2, 0};
+        KF_CHECK(kf_bt_emit_c.gemm_eff(&nb[i], &w, 2) > kf_bt_emit_c.gemm_eff(&q, &w, 2));
+    }
+    KF_CHECK_INT(n_amx, granted ? 1 : 0);
+    if (granted) {   /* and from an AMX point, back to the vector kernels (fp32, bf16) */
+        kf_bt_point a0 = p;
+        n = kf_bt_neighbours(&a0, &l.r, nb, 64);
+        int fp = 0;
+        for (int i = 0; i < n; i++) fp += nb[i].precision == KF_BT_FP32 && nb[i].knob[KC_MR] != 32;
+        KF_CHECK_INT(fp, 1);
+    }
     unload(&l);
 }
 

@@ -157,6 +157,60 @@ KF_TEST(enforced_floor_counts_flops_and_memory_bytes)
     KF_CHECK_NEAR(rf.hard_floor_s, 4e8 / 1e12, 1e-12);
 }
 
+/* A CPU with bf16 units: the enforced floor takes the fastest of the fp32,
+ * vdpbf16ps and AMX peaks whatever the candidate says; the printed floor
+ * and fraction take the peak of the unit the candidate names (the
+ * cpu-simd counter "compute_unit"), and stay fp32 for an unknown unit or
+ * one the device has no peak for. */
+KF_TEST(roofline_uses_the_unit_the_candidate_used)
+{
+    kf_problem p;
+    memset(&p, 0, sizeof p);
+    kf_node nodes[1];
+    memset(nodes, 0, sizeof nodes);
+    nodes[0].op = KF_OP_LINEAR;
+    p.n_nodes = 1;
+    p.nodes = nodes;
+    kf_resolved r;
+    memset(&r, 0, sizeof r);
+    r.problem = &p;
+    r.flops = 4e9;
+    r.min_bytes = 4e6;
+    kf_device_info dev;
+    memset(&dev, 0, sizeof dev);
+    dev.struct_size = sizeof dev;
+    strcpy(dev.kind, "cpu");
+    dev.peak_flops = 4e11;            /* fp32: 10 ms */
+    dev.peak_flops_bf16 = 2e11;       /* vdpbf16ps: 20 ms */
+    dev.peak_flops_amx_bf16 = 2e12;   /* AMX: 2 ms */
+    dev.peak_bytes_per_s = 1e11;
+    dev.cache_bytes_per_s = 1e12;
+    kf_roofline rf;
+    kf_roofline_compute(&r, &dev, &rf);
+    kf_roofline_enforce(&rf, &r, &dev, 1e9);
+    KF_CHECK_NEAR(rf.hard_floor_s, 4e9 / (1.25 * 2e12), 1e-12);   /* the fastest unit */
+    KF_CHECK_NEAR(rf.floor_s, 1e-2, 1e-12);
+    kf_roofline_use_unit(&rf, &dev, 2);
+    KF_CHECK_NEAR(rf.peak_flops, 2e12, 0);
+    KF_CHECK_NEAR(rf.floor_s, 2e-3, 1e-12);
+    KF_CHECK_NEAR(rf.hard_floor_s, 4e9 / (1.25 * 2e12), 1e-12);   /* untouched */
+    kf_roofline_apply(&rf, 4e-3);
+    KF_CHECK_NEAR(rf.fraction, 0.5, 1e-12);
+    kf_roofline_compute(&r, &dev, &rf);
+    kf_roofline_use_unit(&rf, &dev, 1);
+    KF_CHECK_NEAR(rf.floor_s, 2e-2, 1e-12);
+    kf_roofline_compute(&r, &dev, &rf);
+    kf_roofline_use_unit(&rf, &dev, 7);   /* unknown: fp32 */
+    KF_CHECK_NEAR(rf.peak_flops, 4e11, 0);
+    dev.peak_flops_amx_bf16 = 0;         /* no AMX peak: fp32 */
+    kf_roofline_use_unit(&rf, &dev, 2);
+    KF_CHECK_NEAR(rf.floor_s, 1e-2, 1e-12);
+    strcpy(dev.kind, "gpu");             /* only CPU devices */
+    dev.peak_flops_bf16 = 9e12;
+    kf_roofline_use_unit(&rf, &dev, 1);
+    KF_CHECK_NEAR(rf.peak_flops, 4e11, 0);
+}
+
 KF_TEST(timing_samples_must_fit_the_parents_clock)
 {
     double wall[5] = {1e-3, 1.1e-3, 1e-3, 1.2e-3, 1e-3};

@@ -210,9 +210,14 @@ typedef enum kf_bt_precision {
     KF_BT_BF16 = 3,           /* GEMMs on tensor cores with BF16 inputs
                                  (converted first) and FP32 accumulation
                                  (cuda-c); kept only if it passes */
-    KF_BT_BF16X3 = 4          /* 3xBF16: inputs split into BF16 high and
+    KF_BT_BF16X3 = 4,         /* 3xBF16: inputs split into BF16 high and
                                  low parts, three MMAs per tile (cuda-c);
                                  near-FP32 accuracy on tensor cores */
+    KF_BT_AMX_BF16 = 5        /* GEMMs on Intel AMX tiles with BF16 inputs
+                                 (converted while packing) and FP32
+                                 accumulation (C for cpu-simd); offered only
+                                 where the CPU has AMX and the permission
+                                 was granted, kept only if it passes */
 } kf_bt_precision;
 
 /* One point of the search space: the common fields, and the values of the

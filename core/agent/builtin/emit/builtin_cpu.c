@@ -1511,7 +1511,10 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
         char unr[16];
         snprintf(unr, sizeof unr, "%d", pt->knob[KC_UNROLL] < 1 ? 1 : pt->knob[KC_UNROLL]);
         kf_sb_puts(&g.b, GEMM_LIB);
-        const char *lib = pt->precision == KF_BT_BF16 ? GEMM_LIB_BF16 : GEMM_LIB_FP32;
+        const char *lib = pt->precision == KF_BT_BF16       ? GEMM_LIB_BF16
+                          : pt->precision == KF_BT_AMX_BF16 ? kf_bt_cpu_gemm_lib_amx
+                                                            : GEMM_LIB_FP32;
+        if (pt->precision == KF_BT_BF16) kf_sb_puts(&g.b, "KF_CPU_USES(KF_CPU_UNIT_DPBF16);\n");
         const char *pos = strstr(lib, "KF_UNROLL_LIT");
         kf_sb_printf(&g.b, "%.*s%s%s", (int)(pos - lib), lib, unr, pos + strlen("KF_UNROLL_LIT"));
         kf_sb_puts(&g.b, "\n");
@@ -1550,6 +1553,11 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
             kf_sb_printf(b, "        if (a->n_out > %d) for (int64_t i = 0; i < %" PRId64 "; i++) a->out[%d][i] = NAN;\n",
                             o, elems(&g, p->outputs[o]), o);
         kf_sb_puts(b, "        return;\n    }\n");
+        if (has_gemm && pt->precision == KF_BT_AMX_BF16 && pt->knob[KC_PACK] && !pt->baseline)
+            kf_sb_puts(b, "    /* AMX tiles fault without the permission the plugin asks for: outputs left\n"
+                          "       NaN then, so verification fails and the search goes back to fp32 */\n"
+                          "    if (!(a->features & KF_CPU_FEAT_AMX_BF16)) return;\n"
+                          "    kf_amx_epoch++;   /* each thread loads the tile configuration again */\n");
         kf_sb_printf(b, "    const int nt = %s;\n",
                         pt->knob[KC_THREADS] ? "" : "a->n_threads > 0 ? a->n_threads : 1");
         if (pt->knob[KC_THREADS]) {

@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#if defined(__x86_64__) && defined(__linux__)
+#include <sys/syscall.h>
+#endif
 
 #include "cpu_knobs.h"
 
@@ -34,10 +37,47 @@ static int host_has_bf16(void)
 #endif
 }
 
+/* AMX bf16 tiles usable by this process: the CPU reports amx_tile,
+ * amx_bf16 (and AVX512_BF16, AVX512BW for the packing and the k tail) and
+ * the permission for the tile state is held (the cpu-simd plugin's listing
+ * asks for it, in the parent as in the worker; ARCH_GET_XCOMP_PERM only
+ * reads it). */
+static int host_has_amx(void)
+{
+#if defined(__x86_64__) && defined(__linux__)
+    __builtin_cpu_init();
+    if (!(__builtin_cpu_supports("amx-tile") && __builtin_cpu_supports("amx-bf16") && host_has_bf16() &&
+          __builtin_cpu_supports("avx512bw")))
+        return 0;
+    unsigned long mask = 0;
+    return syscall(SYS_arch_prctl, 0x1022 /* ARCH_GET_XCOMP_PERM */, &mask) == 0 && (mask & (1ul << 18 /* XTILEDATA */));
+#else
+    return 0;
+#endif
+}
+
+/* The AMX micro-kernel: 2 x 2 C tiles of 16 x 16 (cpu_gemm_amx.c); KC
+ * a multiple of 32 (whole tiles; the rest of a depth block goes through
+ * vdpbf16ps) with the 32-row bf16 micro-panel in half of this host's L1d
+ * (the rule of kf_bt_cpu_derive_blocking at 2 bytes an element). */
+static void to_amx(kf_bt_point *q)
+{
+    long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+    long kc = (l1 > 0 ? l1 : 32768) / 2 / (32 * 2) / 32 * 32;
+    q->precision = KF_BT_AMX_BF16;
+    q->knob[KC_MR] = 32;
+    q->knob[KC_NR] = 32;
+    q->knob[KC_PACK] = 1;
+    q->knob[KC_KC] = kc < 64 ? 64 : kc > 1024 ? 1024 : (int)kc;
+    q->knob[KC_MC] = (q->knob[KC_MC] + 31) / 32 * 32;
+    q->knob[KC_NC] = (q->knob[KC_NC] + 31) / 32 * 32;
+}
+
 /* Micro-kernel tiles offered on this host: MR x NR with MR*NR/VL
  * accumulators, VL = 16 (AVX-512) or 8 (AVX2). */
 typedef struct { int mr, nr; } tile_t;
 static const tile_t TILES512[] = {{12, 32}, {8, 32}, {14, 32}, {6, 32}, {6, 64}, {24, 16}};
+static const tile_t TILESAMX[] = {{32, 32}, {16, 32}, {32, 16}};
 static const tile_t TILES256[] = {{6, 16}, {4, 16}, {4, 24}, {8, 8}, {3, 32}, {12, 8}};
 static const int MCS[] = {48, 72, 96, 144, 192, 288};
 static const int NCS[] = {128, 256, 512, 1024, 2048};
@@ -192,6 +232,10 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
        rate); a failed verification falls back to fp32
        (kf_bt_point_conservative) */
     if (known && dev->peak_flops_bf16 > dev->peak_flops && host_has_bf16()) p->precision = KF_BT_BF16;
+    /* AMX tiles are never the default (a point naming precision 0 or 3
+       keeps the vector tiles then); the search reaches them as a neighbour
+       of every packed point where this process holds the tile permission
+       (neighbours, offerable) */
     if (r) {
         /* tiny problems (a one-row GEMM, a GEMV, a few thousand elements):
            one thread, no team to wake; the search tries all threads next */
@@ -242,9 +286,15 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
 
 static int check(const kf_bt_point *p, kf_error *err)
 {
-    if (p->precision != KF_BT_FP32 && p->precision != KF_BT_BF16)
+    if (p->precision != KF_BT_FP32 && p->precision != KF_BT_BF16 && p->precision != KF_BT_AMX_BF16)
         return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision %d; the C emitter writes fp32 (0) or bf16 "
-                       "inputs with fp32 accumulation (3)", p->precision);
+                       "inputs with fp32 accumulation (3: vdpbf16ps, 5: AMX tiles)", p->precision);
+    if (p->precision == KF_BT_AMX_BF16 &&
+        (!p->knob[KC_PACK] || (p->knob[KC_MR] != 16 && p->knob[KC_MR] != 32) ||
+         (p->knob[KC_NR] != 16 && p->knob[KC_NR] != 32)))
+        return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision 5 (AMX bf16) needs pack = 1 and mr, nr of 16 or "
+                       "32 (whole 16 x 16 C tiles); got pack = %d, mr = %d, nr = %d", p->knob[KC_PACK],
+                       p->knob[KC_MR], p->knob[KC_NR]);
     if (p->precision == KF_BT_BF16 && (!p->knob[KC_PACK] || p->knob[KC_NR] % 16 != 0))
         return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision 3 (bf16) needs pack = 1 and nr a multiple of 16 "
                        "(the AVX-512 width); got pack = %d, nr = %d", p->knob[KC_PACK], p->knob[KC_NR]);
@@ -261,20 +311,33 @@ static int conservative(kf_bt_point *p)
 }
 
 /* bf16 only on a CPU with AVX512_BF16 (the candidate would not compile
- * elsewhere). */
+ * elsewhere); AMX only where this process holds the tile permission. */
 static int offerable(const kf_bt_point *p)
 {
-    return p->precision == KF_BT_FP32 || (p->precision == KF_BT_BF16 && host_has_bf16());
+    return p->precision == KF_BT_FP32 || (p->precision == KF_BT_BF16 && host_has_bf16()) ||
+           (p->precision == KF_BT_AMX_BF16 && host_has_amx());
 }
 
 static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
 {
     kf_bt_point q;
     if (!p->knob[KC_PACK]) { q = *p; q.knob[KC_PACK] = 1; kf_bt_nbr_push(s, &q); return; }
-    q = *p; q.precision = p->precision == KF_BT_BF16 ? KF_BT_FP32 : KF_BT_BF16; kf_bt_nbr_push(s, &q);
     int a512 = host_has_avx512();
-    const tile_t *tl = a512 ? TILES512 : TILES256;
-    int nt = a512 ? NELEM(TILES512) : NELEM(TILES256);
+    if (p->precision == KF_BT_AMX_BF16) {   /* off the tiles: the vector micro-kernels' default tile */
+        for (int pr = 0; pr < 2; pr++) {
+            q = *p;
+            q.precision = pr ? KF_BT_BF16 : KF_BT_FP32;
+            q.knob[KC_MR] = a512 ? 12 : 6;
+            q.knob[KC_NR] = a512 ? 32 : 16;
+            kf_bt_nbr_push(s, &q);
+        }
+    } else {
+        q = *p; q.precision = p->precision == KF_BT_BF16 ? KF_BT_FP32 : KF_BT_BF16; kf_bt_nbr_push(s, &q);
+        if (host_has_amx()) { q = *p; to_amx(&q); kf_bt_nbr_push(s, &q); }
+    }
+    int amx = p->precision == KF_BT_AMX_BF16;
+    const tile_t *tl = amx ? TILESAMX : a512 ? TILES512 : TILES256;
+    int nt = amx ? NELEM(TILESAMX) : a512 ? NELEM(TILES512) : NELEM(TILES256);
     for (int i = 0; i < nt; i++) {
         q = *p; q.knob[KC_MR] = tl[i].mr; q.knob[KC_NR] = tl[i].nr; kf_bt_nbr_push(s, &q);
     }
@@ -301,6 +364,7 @@ static char *label(const kf_bt_point *p, const char *fusion, char *buf, size_t n
         snprintf(buf, n, "gemm plain loops %s %s", fusion, thr);
     if (k[KC_LOOP_ORDER]) strncat(buf, " colmajor", n - strlen(buf) - 1);
     if (p->precision == KF_BT_BF16) strncat(buf, " bf16", n - strlen(buf) - 1);
+    if (p->precision == KF_BT_AMX_BF16) strncat(buf, " amx-bf16", n - strlen(buf) - 1);
     return buf;
 }
 
@@ -318,7 +382,9 @@ static const char *describe_change(const kf_bt_point *pa, const kf_bt_point *pb,
     else if (a[KC_THREADS] != b[KC_THREADS]) snprintf(buf, n, "use %s threads", b[KC_THREADS] ? "1" : "all");
     else if (a[KC_PACK] != b[KC_PACK]) snprintf(buf, n, "%s packing", b[KC_PACK] ? "enable" : "disable");
     else if (pa->precision != pb->precision)
-        snprintf(buf, n, "%s", pb->precision == KF_BT_BF16 ? "use bf16 inputs (vdpbf16ps, fp32 accumulation)" : "use fp32");
+        snprintf(buf, n, "%s", pb->precision == KF_BT_BF16       ? "use bf16 inputs (vdpbf16ps, fp32 accumulation)"
+                               : pb->precision == KF_BT_AMX_BF16 ? "use bf16 inputs on AMX tiles (tdpbf16ps, fp32 accumulation)"
+                                                                 : "use fp32");
     else return NULL;
     return buf;
 }
@@ -345,6 +411,11 @@ static double gemm_eff(const kf_bt_point *pt, const kf_bt_gemm_work *w, int thre
        measures one thread against all instead of trying identical code) */
     if (w->max_n == 1 && !w->row_tail) return 0.25 / (threads > 0 ? threads : 1);
     if (!p[KC_PACK]) return 0.15;
+    /* AMX: the tiles are not the limit (packing to bf16 and moving C
+       are); modelled as twice the best register-blocked kernel,
+       then the same cache and balance factors */
+    double e = 1.0;
+    if (pt->precision == KF_BT_AMX_BF16) e = 2.0 * (p[KC_MR] == 32 && p[KC_NR] == 32 ? 1.0 : 0.8);
     /* vector width and registers: AVX-512 16 floats x 32, AVX2 8 x 16,
        NEON (aarch64) 4 x 32 */
 #if defined(__aarch64__)
@@ -355,8 +426,8 @@ static double gemm_eff(const kf_bt_point *pt, const kf_bt_gemm_work *w, int thre
     int nv = p[KC_NR] / vl;
     if (nv < 1) nv = 1;
     int acc = p[KC_MR] * nv;
-    double e = 1.0;
-    if (acc + nv + 1 > regs) e *= 0.55;                                         /* spills */
+    if (pt->precision == KF_BT_AMX_BF16) {}                                     /* tiles, not registers */
+    else if (acc + nv + 1 > regs) e *= 0.55;                                    /* spills */
     else e *= (double)acc / (acc + 0.5 * nv + 1.5);                             /* load/FMA ratio */
     /* cache fit, with the rules of kf_bt_cpu_derive_blocking and this host's
        caches (the C candidates run here): the panel kept in L1 within half

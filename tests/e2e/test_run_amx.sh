@@ -1,0 +1,112 @@
+#!/bin/bash
+# AMX bf16 tiles in the cpu-simd backend (precision 5 of the C emitter):
+# the probe lists the permission and the tdpbf16ps peak, and candidates
+# from AMX points verify at the `small` preset, whose sizes (127 x 250 ->
+# 333) leave edges in every direction: rows past the last 16-row tile,
+# columns past the last 16-column tile, and depth blocks whose last pairs
+# go through vdpbf16ps (kc 250, 96, 40 and 93), with both loop orders, the
+# three fusions, and B both as nn.Linear weights (N x K) and as K x N.  Each run's eval.json must say compute_unit 2 and take
+# the AMX peak for its roofline.
+#
+# Where the CPU lacks amx_bf16/amx_tile every case is skipped, saying so.
+# Where it has them but the kernel refuses the tile state (no permission),
+# the cases are skipped with the reason, and fail under KF_TEST_STRICT=1.
+set -u
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+. "$KF_SRCDIR/tests/e2e/tap.sh"
+skip() { n=$((n+1)); if [ "${strict_here:-0}" = 1 ]; then echo "not ok $n - $1 # missing: $2"; fails=$((fails+1));
+         else echo "ok $n - $1 # SKIP $2"; fi; }
+export XDG_CACHE_HOME="$tmp/cache"
+p12="$KF_SRCDIR/problems/level2/12_Gemm_Multiply_LeakyReLU.json"
+p99="$KF_SRCDIR/problems/level2/99_Matmul_GELU_Softmax.json"
+p09="$KF_SRCDIR/problems/level2/09_Matmul_Subtract_Multiply_ReLU.json"
+p08="$KF_SRCDIR/problems/level1/08_Matmul_with_irregular_shapes.json"
+# name problem point
+cases=(
+    "rows fused, 2x2 tiles, kc 250 (7 tile blocks + 13 pairs)|$p12|{\"fusion\":2,\"precision\":5,\"mr\":32,\"nr\":32,\"kc\":384,\"mc\":96,\"nc\":256,\"loop_order\":0}"
+    "epilogue fused, column-block order, 16x32, kc 96 then 58|$p99|{\"fusion\":1,\"precision\":5,\"mr\":16,\"nr\":32,\"kc\":96,\"mc\":64,\"nc\":128,\"loop_order\":1}"
+    "unfused, 32x16, kc 40 (the last block 10 deep: no whole tile)|$p09|{\"fusion\":0,\"precision\":5,\"mr\":32,\"nr\":16,\"kc\":40,\"mc\":64,\"nc\":64,\"loop_order\":0}"
+    "B as K x N (matmul 127x93 @ 93x171), 16x16, kc 93 (2 tile blocks + 15 pairs)|$p08|{\"fusion\":2,\"precision\":5,\"mr\":16,\"nr\":16,\"kc\":384,\"mc\":64,\"nc\":128,\"loop_order\":0}"
+)
+echo "1..$((3 + 2 * ${#cases[@]}))"
+
+if ! grep -qw amx_bf16 /proc/cpuinfo || ! grep -qw amx_tile /proc/cpuinfo; then
+    strict_here=0
+    why="this CPU does not report amx_bf16 and amx_tile"
+    skip "kforge backends lists the AMX bf16 peak" "$why"
+    skip "the listing says the permission was granted" "$why"
+    for c in "${cases[@]}"; do skip "${c%%|*}: verifies" "$why"; skip "${c%%|*}: AMX unit and peak in eval.json" "$why"; done
+    skip "kforge export --to c of an AMX kernel asks for the tile state and matches fp32" "$why"
+    tap_exit
+fi
+strict_here=${KF_TEST_STRICT:-0}
+
+"$KFORGE" backends --json > "$tmp/backends.json" 2> "$tmp/backends.err"
+read -r amx_peak amx_detail < <("$PYTHON3" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+for b in d["plugins"]:
+    if b.get("name") == "cpu-simd":
+        dev = b["devices"][0]
+        print(dev.get("peak_gflops_amx_bf16", 0) * 1e9, "yes" if "AMX bf16 tiles: yes" in dev["detail"]
+              else dev["detail"].split("AMX bf16 tiles: ")[-1].split(";")[0].replace(" ", "_"))
+' "$tmp/backends.json" 2>"$tmp/py.err")
+if [ "${amx_detail:-}" != yes ]; then
+    why="AMX tile state not granted: ${amx_detail:-$(head -c 300 "$tmp/py.err" "$tmp/backends.err")}"
+    skip "the listing says the permission was granted" "$why"
+    skip "kforge backends lists the AMX bf16 peak" "$why"
+    for c in "${cases[@]}"; do skip "${c%%|*}: verifies" "$why"; skip "${c%%|*}: AMX unit and peak in eval.json" "$why"; done
+    skip "kforge export --to c of an AMX kernel asks for the tile state and matches fp32" "$why"
+    tap_exit
+fi
+ok "the listing says the permission was granted"
+if "$PYTHON3" -c 'import sys; sys.exit(0 if float(sys.argv[1]) > 0 else 1)' "$amx_peak"; then
+    ok "kforge backends lists the AMX bf16 peak"
+else
+    no "kforge backends lists the AMX bf16 peak" "peak_gflops_amx_bf16: $amx_peak"
+fi
+
+i=0
+for c in "${cases[@]}"; do
+    i=$((i + 1))
+    IFS='|' read -r name prob point <<< "$c"
+    out="$tmp/run$i"
+    "$KFORGE" run "$prob" --backend cpu-simd --preset small --agent "builtin:$point" --out "$out" --no-baseline \
+        --max-iterations 1 > "$tmp/log$i" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ] && grep -q 'amx-bf16' "$tmp/log$i" && grep -q 'functional   pass' "$tmp/log$i"; then
+        ok "$name: verifies"
+    else
+        no "$name: verifies" "exit $rc" "$(tail -n 12 "$tmp/log$i")" "$(head -c 1500 "$out"/steps/0001-0/eval.json 2>/dev/null)"
+    fi
+    res=$("$PYTHON3" -c '
+import json, sys
+e = json.load(open(sys.argv[1]))
+unit = e["timing"]["counters"].get("compute_unit")
+peak = e["roofline"]["peak_flops"]
+want = float(sys.argv[2])
+print("ok" if unit == 2 and abs(peak - want) <= 1e-6 * want else "unit %s, roofline peak %s, AMX peak %s" % (unit, peak, want))
+' "$out/steps/0001-0/eval.json" "$amx_peak" 2>&1)
+    [ "$res" = ok ] && ok "$name: AMX unit and peak in eval.json" || no "$name: AMX unit and peak in eval.json" "$res"
+done
+
+# the exported C of the first AMX run (outside kforge: the wrapper asks for
+# the tile state itself) against the exported C of an fp32 run: same sums
+"$KFORGE" run "$p12" --backend cpu-simd --preset small --agent 'builtin:{"fusion":2,"precision":0,"mr":12,"nr":32}' \
+    --out "$tmp/fp32" --no-baseline --max-iterations 1 > "$tmp/logf" 2>&1
+sums=""
+for r in run1 fp32; do
+    "$KFORGE" export "$tmp/$r" --to c --out "$tmp/exp-$r" > "$tmp/exp-$r.log" 2>&1 &&
+        make -s -C "$tmp/exp-$r" example > "$tmp/make-$r.log" 2>&1 &&
+        sums="$sums$("$tmp/exp-$r/example" | sed -n 's/.*sum //p') "
+done
+if "$PYTHON3" -c '
+import sys
+a, b = (float(x) for x in sys.argv[1].split())
+sys.exit(0 if abs(a - b) <= 1e-2 * max(1.0, abs(b)) else 1)' "$sums" 2>/dev/null; then
+    ok "kforge export --to c of an AMX kernel asks for the tile state and matches fp32"
+else
+    no "kforge export --to c of an AMX kernel asks for the tile state and matches fp32" "sums (amx fp32): $sums" \
+       "$(tail -n 3 "$tmp"/exp-*.log "$tmp"/make-*.log "$tmp/logf" 2>/dev/null)"
+fi
+tap_exit
