@@ -515,6 +515,8 @@ KF_TEST(cuda_wgmma_default_and_fallback)
     kf_candidate_free(c);
     free(label);
     kf_bt_plan_free(&plan);
+}
+
 /* AMX bf16 tiles on CPU (precision 5): the point's rules, the library in
  * the source (tiles, the permission check, the unit for the roofline), the
  * fallback to fp32 after a failure, and the default point: AMX only where

@@ -422,6 +422,47 @@ static void assign_storage(ocl_gen *g)
     free(need);
 }
 
+/* kf_seg_sum/max/min, once per source, before the first kernel that
+ * reduces several short segments per work-group (builtin_ocl_reduce.c). */
+void ocl_emit_seg_helpers(ocl_gen *g)
+{
+    if (g->uses_seg) return;
+    g->uses_seg = 1;
+    kf_sb_puts(&g->src,
+        "\n/* The same over segments of L work-items (a power of 2) sharing a\n"
+        " * work-group: each gets the combined value of its own segment. */\n"
+        "float kf_seg_sum(float v, __local float *part, int L)\n"
+        "{\n"
+        "    const int t = get_local_id(0), l = t & (L - 1);\n"
+        "    part[t] = v;\n"
+        "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "    for (int w = L / 2; w > 0; w >>= 1) {\n"
+        "        if (l < w) part[t] += part[t + w];\n"
+        "        barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "    }\n"
+        "    const float r = part[t - l];\n"
+        "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "    return r;\n"
+        "}\n\n"
+        "float kf_seg_max(float v, __local float *part, int L)\n"
+        "{\n"
+        "    const int t = get_local_id(0), l = t & (L - 1);\n"
+        "    part[t] = v;\n"
+        "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "    for (int w = L / 2; w > 0; w >>= 1) {\n"
+        "        if (l < w) part[t] = fmax(part[t], part[t + w]);\n"
+        "        barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "    }\n"
+        "    const float r = part[t - l];\n"
+        "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "    return r;\n"
+        "}\n\n"
+        "float kf_seg_min(float v, __local float *part, int L)\n"
+        "{\n"
+        "    return -kf_seg_max(-v, part, L);\n"
+        "}\n\n");
+}
+
 static void emit_header(ocl_gen *g, const char *label)
 {
     const kf_problem *p = g->p;
@@ -463,6 +504,7 @@ static void emit_header(ocl_gen *g, const char *label)
         kf_sb_puts(s, ")\n");
     }
     kf_sb_puts(s, "#define KF_CHECK_DIMS if (!KF_DIMS_OK) return\n");
+
     if (g->pt->precision == KF_BT_TF32)
         kf_sb_puts(s, "\n/* A float rounded to TF32 (10 mantissa bits), for mma.sync (ocl_gemm_ptx.c) */\n"
                       "float kf_tf32(float x)\n"

@@ -41,6 +41,7 @@ typedef struct ocl_gen {
     int blas;                /* cuda-c baseline: GEMMs as cuBLAS launches
                                 ("cublas:sgemm", cuda_cublas.c) */
     int n_library;           /* GEMMs emitted as library launches */
+    int uses_seg;            /* kf_seg_* written (ocl_emit_seg_helpers) */
     kf_error *err;
 } ocl_gen;
 
@@ -115,6 +116,9 @@ void ocl_gen_gemm_bf16(ocl_gen *g, int gi);
  * inline PTX (ocl_gemm_ptx.c; the opencl-c emitter at precision TF32, only
  * where kf_bt_ocl_ptx_mma(dev)). */
 void ocl_gen_gemm_ptx(ocl_gen *g, int gi);
+/* Writes the segment reductions kf_seg_sum/max/min (several short segments
+ * per work-group) into the source once, before the kernel that uses them. */
+void ocl_emit_seg_helpers(ocl_gen *g);
 /* A kernel writing value v (rows x K, or K x rows when trans) as BF16 into
  * scratch dst laid [rp][kp], zero-padded; with dst_lo, the low parts too
  * (cuda_gemm_bf16.c). */

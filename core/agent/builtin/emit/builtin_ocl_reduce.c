@@ -9,8 +9,10 @@
  * strided segments (a reduction or softmax over an inner dim) get one
  * work-item per (outer, inner) pair looping over len, neighbouring
  * work-items reading neighbouring addresses.  Batch norm in training mode:
- * a per-channel statistics kernel (one work-item per channel, coalesced
- * across channels) and a normalise kernel over every element.  The group's
+ * a per-channel statistics kernel (32 channels per work-group, coalesced
+ * across channels, each channel's rows split over 8 work-items) and a
+ * normalise kernel over every element.  Short contiguous segments (under
+ * 64 elements) share a work-group, L work-items each (kf_seg_*).  The group's
  * map ops follow each produced element (the tail) before its store.
  */
 #include <config.h>
@@ -64,7 +66,8 @@ static void geometry(const kf_node *nd, const kf_shape *x, seg_geo *s)
  * work-item (column). */
 typedef struct walk {
     int row;
-    int L;                    /* work-group size of the row form */
+    int L;                    /* work-items per segment in the row form */
+    int spg;                  /* segments per work-group (short segments share one) */
     char x[200];              /* element j of the segment */
     char loop[160];           /* loop over j */
     char eidx[160];           /* output index of element j (elementwise ops) */
@@ -73,7 +76,9 @@ typedef struct walk {
 
 static void combine(ocl_kernel *k, const walk *w, const char *fn, const char *var)
 {
-    if (w->row) OCL_P(k, "    %s = kf_wg_%s(%s, part);\n", var, fn, var);
+    if (!w->row) return;
+    if (w->spg > 1) OCL_P(k, "    %s = kf_seg_%s(%s, part, %d);\n", var, fn, var, w->L);
+    else OCL_P(k, "    %s = kf_wg_%s(%s, part);\n", var, fn, var);
 }
 
 /* Affine weight/bias term of operand i of the anchor at index `at`, or
@@ -153,7 +158,7 @@ static void emit_reduction(ocl_kernel *k, int gi, const kf_node *an, const walk 
         break;
     }
     OCL_P(k, "    %s{\n        const size_t idx = %s;\n        const float %s = %s;\n",
-          w->row ? "if (get_local_id(0) == 0 && kf_ok) " : "", w->ridx, t, res);
+          !w->row ? "" : w->spg > 1 ? "if (l == 0 && LEN > 0) " : "if (get_local_id(0) == 0 && kf_ok) ", w->ridx, t, res);
     ocl_emit_tail(k, gi, 1, "idx", NULL, "        ");
     OCL_P(k, "    }\n");
 }
@@ -190,6 +195,7 @@ void ocl_gen_reduce(ocl_gen *g, int gi)
     }
     walk w = {0};
     w.row = s.inner == 1;
+    if (w.row && ocl_row_local(s.len) < 64) ocl_emit_seg_helpers(g);
     ocl_kernel kk;
     ocl_kernel *k = &kk;
     ocl_kernel_begin(k, g, gi, kf_op_name(an->op));
@@ -200,21 +206,40 @@ void ocl_gen_reduce(ocl_gen *g, int gi)
     int64_t global[3] = {0, 1, 1}, local[3] = {1, 1, 1};
     if (w.row) {
         w.L = ocl_row_local(s.len);
-        OCL_P(k, "    /* %s of %s: %" PRId64 " segments of %" PRId64 " contiguous elements, one work-group of %d"
-              " per segment, __local tree reductions */\n", kf_op_name(an->op), kf_problem_value_name(p, xv),
-              s.outer, s.len, w.L);
+        /* short segments (a GroupNorm group of 16 elements, say): 256 / L of
+           them share a work-group, each reduced by its own L work-items,
+           rather than a launch of as many 16-item groups as segments */
+        w.spg = w.L < 64 ? 256 / w.L : 1;
+        if (w.spg > 1)
+            OCL_P(k, "    /* %s of %s: %" PRId64 " segments of %" PRId64 " contiguous elements, %d per work-group,"
+                  " %d work-items each, __local tree reductions per segment */\n", kf_op_name(an->op),
+                  kf_problem_value_name(p, xv), s.outer, s.len, w.spg, w.L);
+        else
+            OCL_P(k, "    /* %s of %s: %" PRId64 " segments of %" PRId64 " contiguous elements, one work-group of %d"
+                  " per segment, __local tree reductions */\n", kf_op_name(an->op), kf_problem_value_name(p, xv),
+                  s.outer, s.len, w.L);
         k->barriers = 1;
-        OCL_P(k, "    const int LEN = kf_ok ? %" PRId64 " : 0;   /* segment length */\n", s.len);
-        OCL_P(k, "    __local float part[%d];\n"
-                 "    const size_t seg = get_group_id(0);\n"
-                 "    const int l = get_local_id(0);\n"
-                 "    __global const %s *src = %s + seg * %" PRId64 ";\n", w.L, hx ? "half" : "float", xb, s.len);
+        if (w.spg > 1) {
+            OCL_P(k, "    __local float part[%d];\n"
+                     "    const size_t seg = get_group_id(0) * %d + get_local_id(0) / %d;\n"
+                     "    const int l = get_local_id(0) %% %d;\n"
+                     "    const int LEN = kf_ok && seg < %" PRId64 " ? %" PRId64 " : 0;   /* segment length */\n",
+                  w.L * w.spg, w.spg, w.L, w.L, s.outer, s.len);
+            OCL_P(k, "    __global const %s *src = %s + (seg < %" PRId64 " ? seg : 0) * %" PRId64 ";\n",
+                  hx ? "half" : "float", xb, s.outer, s.len);
+        } else {
+            OCL_P(k, "    const int LEN = kf_ok ? %" PRId64 " : 0;   /* segment length */\n", s.len);
+            OCL_P(k, "    __local float part[%d];\n"
+                     "    const size_t seg = get_group_id(0);\n"
+                     "    const int l = get_local_id(0);\n"
+                     "    __global const %s *src = %s + seg * %" PRId64 ";\n", w.L, hx ? "half" : "float", xb, s.len);
+        }
         snprintf(w.loop, sizeof w.loop, "for (int j = l; j < LEN; j += %d)", w.L);
         snprintf(w.x, sizeof w.x, hx ? "vload_half(j, src)" : "src[j]");
         snprintf(w.eidx, sizeof w.eidx, "seg * %" PRId64 " + j", s.len);
         w.ridx = "seg";
-        global[0] = s.outer * w.L;
-        local[0] = w.L;
+        global[0] = (s.outer + w.spg - 1) / w.spg * w.L * w.spg;
+        local[0] = w.L * w.spg;
     } else {
         OCL_P(k, "    /* %s of %s over dim %d: %" PRId64 " x %" PRId64 " x %" PRId64 " (outer x len x inner), one"
               " work-item per (outer, inner) pair, neighbours read neighbouring addresses */\n",
@@ -255,6 +280,19 @@ void ocl_gen_reduce(ocl_gen *g, int gi)
 /* ------------------------------------------------------------------ */
 /* batch norm                                                          */
 
+/* The statistics kernel's combination: the 8 partial values of each of
+ * the work-group's 32 channels (work-item t = slice * 32 + channel) summed
+ * into `all`, the same for the channel's 8 work-items. */
+static void bn_fold(ocl_kernel *k, const char *part, const char *all)
+{
+    OCL_P(k, "    part[t] = %s;\n"
+             "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+             "    if (sl == 0) { float a = 0.0f; for (int i = 0; i < 8; i++) a += part[i * 32 + cl]; part[cl] = a; }\n"
+             "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+             "    const float %s = part[cl];\n"
+             "    barrier(CLK_LOCAL_MEM_FENCE);\n", part, all);
+}
+
 void ocl_gen_batch_norm(ocl_gen *g, int gi)
 {
     const kf_problem *p = g->p;
@@ -281,20 +319,35 @@ void ocl_gen_batch_norm(ocl_gen *g, int gi)
         ocl_kernel_begin(k, g, gi, "batch_norm_stats");
         const char *xb = ocl_buf_value(k, xv, 0);
         const char *sb = ocl_buf_named(k, stats, 1);
-        OCL_P(k, "    /* batch statistics of %s (%" PRId64 " x %" PRId64 " x %" PRId64 "): one work-item per channel,"
-              " neighbouring channels at neighbouring addresses; two passes (mean, biased variance) */\n",
+        /* 32 channels per work-group, their N x L rows split over 8
+           work-items each: one work-item per channel left a large
+           batch with too few threads for the machine (problem 41 on an
+           H100: 853 us for 32 MB, 2% of the SMs' throughput) */
+        k->barriers = 1;
+        OCL_P(k, "    /* batch statistics of %s (%" PRId64 " x %" PRId64 " x %" PRId64 "): 32 channels per work-group,"
+              " neighbouring channels at neighbouring addresses, each channel's rows split over 8 work-items and"
+              " combined in __local memory; two passes (mean, biased variance) */\n",
               kf_problem_value_name(p, xv), NB, C, L);
-        OCL_P(k, "    const int c = get_global_id(0);\n    if (c >= %" PRId64 ") return;\n", C);
-        if (g->half[xv]) snprintf(x, sizeof x, "vload_half((size_t)(n * %" PRId64 " + c) * %" PRId64 " + l, %s)", C, L, xb);
-        else snprintf(x, sizeof x, "%s[(size_t)(n * %" PRId64 " + c) * %" PRId64 " + l]", xb, C, L);
-        const char *loop = "for (int n = 0; n < NB; n++) for (int l = 0; l < LL; l++)";
-        OCL_P(k, "    const int NB = %" PRId64 ", LL = %" PRId64 ";\n", NB, L);
+        OCL_P(k, "    __local float part[256];\n"
+                 "    const int t = get_local_id(0), cl = t %% 32, sl = t / 32;\n"
+                 "    const int c = get_group_id(0) * 32 + cl;\n"
+                 "    const int R = kf_ok && c < %" PRId64 " ? %" PRId64 " : 0;   /* rows n * L + l of this channel */\n",
+              C, NB * L);
+        if (g->half[xv])
+            snprintf(x, sizeof x, "vload_half((size_t)(r / %" PRId64 " * %" PRId64 " + c) * %" PRId64 " + r %% %" PRId64 ", %s)",
+                     L, C, L, L, xb);
+        else
+            snprintf(x, sizeof x, "%s[(size_t)(r / %" PRId64 " * %" PRId64 " + c) * %" PRId64 " + r %% %" PRId64 "]", xb,
+                     L, C, L, L);
+        const char *loop = "for (int r = sl; r < R; r += 8)";
         OCL_P(k, "    float s = 0.0f;\n    %s s += %s;\n", loop, x);
-        OCL_P(k, "    const float mean = s / %" PRId64 ".0f;\n", NB * L);
+        bn_fold(k, "s", "s_all");
+        OCL_P(k, "    const float mean = s_all / %" PRId64 ".0f;\n", NB * L);
         OCL_P(k, "    float q = 0.0f;\n    %s { const float d = %s - mean; q = mad(d, d, q); }\n", loop, x);
-        OCL_P(k, "    %s[c] = mean;\n    %s[%" PRId64 " + c] = rsqrt(q / %" PRId64 ".0f + %s);\n", sb, sb, C,
-              NB * L, eps);
-        int64_t gl[3] = {ocl_round_up(C, 64), 1, 1}, lo[3] = {64, 1, 1};
+        bn_fold(k, "q", "q_all");
+        OCL_P(k, "    if (sl == 0 && R > 0) {\n        %s[c] = mean;\n        %s[%" PRId64 " + c] = rsqrt(q_all / %" PRId64 ".0f + %s);\n    }\n",
+              sb, sb, C, NB * L, eps);
+        int64_t gl[3] = {(C + 31) / 32 * 256, 1, 1}, lo[3] = {256, 1, 1};
         ocl_kernel_finish(k, 1, gl, lo);
         if (g->failed) return;
     } else if (an->n_in < 5 || an->in[3].is_scalar || an->in[4].is_scalar) {
