@@ -428,39 +428,29 @@ void ocl_emit_seg_helpers(ocl_gen *g)
 {
     if (g->uses_seg) return;
     g->uses_seg = 1;
-    kf_sb_puts(&g->src,
-        "\n/* The same over segments of L work-items (a power of 2) sharing a\n"
-        " * work-group: each gets the combined value of its own segment. */\n"
-        "float kf_seg_sum(float v, __local float *part, int L)\n"
-        "{\n"
-        "    const int t = get_local_id(0), l = t & (L - 1);\n"
-        "    part[t] = v;\n"
-        "    barrier(CLK_LOCAL_MEM_FENCE);\n"
-        "    for (int w = L / 2; w > 0; w >>= 1) {\n"
-        "        if (l < w) part[t] += part[t + w];\n"
-        "        barrier(CLK_LOCAL_MEM_FENCE);\n"
-        "    }\n"
-        "    const float r = part[t - l];\n"
-        "    barrier(CLK_LOCAL_MEM_FENCE);\n"
-        "    return r;\n"
-        "}\n\n"
-        "float kf_seg_max(float v, __local float *part, int L)\n"
-        "{\n"
-        "    const int t = get_local_id(0), l = t & (L - 1);\n"
-        "    part[t] = v;\n"
-        "    barrier(CLK_LOCAL_MEM_FENCE);\n"
-        "    for (int w = L / 2; w > 0; w >>= 1) {\n"
-        "        if (l < w) part[t] = fmax(part[t], part[t + w]);\n"
-        "        barrier(CLK_LOCAL_MEM_FENCE);\n"
-        "    }\n"
-        "    const float r = part[t - l];\n"
-        "    barrier(CLK_LOCAL_MEM_FENCE);\n"
-        "    return r;\n"
-        "}\n\n"
-        "float kf_seg_min(float v, __local float *part, int L)\n"
-        "{\n"
-        "    return -kf_seg_max(-v, part, L);\n"
-        "}\n\n");
+    static const char *const op[2][2] = {{"sum", "part[t] += part[t + w]"},
+                                         {"max", "part[t] = fmax(part[t], part[t + w])"}};
+    kf_sb_puts(&g->src, "\n/* Work-group reductions over segments of L work-items (a power of 2)\n"
+                        " * sharing a work-group: each gets the combined value of its own segment. */\n");
+    for (int i = 0; i < 2; i++)
+        kf_sb_printf(&g->src,
+                     "float kf_seg_%s(float v, __local float *part, int L)\n"
+                     "{\n"
+                     "    const int t = get_local_id(0), l = t & (L - 1);\n"
+                     "    part[t] = v;\n"
+                     "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+                     "    for (int w = L / 2; w > 0; w >>= 1) {\n"
+                     "        if (l < w) %s;\n"
+                     "        barrier(CLK_LOCAL_MEM_FENCE);\n"
+                     "    }\n"
+                     "    const float r = part[t - l];\n"
+                     "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+                     "    return r;\n"
+                     "}\n\n", op[i][0], op[i][1]);
+    kf_sb_puts(&g->src, "float kf_seg_min(float v, __local float *part, int L)\n"
+                        "{\n"
+                        "    return -kf_seg_max(-v, part, L);\n"
+                        "}\n\n");
 }
 
 static void emit_header(ocl_gen *g, const char *label)

@@ -116,6 +116,13 @@ void ocl_gen_gemm_bf16(ocl_gen *g, int gi);
  * inline PTX (ocl_gemm_ptx.c; the opencl-c emitter at precision TF32, only
  * where kf_bt_ocl_ptx_mma(dev)). */
 void ocl_gen_gemm_ptx(ocl_gen *g, int gi);
+/* The TF32 mma.sync steps over a shared tile of `depth` (As/Bs`stage`),
+ * operands through `cvt`, registers of type `u32` (cuda_gemm_tc.c). */
+void ocl_emit_tf32_mma_steps(ocl_kernel *k, int depth, const char *stage, const char *cvt, const char *u32);
+/* The TF32 GEMM's two-stage cp.async main loop, barriers spelled `sync`
+ * (cuda_gemm_tc.c; the CUDA and the OpenCL inline-PTX kernels share it). */
+void ocl_emit_tf32_cp_async_loop(ocl_kernel *k, const kf_bt_gemm *gm, const char *sync, const char *cvt,
+                                 const char *u32);
 /* Writes the segment reductions kf_seg_sum/max/min (several short segments
  * per work-group) into the source once, before the kernel that uses them. */
 void ocl_emit_seg_helpers(ocl_gen *g);

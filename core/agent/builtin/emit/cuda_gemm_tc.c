@@ -23,11 +23,11 @@
  * A and B read from As`stage`[..] and Bs`stage`[..] through `cvt` (TF32
  * rounding, or none when the tile holds TF32 already), 4 x 4 mma.sync per
  * step per warp. */
-static void mma_steps(ocl_kernel *k, int depth, const char *stage, const char *cvt)
+void ocl_emit_tf32_mma_steps(ocl_kernel *k, int depth, const char *stage, const char *cvt, const char *u32)
 {
     OCL_P(k, "#pragma unroll\n"
              "        for (int kk = 0; kk < %d; kk += 8) {\n"
-             "            unsigned a[4][4], b[4][2];\n"
+             "            %s a[4][4], b[4][2];\n"
              "#pragma unroll\n"
              "            for (int i = 0; i < 4; i++) {\n"
              "                const int r = wm * 64 + i * 16 + gid;\n"
@@ -50,7 +50,48 @@ static void mma_steps(ocl_kernel *k, int depth, const char *stage, const char *c
              "                                 \"{%%0, %%1, %%2, %%3}, {%%4, %%5, %%6, %%7}, {%%8, %%9}, {%%0, %%1, %%2, %%3};\"\n"
              "                                 : \"+f\"(acc[i][j][0]), \"+f\"(acc[i][j][1]), \"+f\"(acc[i][j][2]), \"+f\"(acc[i][j][3])\n"
              "                                 : \"r\"(a[i][0]), \"r\"(a[i][1]), \"r\"(a[i][2]), \"r\"(a[i][3]), \"r\"(b[j][0]), \"r\"(b[j][1]));\n"
-             "        }\n", depth, cvt, stage, cvt, stage, cvt, stage, cvt, stage, cvt, stage, cvt, stage);
+             "        }\n", depth, u32, cvt, stage, cvt, stage, cvt, stage, cvt, stage, cvt, stage, cvt, stage);
+}
+
+/* The two-stage cp.async main loop of the TF32 GEMM (A and B tiles of
+ * depth 16 in As/Bs[2][128][20], kf_cp16 per 16 bytes, B (K, N) through
+ * registers), in the dialect's spelling of the barrier, the TF32 rounding
+ * and the 32-bit type: shared by the CUDA (here) and OpenCL inline-PTX
+ * (ocl_gemm_ptx.c) kernels, which write the same instructions. */
+void ocl_emit_tf32_cp_async_loop(ocl_kernel *k, const kf_bt_gemm *gm, const char *sync, const char *cvt,
+                                 const char *u32)
+{
+    OCL_P(k, "#define KF_LOAD_STAGE(st, k0) do { \\\n"
+             "        for (int c = tid; c < 512; c += 256) { \\\n"
+             "            const int r = c >> 2, kq = (c & 3) * 4, gr = m0 + r, gk = (k0) + kq; \\\n"
+             "            kf_cp16(&As[st][r][kq], gr < M && gk < K ? A + (size_t)gr * K + gk : A, gr < M && gk < K); \\\n"
+             "        } \\\n");
+    if (gm->trans_b)
+        OCL_P(k, "        for (int c = tid; c < 512; c += 256) { \\\n"
+                 "            const int r = c >> 2, kq = (c & 3) * 4, gn = n0 + r, gk = (k0) + kq; \\\n"
+                 "            kf_cp16(&Bs[st][r][kq], gn < N && gk < K ? Bm + (size_t)gn * K + gk : Bm, gn < N && gk < K); \\\n"
+                 "        } \\\n");
+    else
+        OCL_P(k, "        for (int c = tid; c < 128 * 16; c += 256) { \\\n"
+                 "            const int kk_ = c >> 7, r = c & 127, gn = n0 + r, gk = (k0) + kk_; \\\n"
+                 "            Bs[st][r][kk_] = (gn < N && gk < K) ? Bm[(size_t)gk * N + gn] : 0.0f; \\\n"
+                 "        } \\\n");
+    OCL_P(k, "        asm volatile(\"cp.async.commit_group;\"); \\\n"
+             "    } while (0)\n"
+             "    if (nk > 0) KF_LOAD_STAGE(0, 0);\n"
+             "    for (int kt = 0; kt < nk; kt++) {\n"
+             "        const int st = kt & 1;\n"
+             "        if (kt + 1 < nk) {\n"
+             "            KF_LOAD_STAGE(st ^ 1, (kt + 1) * 16);\n"
+             "            asm volatile(\"cp.async.wait_group 1;\");\n"
+             "        } else {\n"
+             "            asm volatile(\"cp.async.wait_group 0;\");\n"
+             "        }\n"
+             "        %s;\n", sync);
+    ocl_emit_tf32_mma_steps(k, 16, "[st]", cvt, u32);
+    OCL_P(k, "        %s;\n"
+             "    }\n"
+             "#undef KF_LOAD_STAGE\n", sync);
 }
 
 /* The store of one accumulator element of an mma tile (inside the i/j/e
@@ -138,38 +179,7 @@ void ocl_gen_gemm_tc(ocl_gen *g, int gi)
                  "#pragma unroll\n"
                  "            for (int e = 0; e < 4; e++) acc[i][j][e] = 0.0f;\n"
                  "    const int nk = kf_ok ? (K + 15) / 16 : 0;\n", A, B);
-        OCL_P(k, "#define KF_LOAD_STAGE(st, k0) do { \\\n"
-                 "        for (int c = tid; c < 512; c += 256) { \\\n"
-                 "            const int r = c >> 2, kq = (c & 3) * 4, gr = m0 + r, gk = (k0) + kq; \\\n"
-                 "            kf_cp16(&As[st][r][kq], gr < M && gk < K ? A + (size_t)gr * K + gk : A, gr < M && gk < K); \\\n"
-                 "        } \\\n");
-        if (gm->trans_b)
-            OCL_P(k, "        for (int c = tid; c < 512; c += 256) { \\\n"
-                     "            const int r = c >> 2, kq = (c & 3) * 4, gn = n0 + r, gk = (k0) + kq; \\\n"
-                     "            kf_cp16(&Bs[st][r][kq], gn < N && gk < K ? Bm + (size_t)gn * K + gk : Bm, gn < N && gk < K); \\\n"
-                     "        } \\\n");
-        else
-            OCL_P(k, "        for (int c = tid; c < 128 * 16; c += 256) { \\\n"
-                     "            const int kk_ = c >> 7, r = c & 127, gn = n0 + r, gk = (k0) + kk_; \\\n"
-                     "            Bs[st][r][kk_] = (gn < N && gk < K) ? Bm[(size_t)gk * N + gn] : 0.0f; \\\n"
-                     "        } \\\n");
-        OCL_P(k, "        asm volatile(\"cp.async.commit_group;\"); \\\n"
-                 "    } while (0)\n"
-                 "    if (nk > 0) KF_LOAD_STAGE(0, 0);\n"
-                 "    for (int kt = 0; kt < nk; kt++) {\n"
-                 "        const int st = kt & 1;\n"
-                 "        if (kt + 1 < nk) {\n"
-                 "            KF_LOAD_STAGE(st ^ 1, (kt + 1) * 16);\n"
-                 "            asm volatile(\"cp.async.wait_group 1;\");\n"
-                 "        } else {\n"
-                 "            asm volatile(\"cp.async.wait_group 0;\");\n"
-                 "        }\n"
-                 "        __syncthreads();\n"
-                 );
-        mma_steps(k, 16, "[st]", "kf_tf32");
-        OCL_P(k, "        __syncthreads();\n"
-                 "    }\n"
-                 "#undef KF_LOAD_STAGE\n");
+        ocl_emit_tf32_cp_async_loop(k, gm, "__syncthreads()", "kf_tf32", "unsigned");
     } else {
     OCL_P(k, "    const float *A = %s + a_off;\n"
              "    const float *Bm = %s + b_off;\n"
@@ -204,7 +214,7 @@ void ocl_gen_gemm_tc(ocl_gen *g, int gi)
              "        }\n"
              "        __syncthreads();\n"
              );
-    mma_steps(k, 32, "", "__float_as_uint");
+    ocl_emit_tf32_mma_steps(k, 32, "", "__float_as_uint", "unsigned");
     OCL_P(k, "        __syncthreads();\n"
              "    }\n");
     }

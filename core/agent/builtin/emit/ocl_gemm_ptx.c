@@ -39,39 +39,10 @@ static void load_rows_tf32(ocl_kernel *k, const char *tile, const char *ptr, con
              "        }\n", r0, tile, rows, ptr);
 }
 
-/* The k8 steps over one __local tile of depth `depth` (As`stage`, Bs`stage`),
- * fragments read through `cvt` (kf_tf32u rounds raw FP32, as_uint takes
- * values already rounded), 4 x 4 mma.sync per step per warp. */
-static void mma_steps(ocl_kernel *k, int depth, const char *stage, const char *cvt)
-{
-    OCL_P(k, "#pragma unroll\n"
-             "        for (int kk = 0; kk < %d; kk += 8) {\n"
-             "            uint a[4][4], b[4][2];\n"
-             "#pragma unroll\n"
-             "            for (int i = 0; i < 4; i++) {\n"
-             "                const int r = wm * 64 + i * 16 + gid;\n"
-             "                a[i][0] = %s(As%s[r][kk + tig]);\n"
-             "                a[i][1] = %s(As%s[r + 8][kk + tig]);\n"
-             "                a[i][2] = %s(As%s[r][kk + tig + 4]);\n"
-             "                a[i][3] = %s(As%s[r + 8][kk + tig + 4]);\n"
-             "            }\n"
-             "#pragma unroll\n"
-             "            for (int j = 0; j < 4; j++) {\n"
-             "                const int c = wn * 32 + j * 8 + gid;\n"
-             "                b[j][0] = %s(Bs%s[c][kk + tig]);\n"
-             "                b[j][1] = %s(Bs%s[c][kk + tig + 4]);\n"
-             "            }\n"
-             "#pragma unroll\n"
-             "            for (int i = 0; i < 4; i++)\n"
-             "#pragma unroll\n"
-             "                for (int j = 0; j < 4; j++)\n"
-             "                    asm volatile(\"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 \"\n"
-             "                                 \"{%%0, %%1, %%2, %%3}, {%%4, %%5, %%6, %%7}, {%%8, %%9}, {%%0, %%1, %%2, %%3};\"\n"
-             "                                 : \"+f\"(acc[i][j][0]), \"+f\"(acc[i][j][1]), \"+f\"(acc[i][j][2]), \"+f\"(acc[i][j][3])\n"
-             "                                 : \"r\"(a[i][0]), \"r\"(a[i][1]), \"r\"(a[i][2]), \"r\"(a[i][3]), \"r\"(b[j][0]), \"r\"(b[j][1]));\n"
-             "        }\n", depth, cvt, stage, cvt, stage, cvt, stage, cvt, stage, cvt, stage, cvt, stage);
-}
-
+/* The GEMM of group gi on TF32 tensor cores (mma.sync m16n8k8 through inline
+ * PTX).  Its mma steps and cp.async main loop are the CUDA TF32 kernel's
+ * (ocl_emit_tf32_mma_steps, ocl_emit_tf32_cp_async_loop in cuda_gemm_tc.c;
+ * kf_tf32u rounds raw FP32, as_uint takes values already rounded). */
 void ocl_gen_gemm_ptx(ocl_gen *g, int gi)
 {
     const kf_bt_group *grp = &g->plan->groups[gi];
@@ -126,38 +97,8 @@ void ocl_gen_gemm_ptx(ocl_gen *g, int gi)
            of depth 16, while the tensor cores work on the previous one */
         OCL_P(k, "    __local float As[2][128][20] __attribute__((aligned(16)));\n"
                  "    __local float Bs[2][128][20] __attribute__((aligned(16)));\n"
-                 "    const int nk = kf_ok ? (K + 15) / 16 : 0;\n"
-                 "#define KF_LOAD_STAGE(st, k0) do { \\\n"
-                 "        for (int c = tid; c < 512; c += 256) { \\\n"
-                 "            const int r = c >> 2, kq = (c & 3) * 4, gr = m0 + r, gk = (k0) + kq; \\\n"
-                 "            kf_cp16(&As[st][r][kq], gr < M && gk < K ? A + (size_t)gr * K + gk : A, gr < M && gk < K); \\\n"
-                 "        } \\\n");
-        if (gm->trans_b)
-            OCL_P(k, "        for (int c = tid; c < 512; c += 256) { \\\n"
-                     "            const int r = c >> 2, kq = (c & 3) * 4, gn = n0 + r, gk = (k0) + kq; \\\n"
-                     "            kf_cp16(&Bs[st][r][kq], gn < N && gk < K ? Bm + (size_t)gn * K + gk : Bm, gn < N && gk < K); \\\n"
-                     "        } \\\n");
-        else
-            OCL_P(k, "        for (int c = tid; c < 128 * 16; c += 256) { \\\n"
-                     "            const int kk_ = c >> 7, r = c & 127, gn = n0 + r, gk = (k0) + kk_; \\\n"
-                     "            Bs[st][r][kk_] = (gn < N && gk < K) ? Bm[(size_t)gk * N + gn] : 0.0f; \\\n"
-                     "        } \\\n");
-        OCL_P(k, "        asm volatile(\"cp.async.commit_group;\"); \\\n"
-                 "    } while (0)\n"
-                 "    if (nk > 0) KF_LOAD_STAGE(0, 0);\n"
-                 "    for (int kt = 0; kt < nk; kt++) {\n"
-                 "        const int st = kt & 1;\n"
-                 "        if (kt + 1 < nk) {\n"
-                 "            KF_LOAD_STAGE(st ^ 1, (kt + 1) * 16);\n"
-                 "            asm volatile(\"cp.async.wait_group 1;\");\n"
-                 "        } else {\n"
-                 "            asm volatile(\"cp.async.wait_group 0;\");\n"
-                 "        }\n"
-                 "        barrier(CLK_LOCAL_MEM_FENCE);\n");
-        mma_steps(k, 16, "[st]", "kf_tf32u");
-        OCL_P(k, "        barrier(CLK_LOCAL_MEM_FENCE);\n"
-                 "    }\n"
-                 "#undef KF_LOAD_STAGE\n");
+                 "    const int nk = kf_ok ? (K + 15) / 16 : 0;\n");
+        ocl_emit_tf32_cp_async_loop(k, gm, "barrier(CLK_LOCAL_MEM_FENCE)", "kf_tf32u", "uint");
     } else {
         OCL_P(k, "    __local float As[128][36];\n"
                  "    __local float Bs[128][36];\n"
@@ -171,7 +112,7 @@ void ocl_gen_gemm_ptx(ocl_gen *g, int gi)
                      "            Bs[r][c] = kf_tf32((gn < N && gk < K) ? Bm[(size_t)gk * N + gn] : 0.0f);\n"
                      "        }\n");
         OCL_P(k, "        barrier(CLK_LOCAL_MEM_FENCE);\n");
-        mma_steps(k, 32, "", "as_uint");
+        ocl_emit_tf32_mma_steps(k, 32, "", "as_uint", "uint");
         OCL_P(k, "        barrier(CLK_LOCAL_MEM_FENCE);\n"
                  "    }\n");
     }
