@@ -155,7 +155,11 @@ import torch, kf_rt12 as k
 x = torch.rand(64, 96); W = torch.rand(80, 96) - 0.5; b = torch.rand(80)
 y = k.forward(x, W, b)
 r = torch.nn.functional.leaky_relu((x @ W.T + b) * 2.0, 0.1)
-assert torch.allclose(y, r, atol=1e-4, rtol=1e-4), (y - r).abs().max()
+# the search may keep a bf16 kernel (AMX tiles, vdpbf16ps) where the CPU has the
+# units, verified at the problem'"'"'s inputs; these are 5x larger, so the check is the
+# scale-free one of the problem'"'"'s tolerance: relative L2 error under 1e-2
+err = ((y - r).norm() / r.norm()).item()
+assert err < 1e-2, err
 for bad, why in ((x[:10], "shape"), (x.double(), "dtype"), (x.t().contiguous().t(), "contiguous")):
     try:
         k.forward(bad, W, b)
