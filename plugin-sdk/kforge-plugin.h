@@ -87,6 +87,8 @@ typedef enum kf_status {
 #define KF_CAP_HOST_ENTRY   (1u << 1) /* consumes a host entry function (CPU SIMD C) */
 #define KF_CAP_DEVICE_TIMER (1u << 2) /* profile samples come from a device clock    */
 #define KF_CAP_HOST_MEMORY  (1u << 3) /* kernels read/write host memory directly      */
+#define KF_CAP_CUDA_DRIVER  (1u << 4) /* kernels run through the CUDA driver: Nsight
+                                         Compute can replay them (--counters auto) */
 
 /* ------------------------------------------------------------------ */
 /* probe                                                               */

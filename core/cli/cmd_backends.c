@@ -27,6 +27,7 @@ static const struct { uint32_t bit; const char *name; } cap_names[] = {
     {KF_CAP_HOST_ENTRY, "host-entry"},
     {KF_CAP_DEVICE_TIMER, "device-timer"},
     {KF_CAP_HOST_MEMORY, "host-memory"},
+    {KF_CAP_CUDA_DRIVER, "cuda-driver"},
 };
 #define N_CAPS (sizeof cap_names / sizeof cap_names[0])
 

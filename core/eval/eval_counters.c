@@ -53,12 +53,17 @@ void kf_ev_counters(kf_ev *e, kf_plugin *plugin, const char *work)
 {
     kf_counters *hw = &e->res->hw;
     if (e->o.counters == KF_COUNTERS_OFF) return;
-    /* auto: only where ncu can see the kernels (CUDA); ncu: whatever the
-       backend.  Test hook: KFORGE_TEST_COUNTERS_BACKEND names the backend
-       auto treats as CUDA (tests/e2e/test_counters.sh, where no GPU is) */
+    /* auto: only plans whose kernels run through the CUDA driver (the
+       plugin's KF_CAP_CUDA_DRIVER: ncu sees them, and the candidate is device
+       code only); ncu: whatever the backend.  Test hook:
+       KFORGE_TEST_COUNTERS_BACKEND names a backend auto treats as such
+       (tests/e2e/test_counters.sh, where no GPU is) */
     const char *auto_backend = getenv("KFORGE_TEST_COUNTERS_BACKEND");
-    if (e->o.counters == KF_COUNTERS_AUTO && strcmp(plugin->name, auto_backend && *auto_backend ? auto_backend : "cuda") != 0)
-        return;
+    const int ncu_sees = auto_backend && *auto_backend
+                             ? strcmp(plugin->name, auto_backend) == 0
+                             : (plugin->be->caps & (KF_CAP_CUDA_DRIVER | KF_CAP_KERNEL_PLAN)) ==
+                                   (KF_CAP_CUDA_DRIVER | KF_CAP_KERNEL_PLAN);
+    if (e->o.counters == KF_COUNTERS_AUTO && !ncu_sees) return;
     char *ncu = kf_ncu_find();
     if (!ncu) {
         unavailable(hw, "ncu not found (looked on PATH, in /usr/local/cuda/bin and /opt/nvidia/nsight-compute; set KFORGE_NCU)");
