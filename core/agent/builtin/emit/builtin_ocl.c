@@ -594,7 +594,7 @@ static void gen_group(ocl_gen *g, int gi)
             return;
         }
         if (g->blas && ocl_gen_gemm_cublas(g, gi) == 0) return;
-        if (g->tc && (g->skip_group = ocl_gen_gemm_sum(g, gi)) >= 0) return;
+        if ((g->skip_group = ocl_gen_gemm_sum(g, gi)) >= 0) return;
         if (g->tc) ocl_gen_gemm_tc(g, gi);
         else if (g->pt->precision == KF_BT_TF32) ocl_gen_gemm_ptx(g, gi);
         else ocl_gen_gemm(g, gi);

@@ -1,6 +1,6 @@
 /*
- * cuda_gemm_sum.c — an algebraic rewrite for the cuda-c emitter: a GEMM
- * whose rows are summed right away is a matrix-vector product.
+ * cuda_gemm_sum.c — an algebraic rewrite for the opencl-c and cuda-c
+ * emitters: a GEMM whose rows are summed right away is a matrix-vector product.
  *
  *   sum_j f(x[m] . B[:, j] + bias[j])  with f(h) = a*h + c (scalar
  *   multiplies, divisions, additions, subtractions, negation)
@@ -17,7 +17,9 @@
  * last lives only in registers, the last is read only by a sum over the
  * last dimension that anchors the next row group, and the GEMM group's
  * other ops are scalar affine maps.  The row group's remaining ops run on
- * the sum as usual.  CUDA text only (g->tc).
+ * the sum as usual.  Written in OpenCL C like the other kernels of the
+ * emitter (the cuda-c emitter's prelude maps the work-item functions), so
+ * both the opencl-c and the cuda-c emitters use it.
  */
 #include <config.h>
 
@@ -128,7 +130,7 @@ int ocl_gen_gemm_sum(ocl_gen *g, int gi)
     else snprintf(bidx, sizeof bidx, "(size_t)k * %" PRId64 " + j", N);
     OCL_P(k, "    /* sum(%s(...)) over its last dim is a GEMV with the column sums of %s (cuda_gemm_sum.c);\n"
              "     * part[c][k] = sum of B(k, j) over rows j of chunk c (%" PRId64 " rows each) */\n"
-             "    const int k = blockIdx.x * 256 + threadIdx.x, ch = blockIdx.y;\n"
+             "    const int k = get_group_id(0) * 256 + get_local_id(0), ch = get_group_id(1);\n"
              "    if (k >= %" PRId64 ") return;\n"
              "    const int j0 = ch * %" PRId64 ", j1 = j0 + %" PRId64 " < %" PRId64 " ? j0 + %" PRId64 " : %" PRId64 ";\n"
              "    float s = 0.0f;\n"
@@ -145,25 +147,27 @@ int ocl_gen_gemm_sum(ocl_gen *g, int gi)
     P = ocl_buf_named(k, part, 0);
     const char *S = ocl_buf_named(k, svec, 1);
     const char *bias = gm->bias >= 0 ? ocl_buf_value(k, gm->bias, 0) : NULL;
-    OCL_P(k, "    __shared__ float red[256];\n"
-             "    const int k = blockIdx.x * 256 + threadIdx.x;\n"
-             "    if (!kf_ok) return;\n"
-             "    if (blockIdx.x < gridDim.x - 1) {\n"
-             "        if (k >= %" PRId64 ") return;\n"
+    /* no return before a barrier: every work-group runs the tree (PoCL
+     * hangs on a barrier some work-items of the group returned before) */
+    OCL_P(k, "    __local float red[256];\n"
+             "    const int k = get_group_id(0) * 256 + get_local_id(0);\n"
+             "    const int last = get_group_id(0) == get_num_groups(0) - 1;\n"
+             "    if (kf_ok && !last && k < %" PRId64 ") {\n"
              "        float s = 0.0f;\n"
              "        for (int ch = 0; ch < %d; ch++) s += %s[(size_t)ch * %" PRId64 " + k];\n"
              "        %s[k] = s;\n"
-             "        return;\n"
              "    }\n"
              "    float b = 0.0f;\n", K, CHUNKS, P, K, S);
-    if (bias) OCL_P(k, "    for (int j = threadIdx.x; j < %" PRId64 "; j += 256) b += %s[j];\n", N, bias);
-    OCL_P(k, "    red[threadIdx.x] = b;\n"
-             "    __syncthreads();\n"
+    if (bias)
+        OCL_P(k, "    if (kf_ok && last)\n"
+                 "        for (int j = get_local_id(0); j < %" PRId64 "; j += 256) b += %s[j];\n", N, bias);
+    OCL_P(k, "    red[get_local_id(0)] = b;\n"
+             "    barrier(CLK_LOCAL_MEM_FENCE);\n"
              "    for (int w = 128; w > 0; w >>= 1) {\n"
-             "        if (threadIdx.x < w) red[threadIdx.x] += red[threadIdx.x + w];\n"
-             "        __syncthreads();\n"
+             "        if (get_local_id(0) < w) red[get_local_id(0)] += red[get_local_id(0) + w];\n"
+             "        barrier(CLK_LOCAL_MEM_FENCE);\n"
              "    }\n"
-             "    if (threadIdx.x == 0) %s[%" PRId64 "] = red[0];\n", S, K);
+             "    if (kf_ok && last && get_local_id(0) == 0) %s[%" PRId64 "] = red[0];\n", S, K);
     int64_t g2[3] = {ocl_round_up(K, 256) + 256, 1, 1}, l2[3] = {256, 1, 1};
     ocl_kernel_finish(k, 1, g2, l2);
 
@@ -174,18 +178,18 @@ int ocl_gen_gemm_sum(ocl_gen *g, int gi)
     k->barriers = 1;
     const char *A = ocl_buf_value(k, gm->a, 0);
     S = ocl_buf_named(k, svec, 0);
-    OCL_P(k, "    __shared__ float red[256];\n"
-             "    const int m = blockIdx.x;\n"
+    OCL_P(k, "    __local float red[256];\n"
+             "    const int m = get_group_id(0);\n"
              "    float acc = 0.0f;\n"
              "    if (kf_ok)\n"
-             "        for (int k = threadIdx.x; k < %" PRId64 "; k += 256) acc += %s[(size_t)m * %" PRId64 " + k] * %s[k];\n"
-             "    red[threadIdx.x] = acc;\n"
-             "    __syncthreads();\n"
+             "        for (int k = get_local_id(0); k < %" PRId64 "; k += 256) acc += %s[(size_t)m * %" PRId64 " + k] * %s[k];\n"
+             "    red[get_local_id(0)] = acc;\n"
+             "    barrier(CLK_LOCAL_MEM_FENCE);\n"
              "    for (int w = 128; w > 0; w >>= 1) {\n"
-             "        if (threadIdx.x < w) red[threadIdx.x] += red[threadIdx.x + w];\n"
-             "        __syncthreads();\n"
+             "        if (get_local_id(0) < w) red[get_local_id(0)] += red[get_local_id(0) + w];\n"
+             "        barrier(CLK_LOCAL_MEM_FENCE);\n"
              "    }\n"
-             "    if (!kf_ok || threadIdx.x != 0 || m >= %" PRId64 ") return;\n"
+             "    if (!kf_ok || get_local_id(0) != 0 || m >= %" PRId64 ") return;\n"
              "    /* sum_j (a*h_j + c) = a*(x.s + sum b) + N*c with a = %s, N*c = %s */\n"
              "    const size_t idx = (size_t)m;\n"
              "    const float t_%s = %s * (red[0] + %s[%" PRId64 "]) + %s;\n",
