@@ -21,7 +21,7 @@ for v in "$@"; do
     (cd "$top" && "$build/tests/golden/emit_golden" c cpu-simd "$prob" "$preset" "$point") > "$tmp/g$i" 
     awk '/^=== kernel.c$/ {on = 1; next} /^=== / {on = 0} on' "$tmp/g$i" > "$tmp/k$i.c"
     bytes=$(awk '/^=== candidate.json$/ {on = 1; next} /^=== / {on = 0} on' "$tmp/g$i" |
-            python3 -c "import json,sys; s=json.load(sys.stdin)['scratch']; assert len(s)==1, 'one scratch buffer'; print(s[0]['bytes'])")
+            python3 -c "import json,sys; s=json.load(sys.stdin)['scratch']; assert 1 <= len(s) <= 4, 'one to four scratch buffers'; print(','.join(str(x['bytes']) for x in s))")
     ${CC:-cc} -std=gnu11 -O3 -march=native -fopenmp -I"$top/plugins/cpu-simd" -Dkf_kernel=kf_kernel_$i -Dkf_cpu_unit=kf_cpu_unit_$i -c "$tmp/k$i.c" -o "$tmp/k$i.o"
     objs="$objs $tmp/k$i.o"; scr="$scr $bytes"; names="$names $name"; i=$((i + 1))
 done
