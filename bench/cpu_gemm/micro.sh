@@ -11,6 +11,8 @@
 # each variant's largest difference from the first variant's output.
 # NAME:MARCH compiles that variant with -march=MARCH instead of native (e.g.
 # avx2:x86-64-v3 runs the AVX2 micro-kernel, no AVX-512, beside the others).
+# POINT_JSON may be @FILE: emit_golden's output for this problem and preset
+# saved in FILE (the kernel another commit's generator wrote: before/after).
 set -e
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${KF_BUILDDIR:-$top}
@@ -22,7 +24,10 @@ i=0; objs=""; scr=""; names=""
 for v in "$@"; do
     name=${v%%=*} point=${v#*=} march=native
     case $name in *:*) march=${name#*:} name=${name%%:*} ;; esac
-    (cd "$top" && "$build/tests/golden/emit_golden" c cpu-simd "$prob" "$preset" "$point") > "$tmp/g$i" 
+    case $point in
+    @*) cp "${point#@}" "$tmp/g$i" ;;   # emit_golden's output kept in a file (another commit's generator)
+    *) (cd "$top" && "$build/tests/golden/emit_golden" c cpu-simd "$prob" "$preset" "$point") > "$tmp/g$i" ;;
+    esac
     awk '/^=== kernel.c$/ {on = 1; next} /^=== / {on = 0} on' "$tmp/g$i" > "$tmp/k$i.c"
     bytes=$(awk '/^=== candidate.json$/ {on = 1; next} /^=== / {on = 0} on' "$tmp/g$i" |
             python3 -c "import json,sys; s=json.load(sys.stdin)['scratch']; assert 1 <= len(s) <= 4, 'one to four scratch buffers'; print(','.join(str(x['bytes']) for x in s))")
