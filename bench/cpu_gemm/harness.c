@@ -3,11 +3,18 @@
  * problems (Level-2 09, 12, 99): each kernel.c is compiled with
  * -Dkf_kernel=kf_kernel_<i> and linked in.  The variants run interleaved,
  * REPS rounds; the minimum and median per variant are printed (the minimum
- * is the steadiest figure on a machine shared with other work).
+ * is the steadiest figure on a machine shared with other work), and the
+ * median CPU time of the process (all threads; with OMP_WAIT_POLICY=passive
+ * it is the work done, whatever the other work on the machine took of the
+ * wall time: GFLOP per CPU-second against one core's peak is the kernel's
+ * efficiency on the cores it got).
  *
  *   harness B K N THREADS REPS SCRATCH_BYTES... NAME...   (NVAR of each, in order)
- * A variant must take one scratch buffer (the packed B); its output is
- * checked for NaN (a kernel built for other sizes writes NaN). */
+ * SCRATCH_BYTES: the sizes of a variant's scratch buffers (packed B, packed
+ * A...), comma-separated, at most 4.  Its output is checked for NaN (a
+ * kernel built for other sizes writes NaN); the warm-up round compares
+ * every variant's output with the first variant's (the largest difference
+ * relative to the largest |y| is printed: same problem, other points). */
 #include <cblas.h>
 #include <math.h>
 #include <omp.h>
@@ -46,6 +53,13 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+static double cpu_now(void)   /* CPU time of the whole process (every thread) */
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 static int cmp(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -65,27 +79,45 @@ int main(int argc, char **argv)
     const float *in[3] = {x, w, bias};
     float *out[1] = {y};
     int64_t dims[3] = {B, K, N};   /* the problems' dim order: B, K, N */
-    double t[5][256];
-    float *scr[NVAR][2];
+    double t[5][256], c[5][256];
+    float *scr[NVAR][4];
+    int nscr[NVAR];
     for (int v = 0; v < NVAR; v++) {
-        scr[v][0] = aligned_alloc(64, ((size_t)atoll(argv[6 + v]) + 63) / 64 * 64 + 64);
-        scr[v][1] = NULL;
+        const char *s = argv[6 + v];
+        for (nscr[v] = 0; nscr[v] < 4 && *s; nscr[v]++) {
+            char *end;
+            long long bytes = strtoll(s, &end, 10);
+            scr[v][nscr[v]] = aligned_alloc(64, ((size_t)bytes + 63) / 64 * 64 + 64);
+            s = *end == ',' ? end + 1 : end;
+        }
     }
     if (reps > 256) reps = 256;
+    float *y0 = aligned_alloc(64, (size_t)(B * N) * 4);
+    double diff[NVAR + 1] = {0};
     openblas_set_num_threads(nt);
     const uint32_t feats = amx_features();
     for (int r = -1; r < reps; r++) {   /* r = -1: warm-up */
         for (int v = 0; v <= NVAR; v++) {
             y[0] = y[B * N - 1] = NAN;   /* a kernel that writes nothing is caught below */
-            double t0 = now();
+            double t0 = now(), c0 = cpu_now();
             if (v == NVAR) {
                 cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)B, (int)N, (int)K, 1.0f, x, (int)K, w,
                             (int)K, 0.0f, y, (int)N);
             } else {
-                kf_cpu_args a = {in, out, scr[v], dims, 3, 1, 1, 3, nt, feats};
+                kf_cpu_args a = {in, out, scr[v], dims, 3, 1, nscr[v], 3, nt, feats};
                 entries[v](&a);
             }
-            if (r >= 0) t[v][r] = now() - t0;
+            if (r >= 0) t[v][r] = now() - t0, c[v][r] = cpu_now() - c0;
+            if (r == -1 && v < NVAR) {   /* every variant's output against the first's */
+                if (v == 0) memcpy(y0, y, (size_t)(B * N) * 4);
+                double d = 0, m = 0;
+                for (int64_t i = 0; i < B * N; i++) {
+                    double e = fabs((double)y[i] - (double)y0[i]);
+                    d = e > d || e != e ? e : d;
+                    m = fabs((double)y0[i]) > m ? fabs((double)y0[i]) : m;
+                }
+                if (v > 0) diff[v] = d / (m > 0 ? m : 1);
+            }
             if (y[0] != y[0] || y[B * N - 1] != y[B * N - 1]) {
                 fprintf(stderr, "variant %d wrote NaN: built for other sizes?\n", v);
                 return 1;
@@ -95,8 +127,12 @@ int main(int argc, char **argv)
     double flops = 2.0 * (double)B * (double)N * (double)K;
     for (int v = 0; v <= NVAR; v++) {
         qsort(t[v], (size_t)reps, sizeof(double), cmp);
-        printf("%s %.3f ms min %.3f ms median %.1f GFLOP/s (min)\n", v == NVAR ? "openblas" : argv[6 + NVAR + v],
-               t[v][0] * 1e3, t[v][reps / 2] * 1e3, flops / t[v][0] / 1e9);
+        qsort(c[v], (size_t)reps, sizeof(double), cmp);
+        printf("%s %.3f ms min %.3f ms median %.1f GFLOP/s (min); CPU time %.3f ms median, %.1f GFLOP per CPU-second",
+               v == NVAR ? "openblas" : argv[6 + NVAR + v], t[v][0] * 1e3, t[v][reps / 2] * 1e3, flops / t[v][0] / 1e9,
+               c[v][reps / 2] * 1e3, flops / c[v][reps / 2] / 1e9);
+        if (v > 0 && v < NVAR) printf(" max|diff| to %s %.2g of max|y|", argv[6 + NVAR], diff[v]);
+        printf("\n");
     }
     return 0;
 }

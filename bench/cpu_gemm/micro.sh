@@ -4,10 +4,15 @@
 # shape, in one process (bench/cpu_gemm/harness.c), from a configured build
 # tree (needs tests/golden/emit_golden: `make tests/golden/emit_golden`).
 #
-#   bench/cpu_gemm/micro.sh PROBLEM.json PRESET THREADS REPS NAME=POINT_JSON...
+#   bench/cpu_gemm/micro.sh PROBLEM.json PRESET THREADS REPS NAME[:MARCH]=POINT_JSON...
 #
 # Prints one line per variant and one for OpenBLAS: minimum and median time
-# and GFLOP/s of the GEMM (2*B*N*K) at the minimum.
+# and GFLOP/s of the GEMM (2*B*N*K) at the minimum, the median CPU time, and
+# each variant's largest difference from the first variant's output.
+# NAME:MARCH compiles that variant with -march=MARCH instead of native (e.g.
+# avx2:x86-64-v3 runs the AVX2 micro-kernel, no AVX-512, beside the others).
+# POINT_JSON may be @FILE: emit_golden's output for this problem and preset
+# saved in FILE (the kernel another commit's generator wrote: before/after).
 set -e
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${KF_BUILDDIR:-$top}
@@ -17,12 +22,16 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 dims=$(python3 -c "import json,sys; d=json.load(open('$prob'))['presets']['$preset']; print(d['B'], d['K'], d['N'])")
 i=0; objs=""; scr=""; names=""
 for v in "$@"; do
-    name=${v%%=*} point=${v#*=}
-    (cd "$top" && "$build/tests/golden/emit_golden" c cpu-simd "$prob" "$preset" "$point") > "$tmp/g$i" 
+    name=${v%%=*} point=${v#*=} march=native
+    case $name in *:*) march=${name#*:} name=${name%%:*} ;; esac
+    case $point in
+    @*) cp "${point#@}" "$tmp/g$i" ;;   # emit_golden's output kept in a file (another commit's generator)
+    *) (cd "$top" && "$build/tests/golden/emit_golden" c cpu-simd "$prob" "$preset" "$point") > "$tmp/g$i" ;;
+    esac
     awk '/^=== kernel.c$/ {on = 1; next} /^=== / {on = 0} on' "$tmp/g$i" > "$tmp/k$i.c"
     bytes=$(awk '/^=== candidate.json$/ {on = 1; next} /^=== / {on = 0} on' "$tmp/g$i" |
-            python3 -c "import json,sys; s=json.load(sys.stdin)['scratch']; assert len(s)==1, 'one scratch buffer'; print(s[0]['bytes'])")
-    ${CC:-cc} -std=gnu11 -O3 -march=native -fopenmp -I"$top/plugins/cpu-simd" -Dkf_kernel=kf_kernel_$i -Dkf_cpu_unit=kf_cpu_unit_$i -c "$tmp/k$i.c" -o "$tmp/k$i.o"
+            python3 -c "import json,sys; s=json.load(sys.stdin)['scratch']; assert 1 <= len(s) <= 4, 'one to four scratch buffers'; print(','.join(str(x['bytes']) for x in s))")
+    ${CC:-cc} -std=gnu11 -O3 -march="$march" -fopenmp -I"$top/plugins/cpu-simd" -Dkf_kernel=kf_kernel_$i -Dkf_cpu_unit=kf_cpu_unit_$i -c "$tmp/k$i.c" -o "$tmp/k$i.o"
     objs="$objs $tmp/k$i.o"; scr="$scr $bytes"; names="$names $name"; i=$((i + 1))
 done
 while [ $i -lt 4 ]; do   # unused slots

@@ -159,7 +159,12 @@ KF_TEST_TIMEOUT(other_points_pass, 120.0)
         "{\"fusion\":0,\"pack\":0}", "{\"mr\":6,\"nr\":16,\"mc\":48,\"nc\":128,\"kc\":128}",
         "{\"loop_order\":1,\"threads\":1,\"unroll\":2,\"kc\":100}",
         /* one column block (NC >= N): the column order splits the rows */
-        "{\"fusion\":1,\"loop_order\":1,\"nc\":512,\"kc\":128}"};
+        "{\"fusion\":1,\"loop_order\":1,\"nc\":512,\"kc\":128}",
+        /* A panels whose rows are not a multiple of 8 (the masked 8 x 8
+           transposes of kf_pack_a: 14 = 8 + 6, 3 < 8) and B's edge panel
+           (333 columns) through them too, k tails of 100 % 8 */
+        "{\"fusion\":1,\"loop_order\":1,\"mr\":14,\"nr\":32,\"kc\":100}",
+        "{\"fusion\":1,\"loop_order\":0,\"mr\":3,\"nr\":48,\"kc\":100}"};
     kf_error err = {0};
     kf_registry *reg = kf_registry_open(1, &err);
     KF_CHECK(reg != NULL);
