@@ -9,6 +9,7 @@
 #include <string.h>
 
 kfcu_driver kfcu;
+__typeof__(&cuTensorMapEncodeTiled) kfcu_tensor_map_encode;
 kfcu_nvrtc kfnv;
 char *kfcu_poisoned;
 
@@ -33,6 +34,7 @@ static kf_status load(const char *const *libs, void **handle, const char *what, 
 static kf_status bind_driver(void *h, kfcu_driver *tbl, const char *lib, char *why, size_t why_len)
 {
     KFCU_DRIVER_FUNCS(KFCU_SYM)
+    *(void **)&kfcu_tensor_map_encode = dlsym(h, "cuTensorMapEncodeTiled");   /* optional (12.0+) */
     return KF_OK;
 }
 
