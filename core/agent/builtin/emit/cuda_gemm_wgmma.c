@@ -36,6 +36,24 @@
  * default on sm_90 (cuda_from_ocl.c): BF16, 128 x 128, tc_stages 3 (6
  * stages); after a failure, TF32 on wgmma before 3xBF16.
  *
+ * Knob tc_wgmma = 2 (a neighbour of every wgmma point, never a default)
+ * loads the same stages by TMA instead (gen_tma_kernel): 288 threads, warps
+ * 0-7 the consumers above, warp 8 a producer whose lane 0 issues one
+ * cp.async.bulk.tensor.2d per operand per stage through tensor maps of the
+ * plan (plan ABI 1.5: 128-byte swizzle, boxes of 128 (BN) rows x 128 bytes
+ * over the BF16 scratch, or the FP32 inputs for TF32, whose zero fill does
+ * the edges); per stage a full mbarrier (expect_tx of the stage's bytes)
+ * and an empty one that the 256 consumer threads arrive on once
+ * wgmma.wait_group 1 says the stage's wgmmas are done (one arrival per warp
+ * made ptxas serialize the wgmmas).  Generated only where the device's
+ * detail says "tensor maps (TMA) supported" (the cuda plugin, cc >= 9.0).
+ * Measured on the H100 (bench/results/h100-tma-2026-11-25): standalone BF16
+ * 229.7 us at 128 x 128 (cp.async 233.9), 198.4 us at 128 x 256 (cp.async
+ * 247.5); kforge run problem 9 427.7 us at 128 x 128 and 381.8 us at
+ * 128 x 256 against 450.2 us for the default, problem 12 428.9 / 382.4
+ * against 447.1 (verified, rel L2 2.3e-3); TF32 with TMA 515.0 us on
+ * problem 12.
+ *
  * TF32 needs K-major B (nn.Linear's (N, K)) and K % 4 == 0 (16-byte
  * rows); otherwise, and for batched GEMMs, and for a one-block-row BF16
  * GEMM (which the mma.sync kernel does without converting B), the
