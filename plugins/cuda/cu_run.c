@@ -29,6 +29,8 @@ static kf_status encode_tmaps(kf_artifact *a, kfcu_set *s, char **error)
         kfcu_set_free(s);
         return kfcu_fail(error, KF_ERR_NOMEM, "out of memory");
     }
+#if KFCU_HAVE_TMAP
+    _Static_assert(sizeof(kfcu_tmap_blob) == sizeof(CUtensorMap), "a blob holds one CUtensorMap");
     for (int i = 0; i < a->n_tmaps; i++) {
         const kf_tensor_map *t = &a->tmaps[i];
         const int base = t->buffer_kind == KF_ARG_INPUT ? t->buffer_index
@@ -45,7 +47,7 @@ static kf_status encode_tmaps(kf_artifact *a, kfcu_set *s, char **error)
         }
         kfcu_tmap_args x;
         kfcu_tmap_encode_args(t, &x);
-        CUresult r = kfcu_tensor_map_encode(&s->tmaps[i], (CUtensorMapDataType)x.dtype, x.rank,
+        CUresult r = kfcu_tensor_map_encode((CUtensorMap *)(void *)&s->tmaps[i], (CUtensorMapDataType)x.dtype, x.rank,
                                             (void *)(uintptr_t)(s->base[base] + s->host[base]->guard_bytes), x.dims,
                                             x.strides, x.box, x.elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
                                             (CUtensorMapSwizzle)x.swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
@@ -57,6 +59,11 @@ static kf_status encode_tmaps(kf_artifact *a, kfcu_set *s, char **error)
             return kfcu_fail(error, KF_ERR_INVALID, "tensor_maps[%d]: cuTensorMapEncodeTiled refused it: %s", i, e);
         }
     }
+#else
+    kfcu_set_free(s);
+    return kfcu_fail(error, KF_ERR_INVALID, "tensor maps: this cuda plugin was built against CUDA 11 headers, "
+                     "which lack cuTensorMapEncodeTiled; rebuild it with CUDA 12 or later");
+#endif
     return KF_OK;
 }
 

@@ -78,8 +78,19 @@ typedef struct kfcu_nvrtc { KFCU_NVRTC_FUNCS(KFCU_FIELD) } kfcu_nvrtc;
 
 extern kfcu_driver kfcu;     /* valid after kfcu_load_driver() == KF_OK */
 /* cuTensorMapEncodeTiled (driver 12.0 and later), NULL where the driver
- * lacks it: then a plan with tensor maps fails to compile, saying so. */
+ * lacks it (or the plugin was built against CUDA 11 headers, which do not
+ * declare it): then a plan with tensor maps fails to compile, saying so. */
+#if CUDA_VERSION >= 12000
+#define KFCU_HAVE_TMAP 1
 extern __typeof__(&cuTensorMapEncodeTiled) kfcu_tensor_map_encode;
+#else
+#define KFCU_HAVE_TMAP 0
+extern void *kfcu_tensor_map_encode;
+#endif
+/* One encoded tensor map: CUtensorMap's 128 bytes, 64-byte aligned. */
+typedef struct kfcu_tmap_blob {
+    _Alignas(64) unsigned char bytes[128];
+} kfcu_tmap_blob;
 extern kfcu_nvrtc kfnv;      /* valid after kfcu_load_nvrtc() == KF_OK */
 
 /* Loads libcuda.so.1 and calls cuInit once; KF_ERR_UNAVAILABLE with a
@@ -149,7 +160,7 @@ typedef struct kfcu_set {
     int n;
     CUdeviceptr *base;
     kf_buffer **host;
-    CUtensorMap *tmaps;        /* the artifact's tensor maps over these buffers (64-byte aligned) */
+    kfcu_tmap_blob *tmaps;     /* the artifact's tensor maps over these buffers, encoded */
 } kfcu_set;
 
 kf_status kfcu_set_create(kf_artifact *a, kf_buffer_set *set, kfcu_set *out, char **error);
