@@ -252,7 +252,8 @@ kf_status kfcu_compile(const kf_compile_request *req, kf_artifact **out, char **
     if (n_tmaps > 0 && (!kfcu_tensor_map_encode || devs[req->device].cc_major < 9))
         return kfcu_fail(diagnostics, KF_ERR_COMPILE, "the plan passes tensor maps, which need compute capability "
                          "9.0 or later and a driver with cuTensorMapEncodeTiled (CUDA 12.0+): %s",
-                         !kfcu_tensor_map_encode ? "this driver lacks it" : "this device is older");
+                         !KFCU_HAVE_TMAP ? "this plugin was built against CUDA 11 headers"
+                         : !kfcu_tensor_map_encode ? "this driver lacks it" : "this device is older");
     kfcu_device *d = &devs[req->device];
     if ((st = kfcu_device_open(d, diagnostics)) != KF_OK) return st;
     char *image = NULL, sm[32];
