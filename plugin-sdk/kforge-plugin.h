@@ -16,7 +16,10 @@
  * struct_size is smaller than the hooks the core needs, whose reserved slots
  * are not NULL, or whose name does not match its file name.
  *
- * ABI 1.4 (this header), 1.3, 1.2, 1.1 and 1.0 plugins all load.  1.4 takes
+ * ABI 1.5 (this header), 1.4, 1.3, 1.2, 1.1 and 1.0 plugins all load.  1.5 adds
+ * tensor-map arguments (KF_ARG_TENSOR_MAP, kf_tensor_map): kf_candidate_view
+ * appends the plan's tensor maps; the core refuses a plan that has one for a
+ * plugin built for 1.0-1.4, which would not know the kind.  1.4 takes
  * one more reserved slot (export_files: `kforge export` asks the plugin of
  * the run's backend to write the exported kernel's host code) and appends
  * the AMX bf16 peak to kf_device_info (an older plugin leaves it 0).  1.3 appends
@@ -57,7 +60,7 @@ extern "C" {
 #endif
 
 #define KF_PLUGIN_ABI_MAJOR 1
-#define KF_PLUGIN_ABI_MINOR 4
+#define KF_PLUGIN_ABI_MINOR 5
 
 #if defined(__GNUC__)
 #define KF_PLUGIN_VISIBLE __attribute__((visibility("default")))
@@ -163,7 +166,11 @@ typedef enum kf_arg_kind {
     KF_ARG_INT = 3,     /* a 32-bit signed integer value (dims, resolved)  */
     KF_ARG_LONG = 4,    /* a 64-bit signed integer value                   */
     KF_ARG_FLOAT = 5,   /* a 32-bit float value                            */
-    KF_ARG_LOCAL = 6    /* __local / dynamic shared memory of `bytes`      */
+    KF_ARG_LOCAL = 6,   /* __local / dynamic shared memory of `bytes`      */
+    /* ---- ABI 1.5 ---- */
+    KF_ARG_TENSOR_MAP = 7 /* index into kf_candidate_view.tensor_maps: a TMA
+                             descriptor over one of the plan's buffers (CUDA:
+                             a `const __grid_constant__ CUtensorMap` parameter) */
 } kf_arg_kind;
 
 typedef struct kf_arg {
@@ -187,6 +194,26 @@ typedef struct kf_launch {
                                   third launch parameter); 0: none */
 } kf_launch;
 
+/* A tensor map (ABI 1.5): a tiled view of one buffer for the hardware's
+ * tensor copies (CUDA's TMA, cuTensorMapEncodeTiled), as the plan asked for
+ * it, every expression evaluated.  Dimension 0 is the innermost (contiguous)
+ * one.  The plugin checks it against the buffer: the map may reach only that
+ * buffer's own data bytes, (dims[0] - 1) * element bytes + sum over d >= 1
+ * of (dims[d] - 1) * strides[d] + element bytes <= the buffer's bytes. */
+#define KF_TMAP_MAX_RANK 5
+typedef struct kf_tensor_map {
+    uint32_t struct_size;          /* sizeof(kf_tensor_map) as the core built it */
+    kf_arg_kind buffer_kind;       /* KF_ARG_INPUT, KF_ARG_OUTPUT or KF_ARG_SCRATCH */
+    int buffer_index;              /* index among that kind's buffers */
+    uint32_t dtype;                /* KF_DT_* of the elements the map reads */
+    int rank;                      /* 1..KF_TMAP_MAX_RANK */
+    int64_t dims[KF_TMAP_MAX_RANK];    /* elements per dimension, innermost first */
+    int64_t strides[KF_TMAP_MAX_RANK]; /* bytes between consecutive indices of dimension d;
+                                          strides[0] is the element size */
+    int64_t box[KF_TMAP_MAX_RANK];     /* the tile one copy moves, elements per dimension */
+    int swizzle;                   /* shared-memory swizzle in bytes: 0, 32, 64 or 128 */
+} kf_tensor_map;
+
 typedef struct kf_candidate_view {
     const char *backend;        /* must equal the plugin's name */
     int n_sources;
@@ -199,6 +226,10 @@ typedef struct kf_candidate_view {
     uint32_t struct_size;       /* sizeof(kf_candidate_view) as the core built it */
     uint32_t source_size;       /* element size of sources[] */
     uint32_t launch_size;       /* element size of launches[] */
+    /* ---- ABI 1.5 ---- */
+    int n_tensor_maps;          /* the plan's tensor maps, named by KF_ARG_TENSOR_MAP args */
+    const kf_tensor_map *tensor_maps;
+    uint32_t tensor_map_size;   /* element size of tensor_maps[] */
 } kf_candidate_view;
 
 /* Element i of an array whose element size came with it (a newer core's

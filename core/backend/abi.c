@@ -26,11 +26,26 @@ static kf_status oom(char **msg)
     return KF_ERR_NOMEM;
 }
 
+/* A plan with tensor maps (ABI 1.5) for a plugin built for 1.0-1.4, which
+ * would not know the argument kind: KF_ERR_INVALID with the reason. */
+static kf_status tmaps_unsupported(const kf_plugin *p, const kf_compile_request *req, char **diagnostics)
+{
+    if (!req || !req->candidate || req->candidate->n_tensor_maps <= 0 || kf_plugin_abi_minor(p) >= 5) return KF_OK;
+    if (diagnostics) {
+        free(*diagnostics);
+        *diagnostics = strdup("the plan passes tensor maps, which this backend's plugin (built for ABI 1.0-1.4) "
+                              "does not take: rebuild it against kforge-plugin.h 1.5, or pass buffers instead");
+    }
+    return KF_ERR_INVALID;
+}
+
 kf_status kf_plugin_compile_offline(const kf_plugin *p, const kf_compile_request *req, const char *target,
                                     void **binary, size_t *binary_size, char **report, char **diagnostics)
 {
     *binary = NULL;
     *binary_size = 0;
+    kf_status tst = tmaps_unsupported(p, req, diagnostics);
+    if (tst != KF_OK) return tst;
     if (!p || !p->be || p->be->abi_minor < 2 || !p->be->compile_offline) {
         if (diagnostics) {
             free(*diagnostics);
@@ -47,6 +62,8 @@ kf_status kf_plugin_compile_offline(const kf_plugin *p, const kf_compile_request
 kf_status kf_plugin_compile(const kf_plugin *p, const kf_compile_request *req, kf_artifact **out,
                             char **diagnostics)
 {
+    kf_status tst = tmaps_unsupported(p, req, diagnostics);
+    if (tst != KF_OK) return tst;
     if (kf_plugin_abi_minor(p) >= 1) return p->be->compile(req, out, diagnostics);
     const kf_candidate_view *cv = req->candidate;
     kf_source_1_0 *src = calloc((size_t)cv->n_sources + 1, sizeof *src);

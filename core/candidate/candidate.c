@@ -76,6 +76,18 @@ kf_candidate *kf_candidate_new(const char *backend)
     return c;
 }
 
+void kf_cand_tmap_free(kf_cand_tmap *t)
+{
+    if (!t)
+        return;
+    for (int d = 0; d < KF_TMAP_MAX_RANK; d++) {
+        free(t->dims[d]);
+        free(t->strides[d]);
+        free(t->box[d]);
+    }
+    free(t);
+}
+
 static void free_launch(kf_cand_launch *l)
 {
     free(l->kernel);
@@ -83,8 +95,10 @@ static void free_launch(kf_cand_launch *l)
         free(l->global[d]);
         free(l->local[d]);
     }
-    for (int a = 0; a < l->n_args; a++)
+    for (int a = 0; a < l->n_args; a++) {
         free(l->args[a].text);
+        kf_cand_tmap_free(l->args[a].tmap);
+    }
     free(l->args);
 }
 
@@ -354,9 +368,79 @@ fail:
     return -1;
 }
 
+/* One expression list of a tensor map: n entries into dst[off..off+n). */
+static int parse_tmap_exprs(pctx *pc, json_object *arr, char **dst, int off, int n, const char *path,
+                            const char *what)
+{
+    if (!json_object_is_type(arr, json_type_array) || (int)json_object_array_length(arr) != n)
+        PFAIL(pc, "%s: expected an array of %d %s", path, n, what);
+    for (int d = 0; d < n; d++)
+        if (!(dst[off + d] = expr_text(json_object_array_get_idx(arr, (size_t)d))))
+            PFAIL(pc, "%s[%d]: expected an integer or an expression string", path, d);
+    return 0;
+fail:
+    return -1;
+}
+
+static int parse_tmap(pctx *pc, kf_cand_arg *a, json_object *o, const char *path)
+{
+    static const char *const keys[] = {"buffer", "dtype", "dims", "strides", "box", "swizzle", NULL};
+    json_object *v;
+    char sub[256];
+    if (!json_object_is_type(o, json_type_object))
+        PFAIL(pc, "%s: expected an object with buffer, dtype, dims, strides, box, swizzle", path);
+    if (check_keys(pc, o, path, keys))
+        return -1;
+    a->kind = KF_CARG_TENSOR_MAP;
+    if (!(a->tmap = calloc(1, sizeof *a->tmap)))
+        PFAIL(pc, "out of memory");
+    kf_cand_tmap *t = a->tmap;
+    if (!json_object_object_get_ex(o, "buffer", &v) || !json_object_is_type(v, json_type_string) ||
+        !is_ident(json_object_get_string(v)))
+        PFAIL(pc, "%s.buffer: missing or not a name (an input, output or scratch buffer)", path);
+    if (!(a->text = strdup(json_object_get_string(v))))
+        PFAIL(pc, "out of memory");
+    t->dtype = KF_DT_F32;
+    if (json_object_object_get_ex(o, "dtype", &v)) {
+        const char *dt = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+        if (!strcmp(dt, "f32")) t->dtype = KF_DT_F32;
+        else if (!strcmp(dt, "bf16")) t->dtype = KF_DT_BF16;
+        else if (!strcmp(dt, "f16")) t->dtype = KF_DT_F16;
+        else PFAIL(pc, "%s.dtype: expected \"f32\", \"bf16\" or \"f16\"", path);
+    }
+    if (!json_object_object_get_ex(o, "dims", &v) || !json_object_is_type(v, json_type_array))
+        PFAIL(pc, "%s.dims: missing (1 to %d sizes, innermost first)", path, KF_TMAP_MAX_RANK);
+    t->rank = (int)json_object_array_length(v);
+    if (t->rank < 1 || t->rank > KF_TMAP_MAX_RANK)
+        PFAIL(pc, "%s.dims: has %d entries; a tensor map has rank 1 to %d", path, t->rank, KF_TMAP_MAX_RANK);
+    snprintf(sub, sizeof sub, "%s.dims", path);
+    if (parse_tmap_exprs(pc, v, t->dims, 0, t->rank, sub, "sizes"))
+        return -1;
+    if (json_object_object_get_ex(o, "strides", &v)) {
+        snprintf(sub, sizeof sub, "%s.strides", path);
+        if (parse_tmap_exprs(pc, v, t->strides, 1, t->rank - 1, sub, "byte strides (one per dim after the first)"))
+            return -1;
+    } else if (t->rank > 1)
+        PFAIL(pc, "%s.strides: missing (%d byte strides, one per dim after the first)", path, t->rank - 1);
+    if (!json_object_object_get_ex(o, "box", &v))
+        PFAIL(pc, "%s.box: missing (%d tile sizes, one per dim)", path, t->rank);
+    snprintf(sub, sizeof sub, "%s.box", path);
+    if (parse_tmap_exprs(pc, v, t->box, 0, t->rank, sub, "tile sizes (one per dim)"))
+        return -1;
+    if (json_object_object_get_ex(o, "swizzle", &v)) {
+        int sw = json_object_is_type(v, json_type_int) ? json_object_get_int(v) : -1;
+        if (sw != 0 && sw != 32 && sw != 64 && sw != 128)
+            PFAIL(pc, "%s.swizzle: expected 0, 32, 64 or 128 (bytes)", path);
+        t->swizzle = sw;
+    }
+    return 0;
+fail:
+    return -1;
+}
+
 static int parse_arg(pctx *pc, kf_cand_arg *a, json_object *v, const char *path)
 {
-    static const char *const kinds[] = {"float", "int", "long", "local", NULL};
+    static const char *const kinds[] = {"float", "int", "long", "local", "tensor_map", NULL};
     if (json_object_is_type(v, json_type_string)) {
         if (!is_ident(json_object_get_string(v)))
             PFAIL(pc, "%s: '%s' is not a name (use {\"int\": \"expr\"} for expressions)", path,
@@ -387,6 +471,11 @@ static int parse_arg(pctx *pc, kf_cand_arg *a, json_object *v, const char *path)
                 a->fval = json_object_get_double(val);
                 return 0;
             }
+            if (!strcmp(key, "tensor_map")) {
+                char sub[160];
+                snprintf(sub, sizeof sub, "%s.tensor_map", path);
+                return parse_tmap(pc, a, val, sub);
+            }
             a->kind = !strcmp(key, "int") ? KF_CARG_INT
                     : !strcmp(key, "long") ? KF_CARG_LONG : KF_CARG_LOCAL;
             if (!(a->text = expr_text(val)))
@@ -395,7 +484,7 @@ static int parse_arg(pctx *pc, kf_cand_arg *a, json_object *v, const char *path)
         }
     }
     PFAIL(pc, "%s: expected a name, a number, or one of {\"float\": x}, {\"int\": e}, "
-          "{\"long\": e}, {\"local\": bytes}", path);
+          "{\"long\": e}, {\"local\": bytes}, {\"tensor_map\": {...}}", path);
 fail:
     return -1;
 }
@@ -621,10 +710,36 @@ static json_object *expr_json(const char *e)
     return json_object_new_string(e);
 }
 
+static json_object *exprs_array(char *const *e, int from, int n)
+{
+    json_object *arr = json_object_new_array();
+    for (int d = from; d < from + n; d++)
+        json_object_array_add(arr, expr_json(e[d] ? e[d] : "0"));
+    return arr;
+}
+
+static json_object *tmap_json(const kf_cand_arg *a)
+{
+    static const char *const dt[] = {"f32", "f16", "bf16"};
+    const kf_cand_tmap *t = a->tmap;
+    json_object *m = json_object_new_object(), *o = json_object_new_object();
+    json_object_object_add(m, "buffer", json_object_new_string(a->text));
+    json_object_object_add(m, "dtype", json_object_new_string(t->dtype <= KF_DT_BF16 ? dt[t->dtype] : "f32"));
+    json_object_object_add(m, "dims", exprs_array(t->dims, 0, t->rank));
+    if (t->rank > 1)
+        json_object_object_add(m, "strides", exprs_array(t->strides, 1, t->rank - 1));
+    json_object_object_add(m, "box", exprs_array(t->box, 0, t->rank));
+    json_object_object_add(m, "swizzle", json_object_new_int(t->swizzle));
+    json_object_object_add(o, "tensor_map", m);
+    return o;
+}
+
 static json_object *arg_json(const kf_cand_arg *a)
 {
     json_object *o;
     switch (a->kind) {
+    case KF_CARG_TENSOR_MAP:
+        return tmap_json(a);
     case KF_CARG_NAME:
         return json_object_new_string(a->text);
     case KF_CARG_FLOAT:

@@ -16,7 +16,10 @@
  *        "global": ["round_up(N,16)", "round_up(B,16)"], "local": [16, 16],
  *        "args": ["x", "W", "b", "t", "B", "K", "N",
  *                 {"float": 2.0}, {"int": "K/4"}, {"long": "B*N"},
- *                 {"local": "4*16*17"}]}
+ *                 {"local": "4*16*17"},
+ *                 {"tensor_map": {"buffer": "x", "dims": ["K", "B"],
+ *                                 "strides": ["4*K"], "box": [32, 64],
+ *                                 "swizzle": 128}}]}
  *     ]
  *   }
  *
@@ -60,13 +63,31 @@ typedef enum kf_cand_arg_kind {
     KF_CARG_INT,     /* expr */
     KF_CARG_LONG,    /* expr */
     KF_CARG_FLOAT,   /* fval */
-    KF_CARG_LOCAL    /* expr = bytes */
+    KF_CARG_LOCAL,   /* expr = bytes */
+    KF_CARG_TENSOR_MAP  /* tmap (text = the buffer's name) */
 } kf_cand_arg_kind;
+
+/* {"tensor_map": {"buffer": NAME, "dtype": "bf16", "dims": [e, ...],
+ *  "strides": [e, ...], "box": [e, ...], "swizzle": 128}}: a TMA descriptor
+ * over buffer NAME (an input, output or scratch buffer), rank = the number
+ * of dims (1..5, innermost first), strides = rank - 1 byte strides of
+ * dims 1.., box = rank tile sizes, swizzle 0 (default), 32, 64 or 128;
+ * dtype "f32" (default), "bf16" or "f16".  Checked against the buffer by
+ * the plugin (kforge-plugin.h, kf_tensor_map). */
+typedef struct kf_cand_tmap {
+    uint32_t dtype;          /* KF_DT_* */
+    int rank;
+    char *dims[KF_TMAP_MAX_RANK];
+    char *strides[KF_TMAP_MAX_RANK];   /* [1..rank): [0] unused (NULL) */
+    char *box[KF_TMAP_MAX_RANK];
+    int swizzle;
+} kf_cand_tmap;
 
 typedef struct kf_cand_arg {
     kf_cand_arg_kind kind;
     char *text;      /* the name or the expression */
     double fval;
+    kf_cand_tmap *tmap;   /* KF_CARG_TENSOR_MAP only */
 } kf_cand_arg;
 
 typedef struct kf_cand_launch {
@@ -95,6 +116,7 @@ typedef struct kf_candidate {
 } kf_candidate;
 
 kf_candidate *kf_candidate_new(const char *backend);
+void kf_cand_tmap_free(kf_cand_tmap *t);
 /* Loads a directory (candidate.json) or a single .c file.  A .c file is a
  * host-entry candidate (entry kf_kernel) with backend "": the caller sets
  * the backend (kforge verify: the --backend plugin, if it runs a host entry). */
@@ -129,6 +151,7 @@ typedef struct kf_bound {
     kf_source *sources;
     kf_launch *launches;
     kf_arg *args;
+    kf_tensor_map *tensor_maps;
     const char **dim_names, **input_names, **output_names;
     int64_t *dim_values, *input_elems, *output_elems, *scratch_bytes;
 } kf_bound;

@@ -1,7 +1,8 @@
 /*
  * candidate_bind.c — binds a candidate to a resolved problem: resolves every
  * argument name (input, output, scratch buffer or dim), evaluates every
- * integer expression (sizes, scratch bytes, int/long/local args), checks the
+ * integer expression (sizes, scratch bytes, int/long/local args, tensor
+ * maps' dims, strides and boxes), checks the
  * launch geometry (work_dim 1..3, global >= 1, local divides global as
  * OpenCL 1.2 requires) and lays the result out as the plugin ABI's
  * kf_candidate_view + kf_problem_view.
@@ -18,6 +19,7 @@ typedef struct bctx {
     kf_bound *b;
     kf_error *err;
     const char *origin;
+    int n_tmaps;         /* tensor maps bound so far (into b->tensor_maps) */
 } bctx;
 
 static int bfail(bctx *bc, const char *path, const char *msg)
@@ -123,6 +125,56 @@ static int bind_name(bctx *bc, const char *path, const char *name, kf_arg *a)
     return bfail(bc, path, msg);
 }
 
+/* A tensor map: its buffer by name (an input, output or scratch buffer),
+ * every expression evaluated and >= 1; the hardware's limits and the
+ * buffer's extent are the plugin's to check (it knows them). */
+static int bind_tmap(bctx *bc, const char *path, const kf_cand_arg *ca, kf_arg *a)
+{
+    static const int64_t esize[] = {4, 2, 2};
+    const kf_cand_tmap *ct = ca->tmap;
+    kf_tensor_map *t = &bc->b->tensor_maps[bc->n_tmaps];
+    char sub[160], msg[256];
+    kf_arg buf;
+    memset(t, 0, sizeof *t);
+    snprintf(sub, sizeof sub, "%s.tensor_map.buffer", path);
+    if (bind_name(bc, sub, ca->text, &buf))
+        return -1;
+    if (buf.kind != KF_ARG_INPUT && buf.kind != KF_ARG_OUTPUT && buf.kind != KF_ARG_SCRATCH) {
+        snprintf(msg, sizeof msg, "'%s' is a dim; a tensor map covers an input, output or scratch buffer", ca->text);
+        return bfail(bc, sub, msg);
+    }
+    if (ct->rank < 1 || ct->rank > KF_TMAP_MAX_RANK || ct->dtype > KF_DT_BF16)
+        return bfail(bc, path, "malformed tensor map (rank or dtype)");
+    t->struct_size = (uint32_t)sizeof *t;
+    t->buffer_kind = buf.kind;
+    t->buffer_index = buf.index;
+    t->dtype = ct->dtype;
+    t->rank = ct->rank;
+    t->swizzle = ct->swizzle;
+    t->strides[0] = esize[ct->dtype];
+    for (int d = 0; d < ct->rank; d++) {
+        static const char *const what[3] = {"dims", "strides", "box"};
+        char *const *src[3] = {ct->dims, ct->strides, ct->box};
+        int64_t *dst[3] = {t->dims, t->strides, t->box};
+        for (int w = 0; w < 3; w++) {
+            if (w == 1 && d == 0)
+                continue;
+            snprintf(sub, sizeof sub, "%s.tensor_map.%s[%d]", path, what[w], w == 1 ? d - 1 : d);
+            if (!src[w][d])
+                return bfail(bc, sub, "missing");
+            if (eval_at(bc, sub, src[w][d], &dst[w][d]))
+                return -1;
+            if (dst[w][d] < 1) {
+                snprintf(msg, sizeof msg, "'%s' = %lld; it must be >= 1", src[w][d], (long long)dst[w][d]);
+                return bfail(bc, sub, msg);
+            }
+        }
+    }
+    a->kind = KF_ARG_TENSOR_MAP;
+    a->index = bc->n_tmaps++;
+    return 0;
+}
+
 static int bind_arg(bctx *bc, const char *path, const kf_cand_arg *ca, kf_arg *a)
 {
     char msg[256];
@@ -158,6 +210,8 @@ static int bind_arg(bctx *bc, const char *path, const kf_cand_arg *ca, kf_arg *a
         a->kind = KF_ARG_LOCAL;
         a->bytes = v;
         return 0;
+    case KF_CARG_TENSOR_MAP:
+        return bind_tmap(bc, path, ca, a);
     }
     return bfail(bc, path, "unknown argument kind");
 }
@@ -289,8 +343,8 @@ static int bind_problem(bctx *bc)
 
 int kf_candidate_bind(const kf_candidate *c, const kf_resolved *r, kf_bound *out, kf_error *err)
 {
-    bctx bc = {c, r, out, err, c && c->origin ? c->origin : "candidate"};
-    int total_args = 0;
+    bctx bc = {c, r, out, err, c && c->origin ? c->origin : "candidate", 0};
+    int total_args = 0, total_tmaps = 0;
 
     memset(out, 0, sizeof *out);
     if (!c || !r || !r->problem)
@@ -304,11 +358,15 @@ int kf_candidate_bind(const kf_candidate *c, const kf_resolved *r, kf_bound *out
     }
 
     out->sources = calloc((size_t)c->n_sources + 1, sizeof *out->sources);
-    for (int i = 0; i < c->n_launches; i++)
+    for (int i = 0; i < c->n_launches; i++) {
         total_args += c->launches[i].n_args;
+        for (int a = 0; a < c->launches[i].n_args; a++)
+            total_tmaps += c->launches[i].args[a].kind == KF_CARG_TENSOR_MAP;
+    }
     out->launches = calloc((size_t)c->n_launches + 1, sizeof *out->launches);
     out->args = calloc((size_t)total_args + 1, sizeof *out->args);
-    if (!out->sources || !out->launches || !out->args) {
+    out->tensor_maps = calloc((size_t)total_tmaps + 1, sizeof *out->tensor_maps);
+    if (!out->sources || !out->launches || !out->args || !out->tensor_maps) {
         kf_fail(err, KF_E_INTERNAL, "%s: out of memory binding the candidate", bc.origin);
         goto fail;
     }
@@ -324,7 +382,9 @@ int kf_candidate_bind(const kf_candidate *c, const kf_resolved *r, kf_bound *out
         .backend = c->backend, .n_sources = c->n_sources, .sources = out->sources,
         .build_options = c->build_options ? c->build_options : "", .entry = c->entry,
         .n_launches = c->n_launches, .launches = out->launches, .struct_size = (uint32_t)sizeof(kf_candidate_view),
-        .source_size = (uint32_t)sizeof(kf_source), .launch_size = (uint32_t)sizeof(kf_launch)};
+        .source_size = (uint32_t)sizeof(kf_source), .launch_size = (uint32_t)sizeof(kf_launch),
+        .n_tensor_maps = bc.n_tmaps, .tensor_maps = out->tensor_maps,
+        .tensor_map_size = (uint32_t)sizeof(kf_tensor_map)};
     return 0;
 fail:
     kf_bound_free(out);
@@ -338,6 +398,7 @@ void kf_bound_free(kf_bound *b)
     free(b->sources);
     free(b->launches);
     free(b->args);
+    free(b->tensor_maps);
     free(b->dim_names);
     free(b->input_names);
     free(b->output_names);

@@ -206,6 +206,10 @@ static int classify(exp_ctx *x, const char *lang, json_object *caps, kf_error *e
                            x->run_dir, x->c->sources[i].name, format_name(x->c->sources[i].format), lang);
     if (kf_candidate_bind(x->c, &x->r, &x->b, err) != 0) return -1;
     x->have_b = 1;
+    if (x->b.view.n_tensor_maps > 0)
+        return kf_fail(err, KF_E_BAD_INPUT, "%s: the candidate's plan passes tensor maps (TMA), which export does "
+                       "not write host code for yet; export a run whose best candidate passes buffers only",
+                       x->run_dir);
     return 0;
 }
 
@@ -326,7 +330,7 @@ static json_object *exprs_json(char *const *e, int n)
  * shared / __local bytes of a launch summed from its "local" arguments. */
 static json_object *plan_json(const exp_ctx *x)
 {
-    static const char *const arg_kinds[] = {"input", "output", "scratch", "int", "long", "float", "local"};
+    static const char *const arg_kinds[] = {"input", "output", "scratch", "int", "long", "float", "local", "tensor_map"};
     json_object *ls = json_object_new_array();
     for (int li = 0; li < x->b.view.n_launches; li++) {
         const kf_launch *l = &x->b.launches[li];
@@ -357,6 +361,8 @@ static json_object *plan_json(const exp_ctx *x)
             case KF_ARG_LOCAL:
                 json_object_object_add(ao, "bytes", json_object_new_int64(g->bytes));
                 dyn += g->bytes;
+                break;
+            case KF_ARG_TENSOR_MAP:   /* refused when the candidate is bound */
                 break;
             }
             if (cl->args[a].text) json_object_object_add(ao, "from", json_object_new_string(cl->args[a].text));

@@ -189,6 +189,21 @@ char *kf_wp_candidate_json(const kf_candidate_view *cv)
         json_object_array_add(ls, lo);
     }
     json_object_object_add(o, "launches", ls);
+    if (cv->n_tensor_maps > 0) {
+        /* each [buffer kind, index, dtype, rank, swizzle, dims[5], strides[5], box[5]] */
+        json_object *tm = json_object_new_array();
+        for (int i = 0; i < cv->n_tensor_maps; i++) {
+            const kf_tensor_map *t = KF_AT(kf_tensor_map, cv->tensor_maps, cv->tensor_map_size, i);
+            json_object *to = json_object_new_array();
+            const int64_t head[5] = {(int64_t)t->buffer_kind, t->buffer_index, (int64_t)t->dtype, t->rank, t->swizzle};
+            for (int k = 0; k < 5; k++) json_object_array_add(to, json_object_new_int64(head[k]));
+            for (int k = 0; k < KF_TMAP_MAX_RANK; k++) json_object_array_add(to, json_object_new_int64(t->dims[k]));
+            for (int k = 0; k < KF_TMAP_MAX_RANK; k++) json_object_array_add(to, json_object_new_int64(t->strides[k]));
+            for (int k = 0; k < KF_TMAP_MAX_RANK; k++) json_object_array_add(to, json_object_new_int64(t->box[k]));
+            json_object_array_add(tm, to);
+        }
+        json_object_object_add(o, "tensor_maps", tm);
+    }
     char *s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
     json_object_put(o);
     return s;
@@ -203,6 +218,7 @@ typedef struct wp_store {
     kf_source *sources;
     kf_launch *launches;
     kf_arg *args;
+    kf_tensor_map *tmaps;
     unsigned char **blobs;    /* decoded binary sources */
     int n_blobs;
 } wp_store;
@@ -248,6 +264,7 @@ static void views_storage_free(wp_store *st)
     free(st->sources);
     free(st->launches);
     free(st->args);
+    free(st->tmaps);
     for (int i = 0; i < st->n_blobs; i++) free(st->blobs[i]);
     free(st->blobs);
     free(st);
@@ -374,6 +391,35 @@ int kf_wp_decode_load(json_object *cmd, kf_wp_views *v, kf_wp_layout *l, kf_erro
             arg->bytes = arr_int(ao, 4);
         }
     }
+    json_object *tms = get(c, "tensor_maps", json_type_array);
+    int ntm = tms ? (int)json_object_array_length(tms) : 0;
+    if (ntm > 4096) goto bad;
+    if (!(st->tmaps = calloc((size_t)ntm + 1, sizeof *st->tmaps))) goto bad;
+    for (int i = 0; i < ntm; i++) {
+        json_object *to = json_object_array_get_idx(tms, (size_t)i);
+        kf_tensor_map *t = &st->tmaps[i];
+        if (!json_object_is_type(to, json_type_array) || json_object_array_length(to) != 5 + 3 * KF_TMAP_MAX_RANK)
+            goto bad;
+        const int64_t kind = arr_int(to, 0), idx = arr_int(to, 1), dt = arr_int(to, 2), rank = arr_int(to, 3),
+                      sw = arr_int(to, 4);
+        if (kind < KF_ARG_INPUT || kind > KF_ARG_SCRATCH || idx < 0 || idx > INT32_MAX || dt < 0 || dt > KF_DT_BF16 ||
+            rank < 1 || rank > KF_TMAP_MAX_RANK || sw < 0 || sw > 128)
+            goto bad;
+        t->struct_size = (uint32_t)sizeof *t;
+        t->buffer_kind = (kf_arg_kind)kind;
+        t->buffer_index = (int)idx;
+        t->dtype = (uint32_t)dt;
+        t->rank = (int)rank;
+        t->swizzle = (int)sw;
+        for (int k = 0; k < KF_TMAP_MAX_RANK; k++) {
+            t->dims[k] = arr_int(to, (size_t)(5 + k));
+            t->strides[k] = arr_int(to, (size_t)(5 + KF_TMAP_MAX_RANK + k));
+            t->box[k] = arr_int(to, (size_t)(5 + 2 * KF_TMAP_MAX_RANK + k));
+        }
+    }
+    cv->n_tensor_maps = ntm;
+    cv->tensor_maps = st->tmaps;
+    cv->tensor_map_size = (uint32_t)sizeof(kf_tensor_map);
 
     json_object *sz = get(lo, "size", json_type_int);
     json_object *cnt[4] = {get(lo, "n_sets", json_type_int), get(lo, "n_inputs", json_type_int),

@@ -9,6 +9,11 @@
 #include <string.h>
 
 kfcu_driver kfcu;
+#if KFCU_HAVE_TMAP
+__typeof__(&cuTensorMapEncodeTiled) kfcu_tensor_map_encode;
+#else
+void *kfcu_tensor_map_encode;
+#endif
 kfcu_nvrtc kfnv;
 char *kfcu_poisoned;
 
@@ -33,6 +38,9 @@ static kf_status load(const char *const *libs, void **handle, const char *what, 
 static kf_status bind_driver(void *h, kfcu_driver *tbl, const char *lib, char *why, size_t why_len)
 {
     KFCU_DRIVER_FUNCS(KFCU_SYM)
+#if KFCU_HAVE_TMAP
+    *(void **)&kfcu_tensor_map_encode = dlsym(h, "cuTensorMapEncodeTiled");   /* optional (12.0+) */
+#endif
     return KF_OK;
 }
 

@@ -46,6 +46,7 @@ static const char *kind_name(kf_arg_kind k)
     case KF_ARG_LONG: return "a long";
     case KF_ARG_FLOAT: return "a float";
     case KF_ARG_LOCAL: return "local memory";
+    case KF_ARG_TENSOR_MAP: return "a tensor map";
     }
     return "an unknown kind";
 }

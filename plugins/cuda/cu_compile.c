@@ -23,6 +23,7 @@ void kfcu_release(kf_artifact *a)
     if (!a) return;
     for (int i = 0; i < a->n_launches; i++) launch_free(&a->launches[i]);
     free(a->launches);
+    free(a->tmaps);
     if (a->module && !kfcu_poisoned) kfcu.ModuleUnload(a->module);
     free(a);
 }
@@ -135,6 +136,10 @@ kf_status kfcu_compile_offline(const kf_compile_request *req, const char *target
     st = nvrtc_compile(req, target, &image, &n, diagnostics);
     if (st != KF_OK) return st;
     const kf_candidate_view *c = req->candidate;
+    if (req->problem && (st = kfcu_tmap_plan(c, req->problem, diagnostics)) != KF_OK) {   /* as on a device */
+        free(image);
+        return st;
+    }
     int n_lib = 0;
     for (int i = 0; i < c->n_launches; i++) {
         const kf_launch *l = KF_AT(kf_launch, c->launches, c->launch_size, i);
@@ -241,6 +246,14 @@ kf_status kfcu_compile(const kf_compile_request *req, kf_artifact **out, char **
     const kf_candidate_view *c = req->candidate;
     if (c->n_launches < 1)
         return kfcu_fail(diagnostics, KF_ERR_INVALID, "the candidate has no launch plan (cuda runs kernels)");
+    if ((st = kfcu_tmap_plan(c, req->problem, diagnostics)) != KF_OK) return st;
+    const int n_tmaps = c->struct_size >= offsetof(kf_candidate_view, tensor_map_size) + sizeof c->tensor_map_size
+                            ? c->n_tensor_maps : 0;
+    if (n_tmaps > 0 && (!kfcu_tensor_map_encode || devs[req->device].cc_major < 9))
+        return kfcu_fail(diagnostics, KF_ERR_COMPILE, "the plan passes tensor maps, which need compute capability "
+                         "9.0 or later and a driver with cuTensorMapEncodeTiled (CUDA 12.0+): %s",
+                         !KFCU_HAVE_TMAP ? "this plugin was built against CUDA 11 headers"
+                         : !kfcu_tensor_map_encode ? "this driver lacks it" : "this device is older");
     kfcu_device *d = &devs[req->device];
     if ((st = kfcu_device_open(d, diagnostics)) != KF_OK) return st;
     char *image = NULL, sm[32];
@@ -256,6 +269,14 @@ kf_status kfcu_compile(const kf_compile_request *req, kf_artifact **out, char **
     a->n_inputs = req->problem->n_inputs;
     a->n_outputs = req->problem->n_outputs;
     a->n_scratch = req->problem->n_scratch;
+    if (n_tmaps > 0) {
+        if (!(a->tmaps = calloc((size_t)n_tmaps, sizeof *a->tmaps))) { kfcu_release(a); return KF_ERR_NOMEM; }
+        for (int i = 0; i < n_tmaps; i++) {
+            const kf_tensor_map *t = KF_AT(kf_tensor_map, c->tensor_maps, c->tensor_map_size, i);
+            memcpy(&a->tmaps[i], t, t->struct_size < sizeof *t ? t->struct_size : sizeof *t);
+        }
+        a->n_tmaps = n_tmaps;
+    }
     char jit_log[8192] = "";
     CUjit_option jo[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
     void *jv[] = {jit_log, (void *)(uintptr_t)sizeof jit_log};

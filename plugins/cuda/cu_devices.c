@@ -175,7 +175,7 @@ static kf_status probe_impl(kf_device_info *out, size_t dev_size, int max, int *
                  "compute capability %d.%d (sm_%d%d), %d SMs at %.0f MHz, %.1f GiB, L2 %d MiB, warp %d, "
                  "max %d threads/block, shared memory %d KiB/block (opt-in %d KiB); peak estimated as the larger of "
                  "FP32 (SMs x clock x %d lanes x 2 = %.1f TFLOP/s) and dense BF16 tensor cores (SMs x clock x %d "
-                 "= %.1f TFLOP/s; TF32 half that); bandwidth %s; driver CUDA %d.%d; NVRTC %s%d.%d%s%s",
+                 "= %.1f TFLOP/s; TF32 half that); bandwidth %s; driver CUDA %d.%d; NVRTC %s%d.%d%s%s%s",
                  d->cc_major, d->cc_minor, d->cc_major, d->cc_minor, d->sms, d->clock_khz / 1e3,
                  (double)d->total_mem / (1 << 30), d->l2_bytes >> 20, d->warp, d->max_threads_block,
                  d->shared_block >> 10, d->shared_optin >> 10, fp32_lanes(d), fp32 * 1e-12, 2 * tf32_per_sm_clk(d),
@@ -183,7 +183,9 @@ static kf_status probe_impl(kf_device_info *out, size_t dev_size, int max, int *
                  o->peak_bw_measured ? "measured (256 MiB device copy)"
                  : measure ? "estimated from memory clock x bus width" : "measured separately (kforge caches it)",
                  drv / 1000, (drv % 1000) / 10, nvrtc_why[0] ? "unavailable: " : "", nv_major, nv_minor,
-                 nvrtc_why[0] ? nvrtc_why : "", blas);
+                 nvrtc_why[0] ? nvrtc_why : "", blas,
+                 /* plan ABI 1.5 tensor-map arguments (TMA): sm_90 and later, a driver with the encoder */
+                 d->cc_major >= 9 && kfcu_tensor_map_encode ? "; tensor maps (TMA) supported" : "");
     }
     return KF_OK;
 }

@@ -18,6 +18,55 @@ static const char *role_name(const kf_artifact *a, int i, int *idx)
     return "scratch";
 }
 
+/* The artifact's tensor maps over set s's device buffers, checked again
+ * against the buffers' real sizes (cu_tmap.h) and encoded once, here, so
+ * that the timed runs only pass them. */
+static kf_status encode_tmaps(kf_artifact *a, kfcu_set *s, char **error)
+{
+    if (a->n_tmaps <= 0) return KF_OK;
+    s->tmaps = aligned_alloc(64, (size_t)a->n_tmaps * sizeof *s->tmaps);
+    if (!s->tmaps) {
+        kfcu_set_free(s);
+        return kfcu_fail(error, KF_ERR_NOMEM, "out of memory");
+    }
+#if KFCU_HAVE_TMAP
+    _Static_assert(sizeof(kfcu_tmap_blob) == sizeof(CUtensorMap), "a blob holds one CUtensorMap");
+    for (int i = 0; i < a->n_tmaps; i++) {
+        const kf_tensor_map *t = &a->tmaps[i];
+        const int base = t->buffer_kind == KF_ARG_INPUT ? t->buffer_index
+                         : t->buffer_kind == KF_ARG_OUTPUT ? a->n_inputs + t->buffer_index
+                                                           : a->n_inputs + a->n_outputs + t->buffer_index;
+        kf_status st = KF_OK;
+        if (base < 0 || base >= s->n || t->buffer_index < 0)
+            st = kfcu_fail(error, KF_ERR_INVALID, "tensor_maps[%d]: names buffer %d of %d", i, base, s->n);
+        else
+            st = kfcu_tmap_check(t, i, (int64_t)s->host[base]->bytes, error);
+        if (st != KF_OK) {
+            kfcu_set_free(s);
+            return st;
+        }
+        kfcu_tmap_args x;
+        kfcu_tmap_encode_args(t, &x);
+        CUresult r = kfcu_tensor_map_encode((CUtensorMap *)(void *)&s->tmaps[i], (CUtensorMapDataType)x.dtype, x.rank,
+                                            (void *)(uintptr_t)(s->base[base] + s->host[base]->guard_bytes), x.dims,
+                                            x.strides, x.box, x.elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                            (CUtensorMapSwizzle)x.swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+        if (r != CUDA_SUCCESS) {
+            char e[200];
+            kfcu_err(r, e, sizeof e);
+            kfcu_set_free(s);
+            return kfcu_fail(error, KF_ERR_INVALID, "tensor_maps[%d]: cuTensorMapEncodeTiled refused it: %s", i, e);
+        }
+    }
+#else
+    kfcu_set_free(s);
+    return kfcu_fail(error, KF_ERR_INVALID, "tensor maps: this cuda plugin was built against CUDA 11 headers, "
+                     "which lack cuTensorMapEncodeTiled; rebuild it with CUDA 12 or later");
+#endif
+    return KF_OK;
+}
+
 void kfcu_set_free(kfcu_set *s)
 {
     if (!s) return;
@@ -25,6 +74,7 @@ void kfcu_set_free(kfcu_set *s)
         if (s->base[i] && !kfcu_poisoned) kfcu.MemFree(s->base[i]);
     free(s->base);
     free(s->host);
+    free(s->tmaps);
     memset(s, 0, sizeof *s);
 }
 
@@ -63,7 +113,7 @@ kf_status kfcu_set_create(kf_artifact *a, kf_buffer_set *set, kfcu_set *out, cha
             return kfcu_fault(r, error, KF_ERR_RUNTIME, what);
         }
     }
-    return KF_OK;
+    return encode_tmaps(a, out, error);
 }
 
 /* One device-to-host copy of bytes [off, off + n) of buffer i's region. */
@@ -127,6 +177,14 @@ kf_status kfcu_launch_plan(kf_artifact *a, kfcu_set *s, char **error)
             case KF_ARG_LONG: vals[k].l = (long long)g->ival; break;
             case KF_ARG_FLOAT: vals[k].f = (float)g->fval; break;
             case KF_ARG_LOCAL: continue;   /* dynamic shared memory, no parameter */
+            case KF_ARG_TENSOR_MAP:   /* 128 bytes by value, from the set (encoded with its buffers) */
+                if (!s->tmaps || g->index < 0 || g->index >= a->n_tmaps) {
+                    st = kfcu_fail(error, KF_ERR_INVALID, "launch[%d] (%s): arg %d names tensor map %d of %d", li,
+                                   l->kernel, i, g->index, a->n_tmaps);
+                    continue;
+                }
+                params[k++] = &s->tmaps[g->index];
+                continue;
             default:
                 st = kfcu_fail(error, KF_ERR_INVALID, "launch[%d] (%s): arg %d has kind %d", li, l->kernel, i,
                                (int)g->kind);

@@ -16,12 +16,17 @@
  *   cu_blas_plan.c  library launches ("cublas:sgemm"): checks and the
  *                 row-major -> column-major mapping (pure, cu_blas_plan.h)
  *   cu_blas.c     cuBLAS through dlopen, one handle per device, the calls
+ *   cu_tmap.c     tensor-map arguments: checks against the buffers (pure,
+ *                 cu_tmap.h); cu_run.c encodes them per buffer set
  *
  * Launch plans (kf_launch): global[] counts threads and must be a multiple
  * of local[] (the block), so grid = global / local; local[0] == 0 picks a
  * block of 256 threads along dim 0.  A KF_ARG_LOCAL argument takes no
  * parameter slot: its bytes add to the launch's dynamic shared memory
- * (`extern __shared__` in the kernel).  Kernels are found by name, so they
+ * (`extern __shared__` in the kernel).  A KF_ARG_TENSOR_MAP argument is a
+ * 128-byte CUtensorMap passed by value (`const __grid_constant__
+ * CUtensorMap` in the kernel), encoded when the buffers are allocated, so
+ * nothing of it runs between the timed launches.  Kernels are found by name, so they
  * must be declared `extern "C" __global__`.  A launch whose kernel name
  * has a ':' is a library launch (cu_blas_plan.h): cuBLAS is called on the
  * same default stream, so it is timed like a kernel.
@@ -40,6 +45,7 @@
 
 #include "kforge-plugin.h"
 #include "cu_blas_plan.h"
+#include "cu_tmap.h"
 #include "cu_fail.h"
 
 
@@ -71,6 +77,20 @@ typedef struct kfcu_nvrtc { KFCU_NVRTC_FUNCS(KFCU_FIELD) } kfcu_nvrtc;
 #undef KFCU_FIELD
 
 extern kfcu_driver kfcu;     /* valid after kfcu_load_driver() == KF_OK */
+/* cuTensorMapEncodeTiled (driver 12.0 and later), NULL where the driver
+ * lacks it (or the plugin was built against CUDA 11 headers, which do not
+ * declare it): then a plan with tensor maps fails to compile, saying so. */
+#if CUDA_VERSION >= 12000
+#define KFCU_HAVE_TMAP 1
+extern __typeof__(&cuTensorMapEncodeTiled) kfcu_tensor_map_encode;
+#else
+#define KFCU_HAVE_TMAP 0
+extern void *kfcu_tensor_map_encode;
+#endif
+/* One encoded tensor map: CUtensorMap's 128 bytes, 64-byte aligned. */
+typedef struct kfcu_tmap_blob {
+    _Alignas(64) unsigned char bytes[128];
+} kfcu_tmap_blob;
 extern kfcu_nvrtc kfnv;      /* valid after kfcu_load_nvrtc() == KF_OK */
 
 /* Loads libcuda.so.1 and calls cuInit once; KF_ERR_UNAVAILABLE with a
@@ -130,6 +150,8 @@ struct kf_artifact {
     int n_launches;
     kfcu_launch *launches;
     int n_inputs, n_outputs, n_scratch;
+    int n_tmaps;               /* the plan's tensor maps (checked by cu_tmap.c) */
+    kf_tensor_map *tmaps;
 };
 
 /* Device copies of one buffer set: one allocation per kf_buffer holding
@@ -138,6 +160,7 @@ typedef struct kfcu_set {
     int n;
     CUdeviceptr *base;
     kf_buffer **host;
+    kfcu_tmap_blob *tmaps;     /* the artifact's tensor maps over these buffers, encoded */
 } kfcu_set;
 
 kf_status kfcu_set_create(kf_artifact *a, kf_buffer_set *set, kfcu_set *out, char **error);

@@ -24,6 +24,7 @@ static const char *arg_kind_name(kf_arg_kind k)
     case KF_ARG_LONG: return "long";
     case KF_ARG_FLOAT: return "float";
     case KF_ARG_LOCAL: return "local";
+    case KF_ARG_TENSOR_MAP: return "tensor map";
     }
     return "?";
 }
@@ -53,6 +54,9 @@ static kf_status check_plan(const kf_candidate_view *c, const kf_problem_view *p
             const kf_arg *a = &l->args[i];
             int limit = a->kind == KF_ARG_INPUT ? pv->n_inputs : a->kind == KF_ARG_OUTPUT ? pv->n_outputs
                       : a->kind == KF_ARG_SCRATCH ? pv->n_scratch : -1;
+            if (a->kind == KF_ARG_TENSOR_MAP)
+                return kfze_fail(error, KF_ERR_INVALID, "launch[%d] (kernel %s): arg %d is a tensor map, which "
+                                 "only the cuda plugin takes (TMA); pass the buffer itself", li, l->kernel, i);
             if ((int)a->kind < KF_ARG_INPUT || a->kind > KF_ARG_LOCAL)
                 return kfze_fail(error, KF_ERR_INVALID, "launch[%d] (kernel %s): arg %d has kind %d", li,
                                  l->kernel, i, (int)a->kind);

@@ -15,6 +15,7 @@ static const char *arg_kind_name(kf_arg_kind k)
     case KF_ARG_LONG: return "long";
     case KF_ARG_FLOAT: return "float";
     case KF_ARG_LOCAL: return "local";
+    case KF_ARG_TENSOR_MAP: return "tensor map";
     }
     return "?";
 }
@@ -56,6 +57,9 @@ static kf_status check_launch(const kf_launch *l, int li, const kf_problem_view 
             return kfcl_fail(error, KF_ERR_INVALID,
                              "launch[%d] (kernel %s): arg %d asks for %lld bytes of __local memory",
                              li, l->kernel, i, (long long)a->bytes);
+        if (a->kind == KF_ARG_TENSOR_MAP)
+            return kfcl_fail(error, KF_ERR_INVALID, "launch[%d] (kernel %s): arg %d is a tensor map, which "
+                             "only the cuda plugin takes (TMA); pass the buffer itself", li, l->kernel, i);
         if ((int)a->kind < KF_ARG_INPUT || a->kind > KF_ARG_LOCAL)
             return kfcl_fail(error, KF_ERR_INVALID, "launch[%d] (kernel %s): arg %d has kind %d",
                              li, l->kernel, i, (int)a->kind);

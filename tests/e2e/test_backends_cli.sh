@@ -44,7 +44,7 @@ P="$tmp/plugins"
 out=$(KFORGE_PLUGIN_PATH="$tmp/missing:$P" "$KFORGE" backends 2>&1); rc=$?
 if [ $rc -eq 0 ]; then ok "backends exits 0 although files were skipped"; else not_ok "backends exits 0 although files were skipped" "rc=$rc" "$out"; fi
 check "lists the good plugin with ABI, language, caps and file" "$out" \
-    "fixture-good 1.2.3" "plugin ABI 1.4, language c, caps: host-entry" "file: $P/kf-fixture-good.so"
+    "fixture-good 1.2.3" "plugin ABI 1.5, language c, caps: host-entry" "file: $P/kf-fixture-good.so"
 check "lists its device with peaks marked measured/estimated" "$out" \
     "device 0: fixture-device (cpu)" "peak 12.5 GFLOP/s (measured), 3.25 GB/s (estimated)" "a fake device for tests"
 check "an unavailable backend says why" "$out" \
@@ -72,7 +72,7 @@ assert "seccomp" in d["sandbox"]["layers"] or d["sandbox"]["why"], d["sandbox"]
 mine = {p["name"]: p for p in d["plugins"] if p["file"].startswith(P + "/")}
 assert sorted(mine) == ["fixture-good", "fixture-unavail"], sorted(mine)
 g = mine["fixture-good"]
-assert (g["version"], g["abi_major"], g["abi_minor"], g["language"]) == ("1.2.3", 1, 4, "c"), g
+assert (g["version"], g["abi_major"], g["abi_minor"], g["language"]) == ("1.2.3", 1, 5, "c"), g
 assert g["caps"] == ["host-entry"] and g["available"] is True, g
 assert g["file"] == P + "/kf-fixture-good.so", g["file"]
 dev, = g["devices"]

@@ -1,6 +1,8 @@
 /* fuzz_expr.c — libFuzzer target: integer expressions over a problem's dims
  * (core/candidate/expr.c), evaluated against a fixed small problem, and the
- * candidate manifest parser on the same bytes. */
+ * candidate manifest parser on the same bytes (bound, and written back and
+ * parsed again: tensor maps included). */
+#include <json-c/json.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +39,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (c) {
         kf_bound b;
         if (kf_candidate_bind(c, &r, &b, &err) == 0) kf_bound_free(&b);
+        /* the manifest written back (tensor maps included), its sources
+           inline again, parsed again (for the sanitizers) */
+        char *back = kf_candidate_manifest_json(c);
+        json_object *o = back ? json_tokener_parse(back) : NULL;
+        if (o) {
+            json_object *srcs = json_object_new_array();
+            for (int i = 0; i < c->n_sources; i++) {
+                json_object *so = json_object_new_object();
+                json_object_object_add(so, "name", json_object_new_string(c->sources[i].name));
+                json_object_object_add(so, "text", json_object_new_string(c->sources[i].text ? c->sources[i].text : ""));
+                json_object_array_add(srcs, so);
+            }
+            json_object_object_add(o, "sources", srcs);
+            kf_candidate *c2 = kf_candidate_parse_manifest(json_object_to_json_string(o), NULL, "fuzz", &err);
+            kf_candidate_free(c2);
+            json_object_put(o);
+        }
+        free(back);
         kf_candidate_free(c);
     }
     free(s);

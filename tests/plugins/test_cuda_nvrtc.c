@@ -9,7 +9,10 @@
  * path of the TF32 GEMM) are compiled by NVRTC for sm_80 and sm_90 with the
  * options the cuda plugin uses (plugins/cuda/cu_compile.c); a candidate
  * with a wgmma GEMM for sm_90a only, and its guard must stop it for sm_90.
- * Problem 9's wgmma candidates must call the wgmma wrapper of their tile.  The library launches ("cublas:sgemm") of
+ * Problem 9's wgmma candidates must call the wgmma wrapper of their tile;
+ * its TMA points (tc_wgmma 2, as every wgmma point's neighbour is) must load
+ * by TMA and their tensor maps pass the plugin's checks (cu_tmap.c) on the
+ * bound plan.  The library launches ("cublas:sgemm") of
  * the baseline and of the GEMM anchor's candidate are checked by the
  * plugin's own validator (plugins/cuda/cu_blas_plan.c) against the bound
  * problem, as `kforge verify --compile-only --arch sm_90` does; a problem
@@ -30,6 +33,7 @@
 #include "agent/builtin/builtin.h"
 #include "candidate/candidate.h"
 #include "cu_blas_plan.h"
+#include "cu_tmap.h"
 #include "problem/problem.h"
 #include "reference/reference.h"
 #include "run/anchor.h"
@@ -195,6 +199,14 @@ static int libs_ok(const kf_candidate *c, const kf_resolved *r, int *n_lib, char
         free(e);
         (*n_lib)++;
     }
+    /* tensor maps (tc_wgmma 2): the plugin's own checks (plugins/cuda/cu_tmap.c) pass on the
+       bound plan, as kforge verify --compile-only runs them */
+    char *te = NULL;
+    if (rc == 0 && b.view.n_tensor_maps > 0 && kfcu_tmap_plan(&b.view, &b.pview, &te) != KF_OK) {
+        snprintf(msg, n, "tensor maps: %.900s", te ? te : "?");
+        rc = -1;
+    }
+    free(te);
     kf_bound_free(&b);
     return rc;
 }
@@ -256,8 +268,14 @@ static int check_point(const kf_resolved *r, const kf_bt_point *pt, const char *
         } else if (rc == 0) {
             msg[0] = '\0';
         }
-        if (rc == 0 && pt->knob[kn_wgmma] != 1) {
+        if (rc == 0 && pt->knob[kn_wgmma] < 1) {
             snprintf(msg, n, "a point with tc_wgmma 0 emitted wgmma");
+            rc = -1;
+        }
+        /* tc_wgmma 2 loads the wgmma GEMM's tiles by TMA, 1 by cp.async */
+        const int tma = strstr(c->sources[0].text, "cp.async.bulk.tensor") != NULL;
+        if (rc == 0 && tma != (pt->knob[kn_wgmma] == 2)) {
+            snprintf(msg, n, "a point with tc_wgmma %d %s TMA copies", pt->knob[kn_wgmma], tma ? "emitted" : "lacks");
             rc = -1;
         }
     } else {
@@ -363,6 +381,13 @@ int main(void)
                 if (ok && p9) ok = check_point(&r, &tc, "kf_wgmma_tf32_n256(d", msg, sizeof msg) == 0;
                 tc.precision = KF_BT_BF16;
                 if (ok && p9) ok = check_point(&r, &tc, "kf_wgmma_bf16_n256(d", msg, sizeof msg) == 0;
+                /* the same tiles loaded by TMA (tc_wgmma 2), BF16 at 128 x 256 and TF32 at 128 x 128 */
+                tc.knob[kn_wgmma] = 2;
+                if (ok && p9) ok = check_point(&r, &tc, "kf_tma_2d(sa + 16384u, &tm_1", msg, sizeof msg) == 0;
+                tc.knob[kn_bn] = 128;
+                tc.precision = KF_BT_TF32;
+                if (ok && p9) ok = check_point(&r, &tc, "kf_wgmma_tf32_n128(d", msg, sizeof msg) == 0;
+                tc.precision = KF_BT_BF16;
                 /* the mma.sync kernels on the same device */
                 tc.knob[kn_bn] = 128;
                 tc.knob[kn_wgmma] = 0;

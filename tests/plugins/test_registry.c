@@ -363,6 +363,74 @@ KF_TEST(search_path_string)
     free(s);
 }
 
+/* A plan with tensor maps (ABI 1.5) never reaches a plugin built for
+ * 1.0-1.4, which would not know the argument kind: kf_plugin_compile and
+ * kf_plugin_compile_offline refuse it with the reason; a 1.5 plugin gets it. */
+static int compiled;
+static kf_status fake_compile(const kf_compile_request *req, kf_artifact **out, char **diag)
+{
+    (void)req; (void)diag;
+    *out = NULL;
+    compiled++;
+    return KF_OK;
+}
+static kf_status fake_offline(const kf_compile_request *req, const char *target, void **bin, size_t *n,
+                              char **report, char **diag)
+{
+    (void)req; (void)target; (void)report; (void)diag;
+    *bin = NULL;
+    *n = 0;
+    compiled++;
+    return KF_OK;
+}
+
+KF_TEST(tensor_maps_need_abi_1_5)
+{
+    kf_backend be;
+    memset(&be, 0, sizeof be);
+    be.abi_major = 1;
+    be.struct_size = sizeof be;
+    be.name = "fake";
+    be.compile = fake_compile;
+    be.compile_offline = fake_offline;
+    kf_plugin pl;
+    memset(&pl, 0, sizeof pl);
+    pl.name = "fake";
+    pl.be = &be;
+    kf_tensor_map t;
+    memset(&t, 0, sizeof t);
+    kf_candidate_view cv;
+    memset(&cv, 0, sizeof cv);
+    cv.struct_size = sizeof cv;
+    cv.n_tensor_maps = 1;
+    cv.tensor_maps = &t;
+    cv.tensor_map_size = sizeof t;
+    kf_compile_request req = {&cv, NULL, 0, "/tmp"};
+    kf_artifact *art = NULL;
+    char *diag = NULL;
+    void *bin = NULL;
+    size_t n = 0;
+    for (int minor = 1; minor <= 4; minor++) {
+        be.abi_minor = (uint32_t)minor;
+        compiled = 0;
+        KF_CHECK_INT(kf_plugin_compile(&pl, &req, &art, &diag), KF_ERR_INVALID);
+        KF_CHECK_CONTAINS(diag, "passes tensor maps, which this backend's plugin (built for ABI 1.0-1.4) does not take");
+        if (minor >= 2) KF_CHECK_INT(kf_plugin_compile_offline(&pl, &req, "x", &bin, &n, NULL, &diag), KF_ERR_INVALID);
+        KF_CHECK_INT(compiled, 0);
+    }
+    be.abi_minor = 5;
+    compiled = 0;
+    KF_CHECK_INT(kf_plugin_compile(&pl, &req, &art, &diag), KF_OK);
+    KF_CHECK_INT(kf_plugin_compile_offline(&pl, &req, "x", &bin, &n, NULL, &diag), KF_OK);
+    KF_CHECK_INT(compiled, 2);
+    /* without maps an older plugin compiles as before */
+    be.abi_minor = 4;
+    cv.n_tensor_maps = 0;
+    KF_CHECK_INT(kf_plugin_compile(&pl, &req, &art, &diag), KF_OK);
+    KF_CHECK_INT(compiled, 3);
+    free(diag);
+}
+
 int main(void)
 {
     return kf_test_main();

@@ -522,6 +522,99 @@ KF_TEST(cuda_wgmma_default_and_fallback)
     kf_bt_plan_free(&plan);
 }
 
+/* tc_wgmma 2 (wgmma with TMA loads): never a default, a neighbour of every
+ * wgmma point (and back), its failure keeps TMA (BF16 -> TF32); generated
+ * only where the device detail says the plugin encodes tensor maps (no
+ * detail: compile-only), with two tensor-map arguments over the BF16
+ * scratch (or, TF32, the FP32 inputs) that cover their buffers exactly. */
+KF_TEST(cuda_wgmma_tma_point)
+{
+    loaded l;
+    load(&l, "problems/level2/09_Matmul_Subtract_Multiply_ReLU.json", "kernelbench");
+    kf_device_info h100;
+    memset(&h100, 0, sizeof h100);
+    snprintf(h100.kind, sizeof h100.kind, "gpu");
+    snprintf(h100.detail, sizeof h100.detail, "compute capability 9.0 (sm_90), 132 SMs");
+    kf_bt_point p;
+    kf_bt_point_default(&kf_bt_emit_cuda_c, "cuda", &l.r, &h100, &p);
+    KF_CHECK_INT(p.knob[KU_TC_WGMMA], 1);   /* the default stays cp.async */
+    kf_bt_point nb[16];
+    int n = kf_bt_neighbours(&p, &l.r, nb, 16), tma = -1;
+    for (int i = 0; i < n; i++)
+        if (nb[i].knob[KU_TC_WGMMA] == 2) tma = i;
+    KF_CHECK(tma >= 0);
+    if (tma < 0) { unload(&l); return; }
+    kf_bt_point t = nb[tma];
+    KF_CHECK_INT(t.precision, KF_BT_BF16);
+    KF_CHECK_INT(t.knob[KU_TC_BN], 128);
+    n = kf_bt_neighbours(&t, &l.r, nb, 16);
+    int back = 0;
+    for (int i = 0; i < n; i++) back += nb[i].knob[KU_TC_WGMMA] == 1 && nb[i].precision == KF_BT_BF16;
+    KF_CHECK_INT(back, 1);
+    kf_bt_point q = t;
+    KF_CHECK_INT(kf_bt_point_conservative(&q), 1);
+    KF_CHECK_INT(q.precision, KF_BT_TF32);
+    KF_CHECK_INT(q.knob[KU_TC_WGMMA], 2);
+    kf_bt_plan plan;
+    kf_error err = {0};
+    KF_CHECK_MSG(kf_bt_plan_build(&l.r, (kf_bt_fusion)t.fusion, &plan, &err) == 0, "%s", err.msg);
+    kf_candidate *c = NULL;
+    char *label = NULL;
+    /* the plugin did not say it encodes tensor maps: refused */
+    KF_CHECK(kf_bt_gen_cuda(&plan, &t, "cuda", &h100, &c, &label, &err) != 0);
+    KF_CHECK_CONTAINS(err.msg, "does not offer tensor maps");
+    kf_candidate_free(c);
+    free(label);
+    c = NULL;
+    label = NULL;
+    snprintf(h100.detail, sizeof h100.detail, "compute capability 9.0 (sm_90), 132 SMs; tensor maps (TMA) supported");
+    for (int prec = 0; prec < 2; prec++) {
+        kf_bt_point r = t;
+        r.precision = prec ? KF_BT_TF32 : KF_BT_BF16;
+        kf_error_clear(&err);
+        KF_CHECK_MSG(kf_bt_gen_cuda(&plan, &r, "cuda", &h100, &c, &label, &err) == 0, "%s", err.msg);
+        if (!c) continue;
+        KF_CHECK_CONTAINS(c->sources[0].text, "const __grid_constant__ kf_tmap_t tm_0");
+        KF_CHECK_CONTAINS(c->sources[0].text, "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes");
+        KF_CHECK_CONTAINS(label, prec ? "TF32 wgmma+TMA 128x128" : "BF16 wgmma+TMA 128x128 6-stage");
+        const kf_cand_launch *g = &c->launches[c->n_launches - 1];
+        KF_CHECK_CONTAINS(g->kernel, "gemm_wgmma_tma");
+        KF_CHECK_STR(g->local[0], "288");
+        int maps = 0;
+        for (int a = 0; a < g->n_args; a++) {
+            if (g->args[a].kind != KF_CARG_TENSOR_MAP) continue;
+            const kf_cand_tmap *m = g->args[a].tmap;
+            KF_CHECK_INT(m->rank, 2);
+            KF_CHECK_INT(m->swizzle, 128);
+            KF_CHECK_INT(m->dtype, prec ? KF_DT_F32 : KF_DT_BF16);
+            KF_CHECK_STR(m->dims[0], "8192");
+            KF_CHECK_STR(m->strides[1], prec ? "32768" : "16384");
+            KF_CHECK_STR(m->box[0], prec ? "32" : "64");
+            KF_CHECK_STR(g->args[a].text, maps ? (prec ? "W" : "b_bf16") : (prec ? "x" : "a_bf16"));
+            maps++;
+        }
+        KF_CHECK_INT(maps, 2);
+        /* bound at the preset, each map covers its buffer exactly */
+        kf_bound b;
+        kf_error_clear(&err);
+        KF_CHECK_MSG(kf_candidate_bind(c, &l.r, &b, &err) == 0, "%s", err.msg);
+        KF_CHECK_INT(b.view.n_tensor_maps, 2);
+        for (int i = 0; i < b.view.n_tensor_maps; i++) {
+            const kf_tensor_map *m = &b.view.tensor_maps[i];
+            const int64_t bytes = m->buffer_kind == KF_ARG_SCRATCH ? b.pview.scratch_bytes[m->buffer_index]
+                                                                   : 4 * b.pview.input_elems[m->buffer_index];
+            KF_CHECK_INT(m->dims[1] * m->strides[1], bytes);
+        }
+        kf_bound_free(&b);
+        kf_candidate_free(c);
+        free(label);
+        c = NULL;
+        label = NULL;
+    }
+    kf_bt_plan_free(&plan);
+    unload(&l);
+}
+
 /* AMX bf16 tiles on CPU (precision 5): the point's rules, the library in
  * the source (tiles, the permission check, the unit for the roofline), the
  * fallback to fp32 after a failure, and the default point: AMX only where

@@ -407,6 +407,133 @@ KF_TEST(candidate_built_in_code)
     kf_candidate_free(c);
 }
 
+/* Tensor maps (plan ABI 1.5): parsed, saved and parsed again, bound with
+ * every expression evaluated; each malformed one refused with the path of
+ * the field; the buffer must be an input, output or scratch buffer. */
+#define TMAP_PLAN(m) \
+    "{\"backend\": \"cuda\", \"sources\": [{\"name\": \"k.cu\", \"text\": \"\"}],\n" \
+    " \"scratch\": [{\"name\": \"t\", \"bytes\": \"2*B*K\"}],\n" \
+    " \"launches\": [{\"kernel\": \"g\", \"global\": [256], \"local\": [256],\n" \
+    "   \"args\": [\"y\", {\"tensor_map\": " m "}, \"B\"]}]}"
+
+KF_TEST(manifest_tensor_map)
+{
+    kf_error err;
+    kf_bound b;
+    kf_candidate *c = parse_ok(TMAP_PLAN("{\"buffer\": \"t\", \"dtype\": \"bf16\", \"dims\": [\"K\", \"B\"], "
+                                         "\"strides\": [\"2*K\"], \"box\": [64, \"min(B,128)\"], \"swizzle\": 128}"));
+    if (!c) return;
+    const kf_cand_arg *a = &c->launches[0].args[1];
+    KF_CHECK_INT(a->kind, KF_CARG_TENSOR_MAP);
+    KF_CHECK_STR(a->text, "t");
+    KF_CHECK_INT(a->tmap->rank, 2);
+    KF_CHECK_INT(a->tmap->dtype, KF_DT_BF16);
+    KF_CHECK_INT(a->tmap->swizzle, 128);
+    KF_CHECK_STR(a->tmap->strides[1], "2*K");
+    KF_CHECK_STR(a->tmap->box[1], "min(B,128)");
+    /* saved and parsed again: the same map */
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s/tmap", kf_test_tmpdir());
+    kf_error_clear(&err);
+    KF_CHECK_MSG(kf_candidate_save(c, dir, &err) == 0, "save: %s", err.msg);
+    kf_candidate *c2 = kf_candidate_load(dir, &err);
+    KF_CHECK_MSG(c2 != NULL, "load: %s", err.msg);
+    if (c2) {
+        const kf_cand_arg *a2 = &c2->launches[0].args[1];
+        KF_CHECK_INT(a2->kind, KF_CARG_TENSOR_MAP);
+        KF_CHECK_STR(a2->text, "t");
+        KF_CHECK_STR(a2->tmap->dims[0], "K");
+        KF_CHECK_INT(a2->tmap->dtype, KF_DT_BF16);
+        KF_CHECK_INT(a2->tmap->swizzle, 128);
+        kf_candidate_free(c2);
+    }
+    kf_error_clear(&err);
+    KF_CHECK_MSG(kf_candidate_bind(c, &res, &b, &err) == 0, "bind: %s", err.msg);
+    KF_CHECK_INT(b.view.n_tensor_maps, 1);
+    KF_CHECK_INT(b.view.tensor_map_size, (int)sizeof(kf_tensor_map));
+    const kf_launch *l = &b.view.launches[0];
+    KF_CHECK_INT(l->args[1].kind, KF_ARG_TENSOR_MAP);
+    KF_CHECK_INT(l->args[1].index, 0);
+    KF_CHECK_INT(l->args[2].kind, KF_ARG_INT);   /* the args after it keep their places */
+    const kf_tensor_map *t = &b.view.tensor_maps[0];
+    KF_CHECK_INT(t->buffer_kind, KF_ARG_SCRATCH);
+    KF_CHECK_INT(t->buffer_index, 0);
+    KF_CHECK_INT(t->rank, 2);
+    KF_CHECK_INT(t->dims[0], 250);
+    KF_CHECK_INT(t->dims[1], 127);
+    KF_CHECK_INT(t->strides[0], 2);
+    KF_CHECK_INT(t->strides[1], 500);
+    KF_CHECK_INT(t->box[0], 64);
+    KF_CHECK_INT(t->box[1], 127);
+    kf_bound_free(&b);
+    kf_candidate_free(c);
+    /* defaults: f32, no swizzle; rank 1 needs no strides; an input buffer */
+    c = parse_ok(TMAP_PLAN("{\"buffer\": \"W\", \"dims\": [\"N*K\"], \"box\": [32]}"));
+    if (!c) return;
+    kf_error_clear(&err);
+    KF_CHECK_MSG(kf_candidate_bind(c, &res, &b, &err) == 0, "bind: %s", err.msg);
+    KF_CHECK_INT(b.view.tensor_maps[0].buffer_kind, KF_ARG_INPUT);
+    KF_CHECK_INT(b.view.tensor_maps[0].buffer_index, 1);
+    KF_CHECK_INT(b.view.tensor_maps[0].dtype, KF_DT_F32);
+    KF_CHECK_INT(b.view.tensor_maps[0].strides[0], 4);
+    KF_CHECK_INT(b.view.tensor_maps[0].dims[0], 333 * 250);
+    KF_CHECK_INT(b.view.tensor_maps[0].swizzle, 0);
+    kf_bound_free(&b);
+    kf_candidate_free(c);
+}
+
+KF_TEST(manifest_tensor_map_refused)
+{
+    kf_error err;
+    struct { const char *json, *want; } cases[] = {
+        {TMAP_PLAN("[1]"), "launches[0].args[1].tensor_map: expected an object"},
+        {TMAP_PLAN("{\"buffer\": \"t\", \"dims\": [], \"box\": []}"),
+         "launches[0].args[1].tensor_map.dims: has 0 entries; a tensor map has rank 1 to 5"},
+        {TMAP_PLAN("{\"buffer\": \"t\", \"dims\": [1,1,1,1,1,1], \"strides\": [16,16,16,16,16], \"box\": [1,1,1,1,1,1]}"),
+         "tensor_map.dims: has 6 entries"},
+        {TMAP_PLAN("{\"buffer\": \"t\", \"dims\": [\"K\", \"B\"], \"box\": [64, 128]}"),
+         "tensor_map.strides: missing (1 byte strides"},
+        {TMAP_PLAN("{\"buffer\": \"t\", \"dims\": [\"K\", \"B\"], \"strides\": [16, 16], \"box\": [64, 128]}"),
+         "tensor_map.strides: expected an array of 1 byte strides"},
+        {TMAP_PLAN("{\"buffer\": \"t\", \"dims\": [\"K\", \"B\"], \"strides\": [16], \"box\": [64]}"),
+         "tensor_map.box: expected an array of 2 tile sizes"},
+        {TMAP_PLAN("{\"buffer\": \"t\", \"dims\": [\"K\"], \"box\": [64], \"swizzle\": 16}"),
+         "tensor_map.swizzle: expected 0, 32, 64 or 128"},
+        {TMAP_PLAN("{\"buffer\": \"t\", \"dtype\": \"f64\", \"dims\": [\"K\"], \"box\": [64]}"),
+         "tensor_map.dtype: expected \"f32\", \"bf16\" or \"f16\""},
+        {TMAP_PLAN("{\"buffer\": \"t\", \"dims\": [\"K\"], \"box\": [64], \"interleave\": 1}"),
+         "unknown field 'interleave'"},
+        {TMAP_PLAN("{\"dims\": [\"K\"], \"box\": [64]}"), "tensor_map.buffer: missing or not a name"},
+        {TMAP_PLAN("{\"buffer\": \"t\", \"dims\": [[1]], \"box\": [64]}"),
+         "tensor_map.dims[0]: expected an integer or an expression string"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        kf_error_clear(&err);
+        kf_candidate *c = kf_candidate_parse_manifest(cases[i].json, NULL, "d/candidate.json", &err);
+        KF_CHECK_MSG(c == NULL, "case %zu parsed", i);
+        kf_candidate_free(c);
+        KF_CHECK_CONTAINS(err.msg, cases[i].want);
+    }
+    /* bind: the buffer is a dim, or unknown; an expression below 1 */
+    struct { const char *json, *want; } bcases[] = {
+        {TMAP_PLAN("{\"buffer\": \"K\", \"dims\": [\"K\"], \"box\": [64]}"),
+         "launches[0].args[1].tensor_map.buffer: 'K' is a dim; a tensor map covers an input, output or scratch buffer"},
+        {TMAP_PLAN("{\"buffer\": \"zz\", \"dims\": [\"K\"], \"box\": [64]}"), "unknown name 'zz'"},
+        {TMAP_PLAN("{\"buffer\": \"t\", \"dims\": [\"K\", \"B\"], \"strides\": [\"K-250\"], \"box\": [64, 1]}"),
+         "launches[0].args[1].tensor_map.strides[0]: 'K-250' = 0; it must be >= 1"},
+        {TMAP_PLAN("{\"buffer\": \"t\", \"dims\": [\"K\"], \"box\": [\"N/0\"]}"), "tensor_map.box[0]"},
+    };
+    for (size_t i = 0; i < sizeof bcases / sizeof bcases[0]; i++) {
+        kf_candidate *c = parse_ok(bcases[i].json);
+        if (!c) continue;
+        kf_bound b;
+        kf_error_clear(&err);
+        KF_CHECK_MSG(kf_candidate_bind(c, &res, &b, &err) == -1, "bind case %zu passed", i);
+        KF_CHECK_CONTAINS(err.msg, bcases[i].want);
+        kf_candidate_free(c);
+    }
+}
+
 int main(void)
 {
     return kf_test_main();

@@ -198,6 +198,66 @@ KF_TEST(load_command_round_trip)
     kf_eval_mem_free(&m);
 }
 
+/* Tensor maps (plan ABI 1.5) travel to the worker with the candidate;
+ * a malformed one (wrong length, bad kind, rank or dtype) is refused. */
+KF_TEST(load_command_tensor_maps)
+{
+    kf_problem_view pv = view();
+    kf_source src = {"k.cu", "", 0, 0};
+    kf_arg args[2] = {{KF_ARG_OUTPUT, 0, 0, 0, 0}, {KF_ARG_TENSOR_MAP, 0, 0, 0, 0}};
+    kf_launch L = {"k", 1, {256, 1, 1}, {256, 1, 1}, 2, args, 0};
+    kf_tensor_map t = {sizeof(kf_tensor_map), KF_ARG_SCRATCH, 0, KF_DT_BF16, 2,
+                       {8, 3, 0, 0, 0}, {2, 16, 0, 0, 0}, {8, 2, 0, 0, 0}, 0};
+    kf_candidate_view cv = {"cuda", 1, &src, "", NULL, 1, &L, sizeof(kf_candidate_view), sizeof(kf_source),
+                            sizeof(kf_launch), 1, &t, sizeof(kf_tensor_map)};
+    kf_eval_mem m;
+    kf_error err = {0};
+    KF_CHECK_INT(kf_eval_mem_create(&m, 1, &pv, &err), 0);
+    char *pj = kf_wp_problem_json(&pv), *cj = kf_wp_candidate_json(&cv), *lj = kf_wp_layout_json(&m.layout);
+    size_t n = strlen(pj) + strlen(cj) + strlen(lj) + 64;
+    char *cmd = malloc(n);
+    snprintf(cmd, n, "{\"cmd\":\"load\",\"problem\":%s,\"candidate\":%s,\"layout\":%s}", pj, cj, lj);
+    json_object *o = json_tokener_parse(cmd);
+    kf_wp_views v;
+    kf_wp_layout l;
+    KF_CHECK_INT(kf_wp_decode_load(o, &v, &l, &err), 0);
+    KF_CHECK_INT(v.candidate.n_tensor_maps, 1);
+    KF_CHECK_INT(v.candidate.tensor_map_size, (int)sizeof(kf_tensor_map));
+    const kf_tensor_map *d = v.candidate.tensor_maps;
+    KF_CHECK_INT(d->buffer_kind, KF_ARG_SCRATCH);
+    KF_CHECK_INT(d->dtype, KF_DT_BF16);
+    KF_CHECK_INT(d->rank, 2);
+    KF_CHECK_INT(d->dims[1], 3);
+    KF_CHECK_INT(d->strides[1], 16);
+    KF_CHECK_INT(d->box[0], 8);
+    KF_CHECK_INT(v.candidate.launches[0].args[1].kind, KF_ARG_TENSOR_MAP);
+    kf_wp_views_free(&v);
+    kf_wp_layout_free(&l);
+    json_object *c, *tms;
+    json_object_object_get_ex(o, "candidate", &c);
+    json_object_object_get_ex(c, "tensor_maps", &tms);
+    json_object *t0 = json_object_array_get_idx(tms, 0);
+    const struct { int idx; int64_t v; } bad[] = {{0, KF_ARG_INT}, {3, 0}, {3, 6}, {2, 7}, {1, -1}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        json_object *keep = json_object_get(json_object_array_get_idx(t0, (size_t)bad[i].idx));
+        json_object_array_put_idx(t0, (size_t)bad[i].idx, json_object_new_int64(bad[i].v));
+        KF_CHECK_MSG(kf_wp_decode_load(o, &v, &l, &err) == -1, "bad field %d = %lld accepted", bad[i].idx,
+                     (long long)bad[i].v);
+        json_object_array_put_idx(t0, (size_t)bad[i].idx, keep);
+    }
+    KF_CHECK_INT(kf_wp_decode_load(o, &v, &l, &err), 0);   /* restored */
+    kf_wp_views_free(&v);
+    kf_wp_layout_free(&l);
+    json_object_array_del_idx(t0, 19, 1);   /* 19 numbers instead of 20 */
+    KF_CHECK_INT(kf_wp_decode_load(o, &v, &l, &err), -1);
+    json_object_put(o);
+    free(pj);
+    free(cj);
+    free(lj);
+    free(cmd);
+    kf_eval_mem_free(&m);
+}
+
 /* --- worker client against scripted fake workers ------------------- */
 
 static char *script(const char *body)

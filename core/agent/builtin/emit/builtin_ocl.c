@@ -144,6 +144,12 @@ static void kernel_free(ocl_kernel *k)
         free(k->bufs[i].param);
     }
     k->n_bufs = 0;
+    for (int i = 0; i < k->n_tmaps; i++) {
+        free(k->tmaps[i].param);
+        free(k->tmaps[i].buffer);
+        kf_cand_tmap_free(k->tmaps[i].t);
+    }
+    k->n_tmaps = 0;
 }
 
 void ocl_kernel_drop(ocl_kernel *k)
@@ -195,6 +201,35 @@ const char *ocl_buf_named(ocl_kernel *k, const char *plan_name, int write)
     return add_buf(k, plan_name, param, write, 0);
 }
 
+const char *ocl_tmap_2d(ocl_kernel *k, const char *plan_name, uint32_t dtype, int64_t rows, int64_t cols,
+                        int64_t pitch, int64_t box_rows, int64_t box_cols, int swizzle)
+{
+    ocl_gen *g = k->g;
+    if (k->n_tmaps >= OCL_MAX_TMAPS) {
+        ocl_failf(g, "kernel %s would take more than %d tensor maps (generator limit)", k->name, OCL_MAX_TMAPS);
+        return "kf_none";
+    }
+    ocl_tmap *m = &k->tmaps[k->n_tmaps];
+    kf_cand_tmap *t = calloc(1, sizeof *t);
+    m->param = xasprintf(g, "tm_%d", k->n_tmaps);
+    m->buffer = xstrdup(g, plan_name);
+    m->t = t;
+    k->n_tmaps++;
+    if (!t || !m->param || !m->buffer) {
+        ocl_failf(g, "out of memory while generating CUDA code");
+        return "kf_none";
+    }
+    t->dtype = dtype;
+    t->rank = 2;
+    t->swizzle = swizzle;
+    t->dims[0] = xasprintf(g, "%" PRId64, cols);
+    t->dims[1] = xasprintf(g, "%" PRId64, rows);
+    t->strides[1] = xasprintf(g, "%" PRId64, pitch);
+    t->box[0] = xasprintf(g, "%" PRId64, box_cols);
+    t->box[1] = xasprintf(g, "%" PRId64, box_rows);
+    return m->param;
+}
+
 void ocl_kernel_finish(ocl_kernel *k, int work_dim, const int64_t global[3], const int64_t local[3])
 {
     ocl_gen *g = k->g;
@@ -218,6 +253,10 @@ void ocl_kernel_finish(ocl_kernel *k, int work_dim, const int64_t global[3], con
         kf_sb_printf(s, "%s%s%s%s *%s%s", first ? "" : ",\n    ", "__global ",
                         b->written ? "" : "const ", b->half ? "half" : "float",
                         b->written ? "" : "restrict ", b->param);
+        first = 0;
+    }
+    for (int i = 0; i < k->n_tmaps; i++) {
+        kf_sb_printf(s, "%sconst __grid_constant__ kf_tmap_t %s", first ? "" : ",\n    ", k->tmaps[i].param);
         first = 0;
     }
     for (int d = 0; d < g->p->n_dims; d++) {
@@ -244,11 +283,18 @@ void ocl_kernel_finish(ocl_kernel *k, int work_dim, const int64_t global[3], con
         L->global[d] = xasprintf(g, "%" PRId64, global[d]);
         L->local[d] = xasprintf(g, "%" PRId64, l[d]);
     }
-    L->args = calloc((size_t)(k->n_bufs + g->p->n_dims + 2), sizeof *L->args);
+    L->args = calloc((size_t)(k->n_bufs + k->n_tmaps + g->p->n_dims + 2), sizeof *L->args);
     if (!L->args) { ocl_failf(g, "out of memory while generating OpenCL code"); kernel_free(k); return; }
     for (int i = 0; i < k->n_bufs; i++) {
         L->args[L->n_args].kind = KF_CARG_NAME;
         L->args[L->n_args++].text = xstrdup(g, k->bufs[i].plan_name);
+    }
+    for (int i = 0; i < k->n_tmaps; i++) {   /* the candidate owns them now */
+        L->args[L->n_args].kind = KF_CARG_TENSOR_MAP;
+        L->args[L->n_args].text = k->tmaps[i].buffer;
+        L->args[L->n_args++].tmap = k->tmaps[i].t;
+        k->tmaps[i].buffer = NULL;
+        k->tmaps[i].t = NULL;
     }
     for (int d = 0; d < g->p->n_dims; d++) {
         L->args[L->n_args].kind = KF_CARG_NAME;

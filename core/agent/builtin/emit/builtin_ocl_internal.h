@@ -33,7 +33,8 @@ typedef struct ocl_gen {
                                 only (the text is CUDA C): 1 TF32 mma.sync,
                                 2 BF16 mma.sync on operands converted first;
                                 either through wgmma when the point's
-                                tc_wgmma is 1 (cuda_gemm_wgmma.c) */
+                                tc_wgmma is 1, its tiles loaded by TMA when
+                                it is 2 (cuda_gemm_wgmma.c) */
     int failed;
     int skip_group;          /* a group already emitted with an earlier one
                                 (cuda_gemm_sum.c), else -1 */
@@ -52,6 +53,15 @@ typedef struct ocl_buf {
     int half;
 } ocl_buf;
 
+/* A tensor-map parameter (cuda-c only): `const __grid_constant__ kf_tmap_t
+ * param`, bound to a {"tensor_map": ...} argument over plan buffer `buffer`. */
+typedef struct ocl_tmap {
+    char *param;
+    char *buffer;
+    kf_cand_tmap *t;
+} ocl_tmap;
+#define OCL_MAX_TMAPS 4
+
 typedef struct ocl_kernel {
     ocl_gen *g;
     char name[80];
@@ -64,6 +74,8 @@ typedef struct ocl_kernel {
                                 KF_CARG_LOCAL argument with no parameter */
     int n_bufs;
     ocl_buf bufs[OCL_MAX_BUFS];
+    int n_tmaps;             /* parameters after the buffers, before the dims */
+    ocl_tmap tmaps[OCL_MAX_TMAPS];
 } ocl_kernel;
 
 /* Records the first error (one line) and marks the generation failed. */
@@ -84,6 +96,12 @@ void ocl_kernel_drop(ocl_kernel *k);
 const char *ocl_buf_value(ocl_kernel *k, int v, int write);
 /* A buffer that is not a value (generator-private scratch), by plan name. */
 const char *ocl_buf_named(ocl_kernel *k, const char *plan_name, int write);
+/* A 2-D tensor map parameter over plan buffer `plan_name` (cuda-c only):
+ * rows x cols elements of `dtype` (KF_DT_*), rows `pitch` bytes apart,
+ * boxes of box_rows x box_cols, `swizzle` bytes; returns the parameter's
+ * name. */
+const char *ocl_tmap_2d(ocl_kernel *k, const char *plan_name, uint32_t dtype, int64_t rows, int64_t cols,
+                        int64_t pitch, int64_t box_rows, int64_t box_cols, int swizzle);
 /* Adds a private scratch buffer of `bytes` to the candidate; returns its
  * plan name (owned by the candidate). */
 const char *ocl_private_scratch(ocl_gen *g, const char *stem, int64_t bytes);

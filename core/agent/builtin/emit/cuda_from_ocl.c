@@ -11,7 +11,10 @@
  * sm_80 and later, falling back to 3xBF16 then fp32 when verification
  * fails.  Knob tc_wgmma = 1 (the default on compute capability 9.0 only)
  * runs the BF16 and TF32 GEMMs through Hopper wgmma (cuda_gemm_wgmma.c,
- * sm_90a); a failed BF16 wgmma point falls back to TF32 wgmma first.  The op-by-op baseline and the GEMM anchor call cuBLAS sgemm in
+ * sm_90a); a failed BF16 wgmma point falls back to TF32 wgmma first.
+ * tc_wgmma = 2, a neighbour of every wgmma point (never a default), loads
+ * the wgmma GEMM's tiles by TMA through tensor maps (plan ABI 1.5) where
+ * the plugin says it encodes them (compute capability 9.0).  The op-by-op baseline and the GEMM anchor call cuBLAS sgemm in
  * FP32 for their GEMMs (cuda_cublas.c): what PyTorch eager does. */
 #include "agent/builtin/builtin.h"
 #include "builtin_ocl_internal.h"
@@ -168,9 +171,9 @@ int kf_bt_gen_cuda(const kf_bt_plan *plan, const kf_bt_point *pt, const char *ba
         return kf_fail(err, KF_E_BAD_INPUT, "CUDA point: tc_stages = %d; use 2, 3 or 4", pt->knob[KU_TC_STAGES]);
     if (pt->knob[KU_TC_BK] != 32 && pt->knob[KU_TC_BK] != 64)
         return kf_fail(err, KF_E_BAD_INPUT, "CUDA point: tc_bk = %d; use 32 or 64", pt->knob[KU_TC_BK]);
-    if (pt->knob[KU_TC_WGMMA] != 0 && pt->knob[KU_TC_WGMMA] != 1)
-        return kf_fail(err, KF_E_BAD_INPUT, "CUDA point: tc_wgmma = %d; use 0 (mma.sync) or 1 (wgmma, sm_90a)",
-                       pt->knob[KU_TC_WGMMA]);
+    if (pt->knob[KU_TC_WGMMA] < 0 || pt->knob[KU_TC_WGMMA] > 2)
+        return kf_fail(err, KF_E_BAD_INPUT, "CUDA point: tc_wgmma = %d; use 0 (mma.sync), 1 (wgmma, sm_90a) or 2 "
+                       "(wgmma with TMA loads)", pt->knob[KU_TC_WGMMA]);
     kf_bt_point q = *pt;
     q.em = &kf_bt_emit_opencl_c;
     q.precision = KF_BT_FP32;
@@ -181,9 +184,9 @@ int kf_bt_gen_cuda(const kf_bt_plan *plan, const kf_bt_point *pt, const char *ba
     if (kf_bt_gen_ocl_tc(plan, &q, backend, dev, tc, pt->baseline, &c, label, err) != 0) return -1;
     if (label && *label && tc) {
         char *l2 = NULL;
-        const int wg = pt->knob[KU_TC_WGMMA] == 1 && tc <= 2;
-        int n = wg ? asprintf(&l2, "%s, %s wgmma 128x%d %d-stage (mma.sync where wgmma does not apply)", *label,
-                              tc == 2 ? "BF16" : "TF32", pt->knob[KU_TC_BN],
+        const int wg = pt->knob[KU_TC_WGMMA] >= 1 && tc <= 2;
+        int n = wg ? asprintf(&l2, "%s, %s wgmma%s 128x%d %d-stage (mma.sync where wgmma does not apply)", *label,
+                              tc == 2 ? "BF16" : "TF32", pt->knob[KU_TC_WGMMA] == 2 ? "+TMA" : "", pt->knob[KU_TC_BN],
                               ocl_wgmma_stages(pt->knob[KU_TC_BN], pt->knob[KU_TC_STAGES], dev))
                 : tc >= 2 ? asprintf(&l2, "%s, %s tensor cores 128x%dx%d %d-stage", *label, tc == 3 ? "3xBF16" : "BF16",
                                      pt->knob[KU_TC_BN], pt->knob[KU_TC_BK], pt->knob[KU_TC_STAGES])
@@ -222,7 +225,8 @@ static const kf_bt_knob knobs[KU_N] = {
     [KU_TC_BN] = {"tc_bn", 128, 256, TC_BNS, 2, "the BF16 GEMM's block tile N"},
     [KU_TC_STAGES] = {"tc_stages", 2, 4, TC_STAGES, 3, "the BF16 GEMM's pipeline stages"},
     [KU_TC_BK] = {"tc_bk", 32, 64, TC_BKS, 2, "the BF16 GEMM's stage depth"},
-    [KU_TC_WGMMA] = {"tc_wgmma", 0, 1, NULL, 0, "the tensor-core instruction (1: Hopper wgmma, 0: mma.sync)"},
+    [KU_TC_WGMMA] = {"tc_wgmma", 0, 2, NULL, 0,
+                     "the tensor-core instruction (1: Hopper wgmma, 2: wgmma with TMA loads, 0: mma.sync)"},
 };
 
 static int offerable(const kf_bt_point *p)
@@ -230,7 +234,7 @@ static int offerable(const kf_bt_point *p)
     return (p->precision == KF_BT_FP32 || p->precision == KF_BT_TF32 || p->precision == KF_BT_BF16 ||
             p->precision == KF_BT_BF16X3) &&
            (p->knob[KU_TC_BN] == 128 || p->knob[KU_TC_BN] == 256) && (p->knob[KU_TC_BK] == 32 || p->knob[KU_TC_BK] == 64) &&
-           (p->knob[KU_TC_WGMMA] == 0 || p->knob[KU_TC_WGMMA] == 1) && kf_bt_ocl_offerable(p);
+           (p->knob[KU_TC_WGMMA] >= 0 && p->knob[KU_TC_WGMMA] <= 2) && kf_bt_ocl_offerable(p);
 }
 
 /* BF16 tensor cores where the device has them (sm_80 and later: the
@@ -263,16 +267,20 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
 static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
 {
     kf_bt_point q = *p;
-    if (p->knob[KU_TC_WGMMA] == 1 && (p->precision == KF_BT_BF16 || p->precision == KF_BT_TF32)) {
+    if (p->knob[KU_TC_WGMMA] >= 1 && (p->precision == KF_BT_BF16 || p->precision == KF_BT_TF32)) {
         /* wgmma (set by the defaults on sm_90 only, never offered from a
            mma.sync point): its tile and stages (tc_bk does not shape it),
-           the other precision, the same on mma.sync */
+           the other precision, the same on mma.sync, then the other way
+           of loading its tiles (cp.async <-> TMA; a TMA point fails to
+           generate where the plugin offers no tensor maps) */
         kf_bt_step_knob(p, KU_TC_BN, s);
         kf_bt_step_knob(p, KU_TC_STAGES, s);
         q.precision = p->precision == KF_BT_BF16 ? KF_BT_TF32 : KF_BT_BF16;
         kf_bt_nbr_push(s, &q);
         q = *p;
         q.knob[KU_TC_WGMMA] = 0;
+        kf_bt_nbr_push(s, &q);
+        q.knob[KU_TC_WGMMA] = p->knob[KU_TC_WGMMA] == 1 ? 2 : 1;
         kf_bt_nbr_push(s, &q);
         return;
     }
@@ -302,7 +310,7 @@ static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
  * order. */
 static int more_accurate(kf_bt_point *p)
 {
-    if (p->knob[KU_TC_WGMMA] != 1) return 0;
+    if (p->knob[KU_TC_WGMMA] < 1) return 0;
     if (p->precision == KF_BT_BF16) { p->precision = KF_BT_TF32; return 1; }
     if (p->precision == KF_BT_TF32) { p->precision = KF_BT_BF16X3; return 1; }
     return 0;

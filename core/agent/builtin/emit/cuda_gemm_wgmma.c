@@ -36,6 +36,24 @@
  * default on sm_90 (cuda_from_ocl.c): BF16, 128 x 128, tc_stages 3 (6
  * stages); after a failure, TF32 on wgmma before 3xBF16.
  *
+ * Knob tc_wgmma = 2 (a neighbour of every wgmma point, never a default)
+ * loads the same stages by TMA instead (gen_tma_kernel): 288 threads, warps
+ * 0-7 the consumers above, warp 8 a producer whose lane 0 issues one
+ * cp.async.bulk.tensor.2d per operand per stage through tensor maps of the
+ * plan (plan ABI 1.5: 128-byte swizzle, boxes of 128 (BN) rows x 128 bytes
+ * over the BF16 scratch, or the FP32 inputs for TF32, whose zero fill does
+ * the edges); per stage a full mbarrier (expect_tx of the stage's bytes)
+ * and an empty one that the 256 consumer threads arrive on once
+ * wgmma.wait_group 1 says the stage's wgmmas are done (one arrival per warp
+ * made ptxas serialize the wgmmas).  Generated only where the device's
+ * detail says "tensor maps (TMA) supported" (the cuda plugin, cc >= 9.0).
+ * Measured on the H100 (bench/results/h100-tma-2026-11-25): standalone BF16
+ * 229.7 us at 128 x 128 (cp.async 233.9), 198.4 us at 128 x 256 (cp.async
+ * 247.5); kforge run problem 9 427.7 us at 128 x 128 and 381.8 us at
+ * 128 x 256 against 450.2 us for the default, problem 12 428.9 / 382.4
+ * against 447.1 (verified, rel L2 2.3e-3); TF32 with TMA 515.0 us on
+ * problem 12.
+ *
  * TF32 needs K-major B (nn.Linear's (N, K)) and K % 4 == 0 (16-byte
  * rows); otherwise, and for batched GEMMs, and for a one-block-row BF16
  * GEMM (which the mma.sync kernel does without converting B), the
@@ -50,6 +68,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define BM 128
 
@@ -86,6 +105,40 @@ static void emit_helpers(ocl_gen *g)
     kf_sb_puts(s, "#endif\n\n");
 }
 
+/* The TMA pieces (once per source): the tensor-map parameter type (the
+ * 128-byte CUtensorMap, which NVRTC has no header for), mbarriers, the
+ * 2-D tiled bulk tensor copy. */
+static void emit_tma_helpers(ocl_gen *g)
+{
+    kf_sb_puts(&g->src,
+               "#ifndef KF_TMA_HELPERS\n"
+               "#define KF_TMA_HELPERS\n"
+               "/* TMA (cuda_gemm_wgmma.c): a tensor map the plugin encodes (cuTensorMapEncodeTiled) and passes\n"
+               " * by value; mbarrier init / arrive / expect_tx / try_wait.parity; a 2-D tile copy that completes\n"
+               " * on an mbarrier */\n"
+               "struct __align__(64) kf_tmap_t { unsigned long long q[16]; };\n"
+               "static __device__ __forceinline__ void kf_mbar_init(unsigned a, unsigned n) {\n"
+               "    asm volatile(\"mbarrier.init.shared::cta.b64 [%0], %1;\" :: \"r\"(a), \"r\"(n));\n"
+               "}\n"
+               "static __device__ __forceinline__ void kf_mbar_wait(unsigned a, unsigned parity) {\n"
+               "    asm volatile(\"{ .reg .pred p;\\nW: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\\n@!p bra W; }\"\n"
+               "                 :: \"r\"(a), \"r\"(parity) : \"memory\");\n"
+               "}\n"
+               "/* arrives when c is nonzero (predicated: no branch between the wgmmas) */\n"
+               "static __device__ __forceinline__ void kf_mbar_arrive_if(unsigned a, int c) {\n"
+               "    asm volatile(\"{ .reg .pred p; setp.ne.b32 p, %1, 0;\\n@p mbarrier.arrive.shared::cta.b64 _, [%0]; }\"\n"
+               "                 :: \"r\"(a), \"r\"(c) : \"memory\");\n"
+               "}\n"
+               "static __device__ __forceinline__ void kf_mbar_expect(unsigned a, unsigned bytes) {\n"
+               "    asm volatile(\"mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\" :: \"r\"(a), \"r\"(bytes) : \"memory\");\n"
+               "}\n"
+               "static __device__ __forceinline__ void kf_tma_2d(unsigned dst, const kf_tmap_t *m, int c0, int c1, unsigned bar) {\n"
+               "    asm volatile(\"cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\"\n"
+               "                 :: \"r\"(dst), \"l\"(m), \"r\"(c0), \"r\"(c1), \"r\"(bar) : \"memory\");\n"
+               "}\n"
+               "#endif\n\n");
+}
+
 int ocl_wgmma_stages(int bn, int knob_stages, const kf_device_info *dev)
 {
     const int64_t stage_bytes = (int64_t)(BM + (bn == 256 ? 256 : 128)) * 128;
@@ -98,10 +151,121 @@ int ocl_wgmma_stages(int bn, int knob_stages, const kf_device_info *dev)
 int ocl_gemm_wgmma_applies(const ocl_gen *g, int gi)
 {
     const kf_bt_gemm *gm = &g->plan->groups[gi].gemm;
-    if (g->pt->knob[KU_TC_WGMMA] != 1 || gm->batch != 1) return 0;
+    if (g->pt->knob[KU_TC_WGMMA] < 1 || gm->batch != 1) return 0;
     if (g->tc == 1) return gm->trans_b && gm->K % 4 == 0;
     if (g->tc == 2) return !(gm->M <= BM && gm->trans_b && gm->K % 4 == 0);   /* else the on-load mma.sync kernel */
     return 0;
+}
+
+/* The kernel with its tiles loaded by TMA (knob tc_wgmma = 2): 288 threads,
+ * warps 0-7 the two consumer warpgroups, warp 8 the producer; the operands
+ * (Ma x Kr rows of A, Nb x Kr of B, `pitch` bytes apart, in `abuf` and
+ * `bbuf`) reach the kernel as tensor maps with the 128-byte swizzle, boxes
+ * of 128 (BN) rows x 128 bytes; the map's out-of-bounds zero fill does the
+ * edges. */
+static void gen_tma_kernel(ocl_gen *g, int gi, int BN, int stages, int tf32, const char *abuf, const char *bbuf,
+                           int64_t Ma, int64_t Nb, int64_t Kr)
+{
+    const kf_bt_group *grp = &g->plan->groups[gi];
+    const kf_bt_gemm *gm = &grp->gemm;
+    const kf_problem *p = g->p;
+    const kf_node *an = &p->nodes[grp->nodes[0]];
+    int anchor_v = p->n_inputs + grp->nodes[0];
+    const int E = tf32 ? 4 : 2, BK = 128 / E;
+    const int64_t stage_bytes = (int64_t)(BM + BN) * 128, pitch = Kr * E, nk = (Kr * E + 127) / 128;
+    emit_tma_helpers(g);
+    ocl_kernel kk;
+    ocl_kernel *k = &kk;
+    ocl_kernel_begin(k, g, gi, tf32 ? (grp->n_nodes > 1 ? "gemm_wgmma_tma_tf32_epilogue" : "gemm_wgmma_tma_tf32")
+                                    : grp->n_nodes > 1 ? "gemm_wgmma_tma_bf16_epilogue" : "gemm_wgmma_tma_bf16");
+    k->barriers = 1;
+    k->dyn_shared = stage_bytes * stages + 1024;   /* + the 1024-byte alignment */
+    const uint32_t dt = tf32 ? KF_DT_F32 : KF_DT_BF16;
+    const char *ta = ocl_tmap_2d(k, abuf, dt, Ma, Kr, pitch, BM, BK, 128);
+    const char *tb = ocl_tmap_2d(k, bbuf, dt, Nb, Kr, pitch, BN, BK, 128);
+    const char *bias = gm->bias >= 0 ? ocl_buf_value(k, gm->bias, 0) : NULL;
+    const int64_t MT = ocl_round_up(gm->M, BM) / BM, NT = ocl_round_up(gm->N, BN) / BN;
+    OCL_P(k, "    /* %s: C (%" PRId64 " x %" PRId64 ") = %s (%" PRId64 " x %" PRId64 ") * %s%s%s on Hopper tensor cores\n"
+             "     * (wgmma, %s in, FP32 accumulate): %d x %d tiles, 2 consumer warpgroups of 64 x %d and one\n"
+             "     * producer warp, K in stages of 128 bytes (%d elements), %d stages loaded by TMA (tensor maps\n"
+             "     * %s, %s), 128-byte swizzle; full[s] completes on the copies' bytes, empty[s] on the 256\n"
+             "     * consumer threads once their wgmmas have read the stage */\n",
+          an->out, gm->M, gm->N, kf_problem_value_name(p, gm->a), gm->M, gm->K, kf_problem_value_name(p, gm->b),
+          gm->trans_b ? "^T" : "", bias ? " + bias" : "", tf32 ? "TF32 (the FP32 inputs as they are)" : "BF16",
+          BM, BN, BN, BK, stages, ta, tb);
+    OCL_P(k, "    const int M = %" PRId64 ", N = %" PRId64 ";\n"
+             "    const int tid = threadIdx.x, wg = tid >> 7, lw = (tid >> 5) & 3, gid = (tid & 31) >> 2, tig = tid & 3;\n"
+             "    /* groups of 8 block rows, block columns in order within a group */\n"
+             "    const int bid = blockIdx.x, per_group = 8 * %" PRId64 ", first = bid / per_group * 8;\n"
+             "    const int rows_in = %" PRId64 " - first < 8 ? %" PRId64 " - first : 8;\n"
+             "    const int m0 = (first + (bid %% per_group) %% rows_in) * %d, n0 = (bid %% per_group) / rows_in * %d;\n"
+             "    extern __shared__ __align__(16) unsigned char kf_dyn_smem[];\n"
+             "    __shared__ __align__(8) unsigned long long kf_bars[%d];\n"
+             "    const unsigned sm = (kf_smem_u32(kf_dyn_smem) + 1023u) & ~1023u;\n"
+             "    const unsigned full0 = kf_smem_u32(kf_bars), empty0 = full0 + %du;\n"
+             "    const int nk = kf_ok ? %" PRId64 " : 0;\n"
+             "    if (tid == 0) {\n"
+             "        for (int s = 0; s < %d; s++) { kf_mbar_init(full0 + 8 * s, 1); kf_mbar_init(empty0 + 8 * s, 256); }\n"
+             "        asm volatile(\"fence.mbarrier_init.release.cluster;\" ::: \"memory\");\n"
+             "    }\n"
+             "    __syncthreads();\n"
+             "    if (tid >= 256) {   /* the producer warp: lane 0 issues every copy */\n"
+             "        if (tid == 256)\n"
+             "            for (int kt = 0; kt < nk; kt++) {\n"
+             "                const int s = kt %% %d;\n"
+             "                if (kt >= %d) kf_mbar_wait(empty0 + 8 * s, ((kt / %d) - 1) & 1);\n"
+             "                const unsigned sa = sm + s * %" PRId64 "u;\n"
+             "                kf_mbar_expect(full0 + 8 * s, %" PRId64 "u);\n"
+             "                kf_tma_2d(sa, &%s, kt * %d, m0, full0 + 8 * s);\n"
+             "                kf_tma_2d(sa + %du, &%s, kt * %d, n0, full0 + 8 * s);\n"
+             "            }\n"
+             "        return;\n"
+             "    }\n",
+          gm->M, gm->N, NT, MT, MT, BM, BN, 2 * stages, 8 * stages, nk, stages, stages, stages, stages, stage_bytes,
+          stage_bytes, ta, BK, BM * 128, tb, BK);
+    OCL_P(k, "    float acc[1][%d][4];\n"
+             "#pragma unroll\n"
+             "    for (int j = 0; j < %d; j++)\n"
+             "#pragma unroll\n"
+             "        for (int e = 0; e < 4; e++) acc[0][j][e] = 0.0f;\n"
+             "    float *d = &acc[0][0][0];\n"
+             "    for (int kt = 0; kt < nk; kt++) {\n"
+             "        const int s = kt %% %d;\n"
+             "        kf_mbar_wait(full0 + 8 * s, (kt / %d) & 1);\n"
+             "        const unsigned st = sm + s * %" PRId64 "u;\n"
+             "        const unsigned long long da = kf_wg_desc(st + wg * %du), db = kf_wg_desc(st + %du);\n"
+             "#pragma unroll\n"
+             "        for (int i = 0; i < %d; i++) asm volatile(\"\" : \"+f\"(d[i]) :: \"memory\");\n"
+             "        asm volatile(\"wgmma.fence.sync.aligned;\" ::: \"memory\");\n"
+             "#pragma unroll\n"
+             "        for (int s4 = 0; s4 < 4; s4++) kf_wgmma_%s_n%d(d, da + 2 * s4, db + 2 * s4);   /* 32 bytes of K each */\n"
+             "        asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: \"memory\");\n"
+             "        asm volatile(\"wgmma.wait_group.sync.aligned 1;\" ::: \"memory\");\n"
+             "        /* tile kt - 1's wgmmas are done: its stage goes back to the producer (every consumer\n"
+             "           thread arrives; with one lane per warp ptxas serialized the wgmmas) */\n"
+             "        kf_mbar_arrive_if(empty0 + 8 * ((kt + %d) %% %d), kt > 0);\n"
+             "#pragma unroll\n"
+             "        for (int i = 0; i < %d; i++) asm volatile(\"\" : \"+f\"(d[i]) :: \"memory\");\n"
+             "    }\n"
+             "    asm volatile(\"wgmma.wait_group.sync.aligned 0;\" ::: \"memory\");\n"
+             "#pragma unroll\n"
+             "    for (int i = 0; i < %d; i++) asm volatile(\"\" : \"+f\"(d[i]) :: \"memory\");\n",
+          BN / 8, BN / 8, stages, stages, stage_bytes, 64 * 128, BM * 128, BN / 2, tf32 ? "tf32" : "bf16", BN,
+          stages - 1, stages, BN / 2, BN / 2);
+    OCL_P(k, "    if (!kf_ok) return;\n"
+             "    const int i = 0;\n"
+             "#pragma unroll\n"
+             "    for (int j = 0; j < %d; j++)\n"
+             "#pragma unroll\n"
+             "        for (int e = 0; e < 4; e++) {\n"
+             "                const int m = m0 + wg * 64 + lw * 16 + gid + (e >> 1) * 8;\n"
+             "                const int n = n0 + j * 8 + tig * 2 + (e & 1);\n"
+             "                if (m >= M || n >= N) continue;\n"
+             "                const size_t idx = (size_t)m * N + n;\n", BN / 8);
+    ocl_emit_mma_store(g, k, gi, anchor_v, bias != NULL);
+    int64_t global[3] = {MT * NT * 288, 1, 1};
+    int64_t local[3] = {288, 1, 1};
+    ocl_kernel_finish(k, 1, global, local);
 }
 
 void ocl_gen_gemm_wgmma(ocl_gen *g, int gi)
@@ -137,6 +301,21 @@ void ocl_gen_gemm_wgmma(ocl_gen *g, int gi)
         if (g->failed) return;
     }
     emit_helpers(g);
+    if (g->pt->knob[KU_TC_WGMMA] == 2) {
+        /* offered where the plugin says it encodes tensor maps (no device: compile-only, --arch) */
+        if (g->dev && g->dev->detail[0] && !strstr(g->dev->detail, "tensor maps (TMA) supported")) {
+            ocl_failf(g, "group g%d: tc_wgmma 2 loads tiles by TMA, but the device's plugin does not offer tensor "
+                      "maps (it needs compute capability 9.0 and a driver with cuTensorMapEncodeTiled)", gi);
+            return;
+        }
+        if (tf32 && (!g->store_name[gm->a] || !g->store_name[gm->b])) {
+            ocl_failf(g, "group g%d: the TMA GEMM reads its operands from buffers (plan/generator mismatch)", gi);
+            return;
+        }
+        if (tf32) gen_tma_kernel(g, gi, BN, stages, 1, g->store_name[gm->a], g->store_name[gm->b], gm->M, gm->N, gm->K);
+        else gen_tma_kernel(g, gi, BN, stages, 0, abf, bbf, Ma, Nb, Kr);
+        return;
+    }
     ocl_kernel kk;
     ocl_kernel *k = &kk;
     ocl_kernel_begin(k, g, gi, tf32 ? (grp->n_nodes > 1 ? "gemm_wgmma_tf32_epilogue" : "gemm_wgmma_tf32")

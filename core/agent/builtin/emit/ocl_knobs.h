@@ -23,7 +23,8 @@ enum {
     KU_TC_STAGES,     /* cp.async pipeline stages: 2, 3, 4 */
     KU_TC_BK,         /* k-depth of a stage: 32 or 64 */
     KU_TC_WGMMA,      /* 1: BF16 and TF32 GEMMs through Hopper wgmma
-                         (cuda_gemm_wgmma.c, sm_90a); 0: mma.sync */
+                         (cuda_gemm_wgmma.c, sm_90a); 2: the same with
+                         its tiles loaded by TMA; 0: mma.sync */
     KU_N
 };
 
