@@ -47,8 +47,10 @@
 #ifndef KFORGE_PLUGIN_H
 #define KFORGE_PLUGIN_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,6 +83,70 @@ typedef enum kf_status {
     KF_ERR_NOMEM = 6,
     KF_ERR_INTERNAL = 7
 } kf_status;
+
+/* ------------------------------------------------------------------ */
+/* error messages                                                      */
+
+/*
+ * The one way a plugin hands an error to the core.  Hooks that fail return
+ * a kf_status and put one line of text in the caller's `char **` (error,
+ * diagnostics): malloc'ed by the plugin, freed by the core with free().
+ * The line names the object and says what is wrong and, when it can, what
+ * to do ("opencl: kernel 'gemm' not found in the program; the plan names
+ * the kernels the source defines").  A fixed `char *why, size_t why_len`
+ * (probe, list_devices, measure_peaks) is filled with snprintf instead.
+ *
+ *     if (!art) return kf_hook_fail(error, KF_ERR_INVALID, "mine: no artifact");
+ *
+ * These helpers are header-only (static inline): they change no ABI, and a
+ * plugin built with them loads in any kforge that takes its abi_minor.
+ */
+#if defined(__GNUC__)
+#define KF_PLUGIN_PRINTF(fmt, first) __attribute__((format(printf, fmt, first)))
+#else
+#define KF_PLUGIN_PRINTF(fmt, first)
+#endif
+
+/* The formatted text, malloc'ed (the caller or the core frees it); NULL
+ * when out of memory or when fmt cannot be formatted. */
+static inline char *kf_vstrf(const char *fmt, va_list ap) KF_PLUGIN_PRINTF(1, 0);
+static inline char *kf_vstrf(const char *fmt, va_list ap)
+{
+    va_list cp;
+    va_copy(cp, ap);
+    int n = vsnprintf(NULL, 0, fmt, cp);
+    va_end(cp);
+    char *s = n < 0 ? NULL : (char *)malloc((size_t)n + 1);
+    if (s) vsnprintf(s, (size_t)n + 1, fmt, ap);
+    return s;
+}
+
+static inline char *kf_strf(const char *fmt, ...) KF_PLUGIN_PRINTF(1, 2);
+static inline char *kf_strf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = kf_vstrf(fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+/* Puts the formatted message in *out (out may be NULL: nothing is
+ * written), freeing the text *out held, and returns st, so a hook fails in
+ * one statement.  Out of memory leaves *out NULL; st is returned all the
+ * same. */
+static inline kf_status kf_hook_fail(char **out, kf_status st, const char *fmt, ...) KF_PLUGIN_PRINTF(3, 4);
+static inline kf_status kf_hook_fail(char **out, kf_status st, const char *fmt, ...)
+{
+    if (!out) return st;
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = kf_vstrf(fmt, ap);
+    va_end(ap);
+    free(*out);
+    *out = s;
+    return st;
+}
 
 /* Capability bits (kf_backend.caps). */
 #define KF_CAP_KERNEL_PLAN  (1u << 0) /* consumes a launch plan (OpenCL, CUDA, L0)   */
