@@ -371,9 +371,10 @@ typedef struct kf_profile_result {
 /* export (ABI 1.4)                                                    */
 
 /* What `kforge export RUN --to TARGET` hands the plugin of the run's
- * backend: the run's best verified candidate with its plan bound at the
- * run's preset (every size and argument resolved), and the problem at that
- * preset.  The exported code accepts exactly those sizes. */
+ * backend: the run's best verified candidate (a kernel plan bound at the
+ * run's preset, every size and argument resolved; a host entry with no
+ * launches), and the problem at that preset.  The exported code accepts
+ * exactly those sizes. */
 typedef struct kf_export_request {
     uint32_t struct_size;       /* sizeof(kf_export_request) as the core built it */
     const char *target;         /* "c": host code a C program links; "torch": the
@@ -384,6 +385,11 @@ typedef struct kf_export_request {
     const kf_candidate_view *candidate;  /* sources (text), build options, the bound plan */
     const char *const *const *arg_exprs; /* [launch][arg]: the plan's expression an argument
                                             was bound from ("K", "16*K*4"), or NULL */
+    /* ---- read only when struct_size covers it (an earlier 1.4 core does not
+       pass it) ---- */
+    const char *run_backend;    /* the backend that verified the kernel, as the run recorded
+                                   it ("cpu-simd"; another plugin of the same language may be
+                                   the one exporting), for the exported files' comments */
 } kf_export_request;
 
 /* One file of an export: a plain name (no '/'), its text. */

@@ -26,6 +26,9 @@
 
 #define MAX_ARGV 256
 
+const char *const kf_cpu_cflags[KF_CPU_N_CFLAGS] = {"-std=gnu11", "-O3", "-march=native", "-fopenmp",
+                                                   "-fPIC", "-shared"};
+
 int kf_cpu_run_capture(char *const argv[], const char *cwd, char **output)
 {
     int fds[2], status;
@@ -317,10 +320,9 @@ kf_status kf_cpu_compile(const kf_compile_request *req, kf_artifact **out, char 
     }
     for (char *w = strtok_r(cc_words, " \t", &save); w && n < 16; w = strtok_r(NULL, " \t", &save))
         argv[n++] = w;
-    static char *const flags[] = {"-std=gnu11", "-O3", "-march=native", "-fopenmp", "-fPIC",
-                                  "-shared", "-o"};
-    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
-        argv[n++] = flags[i];
+    for (int i = 0; i < KF_CPU_N_CFLAGS; i++)
+        argv[n++] = (char *)kf_cpu_cflags[i];
+    argv[n++] = (char *)"-o";
     argv[n++] = art->so_path;
     for (int i = 0; i < c->n_sources && n < MAX_ARGV - 64; i++)
         if (ends_with(c->sources[i].name, ".c"))
