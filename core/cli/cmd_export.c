@@ -136,7 +136,13 @@ static char *ident_of(const char *name)
 }
 
 /* The language of a candidate from its first source's name, for runs
- * recorded before result.json named their backend's language. */
+ * recorded before result.json named their backend's language (a0c15cb,
+ * 2026-11-24).  Such runs exist for every suffix here: kforge on main wrote
+ * cpu-simd and opencl runs without it from the start and cuda runs from the
+ * cuda plugin's first commit (1ab86ea, 2026-11-23) on; bench/results keeps
+ * some (h100-cuda-2026-11-23/result-cuda-09.json, a kernel.cu best).  No
+ * release was tagged before a0c15cb, but those runs were made and published,
+ * so the mapping stays (tests/e2e/test_import_export_cli.sh 33-34). */
 static const char *language_of_source(const kf_candidate *c)
 {
     const char *n = c->n_sources > 0 ? c->sources[0].name : "";
