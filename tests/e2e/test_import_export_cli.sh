@@ -329,27 +329,26 @@ else no "third-party plugin export" "$(cat "$T/out")" "$(cat "$T/fxc/plan.txt" 2
 # 33-34: runs recorded before result.json had backend_language and backend_caps
 # (kforge before a0c15cb, e.g. bench/results/h100-cuda-2026-11-23): the plan's
 # language comes from its first source's suffix, .cu -> cuda-c, .cl -> opencl-c
-old_run() {   # old_run DIR BACKEND CANDIDATE_DIR PROBLEM
-    mkdir -p "$1/steps/0001-0"
-    cp "$4" "$1/problem.json"
-    cp -r "$3" "$1/steps/0001-0/candidate"
+old_export() {   # old_export NAME BACKEND LANGUAGE CANDIDATE_DIR PROBLEM PKG: export --to torch, check spec.json
+    local d="$T/old-$2"
+    mkdir -p "$d/steps/0001-0"
+    cp "$5" "$d/problem.json"
+    cp -r "$4" "$d/steps/0001-0/candidate"
     printf '{"problem":"x","preset":"small","backend":"%s","best":{"dir":"steps/0001-0/candidate","verified":true}}\n' \
-        "$2" > "$1/result.json"
+        "$2" > "$d/result.json"
+    if "$KFORGE" export "$d" --to torch --out "$d-t" >"$T/out" 2>&1 &&
+       tr -d ' \n' < "$d-t/$6/spec.json" |
+           grep -q "\"kind\":\"$2\",\"language\":\"$3\",\"language_inferred_from_candidate\":true,\"backend\":\"$2\",\"caller\":\"_$2\""; then
+        ok "$1"
+    else no "$1" "$(cat "$T/out")"; fi
 }
 if "$KFORGE" backends 2>/dev/null | grep -q "^cuda "; then
-    old_run "$T/old-cu" cuda "$KF_SRCDIR/tests/candidates/cuda/gemm_mul_leakyrelu" "$T/run/problem.json"
-    if "$KFORGE" export "$T/old-cu" --to torch --out "$T/oldcu" >"$T/out" 2>&1 &&
-       tr -d ' \n' < "$T/oldcu/kf_12_gemm_multiply_leakyrelu/spec.json" |
-           grep -q '"kind":"cuda","language":"cuda-c","language_inferred_from_candidate":true,"backend":"cuda","caller":"_cuda"'; then
-        ok "a cuda run recorded before backend_language: cuda-c inferred from kernel.cu, exported by the cuda plugin"
-    else no "older cuda run: .cu -> cuda-c" "$(cat "$T/out")"; fi
+    old_export "a cuda run recorded before backend_language: cuda-c inferred from kernel.cu, exported by the cuda plugin" \
+        cuda cuda-c "$KF_SRCDIR/tests/candidates/cuda/gemm_mul_leakyrelu" "$T/run/problem.json" kf_12_gemm_multiply_leakyrelu
 else
     ok "# SKIP no cuda plugin built here (configure --with-cuda)"
 fi
-old_run "$T/old-cl" opencl "$KF_SRCDIR/tests/candidates/opencl/group_norm" "$KF_SRCDIR/problems/level2/30_Gemm_GroupNorm_Hardtanh.json"
-if "$KFORGE" export "$T/old-cl" --to torch --out "$T/oldcl" >"$T/out" 2>&1 &&
-   tr -d ' \n' < "$T/oldcl/kf_30_gemm_groupnorm_hardtanh/spec.json" |
-       grep -q '"kind":"opencl","language":"opencl-c","language_inferred_from_candidate":true,"backend":"opencl","caller":"_opencl"'; then
-    ok "an opencl run recorded before backend_language: opencl-c inferred from kernel.cl"
-else no "older opencl run: .cl -> opencl-c" "$(cat "$T/out")"; fi
+old_export "an opencl run recorded before backend_language: opencl-c inferred from kernel.cl" \
+    opencl opencl-c "$KF_SRCDIR/tests/candidates/opencl/group_norm" \
+    "$KF_SRCDIR/problems/level2/30_Gemm_GroupNorm_Hardtanh.json" kf_30_gemm_groupnorm_hardtanh
 tap_exit
