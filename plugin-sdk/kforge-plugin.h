@@ -50,8 +50,10 @@
 #ifndef KFORGE_PLUGIN_H
 #define KFORGE_PLUGIN_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,6 +86,70 @@ typedef enum kf_status {
     KF_ERR_NOMEM = 6,
     KF_ERR_INTERNAL = 7
 } kf_status;
+
+/* ------------------------------------------------------------------ */
+/* error messages                                                      */
+
+/*
+ * The one way a plugin hands an error to the core.  Hooks that fail return
+ * a kf_status and put one line of text in the caller's `char **` (error,
+ * diagnostics): malloc'ed by the plugin, freed by the core with free().
+ * The line names the object and says what is wrong and, when it can, what
+ * to do ("opencl: kernel 'gemm' not found in the program; the plan names
+ * the kernels the source defines").  A fixed `char *why, size_t why_len`
+ * (probe, list_devices, measure_peaks) is filled with snprintf instead.
+ *
+ *     if (!art) return kf_hook_fail(error, KF_ERR_INVALID, "mine: no artifact");
+ *
+ * These helpers are header-only (static inline): they change no ABI, and a
+ * plugin built with them loads in any kforge that takes its abi_minor.
+ */
+#if defined(__GNUC__)
+#define KF_PLUGIN_PRINTF(fmt, first) __attribute__((format(printf, fmt, first)))
+#else
+#define KF_PLUGIN_PRINTF(fmt, first)
+#endif
+
+/* The formatted text, malloc'ed (the caller or the core frees it); NULL
+ * when out of memory or when fmt cannot be formatted. */
+static inline char *kf_vstrf(const char *fmt, va_list ap) KF_PLUGIN_PRINTF(1, 0);
+static inline char *kf_vstrf(const char *fmt, va_list ap)
+{
+    va_list cp;
+    va_copy(cp, ap);
+    int n = vsnprintf(NULL, 0, fmt, cp);
+    va_end(cp);
+    char *s = n < 0 ? NULL : (char *)malloc((size_t)n + 1);
+    if (s) vsnprintf(s, (size_t)n + 1, fmt, ap);
+    return s;
+}
+
+static inline char *kf_strf(const char *fmt, ...) KF_PLUGIN_PRINTF(1, 2);
+static inline char *kf_strf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = kf_vstrf(fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+/* Puts the formatted message in *out (out may be NULL: nothing is
+ * written), freeing the text *out held, and returns st, so a hook fails in
+ * one statement.  Out of memory leaves *out NULL; st is returned all the
+ * same. */
+static inline kf_status kf_hook_fail(char **out, kf_status st, const char *fmt, ...) KF_PLUGIN_PRINTF(3, 4);
+static inline kf_status kf_hook_fail(char **out, kf_status st, const char *fmt, ...)
+{
+    if (!out) return st;
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = kf_vstrf(fmt, ap);
+    va_end(ap);
+    free(*out);
+    *out = s;
+    return st;
+}
 
 /* Capability bits (kf_backend.caps). */
 #define KF_CAP_KERNEL_PLAN  (1u << 0) /* consumes a launch plan (OpenCL, CUDA, L0)   */
@@ -336,9 +402,10 @@ typedef struct kf_profile_result {
 /* export (ABI 1.4)                                                    */
 
 /* What `kforge export RUN --to TARGET` hands the plugin of the run's
- * backend: the run's best verified candidate with its plan bound at the
- * run's preset (every size and argument resolved), and the problem at that
- * preset.  The exported code accepts exactly those sizes. */
+ * backend: the run's best verified candidate (a kernel plan bound at the
+ * run's preset, every size and argument resolved; a host entry with no
+ * launches), and the problem at that preset.  The exported code accepts
+ * exactly those sizes. */
 typedef struct kf_export_request {
     uint32_t struct_size;       /* sizeof(kf_export_request) as the core built it */
     const char *target;         /* "c": host code a C program links; "torch": the
@@ -349,6 +416,11 @@ typedef struct kf_export_request {
     const kf_candidate_view *candidate;  /* sources (text), build options, the bound plan */
     const char *const *const *arg_exprs; /* [launch][arg]: the plan's expression an argument
                                             was bound from ("K", "16*K*4"), or NULL */
+    /* ---- read only when struct_size covers it (an earlier 1.4 core does not
+       pass it) ---- */
+    const char *run_backend;    /* the backend that verified the kernel, as the run recorded
+                                   it ("cpu-simd"; another plugin of the same language may be
+                                   the one exporting), for the exported files' comments */
 } kf_export_request;
 
 /* One file of an export: a plain name (no '/'), its text. */

@@ -8,8 +8,8 @@ KIND (spec.json's "kind", from the language and capabilities the run's
 backend declared) says what the kernel is, and spec.json's "caller" names
 the module beside this file that runs it:
   host-c   the host-entry C sources beside this file, compiled on first use
-           with the cpu-simd flags and called through ctypes (_host_c.py);
-           CPU tensors
+           with the cpu-simd flags and called through ctypes (the cpu-simd
+           plugin's _host_c.py); CPU tensors
   a plan   the caller the plugin of the run's backend wrote: the opencl
            plugin's _opencl.py (the host's libOpenCL.so.1 through ctypes; CPU
            or CUDA tensors, copied to and from device buffers; device

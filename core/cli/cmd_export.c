@@ -5,11 +5,14 @@
  * What is written depends on what the candidate is, from the language and
  * capabilities the run's backend plugin declared (result.json's
  * backend_language and backend_caps), never on the backend's name:
- * host-entry C, or a kernel plan, whose host code (what builds and launches
- * the plan) the plugin of the run's backend writes (export_plugin.c, the
- * plugin's export_files: the opencl plugin's over libOpenCL, the cuda
- * plugin's over NVRTC and the CUDA driver API; a third-party plugin its
- * own).
+ * host-entry C, or a kernel plan.  The code that calls it (a kernel plan's
+ * host code: what builds and launches the plan) is the plugin's
+ * (export_plugin.c, the plugin's export_files, asked of the run's backend's
+ * plugin, else of another declaring the language): the cpu-simd plugin's for
+ * host-entry C, the opencl plugin's over libOpenCL, the cuda plugin's over
+ * NVRTC and the CUDA driver API; a third-party plugin its own.  This file
+ * reads the run, writes the candidate's sources, spec.json and the torch
+ * package's runtime, and the files the plugin returns.
  *
  *   --to torch  DIR/PKG/: the kernel's sources, spec.json (the problem's
  *               sizes, for kernel plans the launch plan resolved at the
@@ -17,15 +20,13 @@
  *               (python/kforge_torch_runtime.py: checks shapes, dtypes,
  *               devices and contiguity, imports spec.json's "caller"),
  *               _loadlib.py (python/kforge_torch_loadlib.py) and the
- *               caller: _host_c.py for host-entry C (compiles with the
- *               cpu-simd flags, ctypes; plus kforge-cpu.h), else the
- *               plugin's (_opencl.py, _cuda.py); DIR/test_PKG.py compares
+ *               plugin's caller (_host_c.py and kforge-cpu.h from the
+ *               cpu-simd plugin, _opencl.py, _cuda.py); DIR/test_PKG.py compares
  *               it with the original module (--model, copied to
  *               DIR/PKG/model.py) on fresh inputs.
- *   --to c      host-entry C: DIR/NAME.h, DIR/NAME.c (a function taking the
- *               problem's tensors), the kernel's sources, kforge-cpu.h,
- *               DIR/example.c and DIR/Makefile; a kernel plan: its sources
- *               and what the plugin writes (the opencl plugin: NAME.h,
+ *   --to c      the kernel's sources and what the plugin writes (cpu-simd:
+ *               kforge-cpu.h, NAME.h, NAME.c (a function taking the
+ *               problem's tensors), example.c, Makefile; opencl: NAME.h,
  *               NAME.c over libOpenCL, example.c, Makefile; the cuda plugin
  *               refuses, saying to use --to torch).
  *
@@ -51,13 +52,6 @@
 #include "problem/problem.h"
 #include "util/error.h"
 #include "util/fileio.h"
-#include "util/strbuf.h"
-
-extern const char kf_cpu_header_text[];   /* plugins/cpu-simd/kforge-cpu-h.c */
-
-/* The cpu-simd plugin's compile line (plugins/cpu-simd/compile.c). */
-static const char *const cpu_flags[] = {"-std=gnu11", "-O3", "-march=native", "-fopenmp", "-fPIC", "-shared"};
-#define N_CPU_FLAGS (sizeof cpu_flags / sizeof cpu_flags[0])
 
 static void usage(FILE *f)
 {
@@ -65,11 +59,11 @@ static void usage(FILE *f)
         "usage: kforge export RUN_DIR --to torch|c [--out DIR] [--model MODEL.py] [--force]\n"
         "\n"
         "Writes the run's best verified kernel for use outside kforge (host-entry C, or a\n"
-        "kernel plan whose host code the plugin of the run's backend writes):\n"
+        "kernel plan), with the code that calls it from the plugin of the run's backend:\n"
         "  --to torch   a Python package DIR/PKG whose forward() takes and returns torch\n"
-        "               tensors (shapes, dtypes, device and contiguity checked): host-entry C\n"
-        "               compiled with the cpu-simd flags on first use and called through\n"
-        "               ctypes; a plan through its plugin's caller (opencl: the host's\n"
+        "               tensors (shapes, dtypes, device and contiguity checked), through\n"
+        "               its plugin's caller (cpu-simd: host-entry C compiled with its flags\n"
+        "               on first use and called through ctypes; opencl: the host's\n"
         "               libOpenCL, CPU or CUDA tensors copied, device $KFORGE_OPENCL_DEVICE;\n"
         "               cuda: NVRTC and the CUDA driver API on torch's current stream, CUDA\n"
         "               tensors); and DIR/test_PKG.py comparing it with MODEL.py's Model\n"
@@ -142,7 +136,13 @@ static char *ident_of(const char *name)
 }
 
 /* The language of a candidate from its first source's name, for runs
- * recorded before result.json named their backend's language. */
+ * recorded before result.json named their backend's language (a0c15cb,
+ * 2026-11-24).  Such runs exist for every suffix here: kforge on main wrote
+ * cpu-simd and opencl runs without it from the start and cuda runs from the
+ * cuda plugin's first commit (1ab86ea, 2026-11-23) on; bench/results keeps
+ * some (h100-cuda-2026-11-23/result-cuda-09.json, a kernel.cu best).  No
+ * release was tagged before a0c15cb, but those runs were made and published,
+ * so the mapping stays (tests/e2e/test_import_export_cli.sh 33-34). */
 static const char *language_of_source(const kf_candidate *c)
 {
     const char *n = c->n_sources > 0 ? c->sources[0].name : "";
@@ -197,8 +197,7 @@ static int classify(exp_ctx *x, const char *lang, json_object *caps, kf_error *e
     if (x->kind == KF_EXP_HOST_C) x->kind_name = strdup("host-c");
     else x->kind_name = strndup(lang, ln > 2 && !strcmp(lang + ln - 2, "-c") ? ln - 2 : ln);
     if (!x->kind_name) return kf_fail(err, KF_E_INTERNAL, "out of memory");
-    if (x->kind == KF_EXP_HOST_C) return 0;
-    if (x->c->n_launches < 1)
+    if (x->kind == KF_EXP_PLAN && x->c->n_launches < 1)
         return kf_fail(err, KF_E_BAD_INPUT, "%s: the %s candidate has no launch plan", x->run_dir, lang);
     for (int i = 0; i < x->c->n_sources; i++)
         if (x->c->sources[i].format != KF_SRC_TEXT)
@@ -296,11 +295,6 @@ out:
     json_object_put(o);
     free(rp);
     return rc;
-}
-
-static const char *entry_of(const exp_ctx *x)
-{
-    return x->c->entry && *x->c->entry ? x->c->entry : "kf_kernel";
 }
 
 static json_object *shape_json(const kf_shape *s)
@@ -404,16 +398,9 @@ static char *spec_json(const exp_ctx *x, int with_model, const char *caller, con
         json_object_array_add(src, json_object_new_string(x->c->sources[i].name));
     json_object_object_add(o, "sources", src);
     json_object_object_add(o, "build_options", json_object_new_string(x->c->build_options));
-    if (x->kind == KF_EXP_HOST_C) {
-        json_object_object_add(o, "entry", json_object_new_string(entry_of(x)));
-        json_object *fl = json_object_new_array();
-        for (size_t i = 0; i < N_CPU_FLAGS; i++) json_object_array_add(fl, json_object_new_string(cpu_flags[i]));
-        json_object_object_add(o, "cflags", fl);
-    } else {
-        json_object_object_add(o, "launches", plan_json(x));
-    }
-    /* what the plugin adds (the cuda plugin: its NVRTC options); the core's
-       own members win */
+    if (x->kind == KF_EXP_PLAN) json_object_object_add(o, "launches", plan_json(x));
+    /* what the plugin adds (the cpu-simd plugin: the entry and its compile
+       flags; the cuda plugin: its NVRTC options); the core's own members win */
     if (more) {
         json_object_object_foreach(more, k, v) {
             if (!json_object_object_get_ex(o, k, NULL)) json_object_object_add(o, k, json_object_get(v));
@@ -464,13 +451,13 @@ static int write_sources(const exp_ctx *x, const char *dir, kf_error *err)
 {
     for (int i = 0; i < x->c->n_sources; i++)
         if (kf_exp_write_in(dir, x->c->sources[i].name, x->c->sources[i].text, err) != 0) return -1;
-    return x->kind == KF_EXP_HOST_C ? kf_exp_write_in(dir, "kforge-cpu.h", kf_cpu_header_text, err) : 0;
+    return 0;
 }
 
-/* --to torch: DIR/PKG with the sources, the caller (host-entry C: the
- * core's _host_c.py; a plan: its plugin's), _loadlib.py the callers share,
- * spec.json (naming the caller, with what the plugin adds) and
- * __init__.py; DIR/test_PKG.py with --model. */
+/* --to torch: DIR/PKG with the sources, the plugin's files (its caller
+ * among them), _loadlib.py the callers share, spec.json (naming the caller,
+ * with what the plugin adds) and __init__.py; DIR/test_PKG.py with
+ * --model. */
 static int export_torch(const exp_ctx *x, kf_error *err)
 {
     char *pkg = path_join(x->out, x->ident);
@@ -478,19 +465,17 @@ static int export_torch(const exp_ctx *x, kf_error *err)
     char *rt = pydir ? path_join(pydir, "kforge_torch_runtime.py") : NULL;
     char *tt = pydir ? path_join(pydir, "kforge_torch_test.py") : NULL;
     char *ll = pydir ? path_join(pydir, "kforge_torch_loadlib.py") : NULL;
-    char *hc = pydir ? path_join(pydir, "kforge_torch_host_c.py") : NULL;
     char *spec = NULL, *test_name = NULL;
     kf_exp_from_plugin pf = {0};
     int rc = -1;
-    if (!pkg || !rt || !tt || !ll || !hc || asprintf(&test_name, "test_%s.py", x->ident) < 0) {
+    if (!pkg || !rt || !tt || !ll || asprintf(&test_name, "test_%s.py", x->ident) < 0) {
         test_name = NULL;
         kf_fail(err, KF_E_INTERNAL, "out of memory");
         goto out;
     }
     if (kf_mkdir_p(pkg, err) != 0 || write_sources(x, pkg, err) != 0) goto out;
-    if (x->kind == KF_EXP_HOST_C ? copy_in(hc, pkg, "_host_c.py", err) : kf_exp_plugin(x, "torch", pkg, &pf, err))
-        goto out;
-    if (!(spec = spec_json(x, x->model != NULL, x->kind == KF_EXP_HOST_C ? "_host_c" : pf.caller, pf.spec_extra, err)))
+    if (kf_exp_plugin(x, "torch", pkg, &pf, err) != 0 ||
+        !(spec = spec_json(x, x->model != NULL, pf.caller, pf.spec_extra, err)))
         goto out;
     if (kf_exp_write_in(pkg, "spec.json", spec, err) != 0 || copy_in(ll, pkg, "_loadlib.py", err) != 0 ||
         copy_in(rt, pkg, "__init__.py", err) != 0)
@@ -504,7 +489,6 @@ out:
     free(rt);
     free(tt);
     free(ll);
-    free(hc);
     free(spec);
     free(test_name);
     kf_exp_from_plugin_free(&pf);
@@ -513,179 +497,23 @@ out:
 
 /* ---------------------------------------------------------------- --to c */
 
-static void c_header(const exp_ctx *x, kf_sb *b)
-{
-    const char *id = x->ident;
-    kf_sb_printf(b, "/* %s.h — kforge export of problem '%s' (host-entry C, backend %s, preset '%s').\n", id,
-                 x->p->name, x->backend ? x->backend : "?", x->preset);
-    kf_sb_printf(b, " * The kernel was verified at these sizes only:");
-    for (int d = 0; d < x->p->n_dims; d++)
-        kf_sb_printf(b, " %s=%lld", x->p->dim_names[d], (long long)x->r.dims[d]);
-    kf_sb_printf(b, ".\n * Tensors are row-major float32.  Pass 4096-byte aligned buffers (aligned_alloc):\n"
-                    " * the kernel was verified with such buffers.  n_threads <= 0 means all cores. */\n");
-    kf_sb_printf(b, "#ifndef %s_H\n#define %s_H\n\n#include <stdint.h>\n\n", id, id);
-    for (int d = 0; d < x->p->n_dims; d++)
-        kf_sb_printf(b, "#define %s_%s %lld\n", id, x->p->dim_names[d], (long long)x->r.dims[d]);
-    kf_sb_printf(b, "\n");
-    for (int i = 0; i < x->p->n_inputs; i++)
-        kf_sb_printf(b, "#define %s_%s_ELEMS %lld\n", id, x->p->inputs[i].name,
-                     (long long)kf_shape_elems(&x->r.shapes[i]));
-    for (int i = 0; i < x->p->n_outputs; i++)
-        kf_sb_printf(b, "#define %s_%s_ELEMS %lld\n", id, kf_problem_value_name(x->p, x->p->outputs[i]),
-                     (long long)kf_shape_elems(&x->r.shapes[x->p->outputs[i]]));
-    kf_sb_printf(b, "\n/* Returns 0, or -1 when scratch memory cannot be allocated. */\nint %s(", id);
-    for (int i = 0; i < x->p->n_inputs; i++) kf_sb_printf(b, "const float *%s, ", x->p->inputs[i].name);
-    for (int i = 0; i < x->p->n_outputs; i++)
-        kf_sb_printf(b, "float *%s, ", kf_problem_value_name(x->p, x->p->outputs[i]));
-    kf_sb_printf(b, "int n_threads);\n\n#endif\n");
-}
-
-static void c_source(const exp_ctx *x, kf_sb *b)
-{
-    const char *id = x->ident;
-    int ni = x->p->n_inputs, no = x->p->n_outputs, ns = x->c->n_scratch, nd = x->p->n_dims;
-    kf_sb_printf(b, "/* %s.c — calls the exported kernel through kforge-cpu.h's convention. */\n", id);
-    kf_sb_printf(b, "#include <stdlib.h>\n#include <unistd.h>\n#if defined(__x86_64__) && defined(__linux__)\n"
-                    "#include <sys/syscall.h>\n#endif\n#include \"kforge-cpu.h\"\n#include \"%s.h\"\n\n", id);
-    /* a kernel on AMX tiles (the built-in agent's precision 5) runs only
-       where the tile state is granted, as kforge's cpu-simd plugin asks */
-    kf_sb_printf(b, "/* kf_cpu_args.features: the AMX tile state, asked for as kforge's cpu-simd plugin\n"
-                    " * does (an AMX kernel writes nothing without it). */\n"
-                    "static uint32_t %s_features(void)\n{\n"
-                    "#if defined(__x86_64__) && defined(__linux__)\n"
-                    "    unsigned long m = 0;\n"
-                    "    if (syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18) == 0 &&\n"
-                    "        syscall(SYS_arch_prctl, 0x1022 /* ARCH_GET_XCOMP_PERM */, &m) == 0 && (m & (1ul << 18)))\n"
-                    "        return KF_CPU_FEAT_AMX_BF16;\n"
-                    "#endif\n"
-                    "    return 0;\n}\n\n", id);
-    kf_sb_printf(b, "void %s(const kf_cpu_args *a);\n\nint %s(", entry_of(x), id);
-    for (int i = 0; i < ni; i++) kf_sb_printf(b, "const float *%s, ", x->p->inputs[i].name);
-    for (int i = 0; i < no; i++) kf_sb_printf(b, "float *%s, ", kf_problem_value_name(x->p, x->p->outputs[i]));
-    kf_sb_printf(b, "int n_threads)\n{\n");
-    kf_sb_printf(b, "    const float *in[%d] = {", ni ? ni : 1);
-    for (int i = 0; i < ni; i++) kf_sb_printf(b, "%s%s", i ? ", " : "", x->p->inputs[i].name);
-    kf_sb_printf(b, "%s};\n    float *out[%d] = {", ni ? "" : "0", no);
-    for (int i = 0; i < no; i++) kf_sb_printf(b, "%s%s", i ? ", " : "", kf_problem_value_name(x->p, x->p->outputs[i]));
-    kf_sb_printf(b, "};\n    const int64_t dims[%d] = {", nd ? nd : 1);
-    for (int d = 0; d < nd; d++) kf_sb_printf(b, "%s%lldLL", d ? ", " : "", (long long)x->r.dims[d]);
-    kf_sb_printf(b, "%s};\n    float *scratch[%d] = {0};\n    int rc = 0;\n", nd ? "" : "0", ns ? ns : 1);
-    for (int s = 0; s < ns; s++)
-        kf_sb_printf(b, "    if (!(scratch[%d] = aligned_alloc(4096, (%lldULL + 4095) / 4096 * 4096))) rc = -1;\n",
-                     s, (long long)(x->scratch[s] > 0 ? x->scratch[s] : 1));
-    kf_sb_printf(b, "    if (rc == 0) {\n"
-                    "        if (n_threads <= 0) n_threads = (int)sysconf(_SC_NPROCESSORS_ONLN);\n"
-                    "        kf_cpu_args a = {in, out, scratch, dims, %d, %d, %d, %d, n_threads > 0 ? n_threads : 1,\n"
-                    "                         %s_features()};\n"
-                    "        %s(&a);\n    }\n", ni, no, ns, nd, id, entry_of(x));
-    kf_sb_printf(b, "    for (int s = 0; s < %d; s++) free(scratch[s]);\n    return rc;\n}\n", ns);
-}
-
-static void c_example(const exp_ctx *x, kf_sb *b)
-{
-    const char *id = x->ident;
-    int ni = x->p->n_inputs, no = x->p->n_outputs;
-    kf_sb_printf(b, "/* example.c — calls %s() on uniform [0,1) inputs and prints each output's sum. */\n", id);
-    kf_sb_printf(b, "#include <stdio.h>\n#include <stdlib.h>\n#include \"%s.h\"\n\n", id);
-    kf_sb_printf(b, "static float *buffer(long long n)\n{\n"
-                    "    return aligned_alloc(4096, ((size_t)n * sizeof(float) + 4095) / 4096 * 4096);\n}\n\n");
-    kf_sb_printf(b, "int main(void)\n{\n    unsigned s = 1;\n");
-    for (int i = 0; i < ni; i++) {
-        const char *n = x->p->inputs[i].name;
-        kf_sb_printf(b, "    float *%s = buffer(%s_%s_ELEMS);\n    if (!%s) return 1;\n"
-                        "    for (long long i = 0; i < %s_%s_ELEMS; i++) { s = s * 1103515245u + 12345u; %s[i] = (float)(s >> 8) / 16777216.0f; }\n",
-                     n, id, n, n, id, n, n);
-    }
-    for (int i = 0; i < no; i++) {
-        const char *n = kf_problem_value_name(x->p, x->p->outputs[i]);
-        kf_sb_printf(b, "    float *%s = buffer(%s_%s_ELEMS);\n    if (!%s) return 1;\n", n, id, n, n);
-    }
-    kf_sb_printf(b, "    if (%s(", id);
-    for (int i = 0; i < ni; i++) kf_sb_printf(b, "%s, ", x->p->inputs[i].name);
-    for (int i = 0; i < no; i++) kf_sb_printf(b, "%s, ", kf_problem_value_name(x->p, x->p->outputs[i]));
-    kf_sb_printf(b, "0) != 0) return 1;\n");
-    for (int i = 0; i < no; i++) {
-        const char *n = kf_problem_value_name(x->p, x->p->outputs[i]);
-        kf_sb_printf(b, "    double sum_%d = 0;\n    for (long long i = 0; i < %s_%s_ELEMS; i++) sum_%d += %s[i];\n"
-                        "    printf(\"%s: %%lld elements, sum %%.6g\\n\", (long long)%s_%s_ELEMS, sum_%d);\n",
-                     i, id, n, i, n, n, id, n, i);
-    }
-    for (int i = 0; i < ni; i++) kf_sb_printf(b, "    free(%s);\n", x->p->inputs[i].name);
-    for (int i = 0; i < no; i++) kf_sb_printf(b, "    free(%s);\n", kf_problem_value_name(x->p, x->p->outputs[i]));
-    kf_sb_printf(b, "    return 0;\n}\n");
-}
-
-static void c_makefile(const exp_ctx *x, kf_sb *b)
-{
-    kf_sb_printf(b, "# Builds the exported kernel with the cpu-simd backend's flags (host-entry C).\nCC ?= cc\nCFLAGS =");
-    for (size_t i = 0; i < N_CPU_FLAGS; i++)
-        if (strcmp(cpu_flags[i], "-shared") != 0 && strcmp(cpu_flags[i], "-fPIC") != 0)
-            kf_sb_printf(b, " %s", cpu_flags[i]);
-    kf_sb_printf(b, " %s\nSRCS = %s.c", x->c->build_options, x->ident);
-    for (int i = 0; i < x->c->n_sources; i++) {
-        const char *n = x->c->sources[i].name;
-        size_t l = strlen(n);
-        if (l > 2 && !strcmp(n + l - 2, ".c")) kf_sb_printf(b, " %s", n);
-    }
-    kf_sb_printf(b, "\n\nexample: example.c $(SRCS)\n\t$(CC) $(CFLAGS) -o $@ example.c $(SRCS) -lm\n\n"
-                    "lib%s.so: $(SRCS)\n\t$(CC) $(CFLAGS) -fPIC -shared -o $@ $(SRCS) -lm\n\n"
-                    "clean:\n\trm -f example lib%s.so\n", x->ident, x->ident);
-}
-
-/* Writes the host-entry C set into x->out: the candidate's sources with
- * kforge-cpu.h, NAME.h (h), NAME.c (c), example.c (e) and the Makefile (m);
- * frees the four buffers.  0, or -1 with err (a buffer that ran out of
- * memory included). */
-static int write_c_set(const kf_exp_ctx *x, kf_sb *h, kf_sb *c, kf_sb *e, kf_sb *m, kf_error *err)
-{
-    char *hn = NULL, *cn = NULL;
-    int rc = -1;
-    if (asprintf(&hn, "%s.h", x->ident) < 0) hn = NULL;
-    if (asprintf(&cn, "%s.c", x->ident) < 0) cn = NULL;
-    if (h->oom || c->oom || e->oom || m->oom || !h->s || !c->s || !e->s || !m->s || !hn || !cn) {
-        kf_fail(err, KF_E_INTERNAL, "out of memory");
-        goto out;
-    }
-    if (kf_mkdir_p(x->out, err) != 0 || write_sources(x, x->out, err) != 0 ||
-        kf_exp_write_in(x->out, hn, h->s, err) != 0 || kf_exp_write_in(x->out, cn, c->s, err) != 0 ||
-        kf_exp_write_in(x->out, "example.c", e->s, err) != 0 || kf_exp_write_in(x->out, "Makefile", m->s, err) != 0)
-        goto out;
-    rc = 0;
-out:
-    free(hn);
-    free(cn);
-    kf_sb_free(h);
-    kf_sb_free(c);
-    kf_sb_free(e);
-    kf_sb_free(m);
-    return rc;
-}
-
-/* --to c: host-entry C here; a kernel plan's sources and what its plugin
- * writes (*files: which plugin and the files' names, for the summary). */
+/* --to c: the candidate's sources and what its plugin writes (*files:
+ * which plugin and the files' names, for the summary). */
 static int export_c(const exp_ctx *x, char **files, kf_error *err)
 {
-    if (x->kind == KF_EXP_PLAN) {
-        kf_exp_from_plugin pf = {0};
-        if (kf_mkdir_p(x->out, err) != 0 || write_sources(x, x->out, err) != 0 ||
-            kf_exp_plugin(x, "c", x->out, &pf, err) != 0) {
-            kf_exp_from_plugin_free(&pf);
-            return -1;
-        }
-        int n = asprintf(files, "from the %s plugin: %s", pf.plugin, pf.files);
+    kf_exp_from_plugin pf = {0};
+    if (kf_mkdir_p(x->out, err) != 0 || write_sources(x, x->out, err) != 0 ||
+        kf_exp_plugin(x, "c", x->out, &pf, err) != 0) {
         kf_exp_from_plugin_free(&pf);
-        if (n < 0) {
-            *files = NULL;
-            return kf_fail(err, KF_E_INTERNAL, "out of memory");
-        }
-        return 0;
+        return -1;
     }
-    kf_sb h = {0}, c = {0}, e = {0}, m = {0};
-    c_header(x, &h);
-    c_source(x, &c);
-    c_example(x, &e);
-    c_makefile(x, &m);
-    return write_c_set(x, &h, &c, &e, &m, err);
+    int n = asprintf(files, "from the %s plugin: %s", pf.plugin, pf.files);
+    kf_exp_from_plugin_free(&pf);
+    if (n < 0) {
+        *files = NULL;
+        return kf_fail(err, KF_E_INTERNAL, "out of memory");
+    }
+    return 0;
 }
 
 int kf_cmd_export(int argc, char **argv)
@@ -758,11 +586,8 @@ int kf_cmd_export(int argc, char **argv)
         for (int i = 0; i < x.p->n_inputs; i++) printf("%s%s", i ? ", " : "", x.p->inputs[i].name);
         printf("))%s%s%s\n", x.model ? " and " : "", x.model ? x.out : "",
                x.model ? "/test_*.py (python3 it to compare with the module)" : "; give --model M.py for a test");
-    } else if (files) {
-        printf("wrote %s (%s kernel; %s)\n", x.out, x.kind_name, files);
     } else {
-        printf("wrote %s (%s kernel; %s.h, %s.c, example.c, Makefile: make -C %s example)\n", x.out,
-               x.kind_name, x.ident, x.ident, x.out);
+        printf("wrote %s (%s kernel; %s)\n", x.out, x.kind_name, files);
     }
     free(files);
     free(def_out);

@@ -15,10 +15,11 @@
 /* What the run's best candidate is, from its backend's declared language
  * and capabilities (never from the backend's name). */
 typedef enum kf_exp_kind {
-    KF_EXP_HOST_C,    /* host-entry C (kforge-cpu.h's kf_cpu_args) */
-    KF_EXP_PLAN       /* a kernel plan (KF_CAP_KERNEL_PLAN): the plugin of the run's
-                         backend writes the host code (export_plugin.c) */
+    KF_EXP_HOST_C,    /* host-entry C (KF_CAP_HOST_ENTRY, kforge-cpu.h's kf_cpu_args) */
+    KF_EXP_PLAN       /* a kernel plan (KF_CAP_KERNEL_PLAN) */
 } kf_exp_kind;
+/* Either way the plugin of the run's backend writes the code that calls it
+ * (export_plugin.c). */
 
 typedef struct kf_exp_ctx {
     const char *run_dir, *out, *to, *model;
@@ -26,7 +27,8 @@ typedef struct kf_exp_ctx {
     kf_resolved r;
     int have_r;
     kf_candidate *c;
-    kf_bound b;                   /* kernel plans: the plan at the preset */
+    kf_bound b;                   /* the candidate and problem views at the preset
+                                     (a plan bound there) */
     int have_b;
     kf_exp_kind kind;
     char *backend;                /* the run's backend name (informative only) */
@@ -52,9 +54,11 @@ typedef struct kf_exp_from_plugin {
 } kf_exp_from_plugin;
 
 /* Asks the plugin of the run's backend (x->backend, found as `kforge
- * backends` finds it) for the host code of the kernel plan for `target`
- * ("c", "torch"), when it declares the run's language and has export_files;
- * else the first other plugin that does; and writes its files into dir.
+ * backends` finds it) for the code that calls the kernel (a plan's host
+ * code, host-entry C's wrapper) for `target` ("c", "torch"), when it
+ * declares the run's language and has export_files; else the first other
+ * plugin that does and takes the kernel's kind (KF_CAP_HOST_ENTRY or
+ * KF_CAP_KERNEL_PLAN); and writes its files into dir.
  * 0, or -1 with err: KF_E_UNAVAILABLE when no such plugin is here (saying
  * what the run's own plugin lacks), KF_E_BAD_INPUT when it does not export
  * this (its message says why). */

@@ -1,11 +1,13 @@
 /*
- * export_plugin.c — `kforge export` of a kernel plan: the host code that
- * builds and launches the plan is the plugin's (export_files, plugin ABI
- * 1.4), asked of the plugin of the run's backend, or, when that one has no
- * export_files or is not here, of another plugin declaring the plan's
- * language; the core decided from the run's recorded language and
- * capabilities that the kernel is a plan, and writes the files the plugin
- * returns (export.h).
+ * export_plugin.c — the code that calls an exported kernel is the plugin's
+ * (export_files, plugin ABI 1.4): a kernel plan's host code (what builds and
+ * launches the plan), host-entry C's wrapper (the cpu-simd plugin's).  It is
+ * asked of the plugin of the run's backend, or, when that one has no
+ * export_files or is not here, of another plugin declaring the kernel's
+ * language and taking its kind of candidate (KF_CAP_KERNEL_PLAN or
+ * KF_CAP_HOST_ENTRY); the core decided from the run's recorded language and
+ * capabilities what the kernel is, and writes the files the plugin returns
+ * (export.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,39 +64,49 @@ static int caller_written(const kf_export_result *r)
     return 0;
 }
 
+/* Another plugin may export the run's kernel: it declares the language, takes
+ * the kind of candidate and has export_files. */
+static int can_stand_in(const kf_plugin *p, const kf_exp_ctx *x)
+{
+    uint32_t cap = x->kind == KF_EXP_HOST_C ? KF_CAP_HOST_ENTRY : KF_CAP_KERNEL_PLAN;
+    return !strcmp(kf_plugin_language(p), x->language) && (p->be->caps & cap) && kf_plugin_can_export(p);
+}
+
 int kf_exp_plugin(const kf_exp_ctx *x, const char *target, const char *dir, kf_exp_from_plugin *out,
                   kf_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (!x->backend || !*x->backend)
+    const char *what = x->kind == KF_EXP_HOST_C ? "host-entry kernel" : "kernel plan";
+    if (x->kind == KF_EXP_PLAN && (!x->backend || !*x->backend))
         return kf_fail(err, KF_E_BAD_INPUT, "%s: the run records no backend, whose plugin writes the host code of "
                        "its %s kernel plan; re-run it with this kforge", x->run_dir, x->language);
     kf_registry *reg = kf_registry_open(0, err);
     if (!reg) return -1;
     /* the run's own plugin, else another that declares the same language
-       (a levelzero run's OpenCL C plan is exported by the opencl plugin) */
-    kf_plugin *own = kf_registry_find(reg, x->backend), *p = NULL;
+       and takes the same kind of candidate (a levelzero run's OpenCL C plan
+       is exported by the opencl plugin, a third party's host-entry C by
+       cpu-simd) */
+    kf_plugin *own = x->backend ? kf_registry_find(reg, x->backend) : NULL, *p = NULL;
     int own_lang = own && !strcmp(kf_plugin_language(own), x->language);
     if (own_lang && kf_plugin_can_export(own)) p = own;
     for (int i = 0; !p && i < reg->n_plugins; i++)
-        if (!strcmp(kf_plugin_language(&reg->plugins[i]), x->language) && kf_plugin_can_export(&reg->plugins[i]))
-            p = &reg->plugins[i];
+        if (can_stand_in(&reg->plugins[i], x)) p = &reg->plugins[i];
     const char ***exprs = NULL;
     kf_export_result res = {0};
     char *why = NULL;
     int rc = -1;
     if (!p) {
         char whose[600];
-        if (!own) snprintf(whose, sizeof whose, "backend '%s' has no plugin here", x->backend);
+        if (!own) snprintf(whose, sizeof whose, "backend '%s' has no plugin here", x->backend ? x->backend : "?");
         else if (!own_lang)
             snprintf(whose, sizeof whose, "backend '%s''s plugin %s declares '%s'", x->backend, own->path,
                      kf_plugin_language(own));
         else
             snprintf(whose, sizeof whose, "backend '%s''s plugin %s has no export_files%s", x->backend, own->path,
                      kf_plugin_abi_minor(own) < 4 ? " (built for plugin ABI 1.0-1.3; 1.4 added it)" : "");
-        kf_fail(err, KF_E_UNAVAILABLE, "%s: no plugin here writes the host code of this %s kernel plan: %s, and no "
+        kf_fail(err, KF_E_UNAVAILABLE, "%s: no plugin here writes the host code of this %s %s: %s, and no "
                 "other plugin declaring '%s' exports (looked in %s); install one, or add its directory to "
-                "KFORGE_PLUGIN_PATH", x->run_dir, x->language, whose, x->language,
+                "KFORGE_PLUGIN_PATH", x->run_dir, x->language, what, whose, x->language,
                 reg->search_path ? reg->search_path : "?");
         goto out;
     }
@@ -105,11 +117,12 @@ int kf_exp_plugin(const kf_exp_ctx *x, const char *target, const char *dir, kf_e
     kf_export_request req = {
         .struct_size = sizeof req, .target = target, .ident = x->ident, .preset = x->preset,
         .problem = &x->b.pview, .candidate = &x->b.view, .arg_exprs = (const char *const *const *)exprs,
+        .run_backend = x->backend,
     };
     kf_status st = kf_plugin_export(p, &req, &res, &why);
     if (st != KF_OK) {
         kf_fail(err, st == KF_ERR_INVALID ? KF_E_BAD_INPUT : st == KF_ERR_UNAVAILABLE ? KF_E_UNAVAILABLE : KF_E_INTERNAL,
-                "%s: backend '%s' (%s): %s", x->run_dir, x->backend, p->path, why ? why : "export_files failed");
+                "%s: backend '%s' (%s): %s", x->run_dir, x->backend ? x->backend : "?", p->path, why ? why : "export_files failed");
         goto out;
     }
     if (!strcmp(target, "torch") && !caller_written(&res)) {

@@ -134,7 +134,4 @@ const char *kf_llm_json_text(json_object *obj);
  * (fields that are absent are left as they are). */
 void kf_llm_take_usage(json_object *o, const char *in_key, const char *out_key, kf_llm_response *resp);
 
-/* llm_sha256.c */
-void kf_sha256_hex(const void *data, size_t len, char out[65]);
-
 #endif

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "http.h"
 #include "util/fileio.h"
+#include "util/sha256.h"
 #include "llm_internal.h"
 
 const char *kf_llm_role_name(kf_llm_role r)

@@ -26,17 +26,8 @@
 
 #define MAX_ARGV 256
 
-static char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *xprintf(const char *fmt, ...)
-{
-    va_list ap;
-    char *s = NULL;
-    va_start(ap, fmt);
-    if (vasprintf(&s, fmt, ap) < 0)
-        s = NULL;
-    va_end(ap);
-    return s;
-}
+const char *const kf_cpu_cflags[KF_CPU_N_CFLAGS] = {"-std=gnu11", "-O3", "-march=native", "-fopenmp",
+                                                   "-fPIC", "-shared"};
 
 int kf_cpu_run_capture(char *const argv[], const char *cwd, char **output)
 {
@@ -47,12 +38,12 @@ int kf_cpu_run_capture(char *const argv[], const char *cwd, char **output)
 
     *output = NULL;
     if (pipe2(fds, O_CLOEXEC) != 0) {
-        *output = xprintf("cpu-simd: cannot create a pipe: %s", strerror(errno));
+        *output = kf_strf("cpu-simd: cannot create a pipe: %s", strerror(errno));
         return -1;
     }
     pid = fork();
     if (pid < 0) {
-        *output = xprintf("cpu-simd: cannot fork: %s", strerror(errno));
+        *output = kf_strf("cpu-simd: cannot fork: %s", strerror(errno));
         close(fds[0]);
         close(fds[1]);
         return -1;
@@ -125,19 +116,19 @@ static int plain_name(const char *n)
 
 static int write_file(const char *dir, const char *name, const char *text, char **diag)
 {
-    char *path = xprintf("%s/%s", dir, name);
+    char *path = kf_strf("%s/%s", dir, name);
     FILE *f = path ? fopen(path, "w") : NULL;
     size_t n = strlen(text);
     int bad;
     if (!f) {
-        *diag = xprintf("cpu-simd: cannot write %s/%s: %s", dir, name, strerror(errno));
+        *diag = kf_strf("cpu-simd: cannot write %s/%s: %s", dir, name, strerror(errno));
         free(path);
         return -1;
     }
     bad = fwrite(text, 1, n, f) != n;
     bad |= fclose(f) != 0;
     if (bad)
-        *diag = xprintf("cpu-simd: writing %s failed (disk full?)", path);
+        *diag = kf_strf("cpu-simd: writing %s failed (disk full?)", path);
     free(path);
     return bad ? -1 : 0;
 }
@@ -177,7 +168,7 @@ static void diag_append(char **diag, char *more)
         *diag = more;
         return;
     }
-    char *joined = xprintf("%s%s%s", *diag, ends_with(*diag, "\n") ? "" : "\n", more);
+    char *joined = kf_strf("%s%s%s", *diag, ends_with(*diag, "\n") ? "" : "\n", more);
     if (joined) {
         free(*diag);
         *diag = joined;
@@ -218,7 +209,7 @@ static kf_status check_entry(kf_artifact *art, const char *entry, char **diag)
     if (defines_function(art->so_path, entry) != 0)
         return KF_OK;
     char *fns = exported_functions(art->so_path);
-    diag_append(diag, xprintf(
+    diag_append(diag, kf_strf(
         "cpu-simd: the candidate defines no function '%s': define "
         "`void %s(const kf_cpu_args *a)` (not static) from kforge-cpu.h, or name the "
         "entry in candidate.json \"entry\" (functions it exports: %s)",
@@ -234,7 +225,7 @@ kf_status kf_cpu_load(kf_artifact *art, char **error)
         return KF_OK;
     art->handle = dlopen(art->so_path, RTLD_NOW | RTLD_LOCAL);
     if (!art->handle) {
-        *error = xprintf("cpu-simd: the compiled object does not load: %s", dlerror());
+        *error = kf_strf("cpu-simd: the compiled object does not load: %s", dlerror());
         return KF_ERR_RUNTIME;
     }
     /* libgomp cannot be unloaded while its thread pool idles: pin it. */
@@ -242,7 +233,7 @@ kf_status kf_cpu_load(kf_artifact *art, char **error)
         dlclose(gomp);
     *(void **)&art->entry = dlsym(art->handle, art->entry_name);
     if (!art->entry) {
-        *error = xprintf("cpu-simd: the compiled object has no function '%s'", art->entry_name);
+        *error = kf_strf("cpu-simd: the compiled object has no function '%s'", art->entry_name);
         return KF_ERR_RUNTIME;
     }
     /* the unit it names for the roofline (KF_CPU_USES), if any */
@@ -256,24 +247,24 @@ static kf_status check_request(const kf_compile_request *req, char **diag)
     const kf_candidate_view *c = req ? req->candidate : NULL;
     int n_c = 0;
     if (!c || !req->problem || !req->work_dir) {
-        *diag = xprintf("cpu-simd: compile request without candidate, problem or work_dir");
+        *diag = kf_strf("cpu-simd: compile request without candidate, problem or work_dir");
         return KF_ERR_INVALID;
     }
     if (!c->backend || strcmp(c->backend, "cpu-simd") != 0) {
-        *diag = xprintf("cpu-simd: the candidate is for backend '%s', not cpu-simd",
+        *diag = kf_strf("cpu-simd: the candidate is for backend '%s', not cpu-simd",
                         c->backend ? c->backend : "(none)");
         return KF_ERR_INVALID;
     }
     for (int i = 0; i < c->n_sources; i++) {
         if (!plain_name(c->sources[i].name) || !strcmp(c->sources[i].name, "kforge-cpu.h")) {
-            *diag = xprintf("cpu-simd: source name '%s' is not allowed (plain file names only; "
+            *diag = kf_strf("cpu-simd: source name '%s' is not allowed (plain file names only; "
                             "kforge-cpu.h is provided)", c->sources[i].name ? c->sources[i].name : "");
             return KF_ERR_INVALID;
         }
         n_c += ends_with(c->sources[i].name, ".c");
     }
     if (n_c == 0) {
-        *diag = xprintf("cpu-simd: the candidate has no .c source file");
+        *diag = kf_strf("cpu-simd: the candidate has no .c source file");
         return KF_ERR_INVALID;
     }
     return KF_OK;
@@ -320,7 +311,7 @@ kf_status kf_cpu_compile(const kf_compile_request *req, kf_artifact **out, char 
             return KF_ERR_INTERNAL;
     if (!(art = new_artifact(req->problem)))
         return KF_ERR_NOMEM;
-    art->so_path = xprintf("%s/cand-%d-%u.so", req->work_dir, (int)getpid(), serial++);
+    art->so_path = kf_strf("%s/cand-%d-%u.so", req->work_dir, (int)getpid(), serial++);
     cc_words = strdup(kf_cpu_compiler());
     opt_words = strdup(c->build_options ? c->build_options : "");
     if (!art->so_path || !cc_words || !opt_words) {
@@ -329,10 +320,9 @@ kf_status kf_cpu_compile(const kf_compile_request *req, kf_artifact **out, char 
     }
     for (char *w = strtok_r(cc_words, " \t", &save); w && n < 16; w = strtok_r(NULL, " \t", &save))
         argv[n++] = w;
-    static char *const flags[] = {"-std=gnu11", "-O3", "-march=native", "-fopenmp", "-fPIC",
-                                  "-shared", "-o"};
-    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
-        argv[n++] = flags[i];
+    for (int i = 0; i < KF_CPU_N_CFLAGS; i++)
+        argv[n++] = (char *)kf_cpu_cflags[i];
+    argv[n++] = (char *)"-o";
     argv[n++] = art->so_path;
     for (int i = 0; i < c->n_sources && n < MAX_ARGV - 64; i++)
         if (ends_with(c->sources[i].name, ".c"))
@@ -351,7 +341,7 @@ kf_status kf_cpu_compile(const kf_compile_request *req, kf_artifact **out, char 
         st = KF_ERR_UNAVAILABLE;
     } else if (rc != 0) {
         if (!text)
-            *diagnostics = xprintf("cpu-simd: %s exited with status %d and printed nothing",
+            *diagnostics = kf_strf("cpu-simd: %s exited with status %d and printed nothing",
                                    argv[0], rc);
         st = KF_ERR_COMPILE;
     } else {

@@ -59,6 +59,10 @@ typedef struct kf_cpu_caches {
 void kf_cpu_read_caches(const char *sysfs_dir, kf_cpu_caches *c);
 
 /* compile.c */
+/* The compiler's flags before the sources (then -o FILE, the .c sources, the
+ * candidate's build_options, -lm); export.c hands them out too. */
+#define KF_CPU_N_CFLAGS 6
+extern const char *const kf_cpu_cflags[KF_CPU_N_CFLAGS];
 kf_status kf_cpu_compile(const kf_compile_request *req, kf_artifact **out, char **diagnostics);
 /* Runs argv (no shell) in directory cwd (NULL: the current one), captures
  * stdout+stderr into *output (malloc'ed, may be NULL when empty); returns
@@ -69,6 +73,9 @@ int kf_cpu_run_capture(char *const argv[], const char *cwd, char **output);
 
 /* Loads the object and looks up the entry, once; KF_OK or an error text. */
 kf_status kf_cpu_load(kf_artifact *art, char **error);
+
+/* export.c: export_files (kforge-plugin.h, ABI 1.4) for host-entry C. */
+kf_status kf_cpu_export(const kf_export_request *req, kf_export_result *res, char **error);
 
 /* run.c */
 kf_status kf_cpu_verify(kf_artifact *art, kf_buffer_set *set, char **error);

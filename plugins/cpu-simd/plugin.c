@@ -29,4 +29,5 @@ KF_BACKEND_EXPORT(cpu_simd) = {
     .info = &cpu_info,
     .list_devices = kf_cpu_list,
     .measure_peaks = kf_cpu_measure,
+    .export_files = kf_cpu_export,
 };

@@ -49,17 +49,12 @@ static void args_free(call_args *ca)
     free(ca->scratch);
 }
 
-static char *msg(const char *text)
-{
-    return strdup(text);
-}
-
 kf_status kf_cpu_verify(kf_artifact *art, kf_buffer_set *set, char **error)
 {
     call_args ca;
     kf_status st;
     if (!art || !set) {
-        *error = msg("cpu-simd: verify needs a compiled artifact and a buffer set");
+        *error = kf_strf("cpu-simd: verify needs a compiled artifact and a buffer set");
         return KF_ERR_INVALID;
     }
     if ((st = kf_cpu_load(art, error)) != KF_OK)
@@ -128,8 +123,8 @@ kf_status kf_cpu_profile(kf_artifact *art, const kf_profile_request *req,
     kf_status st;
     if (!art || !req || !res || !res->samples_s || req->reps < 1 ||
         req->n_sets < 1 || !req->sets || req->warmup < 0) {
-        *error = msg("cpu-simd: profile needs an artifact, reps >= 1, n_sets >= 1, buffer sets "
-                     "and a samples array");
+        *error = kf_strf("cpu-simd: profile needs an artifact, reps >= 1, n_sets >= 1, buffer sets "
+                         "and a samples array");
         return KF_ERR_INVALID;
     }
     if ((st = kf_cpu_load(art, error)) != KF_OK)

@@ -107,8 +107,8 @@ const char *kfcu_err(CUresult r, char *buf, size_t n)
 kf_status kfcu_check_poison(char **error)
 {
     if (!kfcu_poisoned) return KF_OK;
-    return kfcu_fail(error, KF_ERR_RUNTIME, "the CUDA context is unusable after an earlier fault (%s); a fresh "
-                     "worker is needed", kfcu_poisoned);
+    return kf_hook_fail(error, KF_ERR_RUNTIME, "the CUDA context is unusable after an earlier fault (%s); a fresh "
+                        "worker is needed", kfcu_poisoned);
 }
 
 kf_status kfcu_fault(CUresult r, char **error, kf_status st, const char *what)
@@ -120,8 +120,8 @@ kf_status kfcu_fault(CUresult r, char **error, kf_status st, const char *what)
         r == CUDA_ERROR_ILLEGAL_INSTRUCTION || r == CUDA_ERROR_MISALIGNED_ADDRESS ||
         r == CUDA_ERROR_INVALID_ADDRESS_SPACE || r == CUDA_ERROR_INVALID_PC || r == CUDA_ERROR_ASSERT ||
         r == CUDA_ERROR_LAUNCH_TIMEOUT) {
-        if (!kfcu_poisoned) kfcu_poisoned = kfcu_strf("%s: %s", what, e);
+        if (!kfcu_poisoned) kfcu_poisoned = kf_strf("%s: %s", what, e);
         st = KF_ERR_RUNTIME;
     }
-    return kfcu_fail(error, st, "%s failed: %s", what, e);
+    return kf_hook_fail(error, st, "%s failed: %s", what, e);
 }

@@ -82,15 +82,15 @@ kf_status kfcu_blas_open(kfcu_device *d, char **error)
 {
     if (d->blas) return KF_OK;
     char why[512] = "";
-    if (kfcu_load_blas(why, sizeof why) != KF_OK) return kfcu_fail(error, KF_ERR_COMPILE, "%s", why);
+    if (kfcu_load_blas(why, sizeof why) != KF_OK) return kf_hook_fail(error, KF_ERR_COMPILE, "%s", why);
     /* the caller made d's primary context current (kfcu_compile): cuBLAS uses it */
     cublasHandle_t h = NULL;
     cublasStatus_t s = kfbl.Create(&h);
     if (s != CUBLAS_STATUS_SUCCESS)
-        return kfcu_fail(error, KF_ERR_COMPILE, "cublasCreate on %s failed: %s (%s)", d->name, status_str(s), blas_lib);
+        return kf_hook_fail(error, KF_ERR_COMPILE, "cublasCreate on %s failed: %s (%s)", d->name, status_str(s), blas_lib);
     if ((s = kfbl.SetStream(h, NULL)) != CUBLAS_STATUS_SUCCESS) {
         kfbl.Destroy(h);
-        return kfcu_fail(error, KF_ERR_COMPILE, "cublasSetStream(default stream) failed: %s", status_str(s));
+        return kf_hook_fail(error, KF_ERR_COMPILE, "cublasSetStream(default stream) failed: %s", status_str(s));
     }
     int v = 0;
     kfbl.GetVersion(h, &v);
@@ -107,12 +107,12 @@ static CUdeviceptr buffer_ptr(const kf_artifact *a, const kfcu_set *s, const kf_
              : g->kind == KF_ARG_OUTPUT ? a->n_inputs + g->index
              : a->n_inputs + a->n_outputs + g->index;
     if (base < 0 || base >= s->n) {
-        kfcu_fail(error, KF_ERR_INVALID, "launch[%d] (%s): %s names buffer %d of %d", li, kernel, what, base, s->n);
+        kf_hook_fail(error, KF_ERR_INVALID, "launch[%d] (%s): %s names buffer %d of %d", li, kernel, what, base, s->n);
         return 0;
     }
     if (s->host[base]->dtype != KF_DT_F32) {
-        kfcu_fail(error, KF_ERR_INVALID, "launch[%d] (%s): %s is not a float32 buffer (dtype %u); cuBLAS sgemm "
-                  "takes float32", li, kernel, what, (unsigned)s->host[base]->dtype);
+        kf_hook_fail(error, KF_ERR_INVALID, "launch[%d] (%s): %s is not a float32 buffer (dtype %u); cuBLAS sgemm "
+                     "takes float32", li, kernel, what, (unsigned)s->host[base]->dtype);
         return 0;
     }
     return s->base[base] + s->host[base]->guard_bytes;
@@ -123,7 +123,7 @@ kf_status kfcu_blas_run(kf_artifact *a, kfcu_set *s, int li, char **error)
     const kfcu_launch *l = &a->launches[li];
     const kfcu_blas_call *c = &l->blas;
     cublasHandle_t h = a->dev->blas;
-    if (!h) return kfcu_fail(error, KF_ERR_INTERNAL, "launch[%d] (%s): no cuBLAS handle", li, l->kernel);
+    if (!h) return kf_hook_fail(error, KF_ERR_INTERNAL, "launch[%d] (%s): no cuBLAS handle", li, l->kernel);
     CUdeviceptr A = buffer_ptr(a, s, &c->a, "A", li, l->kernel, error);
     CUdeviceptr B = A ? buffer_ptr(a, s, &c->b, "B", li, l->kernel, error) : 0;
     CUdeviceptr C = B ? buffer_ptr(a, s, &c->c, "C", li, l->kernel, error) : 0;
@@ -139,8 +139,8 @@ kf_status kfcu_blas_run(kf_artifact *a, kfcu_set *s, int li, char **error)
         st = kfbl.SgemmStridedBatched(h, ta, tb, c->m, c->n, c->k, &c->alpha, first, c->lda, c->stride_first, second,
                                       c->ldb, c->stride_second, &c->beta, cp, c->ldc, c->stride_c, c->batch);
     if (st != CUBLAS_STATUS_SUCCESS)
-        return kfcu_fail(error, st == CUBLAS_STATUS_EXECUTION_FAILED ? KF_ERR_RUNTIME : KF_ERR_LAUNCH,
-                         "launch[%d] (%s, column-major m=%d n=%d k=%d%s): cuBLAS: %s", li, l->kernel, c->m, c->n, c->k,
-                         c->batched ? " batched" : "", status_str(st));
+        return kf_hook_fail(error, st == CUBLAS_STATUS_EXECUTION_FAILED ? KF_ERR_RUNTIME : KF_ERR_LAUNCH,
+                            "launch[%d] (%s, column-major m=%d n=%d k=%d%s): cuBLAS: %s", li, l->kernel, c->m, c->n, c->k,
+                            c->batched ? " batched" : "", status_str(st));
     return KF_OK;
 }

@@ -5,7 +5,7 @@
 #define _GNU_SOURCE
 #endif
 #include "cu_blas_plan.h"
-#include "cu_fail.h"
+#include "kforge-plugin.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -96,14 +96,14 @@ kf_status kfcu_blas_plan(const kf_launch *l, int li, const kf_problem_view *p, k
     for (int i = 0; i < N_NAMES; i++)
         if (!strcmp(kn, names[i].name)) which = i;
     if (which < 0)
-        return kfcu_fail(error, KF_ERR_INVALID, "launch[%d]: '%s' is not a library this plugin calls; the library launches are %s "
+        return kf_hook_fail(error, KF_ERR_INVALID, "launch[%d]: '%s' is not a library this plugin calls; the library launches are %s "
                                          "(kernels need a plain CUDA identifier)", li, kn, kfcu_blas_names());
-    if (!p) return kfcu_fail(error, KF_ERR_INVALID, "launch[%d] (%s): no problem to check its buffers against", li, kn);
+    if (!p) return kf_hook_fail(error, KF_ERR_INVALID, "launch[%d] (%s): no problem to check its buffers against", li, kn);
     out->tf32 = names[which].tf32;
     out->batched = names[which].batched;
     int want = out->batched ? 17 : 13;
     if (l->n_args != want)
-        return kfcu_fail(error, KF_ERR_INVALID, "launch[%d] (%s): %d arguments; it takes %d: A, B, C, M, N, K, trans_a, trans_b, lda, "
+        return kf_hook_fail(error, KF_ERR_INVALID, "launch[%d] (%s): %d arguments; it takes %d: A, B, C, M, N, K, trans_a, trans_b, lda, "
                                          "ldb, ldc, alpha, beta%s", li, kn, l->n_args, want,
                                          out->batched ? ", batch, stride_a, stride_b, stride_c" : "");
     int64_t v[17] = {0};
@@ -114,7 +114,7 @@ kf_status kfcu_blas_plan(const kf_launch *l, int li, const kf_problem_view *p, k
                  : is_float ? g->kind == KF_ARG_FLOAT
                  : (g->kind == KF_ARG_INT || g->kind == KF_ARG_LONG);
         if (!ok)
-            return kfcu_fail(error, KF_ERR_INVALID, "launch[%d] (%s): argument %d (%s) is %s; it must be %s", li, kn, i, arg_names[i],
+            return kf_hook_fail(error, KF_ERR_INVALID, "launch[%d] (%s): argument %d (%s) is %s; it must be %s", li, kn, i, arg_names[i],
                                              kind_name(g->kind), is_buf ? "a buffer (input, output or scratch)"
                                              : is_float ? "a float" : "an int or a long");
         if (!is_buf && !is_float) v[i] = g->ival;
@@ -123,16 +123,16 @@ kf_status kfcu_blas_plan(const kf_launch *l, int li, const kf_problem_view *p, k
     out->b = l->args[1];
     out->c = l->args[2];
     if (out->c.kind == KF_ARG_INPUT)
-        return kfcu_fail(error, KF_ERR_INVALID, "launch[%d] (%s): C is an input buffer; inputs are read-only: write an output or a "
+        return kf_hook_fail(error, KF_ERR_INVALID, "launch[%d] (%s): C is an input buffer; inputs are read-only: write an output or a "
                                          "scratch buffer", li, kn);
     int64_t M = v[3], N = v[4], K = v[5], ta = v[6], tb = v[7], lda = v[8], ldb = v[9], ldc = v[10];
     int64_t batch = out->batched ? v[13] : 1, sa = v[14], sb = v[15], sc = v[16];
     for (int i = 3; i <= 5; i++)
         if (v[i] < 1 || v[i] > INT_MAX)
-            return kfcu_fail(error, KF_ERR_INVALID, "launch[%d] (%s): %s = %lld; it must be 1 .. %d (cuBLAS's int)", li, kn,
+            return kf_hook_fail(error, KF_ERR_INVALID, "launch[%d] (%s): %s = %lld; it must be 1 .. %d (cuBLAS's int)", li, kn,
                                              arg_names[i], (long long)v[i], INT_MAX);
     if ((ta != 0 && ta != 1) || (tb != 0 && tb != 1))
-        return kfcu_fail(error, KF_ERR_INVALID, "launch[%d] (%s): trans_a = %lld, trans_b = %lld; each must be 0 or 1", li, kn,
+        return kf_hook_fail(error, KF_ERR_INVALID, "launch[%d] (%s): trans_a = %lld, trans_b = %lld; each must be 0 or 1", li, kn,
                                          (long long)ta, (long long)tb);
     /* stored row lengths (row-major): A is M x K or K x M, B K x N or N x K */
     int64_t a_rows = ta ? K : M, a_cols = ta ? M : K;
@@ -141,18 +141,18 @@ kf_status kfcu_blas_plan(const kf_launch *l, int li, const kf_problem_view *p, k
                                                                    {"ldc", ldc, N}};
     for (int i = 0; i < 3; i++)
         if (lds[i].ld < lds[i].cols || lds[i].ld > INT_MAX)
-            return kfcu_fail(error, KF_ERR_INVALID, "launch[%d] (%s): %s = %lld; it must be at least the stored row length %lld "
+            return kf_hook_fail(error, KF_ERR_INVALID, "launch[%d] (%s): %s = %lld; it must be at least the stored row length %lld "
                                              "(and at most %d)", li, kn, lds[i].name, (long long)lds[i].ld, (long long)lds[i].cols,
                                              INT_MAX);
     if (out->batched) {
         if (batch < 1 || batch > INT_MAX)
-            return kfcu_fail(error, KF_ERR_INVALID, "launch[%d] (%s): batch = %lld; it must be 1 .. %d", li, kn, (long long)batch,
+            return kf_hook_fail(error, KF_ERR_INVALID, "launch[%d] (%s): batch = %lld; it must be 1 .. %d", li, kn, (long long)batch,
                                              INT_MAX);
         if (sa < 0 || sb < 0 || sc < 0)
-            return kfcu_fail(error, KF_ERR_INVALID, "launch[%d] (%s): strides %lld, %lld, %lld; they must be >= 0", li, kn,
+            return kf_hook_fail(error, KF_ERR_INVALID, "launch[%d] (%s): strides %lld, %lld, %lld; they must be >= 0", li, kn,
                                              (long long)sa, (long long)sb, (long long)sc);
         if (batch > 1 && sc < (M - 1) * ldc + N)
-            return kfcu_fail(error, KF_ERR_INVALID, "launch[%d] (%s): stride_c = %lld makes the batch's C matrices overlap (each spans "
+            return kf_hook_fail(error, KF_ERR_INVALID, "launch[%d] (%s): stride_c = %lld makes the batch's C matrices overlap (each spans "
                                              "%lld elements)", li, kn, (long long)sc, (long long)((M - 1) * ldc + N));
     }
     const struct { const kf_arg *g; const char *what; int64_t rows, cols, ld, stride; } ops[3] = {
@@ -162,12 +162,12 @@ kf_status kfcu_blas_plan(const kf_launch *l, int li, const kf_problem_view *p, k
         int64_t have = buffer_elems(p, ops[i].g);
         char bn[96];
         if (have < 0)
-            return kfcu_fail(error, KF_ERR_INVALID, "launch[%d] (%s): %s names %s %d, which the problem does not have", li, kn,
+            return kf_hook_fail(error, KF_ERR_INVALID, "launch[%d] (%s): %s names %s %d, which the problem does not have", li, kn,
                                              ops[i].what, ops[i].g->kind == KF_ARG_INPUT ? "input" : ops[i].g->kind == KF_ARG_OUTPUT ?
                                              "output" : "scratch buffer", ops[i].g->index);
         int64_t need = span(ops[i].rows, ops[i].cols, ops[i].ld, batch, ops[i].stride);
         if (need > have)
-            return kfcu_fail(error, KF_ERR_INVALID, "launch[%d] (%s): %s (%s) has %lld elements but %lld x %lld%s with ld %lld%s needs "
+            return kf_hook_fail(error, KF_ERR_INVALID, "launch[%d] (%s): %s (%s) has %lld elements but %lld x %lld%s with ld %lld%s needs "
                                              "%lld; check M, N, K, the transposes and the leading dimensions", li, kn, ops[i].what,
                                              buffer_name(p, ops[i].g, bn, sizeof bn), (long long)have, (long long)ops[i].rows,
                                              (long long)ops[i].cols, i == 0 && ta ? " (A stored transposed)" : i == 1 && tb ?

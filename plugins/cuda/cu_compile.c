@@ -48,7 +48,7 @@ static kf_status nvrtc_compile(const kf_compile_request *req, const char *sm, ch
                                char **diagnostics)
 {
     const kf_candidate_view *c = req->candidate;
-    if (c->n_sources < 1) return kfcu_fail(diagnostics, KF_ERR_INVALID, "the candidate has no source");
+    if (c->n_sources < 1) return kf_hook_fail(diagnostics, KF_ERR_INVALID, "the candidate has no source");
     nvrtcProgram prog;
     int nh = c->n_sources - 1;
     const char **hsrc = calloc((size_t)nh + 1, sizeof *hsrc), **hname = calloc((size_t)nh + 1, sizeof *hname);
@@ -58,7 +58,7 @@ static kf_status nvrtc_compile(const kf_compile_request *req, const char *sm, ch
     free(hsrc);
     free(hname);
     if (nr != NVRTC_SUCCESS)
-        return kfcu_fail(diagnostics, KF_ERR_INTERNAL, "nvrtcCreateProgram: %s", kfnv.GetErrorString(nr));
+        return kf_hook_fail(diagnostics, KF_ERR_INTERNAL, "nvrtcCreateProgram: %s", kfnv.GetErrorString(nr));
     char arch[48];
     snprintf(arch, sizeof arch, "--gpu-architecture=%s", sm);
     const char *opts[64] = {arch};
@@ -75,7 +75,7 @@ static kf_status nvrtc_compile(const kf_compile_request *req, const char *sm, ch
         kfnv.GetProgramLog(prog, log);
     if (nr != NVRTC_SUCCESS) {
         free(*diagnostics);
-        *diagnostics = log ? log : kfcu_strf("NVRTC: %s (no log)", kfnv.GetErrorString(nr));
+        *diagnostics = log ? log : kf_strf("NVRTC: %s (no log)", kfnv.GetErrorString(nr));
         kfnv.DestroyProgram(&prog);
         return KF_ERR_COMPILE;
     }
@@ -86,7 +86,7 @@ static kf_status nvrtc_compile(const kf_compile_request *req, const char *sm, ch
         free(*image);
         *image = NULL;
         kfnv.DestroyProgram(&prog);
-        return kfcu_fail(diagnostics, KF_ERR_INTERNAL, "NVRTC produced no cubin for %s", arch + 20);
+        return kf_hook_fail(diagnostics, KF_ERR_INTERNAL, "NVRTC produced no cubin for %s", arch + 20);
     }
     kfnv.DestroyProgram(&prog);
     *image_n = n;
@@ -124,13 +124,13 @@ kf_status kfcu_compile_offline(const kf_compile_request *req, const char *target
     *binary_size = 0;
     if (!target) target = "sm_90";
     if (!valid_sm(target))
-        return kfcu_fail(diagnostics, KF_ERR_INVALID, "target '%s' is not a CUDA architecture: give sm_XY "
-                         "(sm_80 A100, sm_86/sm_89 RTX 30/40, sm_90 H100/H200, sm_100 B200 ...)", target);
+        return kf_hook_fail(diagnostics, KF_ERR_INVALID, "target '%s' is not a CUDA architecture: give sm_XY "
+                            "(sm_80 A100, sm_86/sm_89 RTX 30/40, sm_90 H100/H200, sm_100 B200 ...)", target);
     if (!req || !req->candidate)
-        return kfcu_fail(diagnostics, KF_ERR_INVALID, "compile_offline: no candidate");
+        return kf_hook_fail(diagnostics, KF_ERR_INVALID, "compile_offline: no candidate");
     char why[512] = "";
     kf_status st = kfcu_load_nvrtc(why, sizeof why);
-    if (st != KF_OK) return kfcu_fail(diagnostics, st, "%s", why);
+    if (st != KF_OK) return kf_hook_fail(diagnostics, st, "%s", why);
     char *image = NULL;
     size_t n = 0;
     st = nvrtc_compile(req, target, &image, &n, diagnostics);
@@ -155,18 +155,18 @@ kf_status kfcu_compile_offline(const kf_compile_request *req, const char *target
         }
         if (!l->kernel || !cubin_defines(image, n, l->kernel)) {
             free(image);
-            return kfcu_fail(diagnostics, KF_ERR_COMPILE, "launch[%d]: kernel '%s' is not defined in the cubin "
-                             "for %s; declare it extern \"C\" __global__ so its name is not mangled", i,
-                             l->kernel ? l->kernel : "", target);
+            return kf_hook_fail(diagnostics, KF_ERR_COMPILE, "launch[%d]: kernel '%s' is not defined in the cubin "
+                                "for %s; declare it extern \"C\" __global__ so its name is not mangled", i,
+                                l->kernel ? l->kernel : "", target);
         }
     }
     int major = 0, minor = 0;
     kfnv.Version(&major, &minor);
-    *report = n_lib ? kfcu_strf("cubin for %s by NVRTC %d.%d; the %d kernel(s) of the launch plan are defined in "
-                                "it; its %d cuBLAS launch(es) are valid for the problem's buffers (cuBLAS is "
-                                "loaded when they run)", target, major, minor, c->n_launches - n_lib, n_lib)
-                    : kfcu_strf("cubin for %s by NVRTC %d.%d; the %d kernel(s) of the launch plan are defined in it",
-                                target, major, minor, c->n_launches);
+    *report = n_lib ? kf_strf("cubin for %s by NVRTC %d.%d; the %d kernel(s) of the launch plan are defined in "
+                              "it; its %d cuBLAS launch(es) are valid for the problem's buffers (cuBLAS is "
+                              "loaded when they run)", target, major, minor, c->n_launches - n_lib, n_lib)
+                    : kf_strf("cubin for %s by NVRTC %d.%d; the %d kernel(s) of the launch plan are defined in it",
+                              target, major, minor, c->n_launches);
     *binary = image;
     *binary_size = n;
     return KF_OK;
@@ -185,10 +185,10 @@ static kf_status setup_launch(kf_artifact *a, int li, const kf_launch *in, const
     }
     CUresult r = kfcu.ModuleGetFunction(&l->fn, a->module, l->kernel);
     if (r != CUDA_SUCCESS)
-        return kfcu_fail(error, KF_ERR_INVALID, "launch[%d]: kernel '%s' not found in the module; declare it "
-                         "extern \"C\" __global__ so its name is not mangled", li, l->kernel);
+        return kf_hook_fail(error, KF_ERR_INVALID, "launch[%d]: kernel '%s' not found in the module; declare it "
+                            "extern \"C\" __global__ so its name is not mangled", li, l->kernel);
     if (in->work_dim < 1 || in->work_dim > 3)
-        return kfcu_fail(error, KF_ERR_INVALID, "launch[%d] (%s): work_dim %d (1..3)", li, l->kernel, in->work_dim);
+        return kf_hook_fail(error, KF_ERR_INVALID, "launch[%d] (%s): work_dim %d (1..3)", li, l->kernel, in->work_dim);
     int maxt = 0;
     kfcu.FuncGetAttribute(&maxt, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, l->fn);
     for (int dd = 0; dd < 3; dd++) {
@@ -196,20 +196,20 @@ static kf_status setup_launch(kf_artifact *a, int li, const kf_launch *in, const
         int64_t b = dd < in->work_dim ? in->local[dd] : 1;
         if (in->local[0] == 0) b = dd == 0 ? (maxt > 0 && maxt < 256 ? maxt : 256) : 1;
         if (g < 1 || b < 1)
-            return kfcu_fail(error, KF_ERR_LAUNCH, "launch[%d] (%s): global[%d] = %lld, block %lld: sizes must be "
-                             ">= 1", li, l->kernel, dd, (long long)g, (long long)b);
+            return kf_hook_fail(error, KF_ERR_LAUNCH, "launch[%d] (%s): global[%d] = %lld, block %lld: sizes must be "
+                                ">= 1", li, l->kernel, dd, (long long)g, (long long)b);
         if (in->local[0] != 0 && g % b != 0)
-            return kfcu_fail(error, KF_ERR_LAUNCH, "launch[%d] (%s): global[%d] = %lld threads is not a multiple "
-                             "of the block's %lld: round it up in the plan and guard the kernel with if (i < n)",
-                             li, l->kernel, dd, (long long)g, (long long)b);
+            return kf_hook_fail(error, KF_ERR_LAUNCH, "launch[%d] (%s): global[%d] = %lld threads is not a multiple "
+                                "of the block's %lld: round it up in the plan and guard the kernel with if (i < n)",
+                                li, l->kernel, dd, (long long)g, (long long)b);
         l->block[dd] = (unsigned)b;
         l->grid[dd] = (unsigned)((g + b - 1) / b);
     }
     long long threads = (long long)l->block[0] * l->block[1] * l->block[2];
     if (maxt > 0 && threads > maxt)
-        return kfcu_fail(error, KF_ERR_LAUNCH, "launch[%d] (%s): a block of %lld threads exceeds this kernel's "
-                         "limit of %d on %s (registers or the device); use a smaller block", li, l->kernel, threads,
-                         maxt, a->dev->name);
+        return kf_hook_fail(error, KF_ERR_LAUNCH, "launch[%d] (%s): a block of %lld threads exceeds this kernel's "
+                            "limit of %d on %s (registers or the device); use a smaller block", li, l->kernel, threads,
+                            maxt, a->dev->name);
     l->n_args = in->n_args;
     l->args = calloc((size_t)in->n_args + 1, sizeof *l->args);
     if (!l->args) return KF_ERR_NOMEM;
@@ -220,9 +220,9 @@ static kf_status setup_launch(kf_artifact *a, int li, const kf_launch *in, const
         else l->n_params++;
     }
     if (dyn > a->dev->shared_optin)
-        return kfcu_fail(error, KF_ERR_LAUNCH, "launch[%d] (%s): %lld bytes of dynamic shared memory, above the "
-                         "%d bytes a block may have on %s", li, l->kernel, (long long)dyn, a->dev->shared_optin,
-                         a->dev->name);
+        return kf_hook_fail(error, KF_ERR_LAUNCH, "launch[%d] (%s): %lld bytes of dynamic shared memory, above the "
+                            "%d bytes a block may have on %s", li, l->kernel, (long long)dyn, a->dev->shared_optin,
+                            a->dev->name);
     l->dyn_shared = (unsigned)dyn;
     if (dyn > a->dev->shared_block &&
         (r = kfcu.FuncSetAttribute(l->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)dyn)) != CUDA_SUCCESS)
@@ -240,17 +240,17 @@ kf_status kfcu_compile(const kf_compile_request *req, kf_artifact **out, char **
     int nd;
     if ((st = kfcu_devices(&devs, &nd, why, sizeof why)) != KF_OK ||
         (st = kfcu_load_nvrtc(why, sizeof why)) != KF_OK)
-        return kfcu_fail(diagnostics, st, "%s", why);
+        return kf_hook_fail(diagnostics, st, "%s", why);
     if (req->device < 0 || req->device >= nd)
-        return kfcu_fail(diagnostics, KF_ERR_INVALID, "device %d: this machine has %d CUDA device(s)", req->device, nd);
+        return kf_hook_fail(diagnostics, KF_ERR_INVALID, "device %d: this machine has %d CUDA device(s)", req->device, nd);
     const kf_candidate_view *c = req->candidate;
     if (c->n_launches < 1)
-        return kfcu_fail(diagnostics, KF_ERR_INVALID, "the candidate has no launch plan (cuda runs kernels)");
+        return kf_hook_fail(diagnostics, KF_ERR_INVALID, "the candidate has no launch plan (cuda runs kernels)");
     if ((st = kfcu_tmap_plan(c, req->problem, diagnostics)) != KF_OK) return st;
     const int n_tmaps = c->struct_size >= offsetof(kf_candidate_view, tensor_map_size) + sizeof c->tensor_map_size
                             ? c->n_tensor_maps : 0;
     if (n_tmaps > 0 && (!kfcu_tensor_map_encode || devs[req->device].cc_major < 9))
-        return kfcu_fail(diagnostics, KF_ERR_COMPILE, "the plan passes tensor maps, which need compute capability "
+        return kf_hook_fail(diagnostics, KF_ERR_COMPILE, "the plan passes tensor maps, which need compute capability "
                          "9.0 or later and a driver with cuTensorMapEncodeTiled (CUDA 12.0+): %s",
                          !KFCU_HAVE_TMAP ? "this plugin was built against CUDA 11 headers"
                          : !kfcu_tensor_map_encode ? "this driver lacks it" : "this device is older");
@@ -290,8 +290,8 @@ kf_status kfcu_compile(const kf_compile_request *req, kf_artifact **out, char **
     if (r != CUDA_SUCCESS) {
         char e[200];
         kfcu_release(a);
-        return kfcu_fail(diagnostics, KF_ERR_COMPILE, "cuModuleLoadDataEx: %s%s%s", kfcu_err(r, e, sizeof e),
-                         jit_log[0] ? "\n" : "", jit_log);
+        return kf_hook_fail(diagnostics, KF_ERR_COMPILE, "cuModuleLoadDataEx: %s%s%s", kfcu_err(r, e, sizeof e),
+                            jit_log[0] ? "\n" : "", jit_log);
     }
     a->launches = calloc((size_t)c->n_launches, sizeof *a->launches);
     if (!a->launches) { kfcu_release(a); return KF_ERR_NOMEM; }
@@ -300,7 +300,7 @@ kf_status kfcu_compile(const kf_compile_request *req, kf_artifact **out, char **
         if ((st = setup_launch(a, i, KF_AT(kf_launch, c->launches, c->launch_size, i), req->problem,
                                diagnostics)) != KF_OK) {
             kfcu_release(a);
-            return st == KF_ERR_NOMEM ? kfcu_fail(diagnostics, st, "out of memory") : st;
+            return st == KF_ERR_NOMEM ? kf_hook_fail(diagnostics, st, "out of memory") : st;
         }
     *out = a;
     return KF_OK;

@@ -40,12 +40,12 @@ static char *spec_extra(void)
 kf_status kfcu_export(const kf_export_request *req, kf_export_result *res, char **error)
 {
     if (!strcmp(req->target, "c"))
-        return kfcu_fail(error, KF_ERR_INVALID, "--to c is not written for CUDA C kernel plans; use --to torch "
-                         "(NVRTC and the CUDA driver API from Python)");
+        return kf_hook_fail(error, KF_ERR_INVALID, "--to c is not written for CUDA C kernel plans; use --to torch "
+                            "(NVRTC and the CUDA driver API from Python)");
     if (strcmp(req->target, "torch") != 0)
-        return kfcu_fail(error, KF_ERR_INVALID, "the cuda plugin exports --to torch only, not '%s'", req->target);
-    if (kf_export_add(res, "_cuda.py", kfcu_strf("%s", kfcu_torch_caller_text)) != 0 ||
-        !(res->caller = kfcu_strf("_cuda")) || !(res->spec_extra = spec_extra()))
-        return kfcu_fail(error, KF_ERR_NOMEM, "out of memory");
+        return kf_hook_fail(error, KF_ERR_INVALID, "the cuda plugin exports --to torch only, not '%s'", req->target);
+    if (kf_export_add(res, "_cuda.py", kf_strf("%s", kfcu_torch_caller_text)) != 0 ||
+        !(res->caller = kf_strf("_cuda")) || !(res->spec_extra = spec_extra()))
+        return kf_hook_fail(error, KF_ERR_NOMEM, "out of memory");
     return KF_OK;
 }

@@ -11,13 +11,13 @@
 kf_status kfcu_profile(kf_artifact *a, const kf_profile_request *req, kf_profile_result *res, char **error)
 {
     if (!a || !req || req->reps < 1 || req->n_sets < 1 || !req->sets)
-        return kfcu_fail(error, KF_ERR_INVALID, "profile: bad request");
+        return kf_hook_fail(error, KF_ERR_INVALID, "profile: bad request");
     kf_status st = kfcu_check_poison(error);
     if (st == KF_OK) st = kfcu_device_open(a->dev, error);
     if (st != KF_OK) return st;
     kfcu_set *sets = calloc((size_t)req->n_sets, sizeof *sets);
     CUevent e0 = NULL, e1 = NULL;
-    if (!sets) return kfcu_fail(error, KF_ERR_NOMEM, "out of memory");
+    if (!sets) return kf_hook_fail(error, KF_ERR_NOMEM, "out of memory");
     int made = 0;
     for (; made < req->n_sets && st == KF_OK; made++)
         if ((st = kfcu_set_create(a, &req->sets[made], &sets[made], error)) != KF_OK) break;
@@ -58,9 +58,9 @@ kf_status kfcu_profile(kf_artifact *a, const kf_profile_request *req, kf_profile
             snprintf(c->name, sizeof c->name, "launch[%d].dyn_shared_bytes", li);
             c->value = l->dyn_shared;
         }
-        res->report = kfcu_strf("CUDA on %s (sm_%d%d): %d launch(es) per run, timed with events around the whole "
-                                "plan on the default stream", a->dev->name, a->dev->cc_major, a->dev->cc_minor,
-                                a->n_launches);
+        res->report = kf_strf("CUDA on %s (sm_%d%d): %d launch(es) per run, timed with events around the whole "
+                              "plan on the default stream", a->dev->name, a->dev->cc_major, a->dev->cc_minor,
+                              a->n_launches);
     }
     if (e0 && !kfcu_poisoned) kfcu.EventDestroy(e0);
     if (e1 && !kfcu_poisoned) kfcu.EventDestroy(e1);

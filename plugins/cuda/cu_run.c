@@ -27,7 +27,7 @@ static kf_status encode_tmaps(kf_artifact *a, kfcu_set *s, char **error)
     s->tmaps = aligned_alloc(64, (size_t)a->n_tmaps * sizeof *s->tmaps);
     if (!s->tmaps) {
         kfcu_set_free(s);
-        return kfcu_fail(error, KF_ERR_NOMEM, "out of memory");
+        return kf_hook_fail(error, KF_ERR_NOMEM, "out of memory");
     }
 #if KFCU_HAVE_TMAP
     _Static_assert(sizeof(kfcu_tmap_blob) == sizeof(CUtensorMap), "a blob holds one CUtensorMap");
@@ -38,7 +38,7 @@ static kf_status encode_tmaps(kf_artifact *a, kfcu_set *s, char **error)
                                                            : a->n_inputs + a->n_outputs + t->buffer_index;
         kf_status st = KF_OK;
         if (base < 0 || base >= s->n || t->buffer_index < 0)
-            st = kfcu_fail(error, KF_ERR_INVALID, "tensor_maps[%d]: names buffer %d of %d", i, base, s->n);
+            st = kf_hook_fail(error, KF_ERR_INVALID, "tensor_maps[%d]: names buffer %d of %d", i, base, s->n);
         else
             st = kfcu_tmap_check(t, i, (int64_t)s->host[base]->bytes, error);
         if (st != KF_OK) {
@@ -56,12 +56,12 @@ static kf_status encode_tmaps(kf_artifact *a, kfcu_set *s, char **error)
             char e[200];
             kfcu_err(r, e, sizeof e);
             kfcu_set_free(s);
-            return kfcu_fail(error, KF_ERR_INVALID, "tensor_maps[%d]: cuTensorMapEncodeTiled refused it: %s", i, e);
+            return kf_hook_fail(error, KF_ERR_INVALID, "tensor_maps[%d]: cuTensorMapEncodeTiled refused it: %s", i, e);
         }
     }
 #else
     kfcu_set_free(s);
-    return kfcu_fail(error, KF_ERR_INVALID, "tensor maps: this cuda plugin was built against CUDA 11 headers, "
+    return kf_hook_fail(error, KF_ERR_INVALID, "tensor maps: this cuda plugin was built against CUDA 11 headers, "
                      "which lack cuTensorMapEncodeTiled; rebuild it with CUDA 12 or later");
 #endif
     return KF_OK;
@@ -82,13 +82,13 @@ kf_status kfcu_set_create(kf_artifact *a, kf_buffer_set *set, kfcu_set *out, cha
 {
     memset(out, 0, sizeof *out);
     if (!set || (a->n_inputs && !set->inputs) || (a->n_outputs && !set->outputs) || (a->n_scratch && !set->scratch))
-        return kfcu_fail(error, KF_ERR_INVALID, "buffer set lacks inputs, outputs or scratch buffers the problem declares");
+        return kf_hook_fail(error, KF_ERR_INVALID, "buffer set lacks inputs, outputs or scratch buffers the problem declares");
     out->n = a->n_inputs + a->n_outputs + a->n_scratch;
     out->base = calloc((size_t)out->n + 1, sizeof *out->base);
     out->host = calloc((size_t)out->n + 1, sizeof *out->host);
     if (!out->base || !out->host) {
         kfcu_set_free(out);
-        return kfcu_fail(error, KF_ERR_NOMEM, "out of memory");
+        return kf_hook_fail(error, KF_ERR_NOMEM, "out of memory");
     }
     for (int i = 0; i < out->n; i++) {
         int idx;
@@ -100,7 +100,7 @@ kf_status kfcu_set_create(kf_artifact *a, kf_buffer_set *set, kfcu_set *out, cha
         CUresult r;
         if (!b->base || !b->bytes) {
             kfcu_set_free(out);
-            return kfcu_fail(error, KF_ERR_INVALID, "%s buffer %d is empty (no data bytes)", role, idx);
+            return kf_hook_fail(error, KF_ERR_INVALID, "%s buffer %d is empty (no data bytes)", role, idx);
         }
         if ((r = kfcu.MemAlloc(&out->base[i], total)) != CUDA_SUCCESS) {
             snprintf(what, sizeof what, "cuMemAlloc(%zu bytes) for %s buffer %d", total, role, idx);
@@ -162,7 +162,7 @@ kf_status kfcu_launch_plan(kf_artifact *a, kfcu_set *s, char **error)
         if (!params || !vals) {
             free(params);
             free(vals);
-            return kfcu_fail(error, KF_ERR_NOMEM, "out of memory");
+            return kf_hook_fail(error, KF_ERR_NOMEM, "out of memory");
         }
         int k = 0;
         kf_status st = KF_OK;
@@ -179,20 +179,20 @@ kf_status kfcu_launch_plan(kf_artifact *a, kfcu_set *s, char **error)
             case KF_ARG_LOCAL: continue;   /* dynamic shared memory, no parameter */
             case KF_ARG_TENSOR_MAP:   /* 128 bytes by value, from the set (encoded with its buffers) */
                 if (!s->tmaps || g->index < 0 || g->index >= a->n_tmaps) {
-                    st = kfcu_fail(error, KF_ERR_INVALID, "launch[%d] (%s): arg %d names tensor map %d of %d", li,
+                    st = kf_hook_fail(error, KF_ERR_INVALID, "launch[%d] (%s): arg %d names tensor map %d of %d", li,
                                    l->kernel, i, g->index, a->n_tmaps);
                     continue;
                 }
                 params[k++] = &s->tmaps[g->index];
                 continue;
             default:
-                st = kfcu_fail(error, KF_ERR_INVALID, "launch[%d] (%s): arg %d has kind %d", li, l->kernel, i,
+                st = kf_hook_fail(error, KF_ERR_INVALID, "launch[%d] (%s): arg %d has kind %d", li, l->kernel, i,
                                (int)g->kind);
                 continue;
             }
             if (base >= 0) {
                 if (base >= s->n) {
-                    st = kfcu_fail(error, KF_ERR_INVALID, "launch[%d] (%s): arg %d names buffer %d of %d", li,
+                    st = kf_hook_fail(error, KF_ERR_INVALID, "launch[%d] (%s): arg %d names buffer %d of %d", li,
                                    l->kernel, i, base, s->n);
                     continue;
                 }
@@ -221,7 +221,7 @@ kf_status kfcu_launch_plan(kf_artifact *a, kfcu_set *s, char **error)
 
 kf_status kfcu_verify(kf_artifact *a, kf_buffer_set *set, char **error)
 {
-    if (!a) return kfcu_fail(error, KF_ERR_INVALID, "verify: no artifact");
+    if (!a) return kf_hook_fail(error, KF_ERR_INVALID, "verify: no artifact");
     kf_status st = kfcu_check_poison(error);
     if (st == KF_OK) st = kfcu_device_open(a->dev, error);
     if (st != KF_OK) return st;

@@ -1,6 +1,6 @@
 /* cu_tmap.c — checks of the plan's tensor maps (cu_tmap.h); pure C. */
 #include "cu_tmap.h"
-#include "cu_fail.h"
+#include "kforge-plugin.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -36,40 +36,40 @@ kf_status kfcu_tmap_check(const kf_tensor_map *t, int i, int64_t buffer_bytes, c
     snprintf(what, sizeof what, "tensor_maps[%d] (%s buffer %d)", i, kind_name(t->buffer_kind), t->buffer_index);
     const int e = kfcu_tmap_elem_bytes(t->dtype);
     if (!e)
-        return kfcu_fail(error, KF_ERR_COMPILE, "%s: element type %u; a tensor map reads f32, bf16 or f16", what,
+        return kf_hook_fail(error, KF_ERR_COMPILE, "%s: element type %u; a tensor map reads f32, bf16 or f16", what,
                          (unsigned)t->dtype);
     if (t->rank < 1 || t->rank > KF_TMAP_MAX_RANK)
-        return kfcu_fail(error, KF_ERR_COMPILE, "%s: rank %d; a tensor map has 1 to %d dimensions", what, t->rank,
+        return kf_hook_fail(error, KF_ERR_COMPILE, "%s: rank %d; a tensor map has 1 to %d dimensions", what, t->rank,
                          KF_TMAP_MAX_RANK);
     if (t->swizzle != 0 && t->swizzle != 32 && t->swizzle != 64 && t->swizzle != 128)
-        return kfcu_fail(error, KF_ERR_COMPILE, "%s: swizzle %d; use 0, 32, 64 or 128 (bytes)", what, t->swizzle);
+        return kf_hook_fail(error, KF_ERR_COMPILE, "%s: swizzle %d; use 0, 32, 64 or 128 (bytes)", what, t->swizzle);
     for (int d = 0; d < t->rank; d++) {
         if (t->dims[d] < 1 || t->dims[d] > ((int64_t)1 << 32))
-            return kfcu_fail(error, KF_ERR_COMPILE, "%s: dims[%d] = %lld; each must be 1 to 2^32", what, d,
+            return kf_hook_fail(error, KF_ERR_COMPILE, "%s: dims[%d] = %lld; each must be 1 to 2^32", what, d,
                              (long long)t->dims[d]);
         if (t->box[d] < 1 || t->box[d] > 256)
-            return kfcu_fail(error, KF_ERR_COMPILE, "%s: box[%d] = %lld; each must be 1 to 256 elements", what, d,
+            return kf_hook_fail(error, KF_ERR_COMPILE, "%s: box[%d] = %lld; each must be 1 to 256 elements", what, d,
                              (long long)t->box[d]);
         if (d == 0) continue;
         const int64_t s = t->strides[d], prev = d == 1 ? e : t->strides[d - 1];
         if (s < 16 || s % 16 != 0 || s >= ((int64_t)1 << 40))
-            return kfcu_fail(error, KF_ERR_COMPILE, "%s: strides[%d] = %lld bytes; a stride must be a multiple "
+            return kf_hook_fail(error, KF_ERR_COMPILE, "%s: strides[%d] = %lld bytes; a stride must be a multiple "
                              "of 16 below 2^40 (pad the rows)", what, d - 1, (long long)s);
         if (s / prev < t->dims[d - 1])
-            return kfcu_fail(error, KF_ERR_COMPILE, "%s: strides[%d] = %lld bytes is less than dims[%d] x %lld "
+            return kf_hook_fail(error, KF_ERR_COMPILE, "%s: strides[%d] = %lld bytes is less than dims[%d] x %lld "
                              "bytes; rows of a tensor map may not overlap", what, d - 1, (long long)s, d - 1,
                              (long long)prev);
     }
     if ((t->box[0] * e) % 16 != 0)
-        return kfcu_fail(error, KF_ERR_COMPILE, "%s: box[0] = %lld elements is %lld bytes; the inner box must be "
+        return kf_hook_fail(error, KF_ERR_COMPILE, "%s: box[0] = %lld elements is %lld bytes; the inner box must be "
                          "a multiple of 16 bytes", what, (long long)t->box[0], (long long)(t->box[0] * e));
     if (t->swizzle && t->box[0] * e > t->swizzle)
-        return kfcu_fail(error, KF_ERR_COMPILE, "%s: box[0] = %lld elements is %lld bytes, more than the %d-byte "
+        return kf_hook_fail(error, KF_ERR_COMPILE, "%s: box[0] = %lld elements is %lld bytes, more than the %d-byte "
                          "swizzle span; make the inner box at most %d elements", what, (long long)t->box[0],
                          (long long)(t->box[0] * e), t->swizzle, t->swizzle / e);
     const int64_t ext = kfcu_tmap_extent(t);
     if (ext < 0 || ext > buffer_bytes)
-        return kfcu_fail(error, KF_ERR_COMPILE, "%s: reaches %lld bytes but the buffer has %lld; a tensor map may "
+        return kf_hook_fail(error, KF_ERR_COMPILE, "%s: reaches %lld bytes but the buffer has %lld; a tensor map may "
                          "cover its own buffer only (check dims and strides)", what, (long long)ext,
                          (long long)buffer_bytes);
     return KF_OK;
@@ -87,7 +87,7 @@ kf_status kfcu_tmap_plan(const kf_candidate_view *c, const kf_problem_view *p, c
         else if (t->buffer_kind == KF_ARG_OUTPUT && k >= 0 && k < p->n_outputs) bytes = p->output_elems[k] * 4;
         else if (t->buffer_kind == KF_ARG_SCRATCH && k >= 0 && k < p->n_scratch) bytes = p->scratch_bytes[k];
         if (bytes < 0)
-            return kfcu_fail(error, KF_ERR_COMPILE, "tensor_maps[%d]: %s buffer %d does not exist", i,
+            return kf_hook_fail(error, KF_ERR_COMPILE, "tensor_maps[%d]: %s buffer %d does not exist", i,
                              kind_name(t->buffer_kind), k);
         kf_status st = kfcu_tmap_check(t, i, bytes, error);
         if (st != KF_OK) return st;
@@ -96,7 +96,7 @@ kf_status kfcu_tmap_plan(const kf_candidate_view *c, const kf_problem_view *p, c
         const kf_launch *l = KF_AT(kf_launch, c->launches, c->launch_size, li);
         for (int a = 0; a < l->n_args; a++)
             if (l->args[a].kind == KF_ARG_TENSOR_MAP && (l->args[a].index < 0 || l->args[a].index >= n))
-                return kfcu_fail(error, KF_ERR_COMPILE, "launch[%d] (%s): arg %d names tensor map %d of %d", li,
+                return kf_hook_fail(error, KF_ERR_COMPILE, "launch[%d] (%s): arg %d names tensor map %d of %d", li,
                                  l->kernel ? l->kernel : "", a, l->args[a].index, n);
     }
     return KF_OK;

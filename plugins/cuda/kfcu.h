@@ -46,7 +46,7 @@
 #include "kforge-plugin.h"
 #include "cu_blas_plan.h"
 #include "cu_tmap.h"
-#include "cu_fail.h"
+#include "kforge-plugin.h"
 
 
 /* ------------------------------------------------------------------ api */

@@ -28,21 +28,12 @@
 
 #include "kforge-plugin.h"
 
-#if defined(__GNUC__)
-#define KFZE_PRINTF(a, b) __attribute__((format(printf, a, b)))
-#else
-#define KFZE_PRINTF(a, b)
-#endif
-
 /* ---------------------------------------------------------------- errors */
 
 /* "ZE_RESULT_ERROR_DEVICE_LOST" for its code; "ze_result_t 0x..." otherwise
  * (static buffer for unknown codes: single-threaded use only). */
 const char *kfze_err_name(ze_result_t r);
-char *kfze_strf(const char *fmt, ...) KFZE_PRINTF(1, 2);
-/* Sets *out (if out != NULL; frees what was there) to a formatted message;
- * returns st. */
-kf_status kfze_fail(char **out, kf_status st, const char *fmt, ...) KFZE_PRINTF(3, 4);
+/* Messages: kf_strf and kf_hook_fail of the plugin SDK (kforge-plugin.h). */
 
 /* ----------------------------------------------------------------- SPIR-V */
 

@@ -113,8 +113,8 @@ kf_status kfze_device_open(kfze_device *d, char **error)
     if (!d->ctx) {
         ze_context_desc_t cd = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, NULL, 0};
         if ((r = zeContextCreate(d->driver, &cd, &d->ctx)) != ZE_RESULT_SUCCESS)
-            return kfze_fail(error, KF_ERR_UNAVAILABLE, "zeContextCreate on '%s' failed: %s", d->name,
-                             kfze_err_name(r));
+            return kf_hook_fail(error, KF_ERR_UNAVAILABLE, "zeContextCreate on '%s' failed: %s", d->name,
+                                kfze_err_name(r));
     }
     /* the first queue group that can run compute */
     uint32_t ng = 0;
@@ -135,8 +135,8 @@ kf_status kfze_device_open(kfze_device *d, char **error)
     ze_command_queue_desc_t qd = {ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, NULL, d->queue_ordinal, 0, 0,
                                   ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
     if ((r = zeCommandQueueCreate(d->ctx, d->id, &qd, &d->queue)) != ZE_RESULT_SUCCESS)
-        return kfze_fail(error, KF_ERR_UNAVAILABLE, "zeCommandQueueCreate on '%s' failed: %s", d->name,
-                         kfze_err_name(r));
+        return kf_hook_fail(error, KF_ERR_UNAVAILABLE, "zeCommandQueueCreate on '%s' failed: %s", d->name,
+                            kfze_err_name(r));
     return KF_OK;
 }
 

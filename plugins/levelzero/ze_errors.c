@@ -1,9 +1,8 @@
-/* ze_errors.c — Level Zero result names and message formatting. */
+/* ze_errors.c — Level Zero result names (messages: kforge-plugin.h's kf_strf,
+ * kf_hook_fail). */
 #include "kfze.h"
 
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 const char *kfze_err_name(ze_result_t r)
 {
@@ -54,36 +53,4 @@ const char *kfze_err_name(ze_result_t r)
     static char buf[48];
     snprintf(buf, sizeof buf, "ze_result_t 0x%08x", (unsigned)r);
     return buf;
-}
-
-static char *vstrf(const char *fmt, va_list ap)
-{
-    va_list cp;
-    va_copy(cp, ap);
-    int n = vsnprintf(NULL, 0, fmt, cp);
-    va_end(cp);
-    char *s = n < 0 ? NULL : malloc((size_t)n + 1);
-    if (s) vsnprintf(s, (size_t)n + 1, fmt, ap);
-    return s;
-}
-
-char *kfze_strf(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *s = vstrf(fmt, ap);
-    va_end(ap);
-    return s;
-}
-
-kf_status kfze_fail(char **out, kf_status st, const char *fmt, ...)
-{
-    if (!out) return st;
-    va_list ap;
-    va_start(ap, fmt);
-    char *s = vstrf(fmt, ap);
-    va_end(ap);
-    free(*out);
-    *out = s;
-    return st;
 }

@@ -52,8 +52,8 @@ static kf_status timer_make(kf_artifact *a, timer *t, char **error)
     memset(t, 0, sizeof *t);
     const ze_device_properties_t *p = &a->dev->props;
     if (p->timerResolution == 0)
-        return kfze_fail(error, KF_ERR_UNAVAILABLE, "'%s' reports no timer resolution (timerResolution 0), so its "
-                         "kernel timestamps cannot be turned into time", a->dev->name);
+        return kf_hook_fail(error, KF_ERR_UNAVAILABLE, "'%s' reports no timer resolution (timerResolution 0), so its "
+                            "kernel timestamps cannot be turned into time", a->dev->name);
     t->ns_per_tick = (double)p->timerResolution;
     t->mask = p->kernelTimestampValidBits && p->kernelTimestampValidBits < 64
                   ? (UINT64_C(1) << p->kernelTimestampValidBits) - 1 : UINT64_MAX;
@@ -63,12 +63,12 @@ static kf_status timer_make(kf_artifact *a, timer *t, char **error)
                                ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP | ZE_EVENT_POOL_FLAG_HOST_VISIBLE,
                                (uint32_t)t->n};
     ze_result_t r = zeEventPoolCreate(a->dev->ctx, &pd, 1, &a->dev->id, &t->pool);
-    if (r != ZE_RESULT_SUCCESS) return kfze_fail(error, KF_ERR_RUNTIME, "zeEventPoolCreate: %s", kfze_err_name(r));
+    if (r != ZE_RESULT_SUCCESS) return kf_hook_fail(error, KF_ERR_RUNTIME, "zeEventPoolCreate: %s", kfze_err_name(r));
     for (int i = 0; i < t->n; i++) {
         ze_event_desc_t ed = {ZE_STRUCTURE_TYPE_EVENT_DESC, NULL, (uint32_t)i, ZE_EVENT_SCOPE_FLAG_HOST,
                               ZE_EVENT_SCOPE_FLAG_HOST};
         if ((r = zeEventCreate(t->pool, &ed, &t->ev[i])) != ZE_RESULT_SUCCESS)
-            return kfze_fail(error, KF_ERR_RUNTIME, "zeEventCreate: %s", kfze_err_name(r));
+            return kf_hook_fail(error, KF_ERR_RUNTIME, "zeEventCreate: %s", kfze_err_name(r));
     }
     return KF_OK;
 }
@@ -90,12 +90,12 @@ static kf_status run_once(kf_artifact *a, kfze_set *s, timer *t, double *launch_
         memset(&ts, 0, sizeof ts);
         ze_result_t r = zeEventQueryKernelTimestamp(t->ev[i], &ts);
         if (r != ZE_RESULT_SUCCESS)
-            return kfze_fail(error, KF_ERR_RUNTIME, "launch[%d] (kernel %s): zeEventQueryKernelTimestamp: %s", i,
-                             a->launches[i].kernel, kfze_err_name(r));
+            return kf_hook_fail(error, KF_ERR_RUNTIME, "launch[%d] (kernel %s): zeEventQueryKernelTimestamp: %s", i,
+                                a->launches[i].kernel, kfze_err_name(r));
         uint64_t start = ts.global.kernelStart & t->mask, end = ts.global.kernelEnd & t->mask;
         if (start == 0 && end == 0)
-            return kfze_fail(error, KF_ERR_RUNTIME, "launch[%d] (kernel %s): the driver recorded no kernel "
-                             "timestamp (start and end 0)", i, a->launches[i].kernel);
+            return kf_hook_fail(error, KF_ERR_RUNTIME, "launch[%d] (kernel %s): the driver recorded no kernel "
+                                "timestamp (start and end 0)", i, a->launches[i].kernel);
         double dur = (double)((end - start) & t->mask) * t->ns_per_tick;
         if (launch_s) launch_s[i] = dur * 1e-9;
         if (i == 0) first = start;
@@ -109,7 +109,7 @@ static kf_status run_once(kf_artifact *a, kfze_set *s, timer *t, double *launch_
 kf_status kfze_profile(kf_artifact *a, const kf_profile_request *req, kf_profile_result *res, char **error)
 {
     if (!a || !req || !res || !res->samples_s || req->reps < 1 || req->n_sets < 1 || !req->sets)
-        return kfze_fail(error, KF_ERR_INVALID, "profile: need an artifact, reps >= 1, n_sets >= 1 and sample storage");
+        return kf_hook_fail(error, KF_ERR_INVALID, "profile: need an artifact, reps >= 1, n_sets >= 1 and sample storage");
     res->n_samples = 0;
     res->n_counters = 0;
     res->clock_is_device = 1;
@@ -147,10 +147,10 @@ kf_status kfze_profile(kf_artifact *a, const kf_profile_request *req, kf_profile
         double span_med = tmp[reps / 2];
         add_counter(res, "device.ms", span_med * 1e3);
         add_counter(res, "launches", nl);
-        char *rep = kfze_strf("Level Zero profile on '%s', device %d; %d timed runs after %d warm-up, %d input "
-                              "set(s); SPIR-V module of %zu bytes; median device time %.4f ms (first kernel "
-                              "start -> last kernel end, kernel timestamps)\n", a->dev->name, a->device_index,
-                              reps, req->warmup, req->n_sets, a->spirv_bytes, span_med * 1e3);
+        char *rep = kf_strf("Level Zero profile on '%s', device %d; %d timed runs after %d warm-up, %d input "
+                            "set(s); SPIR-V module of %zu bytes; median device time %.4f ms (first kernel "
+                            "start -> last kernel end, kernel timestamps)\n", a->dev->name, a->device_index,
+                            reps, req->warmup, req->n_sets, a->spirv_bytes, span_med * 1e3);
         for (int i = 0; i < nl && rep; i++) {
             for (int r = 0; r < reps; r++) tmp[r] = launch_s[(size_t)r * nl + i];
             qsort(tmp, (size_t)reps, sizeof *tmp, cmp_double);
@@ -158,10 +158,10 @@ kf_status kfze_profile(kf_artifact *a, const kf_profile_request *req, kf_profile
             snprintf(name, sizeof name, "launch[%d].%.40s.ms", i, a->launches[i].kernel);
             add_counter(res, name, tmp[reps / 2] * 1e3);
             const kfze_launch *l = &a->launches[i];
-            char *more = kfze_strf("%slaunch[%d] %s: median %.4f ms; groups of %u x %u x %u%s, global %u x %u x %u\n",
-                                   rep, i, l->kernel, tmp[reps / 2] * 1e3, l->group[0], l->group[1], l->group[2],
-                                   l->group_suggested ? " (suggested by the driver)" : "", l->global[0],
-                                   l->global[1], l->global[2]);
+            char *more = kf_strf("%slaunch[%d] %s: median %.4f ms; groups of %u x %u x %u%s, global %u x %u x %u\n",
+                                 rep, i, l->kernel, tmp[reps / 2] * 1e3, l->group[0], l->group[1], l->group[2],
+                                 l->group_suggested ? " (suggested by the driver)" : "", l->global[0],
+                                 l->global[1], l->global[2]);
             free(rep);
             rep = more;
         }

@@ -37,13 +37,13 @@ kf_status kfze_set_create(kf_artifact *a, kf_buffer_set *set, kfze_set *out, cha
 {
     memset(out, 0, sizeof *out);
     if (!set || (a->n_inputs && !set->inputs) || (a->n_outputs && !set->outputs) || (a->n_scratch && !set->scratch))
-        return kfze_fail(error, KF_ERR_INVALID, "buffer set lacks inputs, outputs or scratch buffers the problem declares");
+        return kf_hook_fail(error, KF_ERR_INVALID, "buffer set lacks inputs, outputs or scratch buffers the problem declares");
     out->n = a->n_inputs + a->n_outputs + a->n_scratch;
     out->mem = calloc((size_t)out->n + 1, sizeof *out->mem);
     out->host = calloc((size_t)out->n + 1, sizeof *out->host);
     if (!out->mem || !out->host) {
         kfze_set_free(a, out);
-        return kfze_fail(error, KF_ERR_NOMEM, "out of memory");
+        return kf_hook_fail(error, KF_ERR_NOMEM, "out of memory");
     }
     ze_device_mem_alloc_desc_t dd = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, NULL, 0, 0};
     for (int i = 0; i < out->n; i++) {
@@ -53,16 +53,16 @@ kf_status kfze_set_create(kf_artifact *a, kf_buffer_set *set, kfze_set *out, cha
         out->host[i] = b;
         if (!b->base || b->bytes == 0) {
             kfze_set_free(a, out);
-            return kfze_fail(error, KF_ERR_INVALID, "%s buffer %d is empty (no data bytes)", role, idx);
+            return kf_hook_fail(error, KF_ERR_INVALID, "%s buffer %d is empty (no data bytes)", role, idx);
         }
         size_t total = b->bytes + 2 * b->guard_bytes;
         ze_result_t r = zeMemAllocDevice(a->dev->ctx, &dd, total, 4096, a->dev->id, &out->mem[i]);
         if (r != ZE_RESULT_SUCCESS || !out->mem[i]) {
             out->mem[i] = NULL;
             kfze_set_free(a, out);
-            return kfze_fail(error, r == ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY ? KF_ERR_NOMEM : KF_ERR_RUNTIME,
-                             "zeMemAllocDevice(%zu bytes) for %s buffer %d failed: %s", total, role, idx,
-                             kfze_err_name(r));
+            return kf_hook_fail(error, r == ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY ? KF_ERR_NOMEM : KF_ERR_RUNTIME,
+                                "zeMemAllocDevice(%zu bytes) for %s buffer %d failed: %s", total, role, idx,
+                                kfze_err_name(r));
         }
     }
     return KF_OK;
@@ -78,12 +78,12 @@ kf_status kfze_append_copies(kf_artifact *a, kfze_set *s, ze_command_list_handle
         if (r != ZE_RESULT_SUCCESS) {
             int idx;
             const char *role = role_name(a, i, &idx);
-            return kfze_fail(error, KF_ERR_RUNTIME, "%s %s buffer %d (%zu bytes) failed: %s",
-                             up ? "uploading" : "reading back", role, idx, total, kfze_err_name(r));
+            return kf_hook_fail(error, KF_ERR_RUNTIME, "%s %s buffer %d (%zu bytes) failed: %s",
+                                up ? "uploading" : "reading back", role, idx, total, kfze_err_name(r));
         }
     }
     return zeCommandListAppendBarrier(list, NULL, 0, NULL) == ZE_RESULT_SUCCESS
-               ? KF_OK : kfze_fail(error, KF_ERR_RUNTIME, "zeCommandListAppendBarrier failed");
+               ? KF_OK : kf_hook_fail(error, KF_ERR_RUNTIME, "zeCommandListAppendBarrier failed");
 }
 
 static kf_status set_args(kf_artifact *a, int li, kfze_set *s, char **error)
@@ -107,8 +107,8 @@ static kf_status set_args(kf_artifact *a, int li, kfze_set *s, char **error)
         case KF_ARG_FLOAT: what = "float"; break;
         case KF_ARG_LOCAL: what = "__local memory"; break;
         default:
-            return kfze_fail(error, KF_ERR_INVALID, "launch[%d] (kernel %s): arg %d has kind %d", li, l->kernel, i,
-                             (int)arg->kind);
+            return kf_hook_fail(error, KF_ERR_INVALID, "launch[%d] (kernel %s): arg %d has kind %d", li, l->kernel, i,
+                                (int)arg->kind);
         }
         if (slot >= 0) {
             ptr = (char *)s->mem[slot] + s->host[slot]->guard_bytes;
@@ -126,8 +126,8 @@ static kf_status set_args(kf_artifact *a, int li, kfze_set *s, char **error)
             r = zeKernelSetArgumentValue(l->k, (uint32_t)i, (size_t)arg->bytes, NULL);
         }
         if (r != ZE_RESULT_SUCCESS)
-            return kfze_fail(error, KF_ERR_LAUNCH, "launch[%d] (kernel %s): zeKernelSetArgumentValue(%d, %s) "
-                             "failed: %s", li, l->kernel, i, what, kfze_err_name(r));
+            return kf_hook_fail(error, KF_ERR_LAUNCH, "launch[%d] (kernel %s): zeKernelSetArgumentValue(%d, %s) "
+                                "failed: %s", li, l->kernel, i, what, kfze_err_name(r));
     }
     return KF_OK;
 }
@@ -142,13 +142,13 @@ kf_status kfze_append_plan(kf_artifact *a, kfze_set *s, ze_command_list_handle_t
         ze_group_count_t gc = {l->global[0] / l->group[0], l->global[1] / l->group[1], l->global[2] / l->group[2]};
         ze_result_t r = zeCommandListAppendLaunchKernel(list, l->k, &gc, events ? events[li] : NULL, 0, NULL);
         if (r != ZE_RESULT_SUCCESS)
-            return kfze_fail(error, KF_ERR_LAUNCH, "launch[%d] (kernel %s, %u x %u x %u groups of %u x %u x %u): "
-                             "zeCommandListAppendLaunchKernel failed: %s", li, l->kernel, gc.groupCountX,
-                             gc.groupCountY, gc.groupCountZ, l->group[0], l->group[1], l->group[2],
-                             kfze_err_name(r));
+            return kf_hook_fail(error, KF_ERR_LAUNCH, "launch[%d] (kernel %s, %u x %u x %u groups of %u x %u x %u): "
+                                "zeCommandListAppendLaunchKernel failed: %s", li, l->kernel, gc.groupCountX,
+                                gc.groupCountY, gc.groupCountZ, l->group[0], l->group[1], l->group[2],
+                                kfze_err_name(r));
         /* launches see each other's writes, in plan order */
         if ((r = zeCommandListAppendBarrier(list, NULL, 0, NULL)) != ZE_RESULT_SUCCESS)
-            return kfze_fail(error, KF_ERR_RUNTIME, "zeCommandListAppendBarrier failed: %s", kfze_err_name(r));
+            return kf_hook_fail(error, KF_ERR_RUNTIME, "zeCommandListAppendBarrier failed: %s", kfze_err_name(r));
     }
     return KF_OK;
 }
@@ -158,7 +158,7 @@ kf_status kfze_list_create(kf_artifact *a, ze_command_list_handle_t *list, char 
     ze_command_list_desc_t ld = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, NULL, a->dev->queue_ordinal, 0};
     ze_result_t r = zeCommandListCreate(a->dev->ctx, a->dev->id, &ld, list);
     return r == ZE_RESULT_SUCCESS ? KF_OK
-                                  : kfze_fail(error, KF_ERR_RUNTIME, "zeCommandListCreate failed: %s", kfze_err_name(r));
+                                  : kf_hook_fail(error, KF_ERR_RUNTIME, "zeCommandListCreate failed: %s", kfze_err_name(r));
 }
 
 kf_status kfze_list_run(kf_artifact *a, ze_command_list_handle_t list, const char *what, char **error)
@@ -167,15 +167,15 @@ kf_status kfze_list_run(kf_artifact *a, ze_command_list_handle_t list, const cha
     if (r == ZE_RESULT_SUCCESS) r = zeCommandQueueExecuteCommandLists(a->dev->queue, 1, &list, NULL);
     if (r == ZE_RESULT_SUCCESS) r = zeCommandQueueSynchronize(a->dev->queue, UINT64_MAX);
     if (r != ZE_RESULT_SUCCESS)
-        return kfze_fail(error, KF_ERR_RUNTIME,
-                         "%s on '%s' failed: %s%s", what, a->dev->name, kfze_err_name(r),
-                         r == ZE_RESULT_ERROR_DEVICE_LOST ? " (a kernel of the plan probably faulted)" : "");
+        return kf_hook_fail(error, KF_ERR_RUNTIME,
+                            "%s on '%s' failed: %s%s", what, a->dev->name, kfze_err_name(r),
+                            r == ZE_RESULT_ERROR_DEVICE_LOST ? " (a kernel of the plan probably faulted)" : "");
     return KF_OK;
 }
 
 kf_status kfze_verify(kf_artifact *a, kf_buffer_set *set, char **error)
 {
-    if (!a) return kfze_fail(error, KF_ERR_INVALID, "verify: no artifact");
+    if (!a) return kf_hook_fail(error, KF_ERR_INVALID, "verify: no artifact");
     kfze_set s;
     kf_status st = kfze_set_create(a, set, &s, error);
     if (st != KF_OK) return st;

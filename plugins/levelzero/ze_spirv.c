@@ -109,11 +109,11 @@ const char *kfze_tools_text(void)
 
 static kf_status missing(char **log, const char *what, const char *pkg)
 {
-    return kfze_fail(log, KF_ERR_UNAVAILABLE,
-                     "%s not found (looked in /usr/bin, /usr/local/bin and $PATH): install %s, or name it "
-                     "with %s", what, pkg,
-                     !strcmp(what, "spirv-val") ? "KFORGE_SPIRV_VAL"
-                     : !strcmp(what, "clang") ? "KFORGE_CLANG" : "KFORGE_LLVM_SPIRV");
+    return kf_hook_fail(log, KF_ERR_UNAVAILABLE,
+                        "%s not found (looked in /usr/bin, /usr/local/bin and $PATH): install %s, or name it "
+                        "with %s", what, pkg,
+                        !strcmp(what, "spirv-val") ? "KFORGE_SPIRV_VAL"
+                        : !strcmp(what, "clang") ? "KFORGE_CLANG" : "KFORGE_LLVM_SPIRV");
 }
 
 /* Reads a whole file (at most max bytes) into a malloc'ed buffer
@@ -181,7 +181,7 @@ static int run_tool(char *const argv[], const char *dir, char **log)
     size_t n;
     unsigned char *text = slurp(logpath, 4u << 20, &n);
     if (text && n) {
-        char *joined = kfze_strf("%s%s", *log ? *log : "", (char *)text);
+        char *joined = kf_strf("%s%s", *log ? *log : "", (char *)text);
         if (joined) { free(*log); *log = joined; }
     }
     free(text);
@@ -203,17 +203,17 @@ kf_status kfze_spirv_validate(const unsigned char *spv, size_t n, const char *wo
     look_for_tools();
     if (!tools.spirv_val[0]) return missing(log, "spirv-val", "spirv-tools (Debian: apt-get install spirv-tools)");
     if (n < 20 || spv[0] != 0x03 || spv[1] != 0x02 || spv[2] != 0x23 || spv[3] != 0x07)
-        return kfze_fail(log, KF_ERR_COMPILE, "not a SPIR-V module: a module starts with the magic number "
-                         "0x07230203 (little-endian) and has a 20-byte header; got %zu bytes", n);
+        return kf_hook_fail(log, KF_ERR_COMPILE, "not a SPIR-V module: a module starts with the magic number "
+                            "0x07230203 (little-endian) and has a 20-byte header; got %zu bytes", n);
     char path[4200];
     snprintf(path, sizeof path, "%s/kernel.spv", work_dir);
     if (write_all(path, spv, n) != 0)
-        return kfze_fail(log, KF_ERR_INTERNAL, "cannot write %s: %s", path, strerror(errno));
+        return kf_hook_fail(log, KF_ERR_INTERNAL, "cannot write %s: %s", path, strerror(errno));
     char *argv[] = {tools.spirv_val, (char *)"--target-env", (char *)"opencl1.2", (char *)"kernel.spv", NULL};
     int st = run_tool(argv, work_dir, log);
-    if (st < 0) return kfze_fail(log, KF_ERR_INTERNAL, "cannot run %s: %s", tools.spirv_val, strerror(errno));
+    if (st < 0) return kf_hook_fail(log, KF_ERR_INTERNAL, "cannot run %s: %s", tools.spirv_val, strerror(errno));
     if (st != 0) {
-        char *m = kfze_strf("spirv-val rejected the module (exit %d):\n%s", st, *log ? *log : "");
+        char *m = kf_strf("spirv-val rejected the module (exit %d):\n%s", st, *log ? *log : "");
         if (m) { free(*log); *log = m; }
         return KF_ERR_COMPILE;
     }
@@ -228,20 +228,20 @@ kf_status kfze_spirv_from_opencl(const kf_candidate_view *c, const char *work_di
     look_for_tools();
     if (!tools.clang[0]) return missing(log, "clang", "clang-15 (Debian: apt-get install clang-15 llvm-spirv-15)");
     if (!tools.llvm_spirv[0]) return missing(log, "llvm-spirv", "llvm-spirv-15 (Debian: apt-get install llvm-spirv-15)");
-    if (!work_dir || !*work_dir) return kfze_fail(log, KF_ERR_INTERNAL, "no work directory to compile in");
+    if (!work_dir || !*work_dir) return kf_hook_fail(log, KF_ERR_INTERNAL, "no work directory to compile in");
 
     /* the sources, concatenated in order, as clCreateProgramWithSource does */
     char path[4200];
     snprintf(path, sizeof path, "%s/kernel.cl", work_dir);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0) return kfze_fail(log, KF_ERR_INTERNAL, "cannot write %s: %s", path, strerror(errno));
+    if (fd < 0) return kf_hook_fail(log, KF_ERR_INTERNAL, "cannot write %s: %s", path, strerror(errno));
     FILE *f = fdopen(fd, "w");
     if (!f) { close(fd); return KF_ERR_NOMEM; }
     for (int i = 0; i < c->n_sources; i++) {
         const kf_source *s = KF_AT(kf_source, c->sources, c->source_size, i);
         fprintf(f, "%s\n", s->text ? s->text : "");
     }
-    if (fclose(f) != 0) return kfze_fail(log, KF_ERR_INTERNAL, "cannot write %s", path);
+    if (fclose(f) != 0) return kf_hook_fail(log, KF_ERR_INTERNAL, "cannot write %s", path);
 
     char *argv[MAX_OPTS + 16];
     int na = 0, has_std = 0;
@@ -250,15 +250,15 @@ kf_status kfze_spirv_from_opencl(const kf_candidate_view *c, const char *work_di
     if (!obuf) return KF_ERR_NOMEM;
     for (char *tok = strtok(obuf, " \t\n"); tok; tok = strtok(NULL, " \t\n")) {
         if (!allowed_option(tok)) {
-            kfze_fail(log, KF_ERR_COMPILE, "build option '%s' is not one this backend passes to the "
-                      "compiler: use -D NAME[=VALUE], -cl-* options (-cl-mad-enable, "
-                      "-cl-fast-relaxed-math, -cl-std=CL1.2 ...), -w or -Werror", tok);
+            kf_hook_fail(log, KF_ERR_COMPILE, "build option '%s' is not one this backend passes to the "
+                         "compiler: use -D NAME[=VALUE], -cl-* options (-cl-mad-enable, "
+                         "-cl-fast-relaxed-math, -cl-std=CL1.2 ...), -w or -Werror", tok);
             free(obuf);
             return KF_ERR_COMPILE;
         }
         if (na >= MAX_OPTS) {
             free(obuf);
-            return kfze_fail(log, KF_ERR_COMPILE, "more than %d build options", MAX_OPTS - 1);
+            return kf_hook_fail(log, KF_ERR_COMPILE, "more than %d build options", MAX_OPTS - 1);
         }
         if (!strncmp(tok, "-cl-std=", 8)) has_std = 1;
         argv[na++] = tok;
@@ -279,21 +279,21 @@ kf_status kfze_spirv_from_opencl(const kf_candidate_view *c, const char *work_di
     argv[na] = NULL;
     int st = run_tool(argv, work_dir, log);
     free(obuf);
-    if (st < 0) return kfze_fail(log, KF_ERR_INTERNAL, "cannot run %s: %s", tools.clang, strerror(errno));
+    if (st < 0) return kf_hook_fail(log, KF_ERR_INTERNAL, "cannot run %s: %s", tools.clang, strerror(errno));
     if (st != 0) return KF_ERR_COMPILE;      /* the log is clang's diagnostics, verbatim */
 
     char *targv[] = {tools.llvm_spirv, (char *)"--spirv-max-version=1.0", (char *)"kernel.bc", (char *)"-o",
                      (char *)"kernel.spv", NULL};
     st = run_tool(targv, work_dir, log);
-    if (st < 0) return kfze_fail(log, KF_ERR_INTERNAL, "cannot run %s: %s", tools.llvm_spirv, strerror(errno));
+    if (st < 0) return kf_hook_fail(log, KF_ERR_INTERNAL, "cannot run %s: %s", tools.llvm_spirv, strerror(errno));
     if (st != 0) {
-        char *m = kfze_strf("llvm-spirv could not translate the bitcode (exit %d):\n%s", st, *log ? *log : "");
+        char *m = kf_strf("llvm-spirv could not translate the bitcode (exit %d):\n%s", st, *log ? *log : "");
         if (m) { free(*log); *log = m; }
         return KF_ERR_COMPILE;
     }
     snprintf(path, sizeof path, "%s/kernel.spv", work_dir);
     unsigned char *b = slurp(path, MAX_SPIRV, n);
-    if (!b) return kfze_fail(log, KF_ERR_INTERNAL, "llvm-spirv left no readable %s", path);
+    if (!b) return kf_hook_fail(log, KF_ERR_INTERNAL, "llvm-spirv left no readable %s", path);
     kf_status vs = kfze_spirv_validate(b, *n, work_dir, log);
     if (vs != KF_OK) {
         free(b);

@@ -41,10 +41,7 @@
 const char *kfcl_err_name(cl_int err);
 /* A short hint for an agent on what usually causes `err` in a launch, or "". */
 const char *kfcl_err_hint(cl_int err);
-/* printf into a fresh malloc'ed string (NULL only when out of memory). */
-char *kfcl_strf(const char *fmt, ...) KFCL_PRINTF(1, 2);
-/* Sets *out (if out != NULL) to a formatted message; returns `st`. */
-kf_status kfcl_fail(char **out, kf_status st, const char *fmt, ...) KFCL_PRINTF(3, 4);
+/* Messages: kf_strf and kf_hook_fail of the plugin SDK (kforge-plugin.h). */
 /* export_files (kforge-plugin.h, ABI 1.4; ocl_export.c). */
 kf_status kfcl_export(const kf_export_request *req, kf_export_result *res, char **error);
 

@@ -97,8 +97,8 @@ static char *cache_dir(void)
     const char *xdg = getenv("XDG_CACHE_HOME");
     const char *home = getenv("HOME");
     char *dir;
-    if (xdg && *xdg) dir = kfcl_strf("%s/kforge/opencl", xdg);
-    else if (home && *home) dir = kfcl_strf("%s/.cache/kforge/opencl", home);
+    if (xdg && *xdg) dir = kf_strf("%s/kforge/opencl", xdg);
+    else if (home && *home) dir = kf_strf("%s/.cache/kforge/opencl", home);
     else return NULL;
     if (dir && mkdir_p(dir) != 0) { free(dir); return NULL; }
     return dir;
@@ -147,7 +147,7 @@ static int disk_store(const char *path, const char *log, cl_program prog)
     unsigned char *bins[1] = {bin};
     int rc = -1;
     if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) == CL_SUCCESS) {
-        char *tmp = kfcl_strf("%s.%ld.tmp", path, (long)getpid());
+        char *tmp = kf_strf("%s.%ld.tmp", path, (long)getpid());
         FILE *f = tmp ? fopen(tmp, "wb") : NULL;
         if (f) {
             uint64_t nlog = strlen(log), nb = nbin;
@@ -172,7 +172,7 @@ static char *build_log(cl_program prog, cl_device_id dev)
 {
     size_t n = 0;
     if (clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) != CL_SUCCESS)
-        return kfcl_strf("%s", "");
+        return kf_strf("%s", "");
     char *log = malloc(n + 1);
     if (!log) return NULL;
     if (clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, n, log, NULL) != CL_SUCCESS) n = 0;
@@ -243,12 +243,12 @@ kf_status kfcl_program_get(kfcl_device *d, const kf_candidate_view *c, cl_progra
         *prog = m->prog;
         *log = strdup(m->log);
         *src = KFCL_HIT_MEMORY;
-        *note = kfcl_strf("opencl: program cache hit (memory, key %s)", key);
+        *note = kf_strf("opencl: program cache hit (memory, key %s)", key);
         return KF_OK;
     }
 
     char *dir = cache_dir();
-    char *path = dir ? kfcl_strf("%s/%s.bin", dir, key) : NULL;
+    char *path = dir ? kf_strf("%s/%s.bin", dir, key) : NULL;
     free(dir);
     if (path) {
         cl_program p = try_disk(d, path, options, log);
@@ -256,7 +256,7 @@ kf_status kfcl_program_get(kfcl_device *d, const kf_candidate_view *c, cl_progra
             memcache_put(key, d->id, p, *log);
             *prog = p;
             *src = KFCL_HIT_DISK;
-            *note = kfcl_strf("opencl: program cache hit (disk, %s)", path);
+            *note = kf_strf("opencl: program cache hit (disk, %s)", path);
             free(path);
             return KF_OK;
         }
@@ -272,14 +272,14 @@ kf_status kfcl_program_get(kfcl_device *d, const kf_candidate_view *c, cl_progra
         }
     } else {
         const char **texts = calloc((size_t)(c->n_sources > 0 ? c->n_sources : 1), sizeof *texts);
-        if (!texts) { free(path); return kfcl_fail(error, KF_ERR_NOMEM, "out of memory"); }
+        if (!texts) { free(path); return kf_hook_fail(error, KF_ERR_NOMEM, "out of memory"); }
         for (int i = 0; i < c->n_sources; i++) texts[i] = c->sources[i].text;
         p = clCreateProgramWithSource(d->ctx, (cl_uint)c->n_sources, texts, NULL, &e);
         free(texts);
         if (!p) {
             free(path);
-            return kfcl_fail(error, KF_ERR_INTERNAL, "clCreateProgramWithSource failed: %s",
-                             kfcl_err_name(e));
+            return kf_hook_fail(error, KF_ERR_INTERNAL, "clCreateProgramWithSource failed: %s",
+                                kfcl_err_name(e));
         }
     }
     e = clBuildProgram(p, 1, &d->id, options, NULL, NULL);
@@ -289,21 +289,21 @@ kf_status kfcl_program_get(kfcl_device *d, const kf_candidate_view *c, cl_progra
         free(path);
         if (e == CL_BUILD_PROGRAM_FAILURE || e == CL_INVALID_BUILD_OPTIONS ||
             e == CL_COMPILE_PROGRAM_FAILURE) {
-            kfcl_fail(error, KF_ERR_COMPILE, "clBuildProgram failed: %s (options \"%s\")",
-                      kfcl_err_name(e), options);
+            kf_hook_fail(error, KF_ERR_COMPILE, "clBuildProgram failed: %s (options \"%s\")",
+                         kfcl_err_name(e), options);
             return KF_ERR_COMPILE;
         }
-        return kfcl_fail(error, KF_ERR_INTERNAL, "clBuildProgram failed on '%s': %s",
-                         d->name, kfcl_err_name(e));
+        return kf_hook_fail(error, KF_ERR_INTERNAL, "clBuildProgram failed on '%s': %s",
+                            d->name, kfcl_err_name(e));
     }
     memcache_put(key, d->id, p, *log);
     *prog = p;
     *src = KFCL_BUILT;
     if (path && disk_store(path, *log ? *log : "", p) == 0)
-        *note = kfcl_strf("opencl: program built from source (cache miss; binary saved to %s)", path);
+        *note = kf_strf("opencl: program built from source (cache miss; binary saved to %s)", path);
     else
-        *note = kfcl_strf("opencl: program built from source (cache miss; disk cache %s)",
-                          path ? "not writable" : "disabled");
+        *note = kf_strf("opencl: program built from source (cache miss; disk cache %s)",
+                        path ? "not writable" : "disabled");
     free(path);
     return KF_OK;
 }

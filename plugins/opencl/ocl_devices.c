@@ -137,15 +137,15 @@ kf_status kfcl_device_open(kfcl_device *d, char **error)
         cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)d->platform, 0};
         d->ctx = clCreateContext(props, 1, &d->id, NULL, NULL, &e);
         if (!d->ctx)
-            return kfcl_fail(error, KF_ERR_UNAVAILABLE, "clCreateContext failed on '%s': %s",
-                             d->name, kfcl_err_name(e));
+            return kf_hook_fail(error, KF_ERR_UNAVAILABLE, "clCreateContext failed on '%s': %s",
+                                d->name, kfcl_err_name(e));
     }
     if (!d->queue) {
         d->queue = clCreateCommandQueue(d->ctx, d->id, CL_QUEUE_PROFILING_ENABLE, &e);
         if (!d->queue)
-            return kfcl_fail(error, KF_ERR_UNAVAILABLE,
-                             "clCreateCommandQueue(CL_QUEUE_PROFILING_ENABLE) failed on '%s': %s",
-                             d->name, kfcl_err_name(e));
+            return kf_hook_fail(error, KF_ERR_UNAVAILABLE,
+                                "clCreateCommandQueue(CL_QUEUE_PROFILING_ENABLE) failed on '%s': %s",
+                                d->name, kfcl_err_name(e));
     }
     return KF_OK;
 }

@@ -1,9 +1,8 @@
-/* ocl_errors.c — OpenCL error names and message formatting. */
+/* ocl_errors.c — OpenCL error names and hints (messages: kforge-plugin.h's
+ * kf_strf, kf_hook_fail). */
 #include "ocl.h"
 
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #define E(x) case x: return #x
 
@@ -110,38 +109,4 @@ const char *kfcl_err_hint(cl_int err)
     default:
         return "";
     }
-}
-
-static char *vstrf(const char *fmt, va_list ap)
-{
-    va_list ap2;
-    va_copy(ap2, ap);
-    int len = vsnprintf(NULL, 0, fmt, ap2);
-    va_end(ap2);
-    if (len < 0) return NULL;
-    char *s = malloc((size_t)len + 1);
-    if (s) vsnprintf(s, (size_t)len + 1, fmt, ap);
-    return s;
-}
-
-char *kfcl_strf(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *s = vstrf(fmt, ap);
-    va_end(ap);
-    return s;
-}
-
-kf_status kfcl_fail(char **out, kf_status st, const char *fmt, ...)
-{
-    if (out) {
-        va_list ap;
-        va_start(ap, fmt);
-        char *s = vstrf(fmt, ap);
-        va_end(ap);
-        free(*out);
-        *out = s;
-    }
-    return st;
 }

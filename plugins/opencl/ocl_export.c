@@ -326,16 +326,16 @@ kf_status kfcl_export(const kf_export_request *req, kf_export_result *res, char 
 {
     xp x = {req->ident, req->preset, req->problem, req->candidate, req->arg_exprs};
     if (!strcmp(req->target, "torch")) {
-        if (kf_export_add(res, "_opencl.py", kfcl_strf("%s", kfcl_torch_caller_text)) != 0 || !(res->caller = kfcl_strf("_opencl")))
-            return kfcl_fail(error, KF_ERR_NOMEM, "out of memory");
+        if (kf_export_add(res, "_opencl.py", kf_strf("%s", kfcl_torch_caller_text)) != 0 || !(res->caller = kf_strf("_opencl")))
+            return kf_hook_fail(error, KF_ERR_NOMEM, "out of memory");
         return KF_OK;
     }
     if (strcmp(req->target, "c") != 0)
-        return kfcl_fail(error, KF_ERR_INVALID, "the opencl plugin exports --to c and --to torch, not '%s'", req->target);
+        return kf_hook_fail(error, KF_ERR_INVALID, "the opencl plugin exports --to c and --to torch, not '%s'", req->target);
     for (int i = 0; i < x.cv->n_sources; i++)
         if (source_at(&x, i)->format != KF_SRC_TEXT)
-            return kfcl_fail(error, KF_ERR_INVALID, "source '%s' is SPIR-V; --to c embeds OpenCL C program text only",
-                             source_at(&x, i)->name);
+            return kf_hook_fail(error, KF_ERR_INVALID, "source '%s' is SPIR-V; --to c embeds OpenCL C program text only",
+                                source_at(&x, i)->name);
     char *hn = NULL, *cn = NULL;
     kf_status st = KF_ERR_NOMEM;
     if (asprintf(&hn, "%s.h", x.ident) < 0) hn = NULL;
@@ -345,5 +345,5 @@ kf_status kfcl_export(const kf_export_request *req, kf_export_result *res, char 
         st = KF_OK;
     free(hn);
     free(cn);
-    return st == KF_OK ? KF_OK : kfcl_fail(error, st, "out of memory");
+    return st == KF_OK ? KF_OK : kf_hook_fail(error, st, "out of memory");
 }

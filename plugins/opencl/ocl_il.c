@@ -20,7 +20,7 @@ kf_status kfcl_program_from_il(kfcl_device *d, const kf_candidate_view *c, cl_pr
 {
     *prog = NULL;
     if (c->n_sources != 1)
-        return kfcl_fail(error, KF_ERR_INVALID, "a SPIR-V candidate is one module: %d sources given", c->n_sources);
+        return kf_hook_fail(error, KF_ERR_INVALID, "a SPIR-V candidate is one module: %d sources given", c->n_sources);
     char il[256] = "", ext[8192] = "";
     clGetDeviceInfo(d->id, KFCL_DEVICE_IL_VERSION, sizeof il, il, NULL);
     il[sizeof il - 1] = '\0';
@@ -28,23 +28,23 @@ kf_status kfcl_program_from_il(kfcl_device *d, const kf_candidate_view *c, cl_pr
     ext[sizeof ext - 1] = '\0';
     int khr = strstr(ext, "cl_khr_il_program") != NULL;
     if (!il[0] && !khr)
-        return kfcl_fail(error, KF_ERR_UNAVAILABLE,
-                         "'%s' (%s) does not take SPIR-V: it reports no IL version (CL_DEVICE_IL_VERSION) and "
-                         "no cl_khr_il_program; give the OpenCL C source, or use a runtime that takes SPIR-V "
-                         "(Intel's OpenCL runtime, PyPI intel-opencl-rt)", d->name, d->platform_name);
+        return kf_hook_fail(error, KF_ERR_UNAVAILABLE,
+                            "'%s' (%s) does not take SPIR-V: it reports no IL version (CL_DEVICE_IL_VERSION) and "
+                            "no cl_khr_il_program; give the OpenCL C source, or use a runtime that takes SPIR-V "
+                            "(Intel's OpenCL runtime, PyPI intel-opencl-rt)", d->name, d->platform_name);
     if (!strstr(il, "SPIR-V"))
-        return kfcl_fail(error, KF_ERR_UNAVAILABLE, "'%s' takes IL '%s', not SPIR-V", d->name, il);
+        return kf_hook_fail(error, KF_ERR_UNAVAILABLE, "'%s' takes IL '%s', not SPIR-V", d->name, il);
     create_il_fn fn = NULL;
     if (khr) fn = (create_il_fn)clGetExtensionFunctionAddressForPlatform(d->platform, "clCreateProgramWithILKHR");
     if (!fn) fn = (create_il_fn)dlsym(RTLD_DEFAULT, "clCreateProgramWithIL");
     if (!fn)
-        return kfcl_fail(error, KF_ERR_UNAVAILABLE, "the OpenCL loader here has no clCreateProgramWithIL (an ICD "
-                         "loader for OpenCL 2.1 or newer is needed to load SPIR-V)");
+        return kf_hook_fail(error, KF_ERR_UNAVAILABLE, "the OpenCL loader here has no clCreateProgramWithIL (an ICD "
+                            "loader for OpenCL 2.1 or newer is needed to load SPIR-V)");
     cl_int e = CL_SUCCESS;
     *prog = fn(d->ctx, c->sources[0].text, c->sources[0].size, &e);
     if (!*prog)
-        return kfcl_fail(error, e == CL_INVALID_VALUE ? KF_ERR_COMPILE : KF_ERR_INTERNAL,
-                         "clCreateProgramWithIL(%zu bytes of SPIR-V) on '%s' failed: %s (SPIR-V versions it "
-                         "takes: %s)", c->sources[0].size, d->name, kfcl_err_name(e), il);
+        return kf_hook_fail(error, e == CL_INVALID_VALUE ? KF_ERR_COMPILE : KF_ERR_INTERNAL,
+                            "clCreateProgramWithIL(%zu bytes of SPIR-V) on '%s' failed: %s (SPIR-V versions it "
+                            "takes: %s)", c->sources[0].size, d->name, kfcl_err_name(e), il);
     return KF_OK;
 }

@@ -56,8 +56,8 @@ static kf_status run_once(kf_artifact *a, kfcl_set *s, cl_event *ev, double *lau
     kf_status st = kfcl_enqueue_plan(a, s, ev, error);
     cl_int e = clFinish(a->dev->queue);
     if (st == KF_OK && e != CL_SUCCESS)
-        st = kfcl_fail(error, KF_ERR_RUNTIME, "clFinish after the plan failed: %s; %s",
-                       kfcl_err_name(e), kfcl_err_hint(e));
+        st = kf_hook_fail(error, KF_ERR_RUNTIME, "clFinish after the plan failed: %s; %s",
+                          kfcl_err_name(e), kfcl_err_hint(e));
     cl_ulong first = 0, last = 0;
     for (int i = 0; st == KF_OK && i < a->n_launches; i++) {
         cl_ulong t0 = 0, t1 = 0;
@@ -65,9 +65,9 @@ static kf_status run_once(kf_artifact *a, kfcl_set *s, cl_event *ev, double *lau
         if (e == CL_SUCCESS)
             e = clGetEventProfilingInfo(ev[i], CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
         if (e != CL_SUCCESS || t1 < t0)
-            st = kfcl_fail(error, KF_ERR_RUNTIME,
-                           "launch[%d] (kernel %s): profiling event unusable (%s)", i,
-                           a->launches[i].kernel, e != CL_SUCCESS ? kfcl_err_name(e) : "end < start");
+            st = kf_hook_fail(error, KF_ERR_RUNTIME,
+                              "launch[%d] (kernel %s): profiling event unusable (%s)", i,
+                              a->launches[i].kernel, e != CL_SUCCESS ? kfcl_err_name(e) : "end < start");
         if (i == 0) first = t0;
         last = t1;
         if (launch_s) launch_s[i] = (double)(t1 - t0) * 1e-9;
@@ -76,7 +76,7 @@ static kf_status run_once(kf_artifact *a, kfcl_set *s, cl_event *ev, double *lau
         if (ev[i]) clReleaseEvent(ev[i]);
     if (st == KF_OK) {
         if (last < first)
-            return kfcl_fail(error, KF_ERR_RUNTIME, "device clock went backwards across launches");
+            return kf_hook_fail(error, KF_ERR_RUNTIME, "device clock went backwards across launches");
         *span_s = (double)(last - first) * 1e-9;
     }
     return st;
@@ -103,12 +103,12 @@ static char *make_report(kf_artifact *a, const kf_profile_request *req, const do
                          double span_med, double sum_med, double wall_med)
 {
     kfcl_device *d = a->dev;
-    char *r = kfcl_strf("OpenCL profile on '%s' (%s), device %d; %d timed runs after %d warm-up, "
-                        "%d rotated input set(s); program %s\n",
-                        d->name, d->platform_name, a->device_index, req->reps, req->warmup,
-                        req->n_sets,
-                        a->cache_src == KFCL_BUILT ? "built from source"
-                        : a->cache_src == KFCL_HIT_MEMORY ? "from the in-process cache"
+    char *r = kf_strf("OpenCL profile on '%s' (%s), device %d; %d timed runs after %d warm-up, "
+                      "%d rotated input set(s); program %s\n",
+                      d->name, d->platform_name, a->device_index, req->reps, req->warmup,
+                      req->n_sets,
+                      a->cache_src == KFCL_BUILT ? "built from source"
+                      : a->cache_src == KFCL_HIT_MEMORY ? "from the in-process cache"
                                                           : "from the disk cache");
     r = append(r, "median device time %.4f ms (first launch start -> last launch end); "
                   "sum of kernel times %.4f ms; gaps %.4f ms; host wall time of the plan %.4f ms\n",
@@ -153,8 +153,8 @@ kf_status kfcl_profile(kf_artifact *a, const kf_profile_request *req, kf_profile
                        char **error)
 {
     if (!a || !req || !res || !res->samples_s || req->reps < 1 || req->n_sets < 1 || !req->sets)
-        return kfcl_fail(error, KF_ERR_INVALID,
-                         "profile: need an artifact, reps >= 1, n_sets >= 1 and sample storage");
+        return kf_hook_fail(error, KF_ERR_INVALID,
+                            "profile: need an artifact, reps >= 1, n_sets >= 1 and sample storage");
     res->n_samples = 0;
     res->n_counters = 0;
     res->clock_is_device = 1;
@@ -171,13 +171,13 @@ kf_status kfcl_profile(kf_artifact *a, const kf_profile_request *req, kf_profile
     double *tmp = calloc((size_t)reps, sizeof *tmp);
     kf_status st = KF_OK;
     if (!sets || !ev || !launch_s || !sum_s || !wall_s || !span_s || !launch_med || !tmp)
-        st = kfcl_fail(error, KF_ERR_NOMEM, "out of memory");
+        st = kf_hook_fail(error, KF_ERR_NOMEM, "out of memory");
 
     int made = 0;
     for (; st == KF_OK && made < req->n_sets; made++)
         st = kfcl_set_create(a, &req->sets[made], &sets[made], error);
     if (st == KF_OK && clFinish(a->dev->queue) != CL_SUCCESS)
-        st = kfcl_fail(error, KF_ERR_RUNTIME, "uploading the input sets failed");
+        st = kf_hook_fail(error, KF_ERR_RUNTIME, "uploading the input sets failed");
 
     for (int w = 0; st == KF_OK && w < req->warmup; w++) {
         double span;

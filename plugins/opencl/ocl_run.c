@@ -41,31 +41,31 @@ static kf_status make_mem(kf_artifact *a, kf_buffer *b, int i, kfcl_mem *m, char
     int idx;
     const char *role = role_name(a, i, &idx);
     if (!b->base || b->bytes == 0)
-        return kfcl_fail(error, KF_ERR_INVALID, "%s buffer %d is empty (no data bytes)", role, idx);
+        return kf_hook_fail(error, KF_ERR_INVALID, "%s buffer %d is empty (no data bytes)", role, idx);
     if (b->guard_bytes % d->align_bytes != 0)
-        return kfcl_fail(error, KF_ERR_INTERNAL,
-                         "%s buffer %d: guard of %zu bytes is not a multiple of the device's "
-                         "base address alignment (%u bytes, CL_DEVICE_MEM_BASE_ADDR_ALIGN), so its "
-                         "data part cannot be a sub-buffer; raise the core's guard size",
-                         role, idx, b->guard_bytes, d->align_bytes);
+        return kf_hook_fail(error, KF_ERR_INTERNAL,
+                            "%s buffer %d: guard of %zu bytes is not a multiple of the device's "
+                            "base address alignment (%u bytes, CL_DEVICE_MEM_BASE_ADDR_ALIGN), so its "
+                            "data part cannot be a sub-buffer; raise the core's guard size",
+                            role, idx, b->guard_bytes, d->align_bytes);
     size_t total = b->bytes + 2 * b->guard_bytes;
     cl_int e = CL_SUCCESS;
     m->base = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, total, NULL, &e);
     if (!m->base)
-        return kfcl_fail(error, e == CL_INVALID_BUFFER_SIZE || e == CL_MEM_OBJECT_ALLOCATION_FAILURE
+        return kf_hook_fail(error, e == CL_INVALID_BUFFER_SIZE || e == CL_MEM_OBJECT_ALLOCATION_FAILURE
                                     ? KF_ERR_NOMEM : KF_ERR_RUNTIME,
-                         "clCreateBuffer(%zu bytes) for %s buffer %d failed: %s", total, role, idx,
-                         kfcl_err_name(e));
+                            "clCreateBuffer(%zu bytes) for %s buffer %d failed: %s", total, role, idx,
+                            kfcl_err_name(e));
     cl_buffer_region r = {b->guard_bytes, b->bytes};
     m->sub = clCreateSubBuffer(m->base, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &r, &e);
     if (!m->sub)
-        return kfcl_fail(error, e == CL_MISALIGNED_SUB_BUFFER_OFFSET ? KF_ERR_INTERNAL : KF_ERR_RUNTIME,
-                         "clCreateSubBuffer(origin %zu, %zu bytes) for %s buffer %d failed: %s",
-                         b->guard_bytes, b->bytes, role, idx, kfcl_err_name(e));
+        return kf_hook_fail(error, e == CL_MISALIGNED_SUB_BUFFER_OFFSET ? KF_ERR_INTERNAL : KF_ERR_RUNTIME,
+                            "clCreateSubBuffer(origin %zu, %zu bytes) for %s buffer %d failed: %s",
+                            b->guard_bytes, b->bytes, role, idx, kfcl_err_name(e));
     e = clEnqueueWriteBuffer(d->queue, m->base, CL_FALSE, 0, total, b->base, 0, NULL, NULL);
     if (e != CL_SUCCESS)
-        return kfcl_fail(error, KF_ERR_RUNTIME, "uploading %s buffer %d (%zu bytes) failed: %s",
-                         role, idx, total, kfcl_err_name(e));
+        return kf_hook_fail(error, KF_ERR_RUNTIME, "uploading %s buffer %d (%zu bytes) failed: %s",
+                            role, idx, total, kfcl_err_name(e));
     return KF_OK;
 }
 
@@ -74,14 +74,14 @@ kf_status kfcl_set_create(kf_artifact *a, kf_buffer_set *set, kfcl_set *out, cha
     memset(out, 0, sizeof *out);
     if (!set || (a->n_inputs && !set->inputs) || (a->n_outputs && !set->outputs) ||
         (a->n_scratch && !set->scratch))
-        return kfcl_fail(error, KF_ERR_INVALID,
-                         "buffer set lacks inputs, outputs or scratch buffers the problem declares");
+        return kf_hook_fail(error, KF_ERR_INVALID,
+                            "buffer set lacks inputs, outputs or scratch buffers the problem declares");
     out->n = a->n_inputs + a->n_outputs + a->n_scratch;
     out->mem = calloc((size_t)out->n + 1, sizeof *out->mem);
     out->host = calloc((size_t)out->n + 1, sizeof *out->host);
     if (!out->mem || !out->host) {
         kfcl_set_free(out);
-        return kfcl_fail(error, KF_ERR_NOMEM, "out of memory");
+        return kf_hook_fail(error, KF_ERR_NOMEM, "out of memory");
     }
     for (int i = 0; i < out->n; i++) {
         int idx;
@@ -107,9 +107,9 @@ kf_status kfcl_set_read_back(kf_artifact *a, kfcl_set *s, char **error)
         if (e != CL_SUCCESS) {
             int idx;
             const char *role = role_name(a, i, &idx);
-            return kfcl_fail(error, KF_ERR_RUNTIME,
-                             "reading %s buffer %d back failed: %s (a kernel of the plan probably "
-                             "faulted: %s)", role, idx, kfcl_err_name(e), kfcl_err_hint(e));
+            return kf_hook_fail(error, KF_ERR_RUNTIME,
+                                "reading %s buffer %d back failed: %s (a kernel of the plan probably "
+                                "faulted: %s)", role, idx, kfcl_err_name(e), kfcl_err_hint(e));
         }
     }
     return KF_OK;
@@ -160,13 +160,13 @@ static kf_status set_args(kf_artifact *a, int li, kfcl_set *s, char **error)
             e = clSetKernelArg(l->k, (cl_uint)i, (size_t)arg->bytes, NULL);
             break;
         default:
-            return kfcl_fail(error, KF_ERR_INVALID, "launch[%d] (kernel %s): arg %d has kind %d",
-                             li, l->kernel, i, (int)arg->kind);
+            return kf_hook_fail(error, KF_ERR_INVALID, "launch[%d] (kernel %s): arg %d has kind %d",
+                                li, l->kernel, i, (int)arg->kind);
         }
         if (e != CL_SUCCESS)
-            return kfcl_fail(error, KF_ERR_LAUNCH,
-                             "launch[%d] (kernel %s): clSetKernelArg(%d, %s) failed: %s; %s",
-                             li, l->kernel, i, what, kfcl_err_name(e), kfcl_err_hint(e));
+            return kf_hook_fail(error, KF_ERR_LAUNCH,
+                                "launch[%d] (kernel %s): clSetKernelArg(%d, %s) failed: %s; %s",
+                                li, l->kernel, i, what, kfcl_err_name(e), kfcl_err_hint(e));
     }
     return KF_OK;
 }
@@ -197,19 +197,19 @@ static kf_status check_uniform(const kf_artifact *a, int li, char **error)
     for (int d = 0; d < l->work_dim; d++) {
         wg *= l->local[d];
         if (l->global[d] % l->local[d] != 0)
-            return kfcl_fail(error, KF_ERR_LAUNCH,
-                             "launch[%d] (kernel %s): global[%d] = %zu is not a multiple of "
-                             "local[%d] = %zu; OpenCL 1.2 needs uniform work-groups: use "
-                             "round_up(n, %zu) in the plan and guard the kernel with if (i < n)",
-                             li, l->kernel, d, l->global[d], d, l->local[d], l->local[d]);
+            return kf_hook_fail(error, KF_ERR_LAUNCH,
+                                "launch[%d] (kernel %s): global[%d] = %zu is not a multiple of "
+                                "local[%d] = %zu; OpenCL 1.2 needs uniform work-groups: use "
+                                "round_up(n, %zu) in the plan and guard the kernel with if (i < n)",
+                                li, l->kernel, d, l->global[d], d, l->local[d], l->local[d]);
     }
     size_t kmax = 0;
     clGetKernelWorkGroupInfo(l->k, a->dev->id, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL);
     if (kmax && wg > kmax)
-        return kfcl_fail(error, KF_ERR_LAUNCH,
-                         "launch[%d] (kernel %s): work-group of %zu work-items exceeds this "
-                         "kernel's limit of %zu on '%s' (CL_KERNEL_WORK_GROUP_SIZE); use a "
-                         "smaller local size", li, l->kernel, wg, kmax, a->dev->name);
+        return kf_hook_fail(error, KF_ERR_LAUNCH,
+                            "launch[%d] (kernel %s): work-group of %zu work-items exceeds this "
+                            "kernel's limit of %zu on '%s' (CL_KERNEL_WORK_GROUP_SIZE); use a "
+                            "smaller local size", li, l->kernel, wg, kmax, a->dev->name);
     return KF_OK;
 }
 
@@ -226,10 +226,10 @@ kf_status kfcl_enqueue_plan(kf_artifact *a, kfcl_set *s, cl_event *events, char 
         if (e != CL_SUCCESS) {
             char sz[160];
             sizes_text(l, sz, sizeof sz);
-            return kfcl_fail(error, KF_ERR_LAUNCH,
-                             "launch[%d] (kernel %s, %s): clEnqueueNDRangeKernel failed: %s%s%s",
-                             li, l->kernel, sz, kfcl_err_name(e), *kfcl_err_hint(e) ? "; " : "",
-                             kfcl_err_hint(e));
+            return kf_hook_fail(error, KF_ERR_LAUNCH,
+                                "launch[%d] (kernel %s, %s): clEnqueueNDRangeKernel failed: %s%s%s",
+                                li, l->kernel, sz, kfcl_err_name(e), *kfcl_err_hint(e) ? "; " : "",
+                                kfcl_err_hint(e));
         }
     }
     return KF_OK;
@@ -237,16 +237,16 @@ kf_status kfcl_enqueue_plan(kf_artifact *a, kfcl_set *s, cl_event *events, char 
 
 kf_status kfcl_verify(kf_artifact *a, kf_buffer_set *set, char **error)
 {
-    if (!a) return kfcl_fail(error, KF_ERR_INVALID, "verify: no artifact");
+    if (!a) return kf_hook_fail(error, KF_ERR_INVALID, "verify: no artifact");
     kfcl_set s;
     kf_status st = kfcl_set_create(a, set, &s, error);
     if (st != KF_OK) return st;
     st = kfcl_enqueue_plan(a, &s, NULL, error);
     cl_int e = clFinish(a->dev->queue);
     if (st == KF_OK && e != CL_SUCCESS)
-        st = kfcl_fail(error, KF_ERR_RUNTIME,
-                       "clFinish after the plan's %d launch(es) failed: %s; %s", a->n_launches,
-                       kfcl_err_name(e), kfcl_err_hint(e));
+        st = kf_hook_fail(error, KF_ERR_RUNTIME,
+                          "clFinish after the plan's %d launch(es) failed: %s; %s", a->n_launches,
+                          kfcl_err_name(e), kfcl_err_hint(e));
     if (st == KF_OK) st = kfcl_set_read_back(a, &s, error);
     kfcl_set_free(&s);
     return st;

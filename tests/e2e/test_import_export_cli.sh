@@ -19,14 +19,16 @@
 # two-launch OpenCL plan with a scratch buffer and a float argument
 # (tests/candidates/opencl/group_norm) --to c builds and its example's sums
 # equal those of the cpu-simd candidate for the same problem, exported the
-# same way (both examples draw the same inputs).
+# same way (both examples draw the same inputs).  Runs recorded before
+# backend_language (kforge before a0c15cb) export a cuda (.cu) or opencl
+# (.cl) plan with the language inferred from the first source's suffix.
 # The options of import's second and third forms (--class, --inputs SPEC,
 # --init-args JSON, pkg.module:NAME) are checked before any Python runs:
 # each bad one exits 2 with one line naming it.
 . "$KF_SRCDIR/tests/e2e/tap.sh"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-echo "1..32"
+echo "1..34"
 M="$KF_SRCDIR/tests/torch/kernelbench/12_Gemm_Multiply_LeakyReLU.py"
 
 # 1: a Python whose torch cannot be imported
@@ -324,4 +326,29 @@ if KFORGE_PLUGIN_PATH="$FX:$KFORGE_PLUGIN_PATH" "$KFORGE" export "$T/fx" --to c 
        grep -q '"kind":"metal","language":"metal","backend":"fixture-export","caller":"_metal".*"metal_options":\["-O3"\]'; then
     ok "a third-party plugin of another language exports its plans (--to c: its files; --to torch: its caller and spec member)"
 else no "third-party plugin export" "$(cat "$T/out")" "$(cat "$T/fxc/plan.txt" 2>&1)"; fi
+# 33-34: runs recorded before result.json had backend_language and backend_caps
+# (kforge before a0c15cb, e.g. bench/results/h100-cuda-2026-11-23): the plan's
+# language comes from its first source's suffix, .cu -> cuda-c, .cl -> opencl-c
+old_export() {   # old_export NAME BACKEND LANGUAGE CANDIDATE_DIR PROBLEM PKG: export --to torch, check spec.json
+    local d="$T/old-$2"
+    mkdir -p "$d/steps/0001-0"
+    cp "$5" "$d/problem.json"
+    cp -r "$4" "$d/steps/0001-0/candidate"
+    printf '{"problem":"x","preset":"small","backend":"%s","best":{"dir":"steps/0001-0/candidate","verified":true}}\n' \
+        "$2" > "$d/result.json"
+    if "$KFORGE" export "$d" --to torch --out "$d-t" >"$T/out" 2>&1 &&
+       tr -d ' \n' < "$d-t/$6/spec.json" |
+           grep -q "\"kind\":\"$2\",\"language\":\"$3\",\"language_inferred_from_candidate\":true,\"backend\":\"$2\",\"caller\":\"_$2\""; then
+        ok "$1"
+    else no "$1" "$(cat "$T/out")"; fi
+}
+if "$KFORGE" backends 2>/dev/null | grep -q "^cuda "; then
+    old_export "a cuda run recorded before backend_language: cuda-c inferred from kernel.cu, exported by the cuda plugin" \
+        cuda cuda-c "$KF_SRCDIR/tests/candidates/cuda/gemm_mul_leakyrelu" "$T/run/problem.json" kf_12_gemm_multiply_leakyrelu
+else
+    ok "# SKIP no cuda plugin built here (configure --with-cuda)"
+fi
+old_export "an opencl run recorded before backend_language: opencl-c inferred from kernel.cl" \
+    opencl opencl-c "$KF_SRCDIR/tests/candidates/opencl/group_norm" \
+    "$KF_SRCDIR/problems/level2/30_Gemm_GroupNorm_Hardtanh.json" kf_30_gemm_groupnorm_hardtanh
 tap_exit

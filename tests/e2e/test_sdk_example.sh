@@ -30,7 +30,7 @@ check() {     # check NAME TEXT NEEDLE...: every needle is a substring of TEXT
     ok "$name"
 }
 
-echo "1..17"
+echo "1..18"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kf-sdk.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -277,6 +277,41 @@ else
              "kforge verify passes a correct candidate through the ABI 1.0 plugin" "and fails a wrong one with exit 1"; do
         not_ok "$c" "the example does not build against the 1.0 header:" "$(cat "$tmp/abi10.log")"
     done
+fi
+
+# 18: the SDK's error helpers (kf_strf, kf_hook_fail), as a third party gets
+# them: the installed header alone, strict C99, run under its own checks
+cat > "$tmp/errs.c" <<'C'
+#include <kforge-plugin.h>
+#include <stdio.h>
+static kf_status hook(char **error, int n)
+{
+    if (n < 0) return kf_hook_fail(error, KF_ERR_INVALID, "mine: n is %d; give n >= 0", n);
+    return KF_OK;
+}
+int main(void)
+{
+    char *e = kf_strf("stale %s", "text");
+    kf_status st = hook(&e, -3);               /* replaces (and frees) the stale text */
+    char big[5000];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    char *b = kf_strf("%s|%d%%", big, 7);
+    printf("status %d msg [%s] null-out %d ok %d big %zu tail %s\n", (int)st, e ? e : "(null)",
+           (int)kf_hook_fail(NULL, KF_ERR_RUNTIME, "dropped"), (int)hook(&e, 1), b ? strlen(b) : 0,
+           b ? b + 4999 : "(null)");
+    free(e);
+    free(b);
+    return 0;
+}
+C
+if cc -std=c99 -pedantic -Wall -Wextra -Wformat=2 -Werror $(pkg-config --cflags kforge-plugin) -o "$tmp/errs" \
+      "$tmp/errs.c" 2>"$tmp/errs.log"; then
+    out=$("$tmp/errs" 2>&1)
+    check "kf_strf and kf_hook_fail from the installed header alone (C99): message, status, NULL out, long text" \
+        "$out" "status 5 msg [mine: n is -3; give n >= 0] null-out 4 ok 0 big 5002 tail |7%"
+else
+    not_ok "kf_strf and kf_hook_fail from the installed header alone (C99)" "it does not build:" "$(cat "$tmp/errs.log")"
 fi
 
 exit $failed

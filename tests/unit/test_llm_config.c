@@ -6,6 +6,7 @@
 #include "llm/http.h"
 #include "llm/llm.h"
 #include "llm/llm_internal.h"
+#include "util/sha256.h"   /* the store's keys (llm_store.c) */
 
 KF_TEST(builtin_prices_and_prefix_match)
 {

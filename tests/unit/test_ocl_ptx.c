@@ -207,6 +207,47 @@ KF_TEST(other_devices_never_get_the_point)
     close_problem();
 }
 
+/* A batched GEMM (tests/golden/problems/bmm_broadcast.json: y2 = C @ B with
+ * C (S, T, M, K) and B (T, K, N) broadcast over S) through inline PTX: the
+ * third grid dimension is the batch, split into its dims innermost first,
+ * each adding its own strides of A and B (B's is 0 over S), C dense. */
+KF_TEST(batched_gemm_offsets_per_batch_dim)
+{
+    char path[4096];
+    kf_error err = {0};
+    snprintf(path, sizeof path, "%s/tests/golden/problems/bmm_broadcast.json", kf_test_srcdir());
+    prob = kf_problem_load(path, &err);
+    KF_CHECK_MSG(prob != NULL, "%s", err.msg);
+    KF_CHECK_MSG(kf_resolve(prob, kf_problem_find_preset(prob, "small"), &res, &err) == 0, "%s", err.msg);
+    kf_device_info dev;
+    nvidia_device(&dev, KF_MU_TF32 | KF_MU_BF16);
+    kf_bt_point pt;
+    kf_bt_point_default(&kf_bt_emit_opencl_c, "opencl", &res, &dev, &pt);
+    pt.precision = KF_BT_TF32;
+    char *label = NULL;
+    kf_candidate *c = gen(&pt, &dev, &label, &err);
+    KF_CHECK_MSG(c != NULL, "%s", err.msg);
+    const char *s = c->sources[0].text;
+    KF_CHECK_CONTAINS(s, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32");
+    /* y1 = A @ B: batch T = 3, A's stride M*K = 35, B's K*N = 28 */
+    KF_CHECK_CONTAINS(s, "    const int bt = get_group_id(2);\n"
+                         "    size_t a_off = 0, b_off = 0;\n"
+                         "    int rem = bt, bc;\n"
+                         "    bc = rem % 3; rem /= 3; a_off += (size_t)bc * 35; b_off += (size_t)bc * 28;\n"
+                         "    const size_t c_off = (size_t)bt * M * N;\n"
+                         "    __global const float *A = g_A + a_off;\n");
+    /* y2 = C @ B: T innermost, then S (C's stride T*M*K = 105, B's 0) */
+    KF_CHECK_CONTAINS(s, "    bc = rem % 3; rem /= 3; a_off += (size_t)bc * 35; b_off += (size_t)bc * 28;\n"
+                         "    bc = rem % 2; rem /= 2; a_off += (size_t)bc * 105; b_off += (size_t)bc * 0;\n"
+                         "    const size_t c_off = (size_t)bt * M * N;\n"
+                         "    __global const float *A = g_C + a_off;\n");
+    KF_CHECK_INT(c->n_launches, 2);
+    KF_CHECK_STR(c->launches[1].global[2], "6");   /* S * T batches of y2 */
+    free(label);
+    kf_candidate_free(c);
+    close_problem();
+}
+
 int main(void)
 {
     return kf_test_main();

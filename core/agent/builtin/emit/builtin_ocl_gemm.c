@@ -80,6 +80,22 @@ static void load_cols(ocl_kernel *k, const char *ptr, int half, int vec)
     OCL_P(k, "        }\n");
 }
 
+void ocl_emit_batch_offsets(ocl_kernel *k, const kf_bt_gemm *gm, const char *batch_id)
+{
+    if (gm->batch <= 1) {
+        OCL_P(k, "    const size_t a_off = 0, b_off = 0, c_off = 0;\n");
+        return;
+    }
+    OCL_P(k, "    const int bt = %s;\n"
+             "    size_t a_off = 0, b_off = 0;\n"
+             "    int rem = bt, bc;\n", batch_id);
+    for (int d = gm->n_batch_dims - 1; d >= 0; d--)
+        OCL_P(k, "    bc = rem %% %" PRId64 "; rem /= %" PRId64 "; a_off += (size_t)bc * %" PRId64
+              "; b_off += (size_t)bc * %" PRId64 ";\n", gm->batch_dims[d], gm->batch_dims[d],
+              gm->a_bstride[d], gm->b_bstride[d]);
+    OCL_P(k, "    const size_t c_off = (size_t)bt * M * N;\n");
+}
+
 void ocl_gen_gemm(ocl_gen *g, int gi)
 {
     const kf_bt_group *grp = &g->plan->groups[gi];
@@ -112,18 +128,7 @@ void ocl_gen_gemm(ocl_gen *g, int gi)
     OCL_P(k, "    const int M = %" PRId64 ", N = %" PRId64 ", K = %" PRId64 ";\n", gm->M, gm->N, gm->K);
     OCL_P(k, "    const int lx = get_local_id(0), ly = get_local_id(1);\n"
              "    const int n0 = get_group_id(0) * TS, m0 = get_group_id(1) * TS;\n");
-    if (gm->batch > 1) {
-        OCL_P(k, "    const int bt = get_group_id(2);\n"
-                 "    size_t a_off = 0, b_off = 0;\n"
-                 "    int rem = bt, bc;\n");
-        for (int d = gm->n_batch_dims - 1; d >= 0; d--)
-            OCL_P(k, "    bc = rem %% %" PRId64 "; rem /= %" PRId64 "; a_off += (size_t)bc * %" PRId64
-                  "; b_off += (size_t)bc * %" PRId64 ";\n", gm->batch_dims[d], gm->batch_dims[d],
-                  gm->a_bstride[d], gm->b_bstride[d]);
-        OCL_P(k, "    const size_t c_off = (size_t)bt * M * N;\n");
-    } else {
-        OCL_P(k, "    const size_t a_off = 0, b_off = 0, c_off = 0;\n");
-    }
+    ocl_emit_batch_offsets(k, gm, "get_group_id(2)");
     OCL_P(k, "    __global const %s *A = %s + a_off;\n", ha ? "half" : "float", A);
     OCL_P(k, "    __global const %s *Bm = %s + b_off;\n", hb ? "half" : "float", B);
     OCL_P(k, "    %s acc[WPT];\n"

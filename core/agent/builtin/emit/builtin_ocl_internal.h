@@ -125,6 +125,12 @@ void ocl_emit_tail(ocl_kernel *k, int gi, int from, const char *idx, const char 
 /* Per-kind emitters (builtin_ocl_gemm.c, builtin_ocl_reduce.c,
  * builtin_ocl_map.c).  Each emits the kernels of group gi. */
 void ocl_gen_gemm(ocl_gen *g, int gi);
+/* The element offsets of one batch of a (batched) GEMM: `const size_t a_off,
+ * b_off, c_off` into A, B and C, from the batch index `batch_id`
+ * ("get_group_id(2)", CUDA's "blockIdx.z") split over the batch dims
+ * innermost first, each with its own strides of A and B; all 0 without a
+ * batch (builtin_ocl_gemm.c). */
+void ocl_emit_batch_offsets(ocl_kernel *k, const kf_bt_gemm *gm, const char *batch_id);
 /* The GEMM of group gi on tensor cores (cuda_gemm_tc.c; CUDA C inline PTX,
  * only when g->tc): TF32, or BF16 (cuda_gemm_bf16.c) when g->tc == 2 and
  * the GEMM is not batched. */

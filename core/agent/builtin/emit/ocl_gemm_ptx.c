@@ -70,18 +70,7 @@ void ocl_gen_gemm_ptx(ocl_gen *g, int gi)
     OCL_P(k, "    const int tid = get_local_id(0), lane = tid & 31, warp = tid >> 5;\n"
              "    const int wm = warp >> 2, wn = warp & 3, gid = lane >> 2, tig = lane & 3;\n"
              "    const int n0 = get_group_id(0) * 128, m0 = get_group_id(1) * 128;\n");
-    if (gm->batch > 1) {
-        OCL_P(k, "    const int bt = get_group_id(2);\n"
-                 "    size_t a_off = 0, b_off = 0;\n"
-                 "    int rem = bt, bc;\n");
-        for (int d = gm->n_batch_dims - 1; d >= 0; d--)
-            OCL_P(k, "    bc = rem %% %" PRId64 "; rem /= %" PRId64 "; a_off += (size_t)bc * %" PRId64
-                  "; b_off += (size_t)bc * %" PRId64 ";\n", gm->batch_dims[d], gm->batch_dims[d],
-                  gm->a_bstride[d], gm->b_bstride[d]);
-        OCL_P(k, "    const size_t c_off = (size_t)bt * M * N;\n");
-    } else {
-        OCL_P(k, "    const size_t a_off = 0, b_off = 0, c_off = 0;\n");
-    }
+    ocl_emit_batch_offsets(k, gm, "get_group_id(2)");
     OCL_P(k, "    __global const float *A = %s + a_off;\n"
              "    __global const float *Bm = %s + b_off;\n"
              "    float acc[4][4][4];\n"
