@@ -6,7 +6,8 @@
  * is the steadiest figure on a machine shared with other work).
  *
  *   harness B K N THREADS REPS SCRATCH_BYTES... NAME...   (NVAR of each, in order)
- * A variant must take one scratch buffer (the packed B); its output is
+ * A variant takes one to four scratch buffers (SCRATCH: their bytes,
+ * comma-separated, as its candidate.json lists them); its output is
  * checked for NaN (a kernel built for other sizes writes NaN). */
 #include <cblas.h>
 #include <math.h>
@@ -66,10 +67,16 @@ int main(int argc, char **argv)
     float *out[1] = {y};
     int64_t dims[3] = {B, K, N};   /* the problems' dim order: B, K, N */
     double t[5][256];
-    float *scr[NVAR][2];
-    for (int v = 0; v < NVAR; v++) {
-        scr[v][0] = aligned_alloc(64, ((size_t)atoll(argv[6 + v]) + 63) / 64 * 64 + 64);
-        scr[v][1] = NULL;
+    float *scr[NVAR][5];
+    int nscr[NVAR];
+    for (int v = 0; v < NVAR; v++) {   /* SCRATCH: the buffers' bytes, comma-separated */
+        char *sp = argv[6 + v];
+        nscr[v] = 0;
+        do {
+            long long by = strtoll(sp, &sp, 10);
+            scr[v][nscr[v]++] = aligned_alloc(64, ((size_t)by + 63) / 64 * 64 + 64);
+        } while (*sp == ',' && *++sp && nscr[v] < 4);
+        scr[v][nscr[v]] = NULL;
     }
     if (reps > 256) reps = 256;
     openblas_set_num_threads(nt);
@@ -82,7 +89,7 @@ int main(int argc, char **argv)
                 cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)B, (int)N, (int)K, 1.0f, x, (int)K, w,
                             (int)K, 0.0f, y, (int)N);
             } else {
-                kf_cpu_args a = {in, out, scr[v], dims, 3, 1, 1, 3, nt, feats};
+                kf_cpu_args a = {in, out, scr[v], dims, 3, 1, nscr[v], 3, nt, feats};
                 entries[v](&a);
             }
             if (r >= 0) t[v][r] = now() - t0;

@@ -6,6 +6,9 @@
 #
 #   bench/cpu_gemm/micro.sh PROBLEM.json PRESET THREADS REPS NAME=POINT_JSON...
 #
+# A POINT_JSON of the form @FILE names a saved emit_golden output instead
+# (the same problem and preset, e.g. from an earlier commit's emitter).
+#
 # Prints one line per variant and one for OpenBLAS: minimum and median time
 # and GFLOP/s of the GEMM (2*B*N*K) at the minimum.
 set -e
@@ -18,10 +21,13 @@ dims=$(python3 -c "import json,sys; d=json.load(open('$prob'))['presets']['$pres
 i=0; objs=""; scr=""; names=""
 for v in "$@"; do
     name=${v%%=*} point=${v#*=}
-    (cd "$top" && "$build/tests/golden/emit_golden" c cpu-simd "$prob" "$preset" "$point") > "$tmp/g$i" 
+    case $point in   # @FILE: a saved emit_golden output (another commit's emitter)
+    @*) cp "${point#@}" "$tmp/g$i" ;;
+    *) (cd "$top" && "$build/tests/golden/emit_golden" c cpu-simd "$prob" "$preset" "$point") > "$tmp/g$i" ;;
+    esac
     awk '/^=== kernel.c$/ {on = 1; next} /^=== / {on = 0} on' "$tmp/g$i" > "$tmp/k$i.c"
     bytes=$(awk '/^=== candidate.json$/ {on = 1; next} /^=== / {on = 0} on' "$tmp/g$i" |
-            python3 -c "import json,sys; s=json.load(sys.stdin)['scratch']; assert len(s)==1, 'one scratch buffer'; print(s[0]['bytes'])")
+            python3 -c "import json,sys; s=json.load(sys.stdin)['scratch']; assert 1 <= len(s) <= 4, 'one to four scratch buffers'; print(','.join(str(x['bytes']) for x in s))")
     ${CC:-cc} -std=gnu11 -O3 -march=native -fopenmp -I"$top/plugins/cpu-simd" -Dkf_kernel=kf_kernel_$i -Dkf_cpu_unit=kf_cpu_unit_$i -c "$tmp/k$i.c" -o "$tmp/k$i.o"
     objs="$objs $tmp/k$i.o"; scr="$scr $bytes"; names="$names $name"; i=$((i + 1))
 done
