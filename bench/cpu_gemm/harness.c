@@ -8,7 +8,9 @@
  *   harness B K N THREADS REPS SCRATCH_BYTES... NAME...   (NVAR of each, in order)
  * A variant takes one to four scratch buffers (SCRATCH: their bytes,
  * comma-separated, as its candidate.json lists them); its output is
- * checked for NaN (a kernel built for other sizes writes NaN). */
+ * checked for NaN (a kernel built for other sizes writes NaN), and each
+ * variant's output after the warm-up against the first variant's (the
+ * largest difference relative to the largest value is printed). */
 #include <cblas.h>
 #include <math.h>
 #include <omp.h>
@@ -66,7 +68,8 @@ int main(int argc, char **argv)
     const float *in[3] = {x, w, bias};
     float *out[1] = {y};
     int64_t dims[3] = {B, K, N};   /* the problems' dim order: B, K, N */
-    double t[5][256];
+    double t[5][256], maxdiff[5] = {0};
+    float *y0 = aligned_alloc(64, (size_t)(B * N) * 4);
     float *scr[NVAR][5];
     int nscr[NVAR];
     for (int v = 0; v < NVAR; v++) {   /* SCRATCH: the buffers' bytes, comma-separated */
@@ -93,6 +96,15 @@ int main(int argc, char **argv)
                 entries[v](&a);
             }
             if (r >= 0) t[v][r] = now() - t0;
+            if (r == -1 && v < NVAR) {   /* the warm-up: each variant's output against variant 0's */
+                if (v == 0) memcpy(y0, y, (size_t)(B * N) * 4);
+                double d = 0, m = 0;
+                for (int64_t i = 0; i < B * N; i++) {
+                    d = fmax(d, fabs((double)y[i] - (double)y0[i]));
+                    m = fmax(m, fabs((double)y0[i]));
+                }
+                maxdiff[v] = d / (m > 0 ? m : 1);
+            }
             if (y[0] != y[0] || y[B * N - 1] != y[B * N - 1]) {
                 fprintf(stderr, "variant %d wrote NaN: built for other sizes?\n", v);
                 return 1;
@@ -102,8 +114,10 @@ int main(int argc, char **argv)
     double flops = 2.0 * (double)B * (double)N * (double)K;
     for (int v = 0; v <= NVAR; v++) {
         qsort(t[v], (size_t)reps, sizeof(double), cmp);
-        printf("%s %.3f ms min %.3f ms median %.1f GFLOP/s (min)\n", v == NVAR ? "openblas" : argv[6 + NVAR + v],
+        printf("%s %.3f ms min %.3f ms median %.1f GFLOP/s (min)", v == NVAR ? "openblas" : argv[6 + NVAR + v],
                t[v][0] * 1e3, t[v][reps / 2] * 1e3, flops / t[v][0] / 1e9);
+        if (v > 0 && v < NVAR) printf("  max |y - y(%s)| / max |y(%s)| %.2g", argv[6 + NVAR], argv[6 + NVAR], maxdiff[v]);
+        printf("\n");
     }
     return 0;
 }
