@@ -2,9 +2,11 @@
  * KF_BT_AMX_BF16 (builtin_cpu.c emits it in place of GEMM_LIB_FP32): Intel
  * AMX tiles with bf16 inputs and fp32 accumulation.  Same interface as the
  * fp32 and vdpbf16ps libraries (kf_pack_a, kf_pack_b, kf_ukernel over MR x
- * NR tiles, packed panels at the fp32 layout's offsets), so the blocking,
- * the shared parallel packing of B and the epilogue at the last depth block
- * are the generator's, unchanged.
+ * NR tiles, packed panels at the fp32 layout's offsets).  With row panels
+ * (a row op fused) the fp32 generator's loops call it; otherwise
+ * builtin_cpu.c's emit_gemm_group_amx packs all of A and B once per call,
+ * shared by the threads, and runs 2-D work items over whole depth blocks
+ * (with KC >= K the C tiles stay in the tiles over all of K).
  *
  * Tiles (palette 1): C 16 x 16 fp32 (tmm0..3: C00 C01 C10 C11), A 16 rows x
  * 32 bf16 (tmm4, tmm5), B 16 pairs x 16 columns in the VNNI pair layout
