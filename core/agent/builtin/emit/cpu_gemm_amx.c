@@ -35,6 +35,7 @@ const char kf_bt_cpu_gemm_lib_amx[] =
     "#if (KF_MR != 16 && KF_MR != 32) || (KF_NR != 16 && KF_NR != 32)\n"
     "#error \"precision amx-bf16 needs MR and NR of 16 or 32 (whole 16 x 16 C tiles)\"\n"
     "#endif\n"
+    "#include <sched.h>   /* sched_yield: a work item waiting for a panel another thread packs */\n"
     "#define KF_TM (KF_MR / 16)\n"
     "#define KF_TN (KF_NR / 16)\n"
     "KF_CPU_USES(KF_CPU_UNIT_AMX_BF16);\n"
