@@ -6,7 +6,8 @@
  * (a row op fused) the fp32 generator's loops call it; otherwise
  * builtin_cpu.c's emit_gemm_group_amx packs all of A and B once per call,
  * shared by the threads, and runs 2-D work items over whole depth blocks
- * (with KC >= K the C tiles stay in the tiles over all of K).
+ * from one queue without a barrier (with KC >= K the C tiles stay in the
+ * tiles over all of K).
  *
  * Tiles (palette 1): C 16 x 16 fp32 (tmm0..3: C00 C01 C10 C11), A 16 rows x
  * 32 bf16 (tmm4, tmm5), B 16 pairs x 16 columns in the VNNI pair layout
