@@ -1,5 +1,5 @@
 #!/bin/bash
-# s23-amx device run: micro.sh (old/new AMX kernels, OpenBLAS) at 16 threads,
+# s23-amx device run (prepared, not made; see README.md): micro.sh (old/new AMX kernels, OpenBLAS) at 16 threads,
 # one AMX run of problem 9, then the CPU anchors + suite of the brief.
 C=$PWD/.carry-amx; R=$OUT/amx; mkdir -p $R
 S=$KF_BUILD/bench/cpu_gemm; mkdir -p $S; cp $C/micro.sh $C/harness.c $S/
@@ -8,11 +8,11 @@ S=$KF_BUILD/bench/cpu_gemm; mkdir -p $S; cp $C/micro.sh $C/harness.c $S/
 P9=$(ls problems/level2/09_*.json); P12=$(ls problems/level2/12_*.json)
 echo "== $(date +%T) micro"
 { echo "# OMP_WAIT_POLICY=passive micro.sh 09 cpu 16 15"; uptime
-  OMP_WAIT_POLICY=passive KF_BUILDDIR=$KF_BUILD timeout 30 bash $S/micro.sh $P9 cpu 16 15 old=@$C/k/09-old.txt new=@$C/k/09-new.txt fly=@$C/k/09-fly.txt new1024=@$C/k/09-new1024.txt
+  OMP_WAIT_POLICY=passive KF_BUILDDIR=$KF_BUILD timeout 30 bash $S/micro.sh $P9 cpu 16 15 old=@$C/k/09-old.txt barrier=@$C/k/09-barrier.txt queue=@$C/k/09-queue.txt fly=@$C/k/09-fly.txt
   echo "# OMP_WAIT_POLICY=passive micro.sh 12 cpu 16 15"; uptime
-  OMP_WAIT_POLICY=passive KF_BUILDDIR=$KF_BUILD timeout 25 bash $S/micro.sh $P12 cpu 16 15 old=@$C/k/12-old.txt new=@$C/k/12-new.txt
+  OMP_WAIT_POLICY=passive KF_BUILDDIR=$KF_BUILD timeout 25 bash $S/micro.sh $P12 cpu 16 15 old=@$C/k/12-old.txt barrier=@$C/k/12-barrier.txt queue=@$C/k/12-queue.txt
   echo "# micro.sh 09 cpu 16 15 (default waits)"
-  KF_BUILDDIR=$KF_BUILD timeout 25 bash $S/micro.sh $P9 cpu 16 15 old=@$C/k/09-old.txt new=@$C/k/09-new.txt
+  KF_BUILDDIR=$KF_BUILD timeout 25 bash $S/micro.sh $P9 cpu 16 15 old=@$C/k/09-old.txt queue=@$C/k/09-queue.txt
 } > $R/micro.txt 2>&1
 cat $R/micro.txt
 echo "== $(date +%T) run 9 amx"
