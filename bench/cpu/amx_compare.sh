@@ -4,8 +4,9 @@
 #
 #   fp32    the built-in agent's default point (AVX-512 FMA micro-kernel)
 #   bf16    the default with precision 3 (vdpbf16ps, fp32 accumulation)
-#   amx     precision 5, MR = NR = 32 (2 x 2 AMX C tiles), KC 384
-#   amx192  the same with KC 192
+#   amx     precision 5 at the search's AMX point on a 2 MiB L2: MR = NR = 32
+#           (2 x 2 AMX C tiles), KC 4096 (all of K in one depth block), MC 128
+#   amx384  the same with KC 384 (C through memory between depth blocks)
 #
 #     bench/cpu/amx_compare.sh [ROUNDS] [OUT] [PROBLEM.json...]
 #
@@ -43,12 +44,12 @@ if [ "$rounds" -gt 0 ]; then   # ROUNDS 0: only the summary of OUT/runs.txt agai
 for r in $(seq 1 "$rounds"); do
     for p in "${probs[@]}"; do
         name=$(basename "$p" .json)
-        for v in fp32 bf16 amx amx192; do
+        for v in fp32 bf16 amx amx384; do
             case $v in
             fp32) agent=builtin ;;
             bf16) agent='builtin:{"precision":3}' ;;
-            amx) agent='builtin:{"precision":5,"mr":32,"nr":32,"kc":384}' ;;
-            amx192) agent='builtin:{"precision":5,"mr":32,"nr":32,"kc":192}' ;;
+            amx) agent='builtin:{"precision":5,"mr":32,"nr":32,"kc":4096,"mc":128}' ;;
+            amx384) agent='builtin:{"precision":5,"mr":32,"nr":32,"kc":384,"mc":128}' ;;
             esac
             d="$out/runs/${name%%_*}-$v-r$r"
             rm -rf "$d"
@@ -72,8 +73,8 @@ out, preset, kforge, probs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 be = json.loads(subprocess.run([kforge, "backends", "--json"], capture_output=True, text=True).stdout)
 dev = [p for p in be["plugins"] if p["name"] == "cpu-simd"][0]["devices"][0]
 peaks = {"fp32": dev["peak_gflops"], "bf16": dev.get("peak_gflops_bf16", 0),
-         "amx": dev.get("peak_gflops_amx_bf16", 0), "amx192": dev.get("peak_gflops_amx_bf16", 0)}
-unit = {"fp32": "FMA", "bf16": "vdpbf16ps", "amx": "AMX", "amx192": "AMX"}
+         "amx": dev.get("peak_gflops_amx_bf16", 0), "amx384": dev.get("peak_gflops_amx_bf16", 0)}
+unit = {"fp32": "FMA", "bf16": "vdpbf16ps", "amx": "AMX", "amx384": "AMX"}
 runs = {}
 for line in open(out + "/runs.txt"):
     w = line.split()
@@ -87,7 +88,7 @@ for p in probs:
     d = pj["presets"][preset]
     flops = 2.0 * d.get("B", d.get("M", 0)) * d["N"] * d["K"]
     base = statistics.median(runs[(pj["name"], "fp32")]) if (pj["name"], "fp32") in runs else 0
-    for v in ("fp32", "bf16", "amx", "amx192"):
+    for v in ("fp32", "bf16", "amx", "amx384"):
         t = runs.get((pj["name"], v))
         if not t:
             print("| %s | %s | no verified run | 0 | | | |" % (pj["name"], v))

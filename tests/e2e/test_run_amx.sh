@@ -4,7 +4,8 @@
 # from AMX points verify at the `small` preset, whose sizes (127 x 250 ->
 # 333) leave edges in every direction: rows past the last 16-row tile,
 # columns past the last 16-column tile, and depth blocks whose last pairs
-# go through vdpbf16ps (kc 250, 96, 40 and 93), with both loop orders, the
+# go through vdpbf16ps (kc 250, 96, 40 and 93; 4096: the whole depth in one
+# block, as the search's AMX neighbour takes it), with both loop orders, the
 # three fusions, and B both as nn.Linear weights (N x K) and as K x N.  Each run's eval.json must say compute_unit 2 and take
 # the AMX peak for its roofline.
 #
@@ -26,9 +27,10 @@ cases=(
     "rows fused, 2x2 tiles, kc 250 (7 tile blocks + 13 pairs)|$p12|{\"fusion\":2,\"precision\":5,\"mr\":32,\"nr\":32,\"kc\":384,\"mc\":96,\"nc\":256,\"loop_order\":0}"
     "epilogue fused, column-block order, 16x32, kc 96 then 58|$p99|{\"fusion\":1,\"precision\":5,\"mr\":16,\"nr\":32,\"kc\":96,\"mc\":64,\"nc\":128,\"loop_order\":1}"
     "unfused, 32x16, kc 40 (the last block 10 deep: no whole tile)|$p09|{\"fusion\":0,\"precision\":5,\"mr\":32,\"nr\":16,\"kc\":40,\"mc\":64,\"nc\":64,\"loop_order\":0}"
+    "epilogue fused, 2x2 tiles, kc 4096 (all of K=250 in one block: C stays in the tiles), A and B packed once|$p12|{\"fusion\":1,\"precision\":5,\"mr\":32,\"nr\":32,\"kc\":4096,\"mc\":64,\"nc\":64,\"loop_order\":1}"
     "B as K x N (matmul 127x93 @ 93x171), 16x16, kc 93 (2 tile blocks + 15 pairs)|$p08|{\"fusion\":2,\"precision\":5,\"mr\":16,\"nr\":16,\"kc\":384,\"mc\":64,\"nc\":128,\"loop_order\":0}"
 )
-echo "1..$((3 + 2 * ${#cases[@]}))"
+echo "1..$((4 + 2 * ${#cases[@]}))"
 
 if ! grep -qw amx_bf16 /proc/cpuinfo || ! grep -qw amx_tile /proc/cpuinfo; then
     strict_here=0
@@ -37,6 +39,7 @@ if ! grep -qw amx_bf16 /proc/cpuinfo || ! grep -qw amx_tile /proc/cpuinfo; then
     skip "the listing says the permission was granted" "$why"
     for c in "${cases[@]}"; do skip "${c%%|*}: verifies" "$why"; skip "${c%%|*}: AMX unit and peak in eval.json" "$why"; done
     skip "kforge export --to c of an AMX kernel asks for the tile state and matches fp32" "$why"
+    skip "7 threads, 7 depth blocks (kc 40 over K 250): the packing queue and its waits verify" "$why"
     tap_exit
 fi
 strict_here=${KF_TEST_STRICT:-0}
@@ -57,6 +60,7 @@ if [ "${amx_detail:-}" != yes ]; then
     skip "kforge backends lists the AMX bf16 peak" "$why"
     for c in "${cases[@]}"; do skip "${c%%|*}: verifies" "$why"; skip "${c%%|*}: AMX unit and peak in eval.json" "$why"; done
     skip "kforge export --to c of an AMX kernel asks for the tile state and matches fp32" "$why"
+    skip "7 threads, 7 depth blocks (kc 40 over K 250): the packing queue and its waits verify" "$why"
     tap_exit
 fi
 ok "the listing says the permission was granted"
@@ -89,6 +93,17 @@ print("ok" if unit == 2 and abs(peak - want) <= 1e-6 * want else "unit %s, roofl
 ' "$out/steps/0001-0/eval.json" "$amx_peak" 2>&1)
     [ "$res" = ok ] && ok "$name: AMX unit and peak in eval.json" || no "$name: AMX unit and peak in eval.json" "$res"
 done
+
+# more threads than cores and depth blocks (kc 40 over K 250): the work
+# items wait for panels packed by other threads in the one queue
+KFORGE_THREADS=7 "$KFORGE" run "$p09" --backend cpu-simd --preset small --no-baseline --max-iterations 1 --out "$tmp/t7" \
+    --agent 'builtin:{"fusion":0,"precision":5,"mr":32,"nr":16,"kc":40,"mc":64,"nc":64,"loop_order":0}' > "$tmp/logt7" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && grep -q 'functional   pass' "$tmp/logt7" && grep -q 'threads: 7' "$tmp/t7/steps/0001-0/eval.json"; then
+    ok "7 threads, 7 depth blocks (kc 40 over K 250): the packing queue and its waits verify"
+else
+    no "7 threads, 7 depth blocks (kc 40 over K 250): the packing queue and its waits verify" "exit $rc" "$(tail -n 8 "$tmp/logt7")"
+fi
 
 # the exported C of the first AMX run (outside kforge: the wrapper asks for
 # the tile state itself) against the exported C of an fp32 run: same sums

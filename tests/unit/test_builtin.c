@@ -706,6 +706,18 @@ KF_TEST(cpu_amx_precision)
         KF_CHECK_INT(nb[i].knob[KC_MR], 32);
         KF_CHECK_INT(nb[i].knob[KC_NR], 32);
         KF_CHECK_INT(nb[i].knob[KC_KC] % 32, 0);
+        /* sized from L2: both KC-deep bf16 micro-panels in a quarter of
+           it, an item's MC rows of A (a multiple of 32) in half of it */
+        long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE) > 0 ? sysconf(_SC_LEVEL2_CACHE_SIZE) : 1 << 20;
+        if (l2 >= 64 * 1024) {
+            KF_CHECK_MSG((32 + 32) * 2L * nb[i].knob[KC_KC] <= l2 / 4, "kc %d, L2 %ld", nb[i].knob[KC_KC], l2);
+            if (nb[i].knob[KC_KC] < 8192)   /* the largest that fits (8192: the knob's top) */
+                KF_CHECK_MSG((32 + 32) * 2L * (nb[i].knob[KC_KC] + 32) > l2 / 4, "kc %d, L2 %ld", nb[i].knob[KC_KC], l2);
+            KF_CHECK_MSG(2L * nb[i].knob[KC_MC] * nb[i].knob[KC_KC] <= l2 / 2, "mc %d kc %d", nb[i].knob[KC_MC],
+                         nb[i].knob[KC_KC]);
+        }
+        KF_CHECK_INT(nb[i].knob[KC_MC] % 32, 0);
+        KF_CHECK(nb[i].knob[KC_MC] >= 32);
         KF_CHECK(kf_bt_emit_c.check(&nb[i], &err) == 0);
         /* the cost model ranks it above the vector kernel it came from */
         kf_bt_gemm_work w = {127, 333, 2, 0};

@@ -1298,6 +1298,135 @@ static void emit_gemm_group(gen_t *g, int gi)
                   "    }\n}\n\n");
 }
 
+/* Emits a GEMM group of precision 5 (AMX tiles) without row panels, in
+ * either loop order: all of A and B converted to bf16 and packed once per
+ * call, every depth block, by all threads, and shared; work items of gm x
+ * gn tiles (MC / MR row panels by NC / NR column panels, halved at run
+ * time, the larger side first, until every thread has four) each run their
+ * whole depth, column panel outer (its KC x NR bf16 panel stays in L2 while
+ * the item's row panels pass it).  No barrier between packing and tiles:
+ * one queue (an atomic counter) hands out the A panels, then for each
+ * column group its B panels followed by its work items; an item waits
+ * (per-panel ready flags) only for the panels it reads, which entries
+ * taken before it pack, so converting B overlaps the tiles of earlier
+ * groups.  With KC >= K (the search's AMX point where both KC-deep
+ * micro-panels fit in a quarter of L2) the C tiles stay in the tile
+ * registers over all of K and leave once, through the tile buffer in L1,
+ * with the epilogue. */
+static void emit_gemm_group_amx(gen_t *g, int gi)
+{
+    const kf_bt_group *gr = &g->pl->groups[gi];
+    const kf_bt_gemm *gm = &gr->gemm;
+    const kf_bt_point *pt = g->pt;
+    kf_sb *b = &g->b;
+    int64_t M = gm->M, N = gm->N, K = gm->K;
+    int MR = pt->knob[KC_MR], NR = pt->knob[KC_NR];
+    int64_t KC = pt->knob[KC_KC] < K ? pt->knob[KC_KC] : K;
+    int64_t MP = (M + MR - 1) / MR, NP = (N + NR - 1) / NR, KB = (K + KC - 1) / KC;
+    int64_t GM = (pt->knob[KC_MC] + MR - 1) / MR, GN = (pt->knob[KC_NC] + NR - 1) / NR;
+    if (GM > MP) GM = MP;
+    if (GM < 1) GM = 1;
+    if (GN > NP) GN = NP;
+    if (GN < 1) GN = 1;
+
+    emit_epilogue_fn(g, gi, "dst");
+    emit_tile_fn(g, gi);
+    char sname[32];
+    snprintf(sname, sizeof sname, "kf_packed_b%d", gi);
+    int sb = add_scratch(g, sname, NP * NR * K * 4);
+    snprintf(sname, sizeof sname, "kf_packed_a%d", gi);
+    int sa = sb < 0 ? -1 : add_scratch(g, sname, MP * MR * K * 4);
+    if (sa < 0) { g->failed = 1; return; }
+
+    begin_fn(g);
+    kf_sb_printf(b, "static void group%d(const kf_cpu_args *a, int nt)\n{\n", gi);
+    declare_ptr(g, gm->a, 0);
+    declare_ptr(g, gm->b, 0);
+    declare_ptr(g, gr->last_value, 1);
+    kf_sb_printf(b,
+                    "    /* C[%" PRId64 " x %" PRId64 "] = A[%" PRId64 " x %" PRId64 "] * %s, %" PRId64 " batch(es);\n"
+                    "     * AMX tiles %d x %d, depth blocks KC=%" PRId64 " (%s), A and B packed once to bf16,\n"
+                    "     * work items of up to %" PRId64 " x %" PRId64 " tiles */\n"
+                    "    float *restrict bpk = a->scratch[%d], *restrict apk = a->scratch[%d];\n"
+                    "    const int64_t mp_ = %" PRId64 ", np_ = %" PRId64 ", kb_ = %" PRId64 ", kc_ = %" PRId64 ";\n"
+                    "    int64_t gm_ = %" PRId64 ", gn_ = %" PRId64 ";   /* tiles an item, halved until every thread has 4 */\n"
+                    "    while (((mp_ + gm_ - 1) / gm_) * ((np_ + gn_ - 1) / gn_) < 4 * (int64_t)nt && (gm_ > 1 || gn_ > 1)) {\n"
+                    "        if (gn_ >= gm_) gn_ = (gn_ + 1) / 2;\n"
+                    "        else gm_ = (gm_ + 1) / 2;\n"
+                    "    }\n"
+                    "    const int64_t jb_ = (np_ + gn_ - 1) / gn_, ib_ = (mp_ + gm_ - 1) / gm_;\n"
+                    "    /* the queue: kb_ x mp_ A panels, then jb_ groups of kb_ x gn_ B panels and ib_ items */\n"
+                    "    const int64_t npan_ = mp_ + np_, qa_ = kb_ * mp_, gs_ = kb_ * gn_ + ib_, qn_ = qa_ + jb_ * gs_;\n"
+                    "    int *ready = calloc((size_t)(kb_ * npan_), sizeof *ready);   /* panel packed, per depth block */\n"
+                    "    if (!ready) return;   /* outputs left unwritten: the check fails */\n",
+                    M, N, M, K, gm->trans_b ? "B^T (B is N x K, packed by rows)" : "B (K x N)", gm->batch, MR, NR, KC,
+                    KB == 1 ? "all of K: C stays in the tiles" : "C through memory between them", GM, GN, sb, sa, MP,
+                    NP, KB, KC, GM, GN);
+    kf_sb_printf(b, "    for (int64_t bt = 0; bt < %" PRId64 "; bt++) {\n", gm->batch);
+    kf_sb_puts(b, "        int64_t aoff = 0, boff = 0;\n");
+    emit_batch_offsets(b, gm);
+    kf_sb_printf(b,
+                    "        const float *restrict Ab = V%d + aoff;\n"
+                    "        const float *restrict Bb = V%d + boff;\n"
+                    "        const int64_t rbase = bt * %" PRId64 ";   /* first output row of this batch */\n",
+                    gm->a, gm->b, M);
+    kf_sb_printf(b,
+                    "        /* one queue, no barrier: the A panels, then for each column group its\n"
+                    "           B panels followed by its work items; an item waits only for the\n"
+                    "           panels it reads, packed by queue entries taken before it */\n"
+                    "        int64_t next = 0;\n"
+                    "        memset(ready, 0, (size_t)(kb_ * npan_) * sizeof *ready);\n"
+                    "        #pragma omp parallel num_threads(nt)\n"
+                    "        {\n"
+                    "            float tb[KF_MR * KF_NR] __attribute__((aligned(64)));\n"
+                    "            for (;;) {\n"
+                    "                const int64_t w = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED);\n"
+                    "                if (w >= qn_) break;\n"
+                    "                if (w < qa_) {   /* A panel u, depth block pb, to bf16 */\n"
+                    "                    const int64_t pb = w / mp_, u = w %% mp_, p0 = pb * kc_;\n"
+                    "                    const int64_t kc = %" PRId64 " - p0 < kc_ ? %" PRId64 " - p0 : kc_;\n"
+                    "                    const int64_t i0 = u * KF_MR, m = %" PRId64 " - i0 < KF_MR ? %" PRId64 " - i0 : KF_MR;\n"
+                    "                    kf_pack_a(Ab, %" PRId64 ", i0, m, p0, kc, apk + p0 * %" PRId64 " + i0 * kc);\n"
+                    "                    __atomic_store_n(&ready[pb * npan_ + u], 1, __ATOMIC_RELEASE);\n"
+                    "                    continue;\n"
+                    "                }\n"
+                    "                const int64_t jb = (w - qa_) / gs_, t = (w - qa_) %% gs_;\n"
+                    "                const int64_t jp0 = jb * gn_, jp1 = jp0 + gn_ < np_ ? jp0 + gn_ : np_;\n"
+                    "                if (t < kb_ * gn_) {   /* B panel jp, depth block pb, to bf16 */\n"
+                    "                    const int64_t pb = t / gn_, jp = jp0 + t %% gn_, p0 = pb * kc_;\n"
+                    "                    if (jp >= np_) continue;\n"
+                    "                    const int64_t kc = %" PRId64 " - p0 < kc_ ? %" PRId64 " - p0 : kc_;\n"
+                    "                    kf_pack_b(Bb, %" PRId64 ", %d, %" PRId64 ", jp, p0, kc, bpk + p0 * %" PRId64 " + jp * KF_NR * kc);\n"
+                    "                    __atomic_store_n(&ready[pb * npan_ + mp_ + jp], 1, __ATOMIC_RELEASE);\n"
+                    "                    continue;\n"
+                    "                }\n"
+                    "                /* work item: row panels ip0.., column panels jp0.., every depth block */\n"
+                    "                const int64_t ip0 = (t - kb_ * gn_) * gm_, ip1 = ip0 + gm_ < mp_ ? ip0 + gm_ : mp_;\n"
+                    "                for (int64_t pb = 0; pb < kb_; pb++) {\n"
+                    "                    const int64_t p0 = pb * kc_;\n"
+                    "                    const int64_t kc = %" PRId64 " - p0 < kc_ ? %" PRId64 " - p0 : kc_;\n"
+                    "                    const int first = pb == 0, lastk = pb == kb_ - 1;\n"
+                    "                    for (int64_t u = 0; u < npan_; u++)   /* its panels of this depth block packed */\n"
+                    "                        if (u < mp_ ? u >= ip0 && u < ip1 : u - mp_ >= jp0 && u - mp_ < jp1)\n"
+                    "                            for (int spin = 0; !__atomic_load_n(&ready[pb * npan_ + u], __ATOMIC_ACQUIRE); spin++)\n"
+                    "                                if (spin > 64) sched_yield(); else _mm_pause();\n"
+                    "                    for (int64_t jp = jp0; jp < jp1; jp++)\n"
+                    "                        for (int64_t ip = ip0; ip < ip1; ip++) {\n"
+                    "                            const int64_t ir = ip * KF_MR, jr = jp * KF_NR;\n"
+                    "                            const int64_t mr = %" PRId64 " - ir < KF_MR ? %" PRId64 " - ir : KF_MR;\n"
+                    "                            const int64_t nr = %" PRId64 " - jr < KF_NR ? %" PRId64 " - jr : KF_NR;\n"
+                    "                            group%d_tile(a, kc, apk + p0 * %" PRId64 " + ir * kc, bpk + p0 * %" PRId64 " + jr * kc, V%d, 0,\n"
+                    "                                        rbase + ir, jr, mr, nr, first, lastk, tb);\n"
+                    "                        }\n"
+                    "                }\n"
+                    "            }\n"
+                    "        }\n"
+                    "    }\n"
+                    "    free(ready);\n}\n\n",
+                    K, K, M, M, K, MP * MR, K, K, gm->trans_b ? K : N, gm->trans_b, N, NP * NR, K, K, M, M, N, N, gi,
+                    MP * MR, NP * NR, gr->last_value);
+}
+
 /* The start of a GEMM group that does not pack: its epilogue function, the
  * group function's head with its pointers, a comment saying `what` it
  * computes, and the batch loop opened with this batch's offsets in aoff and
@@ -1571,6 +1700,7 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
             if (pt->baseline && g.uses_blas) emit_gemm_blas(&g, gi);
             else if (gr->gemm.N == 1 && gr->row_tail < 0 && !pt->baseline) emit_gemv(&g, gi);
             else if (!pt->knob[KC_PACK]) emit_gemm_plain(&g, gi);
+            else if (pt->precision == KF_BT_AMX_BF16 && gr->row_tail < 0) emit_gemm_group_amx(&g, gi);
             else emit_gemm_group(&g, gi);
             break;
         case KF_BT_ROW: emit_row_group(&g, gi); break;

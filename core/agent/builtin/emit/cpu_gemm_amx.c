@@ -2,9 +2,12 @@
  * KF_BT_AMX_BF16 (builtin_cpu.c emits it in place of GEMM_LIB_FP32): Intel
  * AMX tiles with bf16 inputs and fp32 accumulation.  Same interface as the
  * fp32 and vdpbf16ps libraries (kf_pack_a, kf_pack_b, kf_ukernel over MR x
- * NR tiles, packed panels at the fp32 layout's offsets), so the blocking,
- * the shared parallel packing of B and the epilogue at the last depth block
- * are the generator's, unchanged.
+ * NR tiles, packed panels at the fp32 layout's offsets).  With row panels
+ * (a row op fused) the fp32 generator's loops call it; otherwise
+ * builtin_cpu.c's emit_gemm_group_amx packs all of A and B once per call,
+ * shared by the threads, and runs 2-D work items over whole depth blocks
+ * from one queue without a barrier (with KC >= K the C tiles stay in the
+ * tiles over all of K).
  *
  * Tiles (palette 1): C 16 x 16 fp32 (tmm0..3: C00 C01 C10 C11), A 16 rows x
  * 32 bf16 (tmm4, tmm5), B 16 pairs x 16 columns in the VNNI pair layout
@@ -33,6 +36,7 @@ const char kf_bt_cpu_gemm_lib_amx[] =
     "#if (KF_MR != 16 && KF_MR != 32) || (KF_NR != 16 && KF_NR != 32)\n"
     "#error \"precision amx-bf16 needs MR and NR of 16 or 32 (whole 16 x 16 C tiles)\"\n"
     "#endif\n"
+    "#include <sched.h>   /* sched_yield: a work item waiting for a panel another thread packs */\n"
     "#define KF_TM (KF_MR / 16)\n"
     "#define KF_TN (KF_NR / 16)\n"
     "KF_CPU_USES(KF_CPU_UNIT_AMX_BF16);\n"

@@ -58,18 +58,26 @@ static int host_has_amx(void)
 
 /* The AMX micro-kernel: 2 x 2 C tiles of 16 x 16 (cpu_gemm_amx.c); KC
  * a multiple of 32 (whole tiles; the rest of a depth block goes through
- * vdpbf16ps) with the 32-row bf16 micro-panel in half of this host's L1d
- * (the rule of kf_bt_cpu_derive_blocking at 2 bytes an element). */
+ * vdpbf16ps) with both KC-deep bf16 micro-panels (32 rows of A, 32
+ * columns of B) in a quarter of this host's L2: the generator packs all
+ * of A and B once and keeps the C tiles in the tile registers over the
+ * whole depth block, so where K fits (K = 2048 with a 2 MiB L2) C leaves
+ * the tiles once.  MC (rows of A an item keeps in L2) from the other half. */
+static double host_cache(int name, double dflt);
 static void to_amx(kf_bt_point *q)
 {
-    long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE);
-    long kc = (l1 > 0 ? l1 : 32768) / 2 / (32 * 2) / 32 * 32;
+    double l2 = host_cache(_SC_LEVEL2_CACHE_SIZE, 1 << 20);
+    long kc = (long)(l2 / 4 / ((32 + 32) * 2)) / 32 * 32;
     q->precision = KF_BT_AMX_BF16;
     q->knob[KC_MR] = 32;
     q->knob[KC_NR] = 32;
     q->knob[KC_PACK] = 1;
-    q->knob[KC_KC] = kc < 64 ? 64 : kc > 1024 ? 1024 : (int)kc;
-    q->knob[KC_MC] = (q->knob[KC_MC] + 31) / 32 * 32;
+    q->knob[KC_KC] = kc < 64 ? 64 : kc > 8192 ? 8192 : (int)kc;
+    /* MC: the rows of A one work item keeps in L2 while its column
+       panels pass (half of L2 at KC deep; the generator halves the items
+       further for the threads); NC: any multiple of 32 */
+    long mc = (long)(l2 / 2 / (q->knob[KC_KC] * 2.0)) / 32 * 32;
+    q->knob[KC_MC] = mc < 32 ? 32 : mc > 4096 ? 4096 : (int)mc;
     q->knob[KC_NC] = (q->knob[KC_NC] + 31) / 32 * 32;
 }
 
@@ -435,8 +443,15 @@ static double gemm_eff(const kf_bt_point *pt, const kf_bt_gemm_work *w, int thre
     int rows = pt->fusion == KF_BT_FUSE_ROWS && w->row_tail;
     double c1 = host_cache(_SC_LEVEL1_DCACHE_SIZE, 32768), c2 = host_cache(_SC_LEVEL2_CACHE_SIZE, 1 << 20);
     double l1 = (double)(rows ? p[KC_NR] : p[KC_MR]) * p[KC_KC] * 4;
-    if (l1 > 0.75 * c1) e *= 0.9;
     double l2 = rows ? (double)p[KC_MC] * p[KC_KC] * 4 : (double)p[KC_KC] * p[KC_NC] * 4;
+    int amx_items = pt->precision == KF_BT_AMX_BF16 && !rows;
+    if (amx_items) {
+        /* AMX without row panels (to_amx): the tiles stream an item's MC
+           rows of A and one NR column panel, KC deep in bf16, from L2 */
+        l1 = 0;
+        l2 = (double)(p[KC_MC] + p[KC_NR]) * p[KC_KC] * 2;
+    }
+    if (l1 > 0.75 * c1) e *= 0.9;
     if (l2 > 0.75 * c2) e *= 0.85;
     if (p[KC_KC] < 256) e *= 0.93;
     /* balance: (MC x NC) blocks over threads; the column order (rows not
@@ -446,7 +461,7 @@ static double gemm_eff(const kf_bt_point *pt, const kf_bt_gemm_work *w, int thre
     double blocks = bm * bn;
     if (blocks < 1) blocks = 1;
     double waves = ceil(blocks / threads);
-    e *= blocks / (waves * threads);
+    if (!amx_items) e *= blocks / (waves * threads);   /* AMX: items halved until every thread has four */
     /* padding waste of edge tiles */
     if (w->max_m > 0 && w->max_n > 0) {
         double um = ceil(w->max_m / p[KC_MR]) * p[KC_MR], un = ceil(w->max_n / p[KC_NR]) * p[KC_NR];
