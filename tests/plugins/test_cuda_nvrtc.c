@@ -322,8 +322,9 @@ static int unfused_ok(const kf_resolved *r, const kf_bt_point *pt, char *msg, si
     int rc = kf_bt_gen_cuda(&plan, &q, "cuda", NULL, &c, NULL, &err);
     kf_bt_plan_free(&plan);
     if (rc != 0) { snprintf(msg, n, "generate: %.900s", err.msg); return -1; }
-    if (strstr(c->sources[0].text, "_norm_stats(") || strstr(c->sources[0].text, "wgmma_tf32_group_norm(") ||
-        strstr(c->sources[0].text, "wgmma_bf16_group_norm(")) {
+    const char *t = c->sources[0].text;
+    if (strstr(t, "wgmma_tf32_norm_stats(") || strstr(t, "wgmma_bf16_norm_stats(") || strstr(t, "wgmma_tf32_group_norm(") ||
+        strstr(t, "wgmma_bf16_group_norm(")) {
         snprintf(msg, n, "a point at fusion EPILOGUE fused its norm into the GEMM");
         rc = -1;
     }
@@ -404,6 +405,11 @@ int main(void)
                 want = p9 ? "kf_wgmma_tf32_n128(d" : norm_kernel(base, 1, nk, sizeof nk);
                 if (ok) ok = check_point(&r, &tc, want, msg, sizeof msg) == 0;
                 if (ok && norm_kernel(base, 1, nk, sizeof nk)) ok = unfused_ok(&r, &tc, msg, sizeof msg) == 0;
+                /* and at 128 x 256, the tile of the TF32 point after a failed BF16 one */
+                kf_bt_point wide = tc;
+                wide.knob[kn_bn] = 256;
+                if (ok && norm_kernel(base, 1, nk, sizeof nk))
+                    ok = check_point(&r, &wide, norm_kernel(base, 1, nk, sizeof nk), msg, sizeof msg) == 0;
                 tc.knob[kn_bn] = 256;   /* m64n256 (problem 9 only: NVRTC is slow on them) */
                 if (ok && p9) ok = check_point(&r, &tc, "kf_wgmma_tf32_n256(d", msg, sizeof msg) == 0;
                 tc.precision = KF_BT_BF16;
