@@ -409,6 +409,7 @@ static void assign_storage(ocl_gen *g)
         case KF_BT_ST_SCRATCH:
         case KF_BT_ST_LOCAL: {
             if (st->kind == KF_BT_ST_LOCAL && !need[v]) break;
+            if (st->kind == KF_BT_ST_LOCAL && ocl_norm_keeps_in_registers(g, v)) break;   /* cuda_gemm_norm.c */
             char stem[160];
             snprintf(stem, sizeof stem, "t_%s", g->ident[v]);
             int64_t elems = kf_shape_elems(&g->r->shapes[v]);

@@ -171,6 +171,10 @@ int kf_bt_cuda_library_gemm(const kf_resolved *r, const struct kf_bt_gemm *g, co
  * partials, a combine kernel, the normalise kernel), or OCL_NORM_NONE. */
 enum { OCL_NORM_NONE = 0, OCL_NORM_GN_PANEL = 1, OCL_NORM_GN_SPLIT = 2, OCL_NORM_BN_SPLIT = 4 };
 int ocl_gemm_norm_mode(const ocl_gen *g, int gi, int bn);
+/* 1 when value v (a GEMM group's last value, which only the norm after it
+ * reads) stays in registers because that norm is finished in the GEMM's
+ * tiles: it needs no buffer. */
+int ocl_norm_keeps_in_registers(const ocl_gen *g, int v);
 /* The partials' scratch (NULL for the panel), before the GEMM kernel. */
 const char *ocl_norm_scratch(ocl_gen *g, int gi, int mode, int bn);
 /* The wgmma kernel's epilogue in place of ocl_emit_mma_store's loop (it

@@ -110,6 +110,15 @@ static int tail_reads_group(const ocl_gen *g, int ni, int gi)
     return 0;
 }
 
+int ocl_norm_keeps_in_registers(const ocl_gen *g, int v)
+{
+    const int gi = g->plan->group_of[v];
+    if (gi < 0 || g->plan->groups[gi].kind != KF_BT_GEMM || g->plan->groups[gi].last_value != v) return 0;
+    if (g->plan->store[v].kind != KF_BT_ST_LOCAL) return 0;
+    return ocl_gemm_norm_mode(g, gi, g->pt->knob[KU_TC_BN] == 256 ? 256 : 128) == OCL_NORM_GN_PANEL &&
+           !tail_reads_group(g, gi + 1, gi);
+}
+
 #define EACH_ACC(bn)                                                                                   \
     "#pragma unroll\n    for (int j = 0; j < " #bn "; j++)\n#pragma unroll\n        for (int e = 0; e < 4; e++) {\n"
 
@@ -124,12 +133,9 @@ void ocl_emit_wgmma_norm(ocl_gen *g, ocl_kernel *k, int gi, int mode, int BN, in
     char eps[48];
     kf_bt_flit(an->eps, eps);
     const int JN = BN / 8;
-    /* 1. the GEMM group's values on the accumulators (C stored where needed) */
-    char *saved = NULL;
-    if (mode == OCL_NORM_GN_PANEL && g->plan->store[last].kind == KF_BT_ST_LOCAL && !tail_reads_group(g, ni, gi)) {
-        saved = g->store_name[last];   /* only the norm reads C: it stays in registers */
-        g->store_name[last] = NULL;
-    }
+    /* 1. the GEMM group's values on the accumulators (C stored where it has
+       a buffer: not in the panel when only the norm reads it,
+       ocl_norm_keeps_in_registers) */
     OCL_P(k, "    if (!kf_ok) return;\n"
              "    /* the GEMM group's values, in place of the accumulators (elements past M or N keep 0) */\n"
              "#pragma unroll\n"
@@ -149,7 +155,6 @@ void ocl_emit_wgmma_norm(ocl_gen *g, ocl_kernel *k, int gi, int mode, int BN, in
     }
     ocl_emit_tail(k, gi, 1, "idx", "n", "            ");
     OCL_P(k, "            acc[0][j][e] = t_%s;\n        }\n", g->ident[last]);
-    if (saved) g->store_name[last] = saved;
     const int64_t M = gm->M, N = gm->N;
     if (mode == OCL_NORM_GN_PANEL || mode == OCL_NORM_GN_SPLIT) {
         const int64_t G = N / an->groups;
