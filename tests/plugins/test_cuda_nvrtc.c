@@ -12,7 +12,9 @@
  * Problem 9's wgmma candidates must call the wgmma wrapper of their tile;
  * its TMA points (tc_wgmma 2, as every wgmma point's neighbour is) must load
  * by TMA and their tensor maps pass the plugin's checks (cu_tmap.c) on the
- * bound plan.  The library launches ("cublas:sgemm") of
+ * bound plan; those of the GEMM + GroupNorm/BatchNorm problems (30, 33, 41, 62, 88)
+ * must fuse the norm into the GEMM's epilogue (cuda_gemm_norm.c), and not
+ * at fusion EPILOGUE.  The library launches ("cublas:sgemm") of
  * the baseline and of the GEMM anchor's candidate are checked by the
  * plugin's own validator (plugins/cuda/cu_blas_plan.c) against the bound
  * problem, as `kforge verify --compile-only --arch sm_90` does; a problem
@@ -310,6 +312,43 @@ static int check_point(const kf_resolved *r, const kf_bt_point *pt, const char *
 
 static int cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+/* The GEMM + norm problems at the kernelbench preset: the kernel that a
+ * wgmma point at fusion ROWS must emit for its norm (cuda_gemm_norm.c), in
+ * TF32 ("tf32") or BF16; NULL for other problems. */
+static const char *norm_kernel(const char *base, int tf32, char *buf, size_t n)
+{
+    const char *what = !strncmp(base, "30_Gemm_", 8) || !strncmp(base, "33_Gemm_", 8) || !strncmp(base, "41_Gemm_", 8)
+                           ? "norm_stats"
+                       : !strncmp(base, "62_Matmul_", 10) || !strncmp(base, "88_Gemm_", 8) ? "group_norm"
+                                                                                            : NULL;
+    if (!what) return NULL;
+    snprintf(buf, n, "g0_gemm_wgmma_%s_%s(", tf32 ? "tf32" : "bf16", what);
+    return buf;
+}
+
+/* The same point at fusion EPILOGUE keeps the norm's own kernels: 0 when
+ * its candidate has no fused norm kernel, else -1 with msg. */
+static int unfused_ok(const kf_resolved *r, const kf_bt_point *pt, char *msg, size_t n)
+{
+    kf_bt_point q = *pt;
+    q.fusion = KF_BT_FUSE_EPILOGUE;
+    kf_bt_plan plan;
+    kf_error err = {0};
+    if (kf_bt_plan_build(r, KF_BT_FUSE_EPILOGUE, &plan, &err) != 0) { snprintf(msg, n, "plan: %.900s", err.msg); return -1; }
+    kf_candidate *c = NULL;
+    int rc = kf_bt_gen_cuda(&plan, &q, "cuda", NULL, &c, NULL, &err);
+    kf_bt_plan_free(&plan);
+    if (rc != 0) { snprintf(msg, n, "generate: %.900s", err.msg); return -1; }
+    const char *t = c->sources[0].text;
+    if (strstr(t, "wgmma_tf32_norm_stats(") || strstr(t, "wgmma_bf16_norm_stats(") || strstr(t, "wgmma_tf32_group_norm(") ||
+        strstr(t, "wgmma_bf16_group_norm(")) {
+        snprintf(msg, n, "a point at fusion EPILOGUE fused its norm into the GEMM");
+        rc = -1;
+    }
+    kf_candidate_free(c);
+    return rc;
+}
+
 int main(void)
 {
     const char *src = getenv("KF_SRCDIR");
@@ -373,10 +412,21 @@ int main(void)
                    and its TF32 twin are wgmma GEMMs (128 x 128 tiles), and
                    at 128 x 256; then BF16 and TF32 on mma.sync */
                 const int p9 = !strncmp(base, "09_", 3);
+                char nk[80];
                 if (tc.knob[kn_wgmma] != 1) { snprintf(msg, sizeof msg, "the default on sm_90 is not wgmma"); ok = 0; }
-                if (ok) ok = check_point(&r, &tc, p9 ? "kf_wgmma_bf16_n128(d" : NULL, msg, sizeof msg) == 0;
+                /* a GroupNorm/BatchNorm after the GEMM: in its epilogue
+                   (30, 33, 41: two-pass split; 62, 88: in the tile) */
+                const char *want = p9 ? "kf_wgmma_bf16_n128(d" : norm_kernel(base, 0, nk, sizeof nk);
+                if (ok) ok = check_point(&r, &tc, want, msg, sizeof msg) == 0;
                 tc.precision = KF_BT_TF32;
-                if (ok) ok = check_point(&r, &tc, p9 ? "kf_wgmma_tf32_n128(d" : NULL, msg, sizeof msg) == 0;
+                want = p9 ? "kf_wgmma_tf32_n128(d" : norm_kernel(base, 1, nk, sizeof nk);
+                if (ok) ok = check_point(&r, &tc, want, msg, sizeof msg) == 0;
+                if (ok && norm_kernel(base, 1, nk, sizeof nk)) ok = unfused_ok(&r, &tc, msg, sizeof msg) == 0;
+                /* and at 128 x 256, the tile of the TF32 point after a failed BF16 one */
+                kf_bt_point wide = tc;
+                wide.knob[kn_bn] = 256;
+                if (ok && norm_kernel(base, 1, nk, sizeof nk))
+                    ok = check_point(&r, &wide, norm_kernel(base, 1, nk, sizeof nk), msg, sizeof msg) == 0;
                 tc.knob[kn_bn] = 256;   /* m64n256 (problem 9 only: NVRTC is slow on them) */
                 if (ok && p9) ok = check_point(&r, &tc, "kf_wgmma_tf32_n256(d", msg, sizeof msg) == 0;
                 tc.precision = KF_BT_BF16;

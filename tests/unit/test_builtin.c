@@ -481,8 +481,10 @@ KF_TEST(cuda_wgmma_default_and_fallback)
     KF_CHECK_INT(kf_bt_point_conservative(&q), 1);
     KF_CHECK_INT(q.precision, KF_BT_TF32);
     KF_CHECK_INT(q.knob[KU_TC_WGMMA], 1);
+    KF_CHECK_INT(q.knob[KU_TC_BN], 256);   /* TF32 on the wider tile */
     KF_CHECK_INT(kf_bt_point_conservative(&q), 1);
     KF_CHECK_INT(q.precision, KF_BT_BF16X3);
+    KF_CHECK_INT(q.knob[KU_TC_BN], 128);
     KF_CHECK_INT(kf_bt_point_conservative(&q), 1);
     KF_CHECK_INT(q.precision, KF_BT_FP32);
     kf_bt_point_default(&kf_bt_emit_cuda_c, "cuda", &l.r, &a100, &a);

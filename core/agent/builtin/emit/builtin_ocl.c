@@ -455,6 +455,7 @@ static void assign_storage(ocl_gen *g)
         case KF_BT_ST_SCRATCH:
         case KF_BT_ST_LOCAL: {
             if (st->kind == KF_BT_ST_LOCAL && !need[v]) break;
+            if (st->kind == KF_BT_ST_LOCAL && ocl_norm_keeps_in_registers(g, v)) break;   /* cuda_gemm_norm.c */
             char stem[160];
             snprintf(stem, sizeof stem, "t_%s", g->ident[v]);
             int64_t elems = kf_shape_elems(&g->r->shapes[v]);
@@ -712,7 +713,7 @@ int kf_bt_gen_ocl_tc(const kf_bt_plan *plan, const kf_bt_point *pt, const char *
     if (!g.failed) {
         free(g.cand->build_options);
         g.cand->build_options = xstrdup(&g, "-cl-mad-enable");
-        char full[400];
+        char full[560];
         char lib[160] = "";
         int own = 0;   /* GEMM groups left to the own tiled kernel */
         for (int gi = 0; blas && gi < plan->n_groups; gi++) own += plan->groups[gi].kind == KF_BT_GEMM;
@@ -722,8 +723,11 @@ int kf_bt_gen_ocl_tc(const kf_bt_plan *plan, const kf_bt_point *pt, const char *
         if (blas && own > 0)
             snprintf(lib + strlen(lib), sizeof lib - strlen(lib), ", %d GEMM%s with an epilogue or a batch "
                      "layout cuBLAS cannot take on the own tiled kernel", own, own == 1 ? "" : "s");
-        snprintf(full, sizeof full, "%s, %d kernel%s%s%s", lab, g.n_kernels, g.n_kernels == 1 ? "" : "s", lib,
-                 g.n_gemv_sums ? ", sum of a GEMM's rows as column sums + GEMV" : "");
+        snprintf(full, sizeof full, "%s, %d kernel%s%s%s%s%s%s", lab, g.n_kernels, g.n_kernels == 1 ? "" : "s", lib,
+                 g.n_gemv_sums ? ", sum of a GEMM's rows as column sums + GEMV" : "",
+                 g.norm_modes & OCL_NORM_GN_PANEL ? ", GroupNorm finished in the GEMM's tiles" : "",
+                 g.norm_modes & OCL_NORM_GN_SPLIT ? ", GroupNorm statistics in the GEMM's epilogue (two-pass)" : "",
+                 g.norm_modes & OCL_NORM_BN_SPLIT ? ", BatchNorm statistics in the GEMM's epilogue (two-pass)" : "");
         g.cand->notes = xstrdup(&g, full);
         if (label) *label = xstrdup(&g, full);
     }

@@ -43,6 +43,10 @@ typedef struct ocl_gen {
                                 ("cublas:sgemm", cuda_cublas.c) */
     int n_library;           /* GEMMs emitted as library launches */
     int uses_seg;            /* kf_seg_* written (ocl_emit_seg_helpers) */
+    const char *gn_part;     /* the norm partials' scratch of the GEMM being
+                                emitted (cuda_gemm_norm.c), or NULL */
+    int n_norm_fused;        /* norms fused into a GEMM's epilogue */
+    int norm_modes;          /* bit OCL_NORM_* of each */
     kf_error *err;
 } ocl_gen;
 
@@ -183,8 +187,30 @@ int ocl_gen_gemm_cublas(ocl_gen *g, int gi);
  * "cublas:sgemm". */
 int kf_bt_cuda_library_gemm(const kf_resolved *r, const struct kf_bt_gemm *g, const char *backend,
                             kf_candidate **out, char **call, kf_error *err);
+/* A GroupNorm or training-mode BatchNorm right after the wgmma GEMM of
+ * group gi, fused into its epilogue at fusion ROWS (cuda_gemm_norm.c):
+ * OCL_NORM_GN_PANEL (the tile of BN columns holds whole groups: finished in
+ * the tile), OCL_NORM_GN_SPLIT (groups span tiles: per-tile partials, then
+ * one combine-and-normalise kernel), OCL_NORM_BN_SPLIT (per-tile column
+ * partials, a combine kernel, the normalise kernel), or OCL_NORM_NONE. */
+enum { OCL_NORM_NONE = 0, OCL_NORM_GN_PANEL = 1, OCL_NORM_GN_SPLIT = 2, OCL_NORM_BN_SPLIT = 4 };
+int ocl_gemm_norm_mode(const ocl_gen *g, int gi, int bn);
+/* 1 when value v (a GEMM group's last value, which only the norm after it
+ * reads) stays in registers because that norm is finished in the GEMM's
+ * tiles: it needs no buffer. */
+int ocl_norm_keeps_in_registers(const ocl_gen *g, int v);
+/* The partials' scratch (NULL for the panel), before the GEMM kernel. */
+const char *ocl_norm_scratch(ocl_gen *g, int gi, int mode, int bn);
+/* The wgmma kernel's epilogue in place of ocl_emit_mma_store's loop (it
+ * starts with `if (!kf_ok) return;`). */
+void ocl_emit_wgmma_norm(ocl_gen *g, ocl_kernel *k, int gi, int mode, int bn, int bias);
+/* The kernels after the GEMM kernel (none for the panel). */
+void ocl_gen_norm_second(ocl_gen *g, int gi, int mode, int bn);
 void ocl_gen_reduce(ocl_gen *g, int gi);
 void ocl_gen_batch_norm(ocl_gen *g, int gi);
+/* The normalise kernel of batch_norm group gi in training mode, reading
+ * the scratch `stats` (mean[C] then 1/sqrt(var + eps)[C]). */
+void ocl_gen_batch_norm_apply(ocl_gen *g, int gi, const char *stats);
 void ocl_gen_map(ocl_gen *g, int gi);
 
 int64_t ocl_round_up(int64_t a, int64_t b);

@@ -298,7 +298,6 @@ void ocl_gen_batch_norm(ocl_gen *g, int gi)
     const kf_problem *p = g->p;
     const kf_bt_group *grp = &g->plan->groups[gi];
     const kf_node *an = &p->nodes[grp->nodes[0]];
-    int av = p->n_inputs + grp->nodes[0];
     int xv = an->in[0].value;
     const kf_shape *xs = &g->r->shapes[xv];
     if (xs->rank < 2 || xs->rank > 4) {
@@ -306,7 +305,6 @@ void ocl_gen_batch_norm(ocl_gen *g, int gi)
         return;
     }
     const int64_t NB = xs->d[0], C = xs->d[1], L = xs->rank >= 3 ? kf_shape_elems(xs) / (NB * C) : 1;
-    const int64_t E = NB * C * L;
     char eps[48], x[160];
     kf_bt_flit(an->eps, eps);
     const char *stats = NULL;
@@ -354,6 +352,23 @@ void ocl_gen_batch_norm(ocl_gen *g, int gi)
         ocl_failf(g, "group g%d: batch_norm in evaluation mode needs running_mean and running_var", gi);
         return;
     }
+    ocl_gen_batch_norm_apply(g, gi, stats);
+}
+
+void ocl_gen_batch_norm_apply(ocl_gen *g, int gi, const char *stats)
+{
+    const kf_problem *p = g->p;
+    const kf_bt_group *grp = &g->plan->groups[gi];
+    const kf_node *an = &p->nodes[grp->nodes[0]];
+    int av = p->n_inputs + grp->nodes[0];
+    int xv = an->in[0].value;
+    const kf_shape *xs = &g->r->shapes[xv];
+    const int64_t NB = xs->d[0], C = xs->d[1], L = xs->rank >= 3 ? kf_shape_elems(xs) / (NB * C) : 1;
+    const int64_t E = NB * C * L;
+    char eps[48];
+    kf_bt_flit(an->eps, eps);
+    ocl_kernel kk;
+    ocl_kernel *k = &kk;
     ocl_kernel_begin(k, g, gi, "batch_norm");
     OCL_P(k, "    /* batch_norm (%s) of %s, then the group's elementwise tail */\n",
           an->training ? "training: batch statistics" : "evaluation: running statistics",

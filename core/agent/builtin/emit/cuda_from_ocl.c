@@ -307,12 +307,16 @@ static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
 /* After a failed wgmma point: BF16 -> TF32 (wgmma, from the FP32 inputs:
  * 10 mantissa bits, and on an H100 problem 30 ran 0.60 ms in TF32 against
  * 1.49 ms in 3xBF16) -> 3xBF16 (mma.sync); mma.sync points keep the common
- * order. */
+ * order.  TF32 takes the 128 x 256 tile (4 stages): a TF32 stage row holds
+ * half the K of a BF16 one, so the wider tile's reuse pays more (on an H100,
+ * bench/results/h100-cuda-gnorm-2026-11-25: problem 62 with its GroupNorm
+ * in the epilogue 549 us at 128 x 128, 472 us at 128 x 256; problem 12
+ * 546 us at 128 x 128); 3xBF16 goes back to 128. */
 static int more_accurate(kf_bt_point *p)
 {
     if (p->knob[KU_TC_WGMMA] < 1) return 0;
-    if (p->precision == KF_BT_BF16) { p->precision = KF_BT_TF32; return 1; }
-    if (p->precision == KF_BT_TF32) { p->precision = KF_BT_BF16X3; return 1; }
+    if (p->precision == KF_BT_BF16) { p->precision = KF_BT_TF32; p->knob[KU_TC_BN] = 256; return 1; }
+    if (p->precision == KF_BT_TF32) { p->precision = KF_BT_BF16X3; p->knob[KU_TC_BN] = 128; return 1; }
     return 0;
 }
 

@@ -316,9 +316,16 @@ void ocl_gen_gemm_wgmma(ocl_gen *g, int gi)
         else gen_tma_kernel(g, gi, BN, stages, 0, abf, bbf, Ma, Nb, Kr);
         return;
     }
+    /* a GroupNorm/BatchNorm after it, fused into the epilogue (cuda_gemm_norm.c; the cp.async
+       kernel only: the TMA one above leaves the norm to its own kernels) */
+    const int norm = ocl_gemm_norm_mode(g, gi, BN);
+    g->gn_part = norm ? ocl_norm_scratch(g, gi, norm, BN) : NULL;
+    if (g->failed) return;
     ocl_kernel kk;
     ocl_kernel *k = &kk;
-    ocl_kernel_begin(k, g, gi, tf32 ? (grp->n_nodes > 1 ? "gemm_wgmma_tf32_epilogue" : "gemm_wgmma_tf32")
+    ocl_kernel_begin(k, g, gi, norm == OCL_NORM_GN_PANEL ? (tf32 ? "gemm_wgmma_tf32_group_norm" : "gemm_wgmma_bf16_group_norm")
+                               : norm ? (tf32 ? "gemm_wgmma_tf32_norm_stats" : "gemm_wgmma_bf16_norm_stats")
+                               : tf32 ? (grp->n_nodes > 1 ? "gemm_wgmma_tf32_epilogue" : "gemm_wgmma_tf32")
                                     : grp->n_nodes > 1 ? "gemm_wgmma_bf16_epilogue" : "gemm_wgmma_bf16");
     k->barriers = 1;
     k->dyn_shared = stage_bytes * stages + 1024;   /* + the 1024-byte alignment */
@@ -403,6 +410,18 @@ void ocl_gen_gemm_wgmma(ocl_gen *g, int gi)
           BN / 2, tf32 ? "tf32" : "bf16", BN, BN / 2, BN / 2);
     /* accumulator d[4j + e]: row 64 wg + 16 lw + gid + 8 (e >> 1), column
        8j + 2 tig + (e & 1) (the mma.sync m16n8 layout per warp) */
+    int64_t global[3] = {MT * NT * 256, 1, 1};
+    int64_t local[3] = {256, 1, 1};
+    if (norm) {
+        ocl_emit_wgmma_norm(g, k, gi, norm, BN, bias != NULL);
+        ocl_kernel_finish(k, 1, global, local);
+        if (!g->failed) ocl_gen_norm_second(g, gi, norm, BN);
+        g->gn_part = NULL;
+        g->skip_group = gi + 1;   /* emitted here */
+        g->n_norm_fused++;
+        g->norm_modes |= norm;
+        return;
+    }
     OCL_P(k, "    if (!kf_ok) return;\n"
              "    const int i = 0;\n"
              "#pragma unroll\n"
@@ -414,7 +433,5 @@ void ocl_gen_gemm_wgmma(ocl_gen *g, int gi)
              "                if (m >= M || n >= N) continue;\n"
              "                const size_t idx = (size_t)m * N + n;\n", BN / 8);
     ocl_emit_mma_store(g, k, gi, anchor_v, bias != NULL);
-    int64_t global[3] = {MT * NT * 256, 1, 1};
-    int64_t local[3] = {256, 1, 1};
     ocl_kernel_finish(k, 1, global, local);
 }

@@ -1,0 +1,18 @@
+# s23-gnorm GPU call 1 (run inside bench/gpu/run_gpu_suite.sh MODE=exec)
+T0=$(date +%s); el() { echo "== $(( $(date +%s) - T0 ))s $*"; }
+L=problems/level2; A=bench/results/h100-anchors-2026-11-24/anchors.json
+run1() {  # name problem preset point seconds
+    el "run $1"
+    timeout $5 kforge run $L/$2.json --backend cuda --preset $3 --no-baseline --agent "builtin:$4" \
+        --max-iterations 1 --max-time 60 --target 0 --out $OUT/r/$1 2>&1 | grep -E '^\[|pass|fail|rror|incorrect' | head -n 8
+}
+run1 33small-bf16 33_Gemm_Scale_BatchNorm small '{"precision":3}' 25
+el "suite"
+timeout ${SUITE_TIME:-110} kforge suite ${SUITE_PROBLEMS} --backend cuda --preset kernelbench \
+    --max-iterations 2 --max-time 60 --report $OUT/suite --anchors $A --no-baseline 2>&1 | tail -n 12
+cat $OUT/suite/report.md 2>/dev/null | grep -E '^\|' | head -n 12
+for r in $OUT/suite/runs/*/steps/*/eval.json; do [ -f "$r" ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sys.argv[1].split("/runs/")[1], d.get("verdict"), d.get("median_us"), (d.get("summary") or "")[:160])' "$r"; done 2>&1 | head -n 12
+left=$(( ${BUDGET:-165} - ($(date +%s) - T0) ))
+el "left $left s"
+[ $left -gt 30 ] && run1 62kb-tf32-unfused 62_Matmul_GroupNorm_LeakyReLU_Sum kernelbench '{"precision":2,"fusion":1}' $((left - 5))
+cd $OUT && tar czf runs.tgz r suite 2>/dev/null; rm -rf $OUT/r $OUT/suite; el done
