@@ -617,6 +617,48 @@ KF_TEST(cuda_wgmma_tma_point)
     unload(&l);
 }
 
+/* Where the plugin says it encodes tensor maps, the Hopper default loads
+ * by TMA at 128 x 256 (tc_wgmma 2); a GEMM whose GroupNorm fuses into its
+ * epilogue (problem 30 at kernelbench, rows fused) keeps the cp.async
+ * kernel with the norm in it, and one without a norm (9) gets TMA. */
+KF_TEST(cuda_tma_default)
+{
+    kf_device_info h100;
+    memset(&h100, 0, sizeof h100);
+    snprintf(h100.kind, sizeof h100.kind, "gpu");
+    snprintf(h100.detail, sizeof h100.detail, "compute capability 9.0 (sm_90), 132 SMs; tensor maps (TMA) supported");
+    const char *probs[2] = {"problems/level2/09_Matmul_Subtract_Multiply_ReLU.json",
+                            "problems/level2/30_Gemm_GroupNorm_Hardtanh.json"};
+    for (int i = 0; i < 2; i++) {
+        loaded l;
+        load(&l, probs[i], "kernelbench");
+        kf_bt_point p;
+        kf_bt_point_default(&kf_bt_emit_cuda_c, "cuda", &l.r, &h100, &p);
+        KF_CHECK_INT(p.knob[KU_TC_WGMMA], 2);
+        KF_CHECK_INT(p.knob[KU_TC_BN], 256);
+        kf_bt_point q = p;   /* the norm problems run TF32 after BF16 fails */
+        if (i == 1) KF_CHECK_INT(kf_bt_point_conservative(&q), 1);
+        kf_bt_plan plan;
+        kf_error err = {0};
+        KF_CHECK_MSG(kf_bt_plan_build(&l.r, (kf_bt_fusion)q.fusion, &plan, &err) == 0, "%s", err.msg);
+        kf_candidate *c = NULL;
+        char *label = NULL;
+        KF_CHECK_MSG(kf_bt_gen_cuda(&plan, &q, "cuda", &h100, &c, &label, &err) == 0, "%s", err.msg);
+        if (c && i == 0) {
+            KF_CHECK_CONTAINS(c->sources[0].text, "cp.async.bulk.tensor.2d");
+            KF_CHECK_CONTAINS(c->sources[0].text, "gemm_wgmma_tma_bf16_epilogue");
+        } else if (c) {
+            KF_CHECK(strstr(c->sources[0].text, "cp.async.bulk.tensor") == NULL);
+            KF_CHECK(strstr(c->sources[0].text, "gemm_wgmma_tf32_norm_stats") != NULL ||
+                     strstr(c->sources[0].text, "gemm_wgmma_tf32_group_norm") != NULL);
+        }
+        kf_candidate_free(c);
+        free(label);
+        kf_bt_plan_free(&plan);
+        unload(&l);
+    }
+}
+
 /* AMX bf16 tiles on CPU (precision 5): the point's rules, the library in
  * the source (tiles, the permission check, the unit for the roofline), the
  * fallback to fp32 after a failure, and the default point: AMX only where

@@ -12,9 +12,10 @@
  * fails.  Knob tc_wgmma = 1 (the default on compute capability 9.0 only)
  * runs the BF16 and TF32 GEMMs through Hopper wgmma (cuda_gemm_wgmma.c,
  * sm_90a); a failed BF16 wgmma point falls back to TF32 wgmma first.
- * tc_wgmma = 2, a neighbour of every wgmma point (never a default), loads
- * the wgmma GEMM's tiles by TMA through tensor maps (plan ABI 1.5) where
- * the plugin says it encodes them (compute capability 9.0).  The op-by-op baseline and the GEMM anchor call cuBLAS sgemm in
+ * tc_wgmma = 2 loads the wgmma GEMM's tiles by TMA through tensor maps
+ * (plan ABI 1.5) where the plugin says it encodes them (compute capability
+ * 9.0): there it is the default, at 128 x 256; each of 1 and 2 is the
+ * other's neighbour.  The op-by-op baseline and the GEMM anchor call cuBLAS sgemm in
  * FP32 for their GEMMs (cuda_cublas.c): what PyTorch eager does. */
 #include "agent/builtin/builtin.h"
 #include "builtin_ocl_internal.h"
@@ -257,6 +258,15 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
         p->knob[KU_TC_WGMMA] = 1;
         p->knob[KU_TC_BN] = 128;
         p->knob[KU_TC_STAGES] = 3;
+        /* where the plugin encodes tensor maps: the tiles by TMA, 128 x 256
+           (4 stages): problems 9 and 12 382 us against 450 us with cp.async
+           at 128 x 128 (bench/results/h100-tma-2026-11-25); a GEMM whose
+           GroupNorm/BatchNorm fuses into its epilogue keeps the cp.async
+           kernel (cuda_gemm_wgmma.c) */
+        if (strstr(dev->detail, "tensor maps (TMA) supported")) {
+            p->knob[KU_TC_WGMMA] = 2;
+            p->knob[KU_TC_BN] = 256;
+        }
     }
 }
 

@@ -36,8 +36,10 @@
  * default on sm_90 (cuda_from_ocl.c): BF16, 128 x 128, tc_stages 3 (6
  * stages); after a failure, TF32 on wgmma before 3xBF16.
  *
- * Knob tc_wgmma = 2 (a neighbour of every wgmma point, never a default)
- * loads the same stages by TMA instead (gen_tma_kernel): 288 threads, warps
+ * Knob tc_wgmma = 2 (the default where the plugin encodes tensor maps, at
+ * 128 x 256; a neighbour of every wgmma point) loads the same stages by TMA
+ * instead, except for a GEMM whose norm fuses into the cp.async kernel's
+ * epilogue (cuda_gemm_norm.c) (gen_tma_kernel): 288 threads, warps
  * 0-7 the consumers above, warp 8 a producer whose lane 0 issues one
  * cp.async.bulk.tensor.2d per operand per stage through tensor maps of the
  * plan (plan ABI 1.5: 128-byte swizzle, boxes of 128 (BN) rows x 128 bytes
@@ -301,7 +303,9 @@ void ocl_gen_gemm_wgmma(ocl_gen *g, int gi)
         if (g->failed) return;
     }
     emit_helpers(g);
-    if (g->pt->knob[KU_TC_WGMMA] == 2) {
+    /* TMA loads (tc_wgmma 2) unless a GroupNorm/BatchNorm after the GEMM
+       fuses into its epilogue, which only the cp.async kernel below does */
+    if (g->pt->knob[KU_TC_WGMMA] == 2 && !ocl_gemm_norm_mode(g, gi, BN)) {
         /* offered where the plugin says it encodes tensor maps (no device: compile-only, --arch) */
         if (g->dev && g->dev->detail[0] && !strstr(g->dev->detail, "tensor maps (TMA) supported")) {
             ocl_failf(g, "group g%d: tc_wgmma 2 loads tiles by TMA, but the device's plugin does not offer tensor "
