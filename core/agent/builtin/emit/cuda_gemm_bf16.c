@@ -99,18 +99,22 @@ void ocl_gen_gemm_bf16(ocl_gen *g, int gi)
     const kf_problem *p = g->p;
     const kf_node *an = &p->nodes[grp->nodes[0]];
     int anchor_v = p->n_inputs + grp->nodes[0];
-    const int BN = g->pt->knob[KU_TC_BN] == 256 ? 256 : 128;
-    int stages = g->pt->knob[KU_TC_STAGES] >= 2 && g->pt->knob[KU_TC_STAGES] <= 4 ? g->pt->knob[KU_TC_STAGES] : 3;
     const int split = g->tc == 3;   /* 3xBF16: high and low parts */
-    const int WN = BN / 32;   /* n8 tiles per warp */
-    const int BK = g->pt->knob[KU_TC_BK] == 64 ? 64 : 32;
-    const int ROW_H = BK + 8; /* bf16 elements per shared-memory row (80 or 144 bytes) */
-    const int CPR = BK / 8, CPR_SHIFT = BK == 64 ? 3 : 2;   /* 16-byte chunks per row */
     /* one block row (M <= 128): every element of B is read by one block
        only, so converting B first would only add its traffic twice; the
        kernel reads B's FP32 rows itself and converts them on the way into
        shared memory, two stages through registers */
     const int onload = !split && gm->M <= BM && gm->trans_b && gm->K % 4 == 0;
+    /* a TMA point's 128 x 256 tile is the wgmma kernel's (the sm_90 default,
+       cuda_from_ocl.c); this kernel, which a one-block-row GEMM gets instead,
+       keeps 128 there: on the H100 problems 56/59 ran 2.0 ms at 256 against
+       1.7 ms at 128 (half the blocks for the SMs), 68 791 against 476 us */
+    const int BN = g->pt->knob[KU_TC_BN] == 256 && !(onload && g->pt->knob[KU_TC_WGMMA] == 2) ? 256 : 128;
+    int stages = g->pt->knob[KU_TC_STAGES] >= 2 && g->pt->knob[KU_TC_STAGES] <= 4 ? g->pt->knob[KU_TC_STAGES] : 3;
+    const int WN = BN / 32;   /* n8 tiles per warp */
+    const int BK = g->pt->knob[KU_TC_BK] == 64 ? 64 : 32;
+    const int ROW_H = BK + 8; /* bf16 elements per shared-memory row (80 or 144 bytes) */
+    const int CPR = BK / 8, CPR_SHIFT = BK == 64 ? 3 : 2;   /* 16-byte chunks per row */
     if (onload) stages = 2;
     if (g->half[gm->a] || g->half[gm->b]) {
         ocl_failf(g, "group g%d: the tensor-core GEMM reads fp32 operands only", gi);
