@@ -59,9 +59,9 @@ typedef struct kf_report_entry {
     char *precision;          /* precision and unit of the best ("fp32", "bf16-avx512",
                                  "amx-bf16", "tf32", "bf16", "3xbf16", "fp16-storage"),
                                  NULL when its run does not record it */
-    char *precision_from;     /* where it was read: "builtin point" (the built-in agent's
-                                 search point in the candidate's notes) or "compute_unit
-                                 counter" (the unit a cpu-simd kernel names) */
+    char *precision_from;     /* where it was read: "compute_unit counter" (the unit a
+                                 cpu-simd kernel names) or "builtin point" (the built-in
+                                 agent's search point in the candidate's notes) */
     int steps;
     long tokens_in, tokens_out;
     double cost_usd, wall_s;
@@ -75,12 +75,12 @@ typedef struct kf_report_entry {
     double vs_torch;          /* min(eager, compile) / best_s: the paper's measure, 0 if unknown */
 } kf_report_entry;
 
-/* The precision and unit of the best kernel of entry e, whose step
- * directory is best_dir (relative to e->run_dir): the "precision" of the
- * built-in agent's point in DIR/candidate/candidate.json's notes, else the
- * profile counter "compute_unit" of DIR/eval.json (cpu-simd); sets
- * e->precision and e->precision_from, leaves them NULL when neither is
- * recorded. */
+/* The precision and unit of the best kernel of entry e, whose candidate
+ * directory is best_dir (result.json best.dir, STEP/candidate, relative to
+ * e->run_dir): the profile counter "compute_unit" of STEP/eval.json (the
+ * unit a cpu-simd kernel names), else the "precision" of the built-in
+ * agent's point in the candidate's notes; sets e->precision and
+ * e->precision_from, leaves them NULL when neither is recorded. */
 void kf_report_entry_precision(kf_report_entry *e, const char *best_dir);
 /* The name of a built-in point's precision (kf_bt_precision: 0 fp32 ..
  * 5 amx-bf16; 3 is "bf16-avx512" on cpu-simd, "bf16" elsewhere) and of a

@@ -1,8 +1,8 @@
 /* report_precision.c — the precision and unit of a run's best kernel, read
- * from what its step directory already records (report.h): the built-in
- * agent's search point (its "precision" knob) in the candidate's notes,
- * else the unit a cpu-simd kernel names (the profile counter
- * "compute_unit" in eval.json).  Nothing is inferred from timings. */
+ * from what its step directory already records (report.h): the unit a
+ * cpu-simd kernel names (the profile counter "compute_unit" in eval.json),
+ * else the built-in agent's search point (its "precision" knob) in the
+ * candidate's notes.  Nothing is inferred from timings. */
 #include "report.h"
 
 #include <json-c/json.h>
@@ -81,31 +81,33 @@ void kf_report_entry_precision(kf_report_entry *e, const char *best_dir)
     size_t n = strlen(best_dir), tail = strlen("/candidate");
     int step_len = n > tail && !strcmp(best_dir + n - tail, "/candidate") ? (int)(n - tail) : -1;
     char path[8400];
-    /* the built-in agent's search point, from the candidate's notes */
+    /* the unit a cpu-simd kernel names (KF_CPU_USES), which the plugin
+       reports as the profile counter "compute_unit": what the kernel
+       itself declares, so it comes first (a built-in point's precision
+       says what the GEMM would use; a rewrite without a GEMM names fp32) */
+    snprintf(path, sizeof path, "%s/%.*s/eval.json", e->run_dir, step_len >= 0 ? step_len : (int)n, best_dir);
+    json_object *ev = read_json(path), *t, *cs, *v;
+    const char *name = NULL;
+    if (ev && json_object_object_get_ex(ev, "timing", &t) && json_object_object_get_ex(t, "counters", &cs) &&
+        json_object_object_get_ex(cs, "compute_unit", &v) &&
+        (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
+        name = kf_report_cpu_unit_name((int)json_object_get_double(v));
+    json_object_put(ev);
+    if (name) {
+        e->precision = strdup(name);
+        e->precision_from = strdup("compute_unit counter");
+        return;
+    }
+    /* else the built-in agent's search point, from the candidate's notes */
     if (step_len >= 0) snprintf(path, sizeof path, "%s/%s/candidate.json", e->run_dir, best_dir);
     else snprintf(path, sizeof path, "%s/%s/candidate/candidate.json", e->run_dir, best_dir);
-    json_object *c = read_json(path), *v;
+    json_object *c = read_json(path);
     int p = c && json_object_object_get_ex(c, "notes", &v) && json_object_is_type(v, json_type_string)
                 ? point_precision(json_object_get_string(v)) : -1;
     json_object_put(c);
-    const char *name = kf_report_precision_name(p, e->backend);
+    name = kf_report_precision_name(p, e->backend);
     if (name) {
         e->precision = strdup(name);
         e->precision_from = strdup("builtin point");
-        return;
     }
-    /* else the unit a cpu-simd kernel names (KF_CPU_USES), which the plugin
-       reports as the profile counter "compute_unit" */
-    snprintf(path, sizeof path, "%s/%.*s/eval.json", e->run_dir, step_len >= 0 ? step_len : (int)n, best_dir);
-    json_object *ev = read_json(path), *t, *cs;
-    if (ev && json_object_object_get_ex(ev, "timing", &t) && json_object_object_get_ex(t, "counters", &cs) &&
-        json_object_object_get_ex(cs, "compute_unit", &v) &&
-        (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double))) {
-        name = kf_report_cpu_unit_name((int)json_object_get_double(v));
-        if (name) {
-            e->precision = strdup(name);
-            e->precision_from = strdup("compute_unit counter");
-        }
-    }
-    json_object_put(ev);
 }

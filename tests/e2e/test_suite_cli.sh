@@ -36,8 +36,8 @@ print(len(p), " ".join(x["name"] for x in p), " ".join(x["status"] for x in p),
 
 grep -q '^| a_scale_relu | correct' "$rep/report.md" && grep -q '^| b_add_sigmoid | correct' "$rep/report.md" \
     && ok "report.md has a table row per problem" || no "report.md has a table row per problem" "$(cat "$rep/report.md")"
-# the precision column: these element-wise problems' built-in points are
-# fp32 (the candidates' notes), and the kernels name the fp32 FMA unit
+# the precision column: these element-wise kernels name the fp32 FMA unit
+# (compute_unit 0 in their eval.json; their built-in points say fp32 too)
 prec=$("$PYTHON3" -c '
 import json, sys
 rows = [[c.strip() for c in l.strip().strip("|").split("|")] for l in open(sys.argv[1]) if l.startswith("| ")]
@@ -58,9 +58,9 @@ for x in r["problems"]:
     out.append("%s %s %s" % (x["precision"], x["precision_from"], unit if unit is None else int(unit)))
 print("; ".join(out))
 ' "$rep/report.json" 2>&1)
-[ "$prec" = "fp32 builtin point 0; fp32 builtin point 0" ] \
-    && ok "report.json: precision fp32 from the built-in point, the eval's compute_unit 0" \
-    || no "report.json: precision fp32 from the built-in point, the eval's compute_unit 0" "got: $prec"
+[ "$prec" = "fp32 compute_unit counter 0; fp32 compute_unit counter 0" ] \
+    && ok "report.json: precision fp32 from the eval's compute_unit 0" \
+    || no "report.json: precision fp32 from the eval's compute_unit 0" "got: $prec"
 nsvg=$(grep -o '<svg' "$rep/report.html" | wc -l)
 [ "$nsvg" -eq 4 ] && ok "report.html has the speedup, roofline and two trace plots" \
     || no "report.html has 4 plots" "got $nsvg"
