@@ -1349,12 +1349,18 @@ static void emit_gemm_sum(gen_t *g, int gi, int ri, double ca, double cc)
 /* The skinny GEMM (loop_order 2): few rows of A (x) against a large B (the
  * weights), bound by reading B.  x is packed once (every depth block,
  * MR-row panels, shared: it stays in cache), B is streamed exactly once:
- * OpenMP's static schedule gives each thread a contiguous range of NR
- * column panels (a contiguous slab of W when B is W^T), and for each
+ * each thread takes runs of contiguous NR column panels (a contiguous slab
+ * of W when B is W^T), and for each
  * depth block of a panel the thread packs the KC x NR micro-panel (it
  * stays in L1), runs every row tile of x over it, and meanwhile prefetches
  * the next block's lines of B into L2, one slice per row tile, so the
- * memory stream does not stop while the FMAs run.  The map tail is fused
+ * memory stream does not stop while the FMAs run.  The panels go out in
+ * runs of contiguous ones, KF_BT_CPU_SKINNY_RUNS_PER_THREAD a thread,
+ * dynamically: the VM this was written on is shared and a thread is
+ * stalled now and then (problem 56, interleaved A/B rounds against the
+ * column order: a static split 0.80-0.86x its time, median per round;
+ * the dynamic runs 0.68-0.85x; noisy, see
+ * bench/results/cpu-skinny-xeon2-2026-11-25).  The map tail is fused
  * at the store (group<gi>_store); a row op runs as its own pass over C. */
 static void emit_gemm_skinny(gen_t *g, int gi)
 {
@@ -1408,7 +1414,10 @@ static void emit_gemm_skinny(gen_t *g, int gi)
                     "            float *bp = aligned_alloc(64, %" PRId64 " * sizeof(float));\n"
                     "            float tb[KF_MR * KF_NR] __attribute__((aligned(64)));\n"
                     "            int fail = bp == NULL;\n"
-                    "            #pragma omp for schedule(static)   /* a contiguous range of panels a thread */\n"
+                    "            /* runs of ch_ contiguous panels, %d a thread, handed out as threads finish (a\n"
+                    "               thread the OS stalls holds up no fixed share) */\n"
+                    "            const int64_t ch_ = %" PRId64 " / (%d * (int64_t)nt) > 0 ? %" PRId64 " / (%d * (int64_t)nt) : 1;\n"
+                    "            #pragma omp for schedule(dynamic, ch_)\n"
                     "            for (int64_t jp = 0; jp < %" PRId64 "; jp++)\n"
                     "            for (int64_t pb = 0; pb < %" PRId64 "; pb++) {   /* its depth blocks, on the same thread */\n"
                     "                if (fail) continue;\n"
@@ -1421,8 +1430,9 @@ static void emit_gemm_skinny(gen_t *g, int gi)
                     "                const int64_t wn = jp * %" PRId64 " + pb + 1 < %" PRId64 " ? jp * %" PRId64 " + pb + 1 : jp * %" PRId64 " + pb;\n"
                     "                const int64_t jn = (wn / %" PRId64 ") * KF_NR, pn = (wn %% %" PRId64 ") * %" PRId64 ";\n"
                     "                const int64_t kn = %" PRId64 " - pn < %" PRId64 " ? %" PRId64 " - pn : %" PRId64 ";\n",
-                    KC * NR, NP, KB, KC, K, KC, K, KC, N, N, ldb, gm->trans_b, N, KB, NP * KB, KB, KB, KB, KB, KC, K,
-                    KC, K, KC);
+                    KC * NR, KF_BT_CPU_SKINNY_RUNS_PER_THREAD, NP, KF_BT_CPU_SKINNY_RUNS_PER_THREAD, NP,
+                    KF_BT_CPU_SKINNY_RUNS_PER_THREAD, NP, KB, KC, K, KC, K, KC, N, N, ldb, gm->trans_b, N, KB, NP * KB, KB,
+                    KB, KB, KB, KC, K, KC, K, KC);
     if (gm->trans_b)   /* the next block: NR rows of B, kn floats each */
         kf_sb_printf(b,
                         "                const int64_t nl = %" PRId64 " - jn < KF_NR ? %" PRId64 " - jn : KF_NR;   /* rows */\n",
@@ -1441,8 +1451,8 @@ static void emit_gemm_skinny(gen_t *g, int gi)
     else
         kf_sb_printf(b,
                         "                        const float *row = Bb + (pn + q) * %" PRId64 " + jn;\n"
-                        "                        for (int64_t k = 0; k < KF_NR; k += 16) __builtin_prefetch(row + k, 0, 2);\n",
-                        ldb);
+                        "                        for (int64_t k = 0; k < KF_NR && jn + k < %" PRId64 "; k += 16) __builtin_prefetch(row + k, 0, 2);\n",
+                        ldb, N);
     kf_sb_printf(b,
                     "                    }\n"
                     "                    const int64_t mr = %" PRId64 " - ir < KF_MR ? %" PRId64 " - ir : KF_MR;\n"

@@ -58,6 +58,9 @@ enum { KF_BT_CPU_ORDER_BLOCKS = 0, KF_BT_CPU_ORDER_ROWS = 1, KF_BT_CPU_ORDER_COL
  * NC = NR.  The default takes it where every GEMM has at most
  * KF_BT_CPU_SKINNY_ROWS rows whose A fits in L2 and a B of at least 4 x L2. */
 #define KF_BT_CPU_SKINNY_ROWS 256
+/* The skinny order hands out its NR panels in runs of contiguous ones,
+ * this many runs a thread (dynamic: a stalled thread holds up no share). */
+#define KF_BT_CPU_SKINNY_RUNS_PER_THREAD 8
 typedef struct kf_bt_cpu_blocking {
     int mc, nc, kc;
 } kf_bt_cpu_blocking;
