@@ -90,8 +90,10 @@ void kf_report_entry_precision(kf_report_entry *e, const char *best_dir)
     const char *name = NULL;
     if (ev && json_object_object_get_ex(ev, "timing", &t) && json_object_object_get_ex(t, "counters", &cs) &&
         json_object_object_get_ex(cs, "compute_unit", &v) &&
-        (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
-        name = kf_report_cpu_unit_name((int)json_object_get_double(v));
+        (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double))) {
+        double u = json_object_get_double(v);
+        if (u >= 0 && u <= 2) name = kf_report_cpu_unit_name((int)u);   /* no cast of an out-of-range double */
+    }
     json_object_put(ev);
     if (name) {
         e->precision = strdup(name);
