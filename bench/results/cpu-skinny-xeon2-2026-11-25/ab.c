@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
 #include "kforge-cpu.h"
 static int64_t *csv(const char *s, int *n) { int64_t *v = malloc(64 * sizeof *v); *n = 0; char *e; while (*s) { v[(*n)++] = strtoll(s, &e, 10); s = *e ? e + 1 : e; } return v; }
 static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec * 1e-9; }
@@ -24,6 +26,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < ni; i++) { in[i] = aligned_alloc(64, (is[i] * 4 + 63) / 64 * 64); for (int64_t k = 0; k < is[i]; k++) in[i][k] = (float)rand() / RAND_MAX - 0.5f; }
     for (int i = 0; i < no; i++) out[i] = aligned_alloc(64, (os[i] * 4 + 63) / 64 * 64);
     for (int i = 0; i < ns; i++) { scr[i] = aligned_alloc(64, (ss[i] + 63) / 64 * 64); memset(scr[i], 0, ss[i]); }
+    syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18 /* XTILEDATA: for AMX candidates */);
     kf_cpu_entry f[8];
     for (int k = 0; k < nk; k++) { void *h = dlopen(argv[9 + k], RTLD_NOW); if (!h) { fprintf(stderr, "%s\n", dlerror()); return 1; } f[k] = (kf_cpu_entry)dlsym(h, "kf_kernel"); }
     kf_cpu_args a = {.in = (const float *const *)in, .out = out, .scratch = scr, .dims = dims, .n_in = ni, .n_out = no, .n_scratch = ns, .n_dims = nd, .n_threads = getenv("NT") ? atoi(getenv("NT")) : 2, .features = 1};
