@@ -15,8 +15,8 @@ enum {
     KC_PACK,        /* 1: pack A and B panels; 0: plain loops */
     KC_THREADS,     /* 0 = a->n_threads, else min(threads, a->n_threads) */
     KC_LOOP_ORDER,  /* 0: row-block-major (A reuse), 1: column-block-major (B reuse),
-                       2: skinny (A packed once, B streamed once, a contiguous
-                       range of NR panels a thread; builtin_cpu.c emit_gemm_skinny) */
+                       2: skinny (A packed once, B streamed once in runs of
+                       contiguous NR panels; builtin_cpu.c emit_gemm_skinny) */
     KC_UNROLL,      /* k-loop unroll of the micro-kernel: 1, 2, 4 */
     KC_N
 };

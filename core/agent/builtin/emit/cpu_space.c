@@ -300,9 +300,9 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
         }
         /* skinny GEMMs (56, 59 at the cpu preset: 64 x 4096 against W of
            8192 x 4096, 128 MiB): reading W is the cost, so stream it once,
-           each thread its own contiguous slab, with x packed once and kept
-           in cache (loop_order 2); the map tail at the store, a row op as
-           its own pass over C (small: M rows) */
+           in runs of contiguous panels, with x packed once and kept in
+           cache (loop_order 2); the map tail at the store, a row op as its
+           own pass over C (small: M rows) */
         if (skinny_gemms(r, l2)) {
             p->knob[KC_LOOP_ORDER] = 2;
             p->fusion = KF_BT_FUSE_EPILOGUE;
@@ -424,7 +424,7 @@ static const char *describe_change(const kf_bt_point *pa, const kf_bt_point *pb,
     else if (a[KC_KC] != b[KC_KC]) snprintf(buf, n, "set KC to %d (was %d)", b[KC_KC], a[KC_KC]);
     else if (a[KC_UNROLL] != b[KC_UNROLL]) snprintf(buf, n, "unroll the k loop by %d", b[KC_UNROLL]);
     else if (a[KC_LOOP_ORDER] != b[KC_LOOP_ORDER])
-        snprintf(buf, n, "%s", b[KC_LOOP_ORDER] == 2 ? "stream B once, a contiguous slab a thread (skinny order)"
+        snprintf(buf, n, "%s", b[KC_LOOP_ORDER] == 2 ? "stream B once in runs of contiguous panels (skinny order)"
                                : b[KC_LOOP_ORDER] ? "order blocks column-major" : "order blocks row-major");
     else if (a[KC_THREADS] != b[KC_THREADS]) snprintf(buf, n, "use %s threads", b[KC_THREADS] ? "1" : "all");
     else if (a[KC_PACK] != b[KC_PACK]) snprintf(buf, n, "%s packing", b[KC_PACK] ? "enable" : "disable");
