@@ -56,6 +56,12 @@ typedef struct kf_report_entry {
     char *anchor_warning;     /* set when baseline_over_anchor > KF_ANCHOR_WARN_RATIO */
     double speedup;           /* baseline_s / best_s, 0 when unknown */
     double fraction;          /* roofline fraction of the best, 0 when unknown */
+    char *precision;          /* precision and unit of the best ("fp32", "bf16-avx512",
+                                 "amx-bf16", "tf32", "bf16", "3xbf16", "fp16-storage"),
+                                 NULL when its run does not record it */
+    char *precision_from;     /* where it was read: "compute_unit counter" (the unit a
+                                 cpu-simd kernel names) or "builtin point" (the built-in
+                                 agent's search point in the candidate's notes) */
     int steps;
     long tokens_in, tokens_out;
     double cost_usd, wall_s;
@@ -68,6 +74,20 @@ typedef struct kf_report_entry {
     double torch_eager_s, torch_compile_s;
     double vs_torch;          /* min(eager, compile) / best_s: the paper's measure, 0 if unknown */
 } kf_report_entry;
+
+/* The precision and unit of the best kernel of entry e, whose candidate
+ * directory is best_dir (result.json best.dir, STEP/candidate, relative to
+ * e->run_dir): the profile counter "compute_unit" of STEP/eval.json (the
+ * unit a cpu-simd kernel names), else the "precision" of the built-in
+ * agent's point in the candidate's notes; sets e->precision and
+ * e->precision_from, leaves them NULL when neither is recorded. */
+void kf_report_entry_precision(kf_report_entry *e, const char *best_dir);
+/* The name of a built-in point's precision (kf_bt_precision: 0 fp32 ..
+ * 5 amx-bf16; 3 is "bf16-avx512" on cpu-simd, "bf16" elsewhere) and of a
+ * cpu-simd compute_unit (0 fp32, 1 bf16-avx512, 2 amx-bf16); NULL when
+ * out of range. */
+const char *kf_report_precision_name(int precision, const char *backend);
+const char *kf_report_cpu_unit_name(int unit);
 
 /* Median and spread of a few numbers: quantiles by linear interpolation
  * between order statistics (numpy's default), all 0 when n == 0. */

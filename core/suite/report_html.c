@@ -151,7 +151,7 @@ static void problems(FILE *f, const kf_report *r)
     fputs("<h2>Problems</h2>\n<div class=\"scroll\"><table>\n<tr><th>problem</th><th>status</th>"
           "<th>stop reason</th><th>best</th><th>baseline</th><th>baseline made by</th>"
           "<th>GEMM anchor (library GEMM alone)</th><th>baseline / anchor</th><th>speedup</th>"
-          "<th>roofline</th><th>steps</th><th>tokens</th><th>cost</th></tr>\n", f);
+          "<th>roofline</th><th>precision</th><th>steps</th><th>tokens</th><th>cost</th></tr>\n", f);
     for (int i = 0; i < r->n; i++) {
         const kf_report_entry *e = &r->e[i];
         char t[32], bl[32], sp[32], fr[32], st[32], tok[32], cost[32];
@@ -184,6 +184,7 @@ static void problems(FILE *f, const kf_report *r)
         if (ok) snprintf(fr, sizeof fr, "%.1f%%", e->fraction * 100);
         else snprintf(fr, sizeof fr, "-");
         td(f, "n", fr);
+        td(f, NULL, ok && e->precision ? e->precision : "-");
         snprintf(st, sizeof st, "%d", e->steps);
         td(f, "n", st);
         snprintf(tok, sizeof tok, "%ld", e->tokens_in + e->tokens_out);

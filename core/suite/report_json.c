@@ -46,6 +46,8 @@ static json_object *entry_json(const kf_report_entry *e)
     json_object_object_add(o, "warnings", w);
     json_object_object_add(o, "speedup", num_or_null(e->speedup));
     json_object_object_add(o, "roofline_fraction", e->status == KF_REPORT_CORRECT ? json_object_new_double(e->fraction) : NULL);
+    json_object_object_add(o, "precision", str_or_null(e->status == KF_REPORT_CORRECT ? e->precision : NULL));
+    json_object_object_add(o, "precision_from", str_or_null(e->status == KF_REPORT_CORRECT ? e->precision_from : NULL));
     json_object_object_add(o, "steps", json_object_new_int(e->steps));
     json_object_object_add(o, "tokens_in", json_object_new_int64(e->tokens_in));
     json_object_object_add(o, "tokens_out", json_object_new_int64(e->tokens_out));

@@ -36,6 +36,8 @@ void kf_report_entry_free(kf_report_entry *e)
     free(e->anchor_how);
     free(e->anchor_warning);
     free(e->points);
+    free(e->precision);
+    free(e->precision_from);
     memset(e, 0, sizeof *e);
 }
 
@@ -204,6 +206,7 @@ int kf_report_entry_load(const char *dir, kf_report_entry *e, kf_error *err)
         char *bdir = get_str(best, "dir");
         int step = 0, sample = 0;
         if (bdir && sscanf(bdir, "steps/%d-%d", &step, &sample) == 2) e->best_step = step;
+        kf_report_entry_precision(e, bdir);
         free(bdir);
         e->fraction = get_num(best, "roofline_fraction");
         e->speedup = get_num(best, "speedup_vs_baseline");

@@ -99,8 +99,8 @@ static void table(FILE *f, const kf_report *r)
 {
     fputs("## Problems\n\n", f);
     fputs("| problem | status | best | baseline | baseline made by | GEMM anchor (library GEMM alone) | baseline / anchor "
-          "| speedup | roofline | steps | tokens | cost |\n", f);
-    fputs("| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n", f);
+          "| speedup | roofline | precision | steps | tokens | cost |\n", f);
+    fputs("| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |\n", f);
     for (int i = 0; i < r->n; i++) {
         const kf_report_entry *e = &r->e[i];
         char t[32], b[32], sp[32];
@@ -123,6 +123,7 @@ static void table(FILE *f, const kf_report *r)
         fprintf(f, " | %s | ", kf_rep_speedup(e->speedup, sp, sizeof sp));
         if (e->status == KF_REPORT_CORRECT) fprintf(f, "%.1f%%", e->fraction * 100);
         else fputs("-", f);
+        fprintf(f, " | %s", e->status == KF_REPORT_CORRECT && e->precision ? e->precision : "-");
         fprintf(f, " | %d | %ld | $%.4f |\n", e->steps, e->tokens_in + e->tokens_out, e->cost_usd);
     }
     fputc('\n', f);

@@ -7,7 +7,7 @@ set -u
 here="$KF_SRCDIR/tests/e2e/suite"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 . "$KF_SRCDIR/tests/e2e/tap.sh"
-echo "1..33"
+echo "1..35"
 export XDG_CACHE_HOME="$tmp/cache"
 rep="$tmp/report"
 
@@ -36,6 +36,31 @@ print(len(p), " ".join(x["name"] for x in p), " ".join(x["status"] for x in p),
 
 grep -q '^| a_scale_relu | correct' "$rep/report.md" && grep -q '^| b_add_sigmoid | correct' "$rep/report.md" \
     && ok "report.md has a table row per problem" || no "report.md has a table row per problem" "$(cat "$rep/report.md")"
+# the precision column: these element-wise kernels name the fp32 FMA unit
+# (compute_unit 0 in their eval.json; their built-in points say fp32 too)
+prec=$("$PYTHON3" -c '
+import json, sys
+rows = [[c.strip() for c in l.strip().strip("|").split("|")] for l in open(sys.argv[1]) if l.startswith("| ")]
+head = next((r for r in rows if r[0] == "problem" and "precision" in r), [])
+col = head.index("precision") if head else -1
+print(col >= 0 and " ".join(r[0] + "=" + r[col] for r in rows
+                             if r[0].strip() in ("a_scale_relu", "b_add_sigmoid")))
+' "$rep/report.md" 2>&1)
+[ "$prec" = "a_scale_relu=fp32 b_add_sigmoid=fp32" ] && ok "report.md: a precision column, fp32 for both" \
+    || no "report.md: a precision column, fp32 for both" "got: $prec" "$(grep -A4 '^## Problems' "$rep/report.md")"
+prec=$("$PYTHON3" -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+out = []
+for x in r["problems"]:
+    unit = json.load(open(x["run_dir"] + "/" + json.load(open(x["run_dir"] + "/result.json"))["best"]["dir"]
+                          + "/../eval.json"))["timing"]["counters"].get("compute_unit")
+    out.append("%s %s %s" % (x["precision"], x["precision_from"], unit if unit is None else int(unit)))
+print("; ".join(out))
+' "$rep/report.json" 2>&1)
+[ "$prec" = "fp32 compute_unit counter 0; fp32 compute_unit counter 0" ] \
+    && ok "report.json: precision fp32 from the eval's compute_unit 0" \
+    || no "report.json: precision fp32 from the eval's compute_unit 0" "got: $prec"
 nsvg=$(grep -o '<svg' "$rep/report.html" | wc -l)
 [ "$nsvg" -eq 4 ] && ok "report.html has the speedup, roofline and two trace plots" \
     || no "report.html has 4 plots" "got $nsvg"

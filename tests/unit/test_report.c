@@ -84,6 +84,30 @@ static int build_five(const char *root, kf_report *r)
     res = result_json("C_five_quarters", 0.002, 0.0025, 0, 0.8, 1);
     dirs[2] = make_run(root, "C_five_quarters", res, NULL);
     free(res);
+    /* the precision of the best: A's from the built-in point in its
+       candidate's notes (its eval.json has no compute_unit), B's from the
+       compute_unit counter of a kernel without a point, C's from the
+       counter although its point says bf16 (the unit the kernel names
+       comes first) */
+    char p[4400];
+    for (int i = 0; i < 3; i++) {
+        snprintf(p, sizeof p, "%s/steps", dirs[i]);
+        mkdir(p, 0777);
+        snprintf(p, sizeof p, "%s/steps/0002-0", dirs[i]);
+        mkdir(p, 0777);
+        snprintf(p, sizeof p, "%s/steps/0002-0/candidate", dirs[i]);
+        mkdir(p, 0777);
+        snprintf(p, sizeof p, "%s/steps/0002-0/eval.json", dirs[i]);
+        kf_test_write_file(p, i == 0   ? "{\"timing\": {\"counters\": {\"threads\": 2}}}"
+                              : i == 1 ? "{\"timing\": {\"counters\": {\"threads\": 2, \"compute_unit\": 1}}}"
+                                       : "{\"timing\": {\"counters\": {\"compute_unit\": 0}}}");
+        snprintf(p, sizeof p, "%s/steps/0002-0/candidate/candidate.json", dirs[i]);
+        kf_test_write_file(p, i == 0   ? "{\"notes\": \"why\\nbuiltin point: {\\\"backend\\\":\\\"cpu-simd\\\","
+                                         "\\\"precision\\\":5,\\\"mr\\\":16}\"}"
+                              : i == 1 ? "{\"notes\": \"written by a model\"}"
+                                       : "{\"notes\": \"builtin point: {\\\"backend\\\":\\\"cpu-simd\\\","
+                                         "\\\"precision\\\":3}\"}");
+    }
     res = result_json("D_unverified", 0.0001, 0.001, 10.0, 0.9, 0);
     dirs[3] = make_run(root, "D_unverified", res, NULL);
     free(res);
@@ -258,8 +282,10 @@ KF_TEST(writers_html_md_json)
     KF_CHECK(md != NULL);
     if (!md) return;
     KF_CHECK_CONTAINS(md, "| problem | status | best | baseline | baseline made by | GEMM anchor (library GEMM alone) | "
-                          "baseline / anchor | speedup | roofline | steps | tokens | cost |");
-    KF_CHECK_CONTAINS(md, "| A_two | correct (iteration budget spent) | 1 ms | 2 ms | op-by-op, OpenBLAS sgemm | - | - | 2.00x | 50.0% | 3 | 150 | $0.0100 |");
+                          "baseline / anchor | speedup | roofline | precision | steps | tokens | cost |");
+    KF_CHECK_CONTAINS(md, "| A_two | correct (iteration budget spent) | 1 ms | 2 ms | op-by-op, OpenBLAS sgemm | - | - | 2.00x | 50.0% | amx-bf16 | 3 | 150 | $0.0100 |");
+    KF_CHECK_CONTAINS(md, "| 0.50x | 25.0% | bf16-avx512 | 3 |");    /* B_half */
+    KF_CHECK_CONTAINS(md, "| 80.0% | fp32 | 3 |");                  /* C_five_quarters: the counter */
     KF_CHECK_CONTAINS(md, "| C_five_quarters | correct (iteration budget spent) | 2 ms | 2.5 ms |");
     KF_CHECK_CONTAINS(md, "| D_unverified | **incorrect**");
     KF_CHECK_CONTAINS(md, "| E_killed | **no result**");
@@ -287,6 +313,14 @@ KF_TEST(writers_html_md_json)
     KF_CHECK(json_object_object_get_ex(d, "correct", &v) && !json_object_get_boolean(v));
     KF_CHECK(json_object_object_get_ex(d, "speedup", &v) && v == NULL);
     json_object *a = json_object_array_get_idx(probs, 0);
+    KF_CHECK(json_object_object_get_ex(a, "precision", &v) && v && !strcmp(json_object_get_string(v), "amx-bf16"));
+    KF_CHECK(json_object_object_get_ex(a, "precision_from", &v) && v &&
+             !strcmp(json_object_get_string(v), "builtin point"));
+    json_object *b = json_object_array_get_idx(probs, 1);
+    KF_CHECK(json_object_object_get_ex(b, "precision", &v) && v && !strcmp(json_object_get_string(v), "bf16-avx512"));
+    KF_CHECK(json_object_object_get_ex(b, "precision_from", &v) && v &&
+             !strcmp(json_object_get_string(v), "compute_unit counter"));
+    KF_CHECK(json_object_object_get_ex(d, "precision", &v) && v == NULL);   /* D: not correct */
     KF_CHECK(json_object_object_get_ex(a, "trace", &v));
     KF_CHECK_INT(json_object_array_length(v), 4);
     KF_CHECK(json_object_object_get_ex(o, "machine", &v));

@@ -181,6 +181,19 @@ typedef struct kf_bt_plan {
 int kf_bt_plan_build(const kf_resolved *r, kf_bt_fusion fusion, kf_bt_plan *out, kf_error *err);
 void kf_bt_plan_free(kf_bt_plan *p);
 
+/* The GEMM-sum rewrite (builtin_rewrite.c), shared by the emitters that
+ * apply it (cuda_gemm_sum.c, builtin_cpu.c): a GEMM whose rows are summed
+ * right away is a matrix-vector product,
+ *   sum_j f(x[m] . B[:, j] + bias[j])  with f(h) = a*h + c
+ *   = a * (x[m] . s + sum_j bias[j]) + N*c,   s[k] = sum_j B[k][j].
+ * Applies when GEMM group gi is not batched, every value of the group but
+ * the last lives only in registers (store LOCAL), the last is no output
+ * and is read only by a sum over its last dimension that anchors the next
+ * ROW group, and the group's other ops are scalar affine maps (scalar
+ * multiplies, divisions by a scalar, additions, subtractions, negation).
+ * Returns that ROW group's index with *a and *c set, else -1. */
+int kf_bt_gemm_sum_match(const kf_bt_plan *pl, int gi, double *a, double *c);
+
 /* A readable summary, one group per line ("g0 gemm  linear(x,W,b) -> sub
  * -> mul -> relu  [y: output 0]"), for comments in generated code. */
 char *kf_bt_plan_describe(const kf_bt_plan *p);

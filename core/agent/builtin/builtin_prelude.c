@@ -138,7 +138,24 @@ static const char C_HEAD[] =
     "              + z * (-0.0268661706451312518f + z * 0.00522397762544218784f))));\n"
     "    return ax < 0.5f ? s : y;\n"
     "}\n"
-    "#define kf__sqrt sqrtf\n#define kf__fabs fabsf\n#define kf__pow powf\n";
+    "#define kf__sqrt sqrtf\n#define kf__fabs fabsf\n#define kf__pow powf\n"
+    "#define kf_mish kf__mish_generic   /* the body's form; the C dialect's kf_mish follows the body */\n";
+
+/* The C dialect's mish, after the body: tanh(softplus(x)) = ((1+e)^2 - 1) /
+ * ((1+e)^2 + 1) with e = exp(x), so mish(x) = x * n / (n + 2), n = e (e + 2):
+ * one vectorised exp and one division instead of exp, log1p and tanh (a
+ * second exp and division); no cancellation for x < 0 (n ~ 2e), and for x
+ * >= 20 the ratio is 1 in float (softplus's threshold), so e is taken at
+ * min(x, 20) and never overflows. */
+static const char C_TAIL[] =
+    "/* ---- the C dialect's mish (replaces the body's kf_mish) ---- */\n"
+    "#undef kf_mish\n"
+    "KF_FN float kf_mish(float x)\n"
+    "{   /* x tanh(softplus(x)) = x n / (n + 2), n = e^x (e^x + 2) */\n"
+    "    float e = kf__exp(x < 20.0f ? x : 20.0f);\n"
+    "    float n = e * (e + 2.0f);\n"
+    "    return x * (n / (n + 2.0f));\n"
+    "}\n";
 
 static const char OCL_HEAD[] =
     "/* ---- kforge builtin prelude (OpenCL C): one function per op, PyTorch semantics ---- */\n"
@@ -189,12 +206,13 @@ static const char BODY[] =
 
 const char *kf_bt_prelude(kf_bt_dialect d)
 {
-    static char c_text[sizeof C_HEAD + sizeof BODY];
+    static char c_text[sizeof C_HEAD + sizeof BODY + sizeof C_TAIL];
     static char ocl_text[sizeof OCL_HEAD + sizeof BODY];
     char *t = d == KF_BT_OCL ? ocl_text : c_text;
     if (!t[0]) {   /* built once; the result is the same for every caller */
         strcpy(t, d == KF_BT_OCL ? OCL_HEAD : C_HEAD);
         strcat(t, BODY);
+        if (d != KF_BT_OCL) strcat(t, C_TAIL);
     }
     return t;
 }

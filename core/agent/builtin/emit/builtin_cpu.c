@@ -569,6 +569,43 @@ static void emit_map_group(gen_t *g, int gi)
 /* ------------------------------------------------------------------ */
 /* ROW groups: the anchor over each contiguous row, then its map tail    */
 
+/* The map tail of ROW group gi for element o of row rr (both in scope,
+ * with the anchor's value in t<anchor value>), indented by ind plus four:
+ * its out-of-group operands at the flat output index, then the chain from
+ * node 1, storing every materialised value (the anchor's too). */
+static void emit_row_tail(gen_t *g, int gi, const char *ind)
+{
+    const kf_bt_group *gr = &g->pl->groups[gi];
+    kf_sb *b = &g->b;
+    char e[64], cv[16] = "o";
+    snprintf(e, sizeof e, "rr * %" PRId64 " + o", gr->row.out_len);
+    char ind2[64];
+    snprintf(ind2, sizeof ind2, "%s    ", ind);
+    int ops[64];
+    int nops = outside_operands(g, gi, 1, ops, 64);
+    if (nops) {
+        /* operands of the tail are indexed by the flat output index */
+        kf_sb_printf(b, "%sconst int64_t e_ = %s;\n", ind2, e);
+        for (int i = 0; i < nops; i++) {
+            const kf_shape *us = &g->r->shapes[ops[i]];
+            int64_t st[KF_MAX_RANK];
+            kf_bt_bcast_strides(us, &gr->shape, st);
+            if (kf_shape_elems(us) == 1) continue;
+            kf_sb_printf(b, "%sconst int64_t ro%d = 0", ind2, ops[i]);
+            int64_t inner = 1;
+            for (int d = gr->shape.rank - 1; d >= 0; d--) {
+                if (st[d]) kf_sb_printf(b, " + ((e_ / %" PRId64 ") %% %" PRId64 ") * %" PRId64, inner, gr->shape.d[d], st[d]);
+                inner *= gr->shape.d[d];
+            }
+            kf_sb_puts(b, ";\n");
+        }
+        snprintf(cv, sizeof cv, "0");
+    }
+    /* operand_offset() adds the column for full-shape operands: with cv "0"
+       every offset is the hoisted flat one */
+    emit_chain(g, gi, 1, cv, e, ind2, 1, NULL, NULL);
+}
+
 /* Emits the body that computes one row: input row pointer `xr`, row
  * index `rr` (0..rows-1), writes the tail's stores at flat index
  * rr*out_len + o.  Shared by standalone ROW groups and ROW tails fused
@@ -585,8 +622,6 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
     int wv = an->n_in > 1 && !an->in[1].is_scalar ? an->in[1].value : -1;
     int bv = an->n_in > 2 && !an->in[2].is_scalar ? an->in[2].value : -1;
     char wexpr[96] = "", bexpr[96] = "";
-    char e[64], cv[16] = "o";
-    snprintf(e, sizeof e, "rr * %" PRId64 " + o", OL);
 
     switch (an->op) {
     case KF_OP_SUM: case KF_OP_MEAN: case KF_OP_LOGSUMEXP: case KF_OP_AMAX: case KF_OP_AMIN: {
@@ -714,31 +749,7 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
         return;
     }
     /* the map tail, element o of this row */
-    char ind2[64];
-    snprintf(ind2, sizeof ind2, "%s    ", ind);
-    int ops[64];
-    int nops = outside_operands(g, gi, 1, ops, 64);
-    if (nops) {
-        /* operands of the tail are indexed by the flat output index */
-        kf_sb_printf(b, "%sconst int64_t e_ = %s;\n", ind2, e);
-        for (int i = 0; i < nops; i++) {
-            const kf_shape *us = &g->r->shapes[ops[i]];
-            int64_t st[KF_MAX_RANK];
-            kf_bt_bcast_strides(us, &gr->shape, st);
-            if (kf_shape_elems(us) == 1) continue;
-            kf_sb_printf(b, "%sconst int64_t ro%d = 0", ind2, ops[i]);
-            int64_t inner = 1;
-            for (int d = gr->shape.rank - 1; d >= 0; d--) {
-                if (st[d]) kf_sb_printf(b, " + ((e_ / %" PRId64 ") %% %" PRId64 ") * %" PRId64, inner, gr->shape.d[d], st[d]);
-                inner *= gr->shape.d[d];
-            }
-            kf_sb_puts(b, ";\n");
-        }
-        snprintf(cv, sizeof cv, "0");
-    }
-    /* operand_offset() adds the column for full-shape operands: with cv "0"
-       every offset is the hoisted flat one */
-    emit_chain(g, gi, 1, cv, e, ind2, 1, NULL, NULL);
+    emit_row_tail(g, gi, ind);
     if (an->op == KF_OP_GROUP_NORM) kf_sb_printf(b, "%s    }\n", ind);
     kf_sb_printf(b, "%s}\n", ind);
 }
@@ -1427,6 +1438,206 @@ static void emit_gemm_group_amx(gen_t *g, int gi)
                     MP * MR, NP * NR, gr->last_value);
 }
 
+/* The GEMM-sum rewrite (kf_bt_gemm_sum_match, builtin_rewrite.c; the
+ * cuda-c emitter's cuda_gemm_sum.c applies the same): GEMM group gi's rows
+ * are summed at once by ROW group ri, so
+ *   sum_j (a*h[m][j] + c) = a * (x[m] . s + sum_j bias[j]) + N*c,
+ *   s[k] = sum_j B(k, j)
+ * B is read once (its column sums, in fp32, threads over k), then one dot
+ * product per row of x (double accumulation) and the row group's tail:
+ * 2*N*K + 2*M*K FLOPs instead of 2*M*N*K.  Exact in real arithmetic and
+ * the better conditioned order (problem 14's rows cancel to ~1e-3 of their
+ * terms).  Emits both groups as group<gi>; the caller skips ri. */
+static void emit_gemm_sum(gen_t *g, int gi, int ri, double ca, double cc)
+{
+    const kf_bt_group *gr = &g->pl->groups[gi];
+    const kf_bt_gemm *gm = &gr->gemm;
+    const kf_bt_group *rg = &g->pl->groups[ri];
+    kf_sb *b = &g->b;
+    const int64_t M = gm->M, N = gm->N, K = gm->K;
+    char sname[32];
+    snprintf(sname, sizeof sname, "kf_colsum%d", gi);
+    int ss = add_scratch(g, sname, (K + 16) * 4);
+    if (ss < 0) { g->failed = 1; return; }
+    char an[48], cn[48];
+    kf_bt_flit(ca, an);
+    kf_bt_flit((double)N * cc, cn);
+    int sum_v = g->p->n_inputs + rg->nodes[0];
+    begin_fn(g);
+    kf_sb_printf(b, "static void group%d(const kf_cpu_args *a, int nt)\n{\n", gi);
+    declare_ptr(g, gm->a, 0);
+    declare_ptr(g, gm->b, 0);
+    if (gm->bias >= 0) declare_ptr(g, gm->bias, 0);
+    declare_group_ptrs(g, ri, 1);
+    kf_sb_printf(b,
+                    "    /* sum(%s(...)) over its last dim (group %d) is a GEMV with the column sums of %s:\n"
+                    "     * y[m] = %s * (x[m] . s + sum(bias)) + %s, s[k] = sum_j B(k, j) (builtin_rewrite.c) */\n"
+                    "    float *restrict s = a->scratch[%d];\n",
+                    kf_op_name(g->p->nodes[gr->nodes[0]].op), ri, kf_problem_value_name(g->p, gm->b), an, cn, ss);
+    if (gm->trans_b)   /* B is N x K: s is the sum of its N rows; threads over chunks of k */
+        kf_sb_printf(b,
+                        "    #pragma omp parallel for num_threads(nt) schedule(static)\n"
+                        "    for (int64_t k0 = 0; k0 < %" PRId64 "; k0 += 512) {\n"
+                        "        const int64_t kw = %" PRId64 " - k0 < 512 ? %" PRId64 " - k0 : 512;\n"
+                        "        float acc[512] __attribute__((aligned(64)));\n"
+                        "        for (int64_t k = 0; k < kw; k++) acc[k] = 0.0f;\n"
+                        "        for (int64_t j = 0; j < %" PRId64 "; j++) {\n"
+                        "            const float *restrict br = V%d + j * %" PRId64 " + k0;\n"
+                        "            #pragma omp simd\n"
+                        "            for (int64_t k = 0; k < kw; k++) acc[k] += br[k];\n"
+                        "        }\n"
+                        "        for (int64_t k = 0; k < kw; k++) s[k0 + k] = acc[k];\n"
+                        "    }\n",
+                        K, K, K, N, gm->b, K);
+    else               /* B is K x N: s[k] is the sum of its row k */
+        kf_sb_printf(b,
+                        "    #pragma omp parallel for num_threads(nt) schedule(static)\n"
+                        "    for (int64_t k = 0; k < %" PRId64 "; k++) {\n"
+                        "        const float *restrict br = V%d + k * %" PRId64 ";\n"
+                        "        float t = 0.0f;\n"
+                        "        #pragma omp simd reduction(+:t)\n"
+                        "        for (int64_t j = 0; j < %" PRId64 "; j++) t += br[j];\n"
+                        "        s[k] = t;\n"
+                        "    }\n",
+                        K, gm->b, N, N);
+    kf_sb_puts(b, "    double sb = 0.0;   /* the bias's sum */\n");
+    if (gm->bias >= 0)
+        kf_sb_printf(b, "    for (int64_t j = 0; j < %" PRId64 "; j++) sb += V%d[j];\n", N, gm->bias);
+    kf_sb_printf(b,
+                    "    #pragma omp parallel for num_threads(nt) schedule(static)\n"
+                    "    for (int64_t rr = 0; rr < %" PRId64 "; rr++) {\n"
+                    "        const float *restrict xr = V%d + rr * %" PRId64 ";\n"
+                    "        double d = 0.0;\n"
+                    "        #pragma omp simd reduction(+:d)\n"
+                    "        for (int64_t k = 0; k < %" PRId64 "; k++) d += (double)xr[k] * s[k];\n"
+                    "        const float t%d = (float)(%s * (d + sb) + %s);\n"
+                    "        {\n"
+                    "            const int64_t o = 0;\n",
+                    M, gm->a, K, K, sum_v, an, cn);
+    emit_row_tail(g, ri, "        ");
+    kf_sb_puts(b, "        }\n    }\n}\n\n");
+}
+
+/* The skinny GEMM (loop_order 2): few rows of A (x) against a large B (the
+ * weights), bound by reading B.  x is packed once (every depth block,
+ * MR-row panels, shared: it stays in cache), B is streamed exactly once:
+ * each thread takes runs of contiguous NR column panels (a contiguous slab
+ * of W when B is W^T), and for each
+ * depth block of a panel the thread packs the KC x NR micro-panel (it
+ * stays in L1), runs every row tile of x over it, and meanwhile prefetches
+ * the next block's lines of B into L2, one slice per row tile, so the
+ * memory stream does not stop while the FMAs run.  The panels go out in
+ * runs of contiguous ones, KF_BT_CPU_SKINNY_RUNS_PER_THREAD a thread,
+ * dynamically: the VM this was written on is shared and a thread is
+ * stalled now and then (problem 56, interleaved A/B rounds against the
+ * column order: a static split 0.80-0.86x its time, median per round;
+ * the dynamic runs 0.68-0.85x; noisy, see
+ * bench/results/cpu-skinny-xeon2-2026-11-25).  The map tail is fused
+ * at the store (group<gi>_store); a row op runs as its own pass over C. */
+static void emit_gemm_skinny(gen_t *g, int gi)
+{
+    const kf_bt_group *gr = &g->pl->groups[gi];
+    const kf_bt_gemm *gm = &gr->gemm;
+    const kf_bt_point *pt = g->pt;
+    kf_sb *b = &g->b;
+    int last = gr->last_value;
+    int64_t M = gm->M, N = gm->N, K = gm->K;
+    int MR = pt->knob[KC_MR], NR = pt->knob[KC_NR];
+    int64_t KC = pt->knob[KC_KC] < K ? pt->knob[KC_KC] : K;
+    int64_t NP = (N + NR - 1) / NR, KB = (K + KC - 1) / KC, MP = (M + MR - 1) / MR;
+    int64_t ldb = gm->trans_b ? K : N;
+
+    emit_epilogue_fn(g, gi, "dst");
+    emit_tile_fn(g, gi);
+    char sname[32];
+    snprintf(sname, sizeof sname, "kf_packed_a%d", gi);
+    int sa = add_scratch(g, sname, MP * MR * K * 4);
+    if (sa < 0) { g->failed = 1; return; }
+
+    begin_fn(g);
+    kf_sb_printf(b, "static void group%d(const kf_cpu_args *a, int nt)\n{\n", gi);
+    declare_ptr(g, gm->a, 0);
+    declare_ptr(g, gm->b, 0);
+    declare_ptr(g, last, 1);
+    kf_sb_printf(b,
+                    "    /* C[%" PRId64 " x %" PRId64 "] = A[%" PRId64 " x %" PRId64 "] * %s, %" PRId64 " batch(es);\n"
+                    "     * skinny: A packed once and kept in cache, B streamed once (each thread a contiguous\n"
+                    "     * range of %d-column panels), KC=%" PRId64 ", micro-kernel %d x %d */\n"
+                    "    float *restrict apk = a->scratch[%d];\n",
+                    M, N, M, K, gm->trans_b ? "B^T (B is N x K)" : "B (K x N)", gm->batch, NR, KC, MR, NR, sa);
+    kf_sb_printf(b, "    for (int64_t bt = 0; bt < %" PRId64 "; bt++) {\n", gm->batch);
+    kf_sb_puts(b, "        int64_t aoff = 0, boff = 0;\n");
+    emit_batch_offsets(b, gm);
+    kf_sb_printf(b,
+                    "        const float *restrict Ab = V%d + aoff;\n"
+                    "        const float *restrict Bb = V%d + boff;\n"
+                    "        const int64_t rbase = bt * %" PRId64 ";\n"
+                    "        #pragma omp parallel for collapse(2) num_threads(nt) schedule(static)\n"
+                    "        for (int64_t pb = 0; pb < %" PRId64 "; pb++)\n"
+                    "            for (int64_t ip = 0; ip < %" PRId64 "; ip++) {\n"
+                    "                const int64_t p0 = pb * %" PRId64 ", kc = %" PRId64 " - p0 < %" PRId64 " ? %" PRId64 " - p0 : %" PRId64 ";\n"
+                    "                const int64_t i0 = ip * KF_MR, m = %" PRId64 " - i0 < KF_MR ? %" PRId64 " - i0 : KF_MR;\n"
+                    "                kf_pack_a(Ab, %" PRId64 ", i0, m, p0, kc, apk + p0 * %" PRId64 " + i0 * kc);\n"
+                    "            }\n",
+                    gm->a, gm->b, M, KB, MP, KC, K, KC, K, KC, M, M, K, MP * MR);
+    kf_sb_printf(b,
+                    "        #pragma omp parallel num_threads(nt)\n"
+                    "        {\n"
+                    "            float *bp = aligned_alloc(64, %" PRId64 " * sizeof(float));\n"
+                    "            float tb[KF_MR * KF_NR] __attribute__((aligned(64)));\n"
+                    "            int fail = bp == NULL;\n"
+                    "            /* runs of ch_ contiguous panels, %d a thread, handed out as threads finish (a\n"
+                    "               thread the OS stalls holds up no fixed share) */\n"
+                    "            const int64_t ch_ = %" PRId64 " / (%d * (int64_t)nt) > 0 ? %" PRId64 " / (%d * (int64_t)nt) : 1;\n"
+                    "            #pragma omp for schedule(dynamic, ch_)\n"
+                    "            for (int64_t jp = 0; jp < %" PRId64 "; jp++)\n"
+                    "            for (int64_t pb = 0; pb < %" PRId64 "; pb++) {   /* its depth blocks, on the same thread */\n"
+                    "                if (fail) continue;\n"
+                    "                const int64_t j0 = jp * KF_NR;\n"
+                    "                const int64_t p0 = pb * %" PRId64 ", kc = %" PRId64 " - p0 < %" PRId64 " ? %" PRId64 " - p0 : %" PRId64 ";\n"
+                    "                const int64_t nr = %" PRId64 " - j0 < KF_NR ? %" PRId64 " - j0 : KF_NR;\n"
+                    "                kf_pack_b(Bb, %" PRId64 ", %d, %" PRId64 ", jp, p0, kc, bp);\n"
+                    "                /* the next block's lines of B (this panel's next depth block, else the\n"
+                    "                   next panel's first), a slice per row tile */\n"
+                    "                const int64_t wn = jp * %" PRId64 " + pb + 1 < %" PRId64 " ? jp * %" PRId64 " + pb + 1 : jp * %" PRId64 " + pb;\n"
+                    "                const int64_t jn = (wn / %" PRId64 ") * KF_NR, pn = (wn %% %" PRId64 ") * %" PRId64 ";\n"
+                    "                const int64_t kn = %" PRId64 " - pn < %" PRId64 " ? %" PRId64 " - pn : %" PRId64 ";\n",
+                    KC * NR, KF_BT_CPU_SKINNY_RUNS_PER_THREAD, NP, KF_BT_CPU_SKINNY_RUNS_PER_THREAD, NP,
+                    KF_BT_CPU_SKINNY_RUNS_PER_THREAD, NP, KB, KC, K, KC, K, KC, N, N, ldb, gm->trans_b, N, KB, NP * KB, KB,
+                    KB, KB, KB, KC, K, KC, K, KC);
+    if (gm->trans_b)   /* the next block: NR rows of B, kn floats each */
+        kf_sb_printf(b,
+                        "                const int64_t nl = %" PRId64 " - jn < KF_NR ? %" PRId64 " - jn : KF_NR;   /* rows */\n",
+                        N, N);
+    else               /* the next block: kn rows of B, NR floats each */
+        kf_sb_puts(b, "                const int64_t nl = kn;   /* rows */\n");
+    kf_sb_printf(b,
+                    "                for (int64_t ir = 0, it = 0; ir < %" PRId64 "; ir += KF_MR, it++) {\n"
+                    "                    for (int64_t q = nl * it / %" PRId64 "; q < nl * (it + 1) / %" PRId64 "; q++) {\n",
+                    M, MP, MP);
+    if (gm->trans_b)
+        kf_sb_printf(b,
+                        "                        const float *row = Bb + (jn + q) * %" PRId64 " + pn;\n"
+                        "                        for (int64_t k = 0; k < kn; k += 16) __builtin_prefetch(row + k, 0, 2);\n",
+                        ldb);
+    else
+        kf_sb_printf(b,
+                        "                        const float *row = Bb + (pn + q) * %" PRId64 " + jn;\n"
+                        "                        for (int64_t k = 0; k < KF_NR && jn + k < %" PRId64 "; k += 16) __builtin_prefetch(row + k, 0, 2);\n",
+                        ldb, N);
+    kf_sb_printf(b,
+                    "                    }\n"
+                    "                    const int64_t mr = %" PRId64 " - ir < KF_MR ? %" PRId64 " - ir : KF_MR;\n"
+                    "                    group%d_tile(a, kc, apk + p0 * %" PRId64 " + ir * kc, bp, V%d, 0, rbase + ir, j0, mr, nr,\n"
+                    "                                pb == 0, pb == %" PRId64 ", tb);\n"
+                    "                }\n"
+                    "            }\n"
+                    "            free(bp);\n"
+                    "        }\n"
+                    "    }\n}\n\n",
+                    M, M, gi, MP * MR, last, KB - 1);
+}
+
 /* The start of a GEMM group that does not pack: its epilogue function, the
  * group function's head with its pointers, a comment saying `what` it
  * computes, and the batch loop opened with this batch's offsets in aoff and
@@ -1639,6 +1850,15 @@ static void emit_header(gen_t *g, const char *label)
     free(js);
 }
 
+/* Is group gi the row group a GEMM-sum rewrite emits (sum_row[g] = its
+ * row group, -1 for none)? */
+static int is_sum_row(const int *sum_row, int n, int gi)
+{
+    for (int k = 0; k < n; k++)
+        if (sum_row[k] == gi) return 1;
+    return 0;
+}
+
 int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *backend, const kf_device_info *dev,
                   kf_candidate **out, char **label,
                   kf_error *err)
@@ -1649,14 +1869,36 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
     gen_t g = {.pl = plan, .r = plan->r, .p = plan->r->problem, .pt = pt, .err = err};
     g.declared = calloc((size_t)plan->n_values + 1, 1);
     if (!g.declared) return kf_fail(err, KF_E_INTERNAL, "builtin cpu generator: out of memory");
+    /* the GEMM-sum rewrite (not in the baseline, which runs op by op):
+       sum_row[ri] = the row group a rewritten GEMM group emits too */
+    int *sum_row = calloc((size_t)plan->n_groups + 1, sizeof *sum_row);
+    double *sum_ac = calloc(2 * (size_t)plan->n_groups + 2, sizeof *sum_ac);
+    if (!sum_row || !sum_ac) {
+        free(sum_row);
+        free(sum_ac);
+        free(g.declared);
+        return kf_fail(err, KF_E_INTERNAL, "builtin cpu generator: out of memory");
+    }
     int has_gemm = 0;
-    for (int gi = 0; gi < plan->n_groups; gi++) has_gemm |= plan->groups[gi].kind == KF_BT_GEMM;
+    for (int gi = 0; gi < plan->n_groups; gi++) {
+        sum_row[gi] = -1;
+        if (plan->groups[gi].kind != KF_BT_GEMM || plan->groups[gi].fused_into >= 0) continue;
+        if (!pt->baseline && plan->groups[gi].row_tail < 0)
+            sum_row[gi] = kf_bt_gemm_sum_match(plan, gi, &sum_ac[2 * gi], &sum_ac[2 * gi + 1]);
+        if (sum_row[gi] < 0) has_gemm = 1;
+    }
+
 #ifdef HAVE_OPENBLAS
     g.uses_blas = pt->baseline && has_gemm;
     g.blas_split = g.uses_blas && KF_BASELINE_BLAS_PARALLEL == 1;
 #endif
     char lab[256];
     kf_bt_point_label(pt, lab, sizeof lab);
+    for (int gi = 0; gi < plan->n_groups; gi++)
+        if (sum_row[gi] >= 0) {
+            size_t l = strlen(lab);
+            snprintf(lab + l, sizeof lab - l, " (group %d: GEMM-sum rewrite, a GEMV over the column sums)", gi);
+        }
     if (pt->baseline) {
         int n = plan->n_groups;
         if (!has_gemm)
@@ -1693,14 +1935,16 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
     }
     for (int gi = 0; gi < plan->n_groups && !g.failed; gi++) {
         const kf_bt_group *gr = &plan->groups[gi];
-        if (gr->fused_into >= 0) continue;   /* emitted inside its GEMM */
+        if (gr->fused_into >= 0 || is_sum_row(sum_row, plan->n_groups, gi)) continue;   /* emitted inside its GEMM */
         kf_sb_printf(&g.b, "/* ---- group %d: %s ---- */\n", gi, kf_bt_group_kind_name(gr->kind));
         switch (gr->kind) {
         case KF_BT_GEMM:
-            if (pt->baseline && g.uses_blas) emit_gemm_blas(&g, gi);
+            if (sum_row[gi] >= 0) emit_gemm_sum(&g, gi, sum_row[gi], sum_ac[2 * gi], sum_ac[2 * gi + 1]);
+            else if (pt->baseline && g.uses_blas) emit_gemm_blas(&g, gi);
             else if (gr->gemm.N == 1 && gr->row_tail < 0 && !pt->baseline) emit_gemv(&g, gi);
             else if (!pt->knob[KC_PACK]) emit_gemm_plain(&g, gi);
             else if (pt->precision == KF_BT_AMX_BF16 && gr->row_tail < 0) emit_gemm_group_amx(&g, gi);
+            else if (pt->knob[KC_LOOP_ORDER] == 2 && gr->row_tail < 0) emit_gemm_skinny(&g, gi);
             else emit_gemm_group(&g, gi);
             break;
         case KF_BT_ROW: emit_row_group(&g, gi); break;
@@ -1741,7 +1985,8 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
                             pt->knob[KC_THREADS], pt->knob[KC_THREADS]);
         }
         for (int gi = 0; gi < plan->n_groups; gi++)
-            if (plan->groups[gi].fused_into < 0) kf_sb_printf(b, "    group%d(a, nt);\n", gi);
+            if (plan->groups[gi].fused_into < 0 && !is_sum_row(sum_row, plan->n_groups, gi))
+                kf_sb_printf(b, "    group%d(a, nt);\n", gi);
         /* outputs that are inputs, or named twice */
         for (int o = 0; o < p->n_outputs; o++) {
             int v = p->outputs[o];
@@ -1779,6 +2024,8 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
     free(g.scratch_names);
     free(g.scratch_bytes);
     free(g.declared);
+    free(sum_row);
+    free(sum_ac);
     *out = c;
     if (label) *label = strdup(lab);
     return 0;
@@ -1790,5 +2037,7 @@ fail:
     free(g.scratch_names);
     free(g.scratch_bytes);
     free(g.declared);
+    free(sum_row);
+    free(sum_ac);
     return -1;
 }

@@ -14,7 +14,9 @@ enum {
     KC_NR,          /* micro-kernel tile columns (a multiple of the vector width) */
     KC_PACK,        /* 1: pack A and B panels; 0: plain loops */
     KC_THREADS,     /* 0 = a->n_threads, else min(threads, a->n_threads) */
-    KC_LOOP_ORDER,  /* 0: row-block-major (A reuse), 1: column-block-major (B reuse) */
+    KC_LOOP_ORDER,  /* 0: row-block-major (A reuse), 1: column-block-major (B reuse),
+                       2: skinny (A packed once, B streamed once in runs of
+                       contiguous NR panels; builtin_cpu.c emit_gemm_skinny) */
     KC_UNROLL,      /* k-loop unroll of the micro-kernel: 1, 2, 4 */
     KC_N
 };
@@ -50,7 +52,15 @@ enum {
 #define KF_BT_CPU_BLOCKS_PER_THREAD 4
 #define KF_BT_CPU_COLUMN_BLOCKS_PER_THREAD 2
 #define KF_BT_CPU_MIN_COLUMN_PANELS 4
-enum { KF_BT_CPU_ORDER_BLOCKS = 0, KF_BT_CPU_ORDER_ROWS = 1, KF_BT_CPU_ORDER_COLUMNS = 2 };
+enum { KF_BT_CPU_ORDER_BLOCKS = 0, KF_BT_CPU_ORDER_ROWS = 1, KF_BT_CPU_ORDER_COLUMNS = 2, KF_BT_CPU_ORDER_SKINNY = 3 };
+/* KF_BT_CPU_ORDER_SKINNY (loop_order 2): KC puts B's KC x NR micro-panel
+ * in half of L1 (every row tile runs over it), MC = m rounded up to MR,
+ * NC = NR.  The default takes it where every GEMM has at most
+ * KF_BT_CPU_SKINNY_ROWS rows whose A fits in L2 and a B of at least 4 x L2. */
+#define KF_BT_CPU_SKINNY_ROWS 256
+/* The skinny order hands out its NR panels in runs of contiguous ones,
+ * this many runs a thread (dynamic: a stalled thread holds up no share). */
+#define KF_BT_CPU_SKINNY_RUNS_PER_THREAD 8
 typedef struct kf_bt_cpu_blocking {
     int mc, nc, kc;
 } kf_bt_cpu_blocking;

@@ -99,7 +99,7 @@ static const kf_bt_knob KNOBS[KC_N] = {
     [KC_NR] = {"nr", 8, 128, NULL, 0, "NR"},
     [KC_PACK] = {"pack", 0, 1, NULL, 0, "pack"},
     [KC_THREADS] = {"threads", 0, 4096, NULL, 0, "threads"},
-    [KC_LOOP_ORDER] = {"loop_order", 0, 1, NULL, 0, "loop_order"},
+    [KC_LOOP_ORDER] = {"loop_order", 0, 2, NULL, 0, "loop_order"},
     [KC_UNROLL] = {"unroll", 1, 8, NULL, 0, "the k-loop unroll"},
 };
 
@@ -146,6 +146,27 @@ static int64_t max_gemm_b_elems(const kf_resolved *r)
     return e;
 }
 
+/* Is every GEMM of r skinny: few rows of A (at most KF_BT_CPU_SKINNY_ROWS)
+ * that fit in this core's L2 (l2 bytes) against a B of at least 4 x L2, so
+ * that reading B is the cost (loop_order 2)?  0 when r has no GEMM. */
+static int skinny_gemms(const kf_resolved *r, int64_t l2)
+{
+    const kf_problem *pr = r->problem;
+    int any = 0;
+    for (int k = 0; k < pr->n_nodes; k++) {
+        const kf_node *nd = &pr->nodes[k];
+        if (nd->op != KF_OP_MATMUL && nd->op != KF_OP_LINEAR) continue;
+        if (nd->n_in < 2 || nd->in[0].is_scalar || nd->in[1].is_scalar) return 0;
+        const kf_shape *y = &r->shapes[pr->n_inputs + k], *x = &r->shapes[nd->in[0].value];
+        int64_t n = y->rank ? y->d[y->rank - 1] : 1, kk = x->rank ? x->d[x->rank - 1] : 1;
+        int64_t m = n ? kf_shape_elems(y) / n : 0;
+        int64_t bbytes = kf_shape_elems(&r->shapes[nd->in[1].value]) * 4;
+        if (m < 1 || m > KF_BT_CPU_SKINNY_ROWS || m * kk * 4 > l2 || bbytes < 4 * l2) return 0;
+        any = 1;
+    }
+    return any;
+}
+
 /* Does a row op (softmax, a norm, a reduction...) follow a GEMM, possibly
  * after map ops?  Then the rows-fused plan computes MC x N row panels. */
 static int has_row_tail(const kf_resolved *r)
@@ -175,6 +196,15 @@ void kf_bt_cpu_derive_blocking(int64_t l1d, int64_t l2, int64_t l3, int mr, int 
     int rows_fused = order == KF_BT_CPU_ORDER_ROWS, columns = order == KF_BT_CPU_ORDER_COLUMNS;
     if (mr < 1) mr = 1;
     if (nr < 8) nr = 8;
+    if (order == KF_BT_CPU_ORDER_SKINNY) {
+        /* B's KC x NR micro-panel in half of L1 (every row tile runs over
+           it); all rows at once; NC one panel */
+        int64_t kc = l1d > 0 ? clamp64((l1d / 2) / ((int64_t)nr * 4) / 8 * 8, 64, 1024) : 256;
+        out->mc = (int)(m > 0 ? clamp64((m + mr - 1) / mr * mr, mr, 4096 / mr * mr) : mr);
+        out->nc = nr;
+        out->kc = (int)kc;
+        return;
+    }
     if (l1d <= 0) {
         out->mc = nr >= 32 ? 96 : 72;
         out->nc = 256;
@@ -276,6 +306,18 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
             p->knob[KC_LOOP_ORDER] = 1;
             p->fusion = KF_BT_FUSE_EPILOGUE;
         }
+        /* skinny GEMMs (56, 59 at the cpu preset: 64 x 4096 against W of
+           8192 x 4096, 128 MiB): reading W is the cost, so stream it once,
+           in runs of contiguous panels, with x packed once and kept in
+           cache (loop_order 2); the map tail at the store, a row op as its
+           own pass over C (small: M rows) */
+        if (skinny_gemms(r, l2)) {
+            p->knob[KC_LOOP_ORDER] = 2;
+            p->fusion = KF_BT_FUSE_EPILOGUE;
+            /* every row tile is a full pass over B's micro-panel: no padded
+               rows where 8 divides M and 12 does not (64, 128) */
+            if (a512 && m % p->knob[KC_MR] != 0 && m % 8 == 0) p->knob[KC_MR] = 8;
+        }
     }
     /* blocking from the probed caches, for the loop order the plan takes */
     int threads = dev && dev->max_work_group > 0 ? dev->max_work_group : 0;
@@ -284,6 +326,7 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
                               known ? dev->cache_l3_bytes : 0, p->knob[KC_MR], p->knob[KC_NR],
                               r ? min_gemm_rows(r) : 0, r ? max_gemm_cols(r) : 0, threads,
                               p->fusion == KF_BT_FUSE_ROWS && r && has_row_tail(r) ? KF_BT_CPU_ORDER_ROWS
+                              : p->knob[KC_LOOP_ORDER] == 2 ? KF_BT_CPU_ORDER_SKINNY
                               : p->knob[KC_LOOP_ORDER] == 1 ? KF_BT_CPU_ORDER_COLUMNS
                                                             : KF_BT_CPU_ORDER_BLOCKS,
                               &bk);
@@ -351,12 +394,14 @@ static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
     }
     /* the column order without row panels packs all of A at once: MC
        changes nothing there */
-    if (p->knob[KC_LOOP_ORDER] != 1 || p->fusion == KF_BT_FUSE_ROWS) kf_bt_step_knob(p, KC_MC, s);
-    kf_bt_step_knob(p, KC_NC, s);
+    if (p->knob[KC_LOOP_ORDER] == 0 || p->fusion == KF_BT_FUSE_ROWS) kf_bt_step_knob(p, KC_MC, s);
+    /* the skinny order runs one NR panel at a time: NC changes nothing */
+    if (p->knob[KC_LOOP_ORDER] != 2) kf_bt_step_knob(p, KC_NC, s);
     kf_bt_step_knob(p, KC_KC, s);
     int u = p->knob[KC_UNROLL];
     q = *p; q.knob[KC_UNROLL] = u == 1 ? 2 : (u == 2 ? 4 : 1); kf_bt_nbr_push(s, &q);
-    q = *p; q.knob[KC_LOOP_ORDER] = !p->knob[KC_LOOP_ORDER]; kf_bt_nbr_push(s, &q);
+    /* the other two loop orders */
+    for (int o = 1; o <= 2; o++) { q = *p; q.knob[KC_LOOP_ORDER] = (p->knob[KC_LOOP_ORDER] + o) % 3; kf_bt_nbr_push(s, &q); }
     q = *p; q.knob[KC_THREADS] = p->knob[KC_THREADS] ? 0 : 1; kf_bt_nbr_push(s, &q);
 }
 
@@ -370,7 +415,8 @@ static char *label(const kf_bt_point *p, const char *fusion, char *buf, size_t n
                  k[KC_UNROLL] > 1 ? " u" : "", k[KC_UNROLL] > 1 ? (k[KC_UNROLL] == 2 ? "2" : "4") : "", fusion, thr);
     else
         snprintf(buf, n, "gemm plain loops %s %s", fusion, thr);
-    if (k[KC_LOOP_ORDER]) strncat(buf, " colmajor", n - strlen(buf) - 1);
+    if (k[KC_LOOP_ORDER] == 1) strncat(buf, " colmajor", n - strlen(buf) - 1);
+    if (k[KC_LOOP_ORDER] == 2) strncat(buf, " skinny", n - strlen(buf) - 1);
     if (p->precision == KF_BT_BF16) strncat(buf, " bf16", n - strlen(buf) - 1);
     if (p->precision == KF_BT_AMX_BF16) strncat(buf, " amx-bf16", n - strlen(buf) - 1);
     return buf;
@@ -386,7 +432,8 @@ static const char *describe_change(const kf_bt_point *pa, const kf_bt_point *pb,
     else if (a[KC_KC] != b[KC_KC]) snprintf(buf, n, "set KC to %d (was %d)", b[KC_KC], a[KC_KC]);
     else if (a[KC_UNROLL] != b[KC_UNROLL]) snprintf(buf, n, "unroll the k loop by %d", b[KC_UNROLL]);
     else if (a[KC_LOOP_ORDER] != b[KC_LOOP_ORDER])
-        snprintf(buf, n, "order blocks %s", b[KC_LOOP_ORDER] ? "column-major" : "row-major");
+        snprintf(buf, n, "%s", b[KC_LOOP_ORDER] == 2 ? "stream B once in runs of contiguous panels (skinny order)"
+                               : b[KC_LOOP_ORDER] ? "order blocks column-major" : "order blocks row-major");
     else if (a[KC_THREADS] != b[KC_THREADS]) snprintf(buf, n, "use %s threads", b[KC_THREADS] ? "1" : "all");
     else if (a[KC_PACK] != b[KC_PACK]) snprintf(buf, n, "%s packing", b[KC_PACK] ? "enable" : "disable");
     else if (pa->precision != pb->precision)
@@ -399,8 +446,9 @@ static const char *describe_change(const kf_bt_point *pa, const kf_bt_point *pb,
 
 static int plan_fusion(const kf_bt_point *p, int fusion)
 {
-    /* the plain-loop GEMM has no row panels */
-    return !p->knob[KC_PACK] && fusion == KF_BT_FUSE_ROWS ? KF_BT_FUSE_EPILOGUE : fusion;
+    /* the plain-loop GEMM and the skinny order have no row panels */
+    return (!p->knob[KC_PACK] || p->knob[KC_LOOP_ORDER] == 2) && fusion == KF_BT_FUSE_ROWS ? KF_BT_FUSE_EPILOGUE
+                                                                                           : fusion;
 }
 
 static int threads(const kf_bt_point *p) { return p->knob[KC_THREADS]; }
@@ -456,8 +504,10 @@ static double gemm_eff(const kf_bt_point *pt, const kf_bt_gemm_work *w, int thre
     if (p[KC_KC] < 256) e *= 0.93;
     /* balance: (MC x NC) blocks over threads; the column order (rows not
        fused) hands out NC-column blocks only */
-    int columns = p[KC_LOOP_ORDER] == 1 && !rows;
-    double bm = columns ? 1 : ceil(w->max_m / p[KC_MC]), bn = ceil(w->max_n / p[KC_NC]);
+    int columns = p[KC_LOOP_ORDER] >= 1 && !rows;
+    /* the skinny order: NR panels over the threads; B's micro-panel in L1 */
+    double bm = columns ? 1 : ceil(w->max_m / p[KC_MC]),
+           bn = ceil(w->max_n / (p[KC_LOOP_ORDER] == 2 && !rows ? p[KC_NR] : p[KC_NC]));
     double blocks = bm * bn;
     if (blocks < 1) blocks = 1;
     double waves = ceil(blocks / threads);

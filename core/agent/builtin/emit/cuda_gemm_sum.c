@@ -13,13 +13,14 @@
  * cancel to ~1e-3 of their terms, so TF32 and 3xBF16 GEMMs fail its
  * tolerance, and an FP32 GEMM only just passes).
  *
- * Applies when the GEMM is not batched, every value of its group but the
- * last lives only in registers, the last is read only by a sum over the
- * last dimension that anchors the next row group, and the GEMM group's
- * other ops are scalar affine maps.  The row group's remaining ops run on
- * the sum as usual.  Written in OpenCL C like the other kernels of the
- * emitter (the cuda-c emitter's prelude maps the work-item functions), so
- * both the opencl-c and the cuda-c emitters use it.
+ * Applies where kf_bt_gemm_sum_match (builtin_rewrite.c, shared with the
+ * C emitter) says so: the GEMM is not batched, every value of its group
+ * but the last lives only in registers, the last is read only by a sum
+ * over the last dimension that anchors the next row group, and the GEMM
+ * group's other ops are scalar affine maps.  The row group's remaining ops
+ * run on the sum as usual.  Written in OpenCL C like the other kernels
+ * of the emitter (the cuda-c emitter's prelude maps the work-item
+ * functions), so both the opencl-c and the cuda-c emitters use it.
  */
 #include <config.h>
 
@@ -32,80 +33,11 @@
 
 #define CHUNKS 64
 
-/* f(h) = *a * h + *c for the map nodes of GEMM group gi after the anchor;
- * 0 when one of them is not a scalar affine map of the running value. */
-static int affine_chain(const ocl_gen *g, const kf_bt_group *grp, double *a, double *c)
-{
-    const kf_problem *p = g->p;
-    *a = 1;
-    *c = 0;
-    int run = p->n_inputs + grp->nodes[0];
-    for (int n = 1; n < grp->n_nodes; n++) {
-        const kf_node *nd = &p->nodes[grp->nodes[n]];
-        if (nd->op == KF_OP_NEG && nd->n_in == 1 && !nd->in[0].is_scalar && nd->in[0].value == run) {
-            *a = -*a;
-            *c = -*c;
-        } else if ((nd->op == KF_OP_MUL || nd->op == KF_OP_DIV || nd->op == KF_OP_ADD || nd->op == KF_OP_SUB) &&
-                   nd->n_in == 2) {
-            int first = !nd->in[0].is_scalar && nd->in[0].value == run && nd->in[1].is_scalar;
-            int second = !nd->in[1].is_scalar && nd->in[1].value == run && nd->in[0].is_scalar;
-            if (!first && !second) return 0;
-            double k = first ? nd->in[1].scalar : nd->in[0].scalar;
-            switch (nd->op) {
-            case KF_OP_MUL: *a *= k; *c *= k; break;
-            case KF_OP_ADD: *c += k; break;
-            case KF_OP_DIV:
-                if (second || k == 0) return 0;   /* k / h is not affine */
-                *a /= k; *c /= k;
-                break;
-            default:   /* SUB */
-                if (first) *c -= k;
-                else { *a = -*a; *c = k - *c; }
-                break;
-            }
-        } else {
-            return 0;
-        }
-        run = p->n_inputs + grp->nodes[n];
-    }
-    return 1;
-}
-
-/* The row group that sums GEMM group gi's rows, or -1 when the rewrite
- * does not apply. */
-static int summing_group(const ocl_gen *g, int gi)
-{
-    const kf_bt_plan *pl = g->plan;
-    const kf_problem *p = g->p;
-    const kf_bt_group *grp = &pl->groups[gi];
-    if (grp->kind != KF_BT_GEMM || grp->gemm.batch != 1) return -1;
-    int last = grp->last_value;
-    for (int n = 0; n < grp->n_nodes; n++) {
-        int v = p->n_inputs + grp->nodes[n];
-        if (v != last && g->store_name[v]) return -1;
-    }
-    if (pl->store[last].kind == KF_BT_ST_OUTPUT) return -1;
-    int sum_node = -1;
-    for (int k = 0; k < p->n_nodes; k++)
-        for (int i = 0; i < p->nodes[k].n_in; i++)
-            if (!p->nodes[k].in[i].is_scalar && p->nodes[k].in[i].value == last) {
-                if (sum_node >= 0 && sum_node != k) return -1;
-                sum_node = k;
-            }
-    if (sum_node < 0) return -1;
-    const kf_node *sn = &p->nodes[sum_node];
-    const kf_shape *hs = &g->r->shapes[last];
-    if (sn->op != KF_OP_SUM || sn->n_in != 1 || hs->rank != 2 || sn->dim != hs->rank - 1) return -1;
-    int ri = pl->group_of[p->n_inputs + sum_node];
-    if (ri < 0 || ri == gi || pl->groups[ri].kind != KF_BT_ROW || pl->groups[ri].nodes[0] != sum_node) return -1;
-    return ri;
-}
-
 int ocl_gen_gemm_sum(ocl_gen *g, int gi)
 {
-    int ri = summing_group(g, gi);
     double a, c;
-    if (ri < 0 || !affine_chain(g, &g->plan->groups[gi], &a, &c)) return -1;
+    int ri = kf_bt_gemm_sum_match(g->plan, gi, &a, &c);
+    if (ri < 0) return -1;
     const kf_bt_group *grp = &g->plan->groups[gi];
     const kf_bt_gemm *gm = &grp->gemm;
     const kf_problem *p = g->p;
