@@ -274,9 +274,14 @@ static int check_point(const kf_resolved *r, const kf_bt_point *pt, const char *
             snprintf(msg, n, "a point with tc_wgmma 0 emitted wgmma");
             rc = -1;
         }
-        /* tc_wgmma 2 loads the wgmma GEMM's tiles by TMA, 1 by cp.async */
-        const int tma = strstr(c->sources[0].text, "cp.async.bulk.tensor") != NULL;
-        if (rc == 0 && tma != (pt->knob[kn_wgmma] == 2)) {
+        /* tc_wgmma 2 loads the wgmma GEMM's tiles by TMA, 1 by cp.async;
+           a GEMM whose norm fuses into its epilogue takes the cp.async
+           kernel at either (only it fuses the norm, cuda_gemm_wgmma.c) */
+        const char *t = c->sources[0].text;
+        const int tma = strstr(t, "cp.async.bulk.tensor") != NULL;
+        const int norm_fused = strstr(t, "gemm_wgmma_bf16_norm_stats") || strstr(t, "gemm_wgmma_tf32_norm_stats") ||
+                               strstr(t, "gemm_wgmma_bf16_group_norm") || strstr(t, "gemm_wgmma_tf32_group_norm");
+        if (rc == 0 && tma != (pt->knob[kn_wgmma] == 2 && !norm_fused)) {
             snprintf(msg, n, "a point with tc_wgmma %d %s TMA copies", pt->knob[kn_wgmma], tma ? "emitted" : "lacks");
             rc = -1;
         }
