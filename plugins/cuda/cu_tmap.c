@@ -111,7 +111,7 @@ void kfcu_tmap_encode_args(const kf_tensor_map *t, kfcu_tmap_args *o)
     o->rank = (uint32_t)t->rank;
     for (int d = 0; d < KF_TMAP_MAX_RANK; d++) {
         o->dims[d] = d < t->rank ? (uint64_t)t->dims[d] : 1;
-        o->strides[d] = d + 1 < t->rank ? (uint64_t)t->strides[d + 1] : 0;
+        o->strides[d] = d + 1 < t->rank && d + 1 < KF_TMAP_MAX_RANK ? (uint64_t)t->strides[d + 1] : 0;
         o->box[d] = d < t->rank ? (uint32_t)t->box[d] : 1;
         o->elem_strides[d] = 1;
     }
