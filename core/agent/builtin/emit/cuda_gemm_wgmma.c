@@ -159,6 +159,25 @@ int ocl_gemm_wgmma_applies(const ocl_gen *g, int gi)
     return 0;
 }
 
+/* The epilogue of both wgmma kernels: accumulator d[4j + e] is row
+ * 64 wg + 16 lw + gid + 8 (e >> 1), column 8j + 2 tig + (e & 1) of the tile
+ * (the mma.sync m16n8 layout per warp); the group's ops on each, one store
+ * (ocl_emit_mma_store). */
+static void emit_acc_store(ocl_gen *g, ocl_kernel *k, int gi, int BN, int has_bias)
+{
+    OCL_P(k, "    if (!kf_ok) return;\n"
+             "    const int i = 0;\n"
+             "#pragma unroll\n"
+             "    for (int j = 0; j < %d; j++)\n"
+             "#pragma unroll\n"
+             "        for (int e = 0; e < 4; e++) {\n"
+             "                const int m = m0 + wg * 64 + lw * 16 + gid + (e >> 1) * 8;\n"
+             "                const int n = n0 + j * 8 + tig * 2 + (e & 1);\n"
+             "                if (m >= M || n >= N) continue;\n"
+             "                const size_t idx = (size_t)m * N + n;\n", BN / 8);
+    ocl_emit_mma_store(g, k, gi, g->p->n_inputs + g->plan->groups[gi].nodes[0], has_bias);
+}
+
 /* The kernel with its tiles loaded by TMA (knob tc_wgmma = 2): 288 threads,
  * warps 0-7 the two consumer warpgroups, warp 8 the producer; the operands
  * (Ma x Kr rows of A, Nb x Kr of B, `pitch` bytes apart, in `abuf` and
@@ -172,7 +191,6 @@ static void gen_tma_kernel(ocl_gen *g, int gi, int BN, int stages, int tf32, con
     const kf_bt_gemm *gm = &grp->gemm;
     const kf_problem *p = g->p;
     const kf_node *an = &p->nodes[grp->nodes[0]];
-    int anchor_v = p->n_inputs + grp->nodes[0];
     const int E = tf32 ? 4 : 2, BK = 128 / E;
     const int64_t stage_bytes = (int64_t)(BM + BN) * 128, pitch = Kr * E, nk = (Kr * E + 127) / 128;
     emit_tma_helpers(g);
@@ -254,17 +272,7 @@ static void gen_tma_kernel(ocl_gen *g, int gi, int BN, int stages, int tf32, con
              "    for (int i = 0; i < %d; i++) asm volatile(\"\" : \"+f\"(d[i]) :: \"memory\");\n",
           BN / 8, BN / 8, stages, stages, stage_bytes, 64 * 128, BM * 128, BN / 2, tf32 ? "tf32" : "bf16", BN,
           stages - 1, stages, BN / 2, BN / 2);
-    OCL_P(k, "    if (!kf_ok) return;\n"
-             "    const int i = 0;\n"
-             "#pragma unroll\n"
-             "    for (int j = 0; j < %d; j++)\n"
-             "#pragma unroll\n"
-             "        for (int e = 0; e < 4; e++) {\n"
-             "                const int m = m0 + wg * 64 + lw * 16 + gid + (e >> 1) * 8;\n"
-             "                const int n = n0 + j * 8 + tig * 2 + (e & 1);\n"
-             "                if (m >= M || n >= N) continue;\n"
-             "                const size_t idx = (size_t)m * N + n;\n", BN / 8);
-    ocl_emit_mma_store(g, k, gi, anchor_v, bias != NULL);
+    emit_acc_store(g, k, gi, BN, bias != NULL);
     int64_t global[3] = {MT * NT * 288, 1, 1};
     int64_t local[3] = {288, 1, 1};
     ocl_kernel_finish(k, 1, global, local);
@@ -276,7 +284,6 @@ void ocl_gen_gemm_wgmma(ocl_gen *g, int gi)
     const kf_bt_gemm *gm = &grp->gemm;
     const kf_problem *p = g->p;
     const kf_node *an = &p->nodes[grp->nodes[0]];
-    int anchor_v = p->n_inputs + grp->nodes[0];
     const int tf32 = g->tc == 1;
     const int BN = g->pt->knob[KU_TC_BN] == 256 ? 256 : 128;
     const int E = tf32 ? 4 : 2, BK = 128 / E;   /* a stage row is 128 bytes of K */
@@ -426,16 +433,6 @@ void ocl_gen_gemm_wgmma(ocl_gen *g, int gi)
         g->norm_modes |= norm;
         return;
     }
-    OCL_P(k, "    if (!kf_ok) return;\n"
-             "    const int i = 0;\n"
-             "#pragma unroll\n"
-             "    for (int j = 0; j < %d; j++)\n"
-             "#pragma unroll\n"
-             "        for (int e = 0; e < 4; e++) {\n"
-             "                const int m = m0 + wg * 64 + lw * 16 + gid + (e >> 1) * 8;\n"
-             "                const int n = n0 + j * 8 + tig * 2 + (e & 1);\n"
-             "                if (m >= M || n >= N) continue;\n"
-             "                const size_t idx = (size_t)m * N + n;\n", BN / 8);
-    ocl_emit_mma_store(g, k, gi, anchor_v, bias != NULL);
+    emit_acc_store(g, k, gi, BN, bias != NULL);
     ocl_kernel_finish(k, 1, global, local);
 }
