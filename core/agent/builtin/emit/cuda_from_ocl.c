@@ -9,8 +9,8 @@
  * (cuda_gemm_tc.c); with BF16 on BF16 tensor cores after converting its
  * operands (cuda_gemm_bf16.c, knobs tc_bn and tc_stages), the default on
  * sm_80 and later, falling back to 3xBF16 then fp32 when verification
- * fails.  Knob tc_wgmma = 1 (the default on compute capability 9.0 only)
- * runs the BF16 and TF32 GEMMs through Hopper wgmma (cuda_gemm_wgmma.c,
+ * fails.  Knob tc_wgmma = 1 (the default on compute capability 9.0 where
+ * the plugin encodes no tensor maps) runs the BF16 and TF32 GEMMs through Hopper wgmma (cuda_gemm_wgmma.c,
  * sm_90a); a failed BF16 wgmma point falls back to TF32 wgmma first.
  * tc_wgmma = 2 loads the wgmma GEMM's tiles by TMA through tensor maps
  * (plan ABI 1.5) where the plugin says it encodes them (compute capability
