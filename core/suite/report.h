@@ -44,6 +44,8 @@ typedef struct kf_report_entry {
     kf_report_status status;
     char *stop_reason;        /* or why there is no result */
     char *backend, *device, *preset, *agent;   /* NULL when unknown */
+    char *language;           /* the backend's declared language (result.json
+                                 backend_language), NULL when unknown */
     double best_s;            /* 0 when not correct */
     double baseline_s;        /* 0 when not measured */
     char *baseline_how;       /* result.json baseline.how, NULL if absent */
@@ -83,10 +85,11 @@ typedef struct kf_report_entry {
  * e->precision_from, leaves them NULL when neither is recorded. */
 void kf_report_entry_precision(kf_report_entry *e, const char *best_dir);
 /* The name of a built-in point's precision (kf_bt_precision: 0 fp32 ..
- * 5 amx-bf16; 3 is "bf16-avx512" on cpu-simd, "bf16" elsewhere) and of a
+ * 5 amx-bf16; 3 is "bf16-avx512" for the C emitter's language, "bf16"
+ * elsewhere) and of a
  * cpu-simd compute_unit (0 fp32, 1 bf16-avx512, 2 amx-bf16); NULL when
  * out of range. */
-const char *kf_report_precision_name(int precision, const char *backend);
+const char *kf_report_precision_name(int precision, const char *language);
 const char *kf_report_cpu_unit_name(int unit);
 
 /* Median and spread of a few numbers: quantiles by linear interpolation

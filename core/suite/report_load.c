@@ -29,6 +29,7 @@ void kf_report_entry_free(kf_report_entry *e)
     free(e->run_dir);
     free(e->stop_reason);
     free(e->backend);
+    free(e->language);
     free(e->device);
     free(e->preset);
     free(e->agent);
@@ -173,6 +174,7 @@ int kf_report_entry_load(const char *dir, kf_report_entry *e, kf_error *err)
     }
     e->stop_reason = get_str(o, "stop_reason");
     e->backend = get_str(o, "backend");
+    e->language = get_str(o, "backend_language");
     e->device = get_str(o, "device");
     e->preset = get_str(o, "preset");
     e->agent = get_str(o, "agent");

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/builtin/emit/emit.h"
 #include "util/fileio.h"
 
 /* the tag the built-in agent writes before its search point in a
@@ -49,9 +50,12 @@ static int point_precision(const char *notes)
     return p;
 }
 
-const char *kf_report_precision_name(int precision, const char *backend)
+const char *kf_report_precision_name(int precision, const char *language)
 {
-    int cpu = backend && !strcmp(backend, "cpu-simd");
+    /* the C emitter's BF16 runs on AVX512_BF16 (vdpbf16ps), the others'
+       on tensor cores; keyed by the plugin's declared language, as the
+       emitters are, never by a plugin's name */
+    int cpu = language && !strcmp(language, kf_bt_emit_c.language);
     switch (precision) {
     case 0: return "fp32";
     case 1: return "fp16-storage";
@@ -107,7 +111,7 @@ void kf_report_entry_precision(kf_report_entry *e, const char *best_dir)
     int p = c && json_object_object_get_ex(c, "notes", &v) && json_object_is_type(v, json_type_string)
                 ? point_precision(json_object_get_string(v)) : -1;
     json_object_put(c);
-    name = kf_report_precision_name(p, e->backend);
+    name = kf_report_precision_name(p, e->language);
     if (name) {
         e->precision = strdup(name);
         e->precision_from = strdup("builtin point");
