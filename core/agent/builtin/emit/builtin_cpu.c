@@ -982,6 +982,21 @@ static void emit_batch_offsets(kf_sb *b, const kf_bt_gemm *gm)
     }
 }
 
+/* Opens the loop over the GEMM's batches: batch `bt`'s offsets into A and
+ * B, its A and B (Ab, Bb) and first output row (rbase; `comment` names
+ * it).  The caller closes the loop. */
+static void emit_batch_open(kf_sb *b, const kf_bt_gemm *gm, int comment)
+{
+    kf_sb_printf(b, "    for (int64_t bt = 0; bt < %" PRId64 "; bt++) {\n", gm->batch);
+    kf_sb_puts(b, "        int64_t aoff = 0, boff = 0;\n");
+    emit_batch_offsets(b, gm);
+    kf_sb_printf(b,
+                    "        const float *restrict Ab = V%d + aoff;\n"
+                    "        const float *restrict Bb = V%d + boff;\n"
+                    "        const int64_t rbase = bt * %" PRId64 ";%s\n",
+                    gm->a, gm->b, gm->M, comment ? "   /* first output row of this batch */" : "");
+}
+
 /* Emits the epilogue for the tile just computed into `tb` (leading dim
  * KF_NR): rows i0..i0+mr, columns j0..j0+nr of batch bt; `first` means the
  * destination holds no partial sum yet. dst/ldd = accumulation buffer. */
@@ -1109,15 +1124,7 @@ static void emit_gemm_group(gen_t *g, int gi)
                     "    float *restrict bpk = a->scratch[%d];\n",
                     M, N, M, K, gm->trans_b ? "B^T (B is N x K, packed by rows)" : "B (K x N)", gm->batch, MC, NC, KC,
                     MR, NR, rows_fused ? "row panels with the row op fused" : "OpenMP over (MC x NC) blocks", sidx);
-    kf_sb_printf(b, "    for (int64_t bt = 0; bt < %" PRId64 "; bt++) {\n", gm->batch);
-    /* batch offsets */
-    kf_sb_puts(b, "        int64_t aoff = 0, boff = 0;\n");
-    emit_batch_offsets(b, gm);
-    kf_sb_printf(b,
-                    "        const float *restrict Ab = V%d + aoff;\n"
-                    "        const float *restrict Bb = V%d + boff;\n"
-                    "        const int64_t rbase = bt * %" PRId64 ";   /* first output row of this batch */\n",
-                    gm->a, gm->b, M);
+    emit_batch_open(b, gm, 1);
     int64_t ldb = gm->trans_b ? K : N;
     if (!rows_fused && pt->knob[KC_LOOP_ORDER] == 1) {
         /* column-block-major: A packed once (every depth block), each thread
@@ -1373,14 +1380,7 @@ static void emit_gemm_group_amx(gen_t *g, int gi)
                     M, N, M, K, gm->trans_b ? "B^T (B is N x K, packed by rows)" : "B (K x N)", gm->batch, MR, NR, KC,
                     KB == 1 ? "all of K: C stays in the tiles" : "C through memory between them", GM, GN, sb, sa, MP,
                     NP, KB, KC, GM, GN);
-    kf_sb_printf(b, "    for (int64_t bt = 0; bt < %" PRId64 "; bt++) {\n", gm->batch);
-    kf_sb_puts(b, "        int64_t aoff = 0, boff = 0;\n");
-    emit_batch_offsets(b, gm);
-    kf_sb_printf(b,
-                    "        const float *restrict Ab = V%d + aoff;\n"
-                    "        const float *restrict Bb = V%d + boff;\n"
-                    "        const int64_t rbase = bt * %" PRId64 ";   /* first output row of this batch */\n",
-                    gm->a, gm->b, M);
+    emit_batch_open(b, gm, 1);
     kf_sb_printf(b,
                     "        /* one queue, no barrier: the A panels, then for each column group its\n"
                     "           B panels followed by its work items; an item waits only for the\n"
@@ -1565,13 +1565,8 @@ static void emit_gemm_skinny(gen_t *g, int gi)
                     "     * range of %d-column panels), KC=%" PRId64 ", micro-kernel %d x %d */\n"
                     "    float *restrict apk = a->scratch[%d];\n",
                     M, N, M, K, gm->trans_b ? "B^T (B is N x K)" : "B (K x N)", gm->batch, NR, KC, MR, NR, sa);
-    kf_sb_printf(b, "    for (int64_t bt = 0; bt < %" PRId64 "; bt++) {\n", gm->batch);
-    kf_sb_puts(b, "        int64_t aoff = 0, boff = 0;\n");
-    emit_batch_offsets(b, gm);
+    emit_batch_open(b, gm, 0);
     kf_sb_printf(b,
-                    "        const float *restrict Ab = V%d + aoff;\n"
-                    "        const float *restrict Bb = V%d + boff;\n"
-                    "        const int64_t rbase = bt * %" PRId64 ";\n"
                     "        #pragma omp parallel for collapse(2) num_threads(nt) schedule(static)\n"
                     "        for (int64_t pb = 0; pb < %" PRId64 "; pb++)\n"
                     "            for (int64_t ip = 0; ip < %" PRId64 "; ip++) {\n"
@@ -1579,7 +1574,7 @@ static void emit_gemm_skinny(gen_t *g, int gi)
                     "                const int64_t i0 = ip * KF_MR, m = %" PRId64 " - i0 < KF_MR ? %" PRId64 " - i0 : KF_MR;\n"
                     "                kf_pack_a(Ab, %" PRId64 ", i0, m, p0, kc, apk + p0 * %" PRId64 " + i0 * kc);\n"
                     "            }\n",
-                    gm->a, gm->b, M, KB, MP, KC, K, KC, K, KC, M, M, K, MP * MR);
+                    KB, MP, KC, K, KC, K, KC, M, M, K, MP * MR);
     kf_sb_printf(b,
                     "        #pragma omp parallel num_threads(nt)\n"
                     "        {\n"
