@@ -203,6 +203,22 @@ int kf_ev_draw_set(kf_ev *e, int set, uint64_t seed)
     return 0;
 }
 
+void kf_ev_draw_priv(kf_ev *e, uint64_t seed)
+{
+    const kf_problem_view *pv = &e->bound.pview;
+    for (int i = 0; i < pv->n_inputs; i++) kf_draw_input(e->r, i, seed, e->priv[i]);
+}
+
+void kf_ev_publish_set(kf_ev *e, int set)
+{
+    const kf_problem_view *pv = &e->bound.pview;
+    kf_buffer_set *bs = &e->mem.sets.sets[set];
+    for (int i = 0; i < pv->n_inputs; i++)
+        memcpy(bs->inputs[i].data, e->priv[i], (size_t)pv->input_elems[i] * sizeof(float));
+    for (int k = 0; k < pv->n_outputs; k++) kf_poison_fill(&bs->outputs[k]);
+    for (int k = 0; k < pv->n_scratch; k++) kf_poison_fill(&bs->scratch[k]);
+}
+
 void kf_ev_free_refs(double **ref, int n)
 {
     if (!ref) return;

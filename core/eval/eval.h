@@ -121,6 +121,12 @@ typedef struct kf_timing {
     double channel_s;         /* median round trip of an empty command */
     int n_checked;            /* timed runs whose outputs were checked */
     double *round_trips_s;    /* n round trips on the parent's clock, malloc'ed */
+    /* Host clocks: each timed run follows an untimed lead-in run of the
+     * same command on the set's previous inputs (threads awake, caches and
+     * TLBs as in back-to-back calls), its fresh inputs written only after
+     * the lead-in replied.  0 for device clocks (no lead-in). */
+    int lead_in;
+    double lead_in_median_s;  /* the lead-in runs' median sample, for comparison */
 } kf_timing;
 
 typedef struct kf_roofline {

@@ -273,6 +273,11 @@ int kf_ev_reply_failed(kf_ev *e, const kf_wp_reply *r, const char *what);
 /* Fresh inputs from `seed` into e->priv and set `set`; outputs and
  * scratch of the set poisoned. */
 int kf_ev_draw_set(kf_ev *e, int set, uint64_t seed);
+/* The inputs of `seed` into the parent's copy only (e->priv), then, with the
+ * worker stopped, into set `set` with its outputs and scratch poisoned: the
+ * slow drawing is done before a lead-in run, the copy after it. */
+void kf_ev_draw_priv(kf_ev *e, uint64_t seed);
+void kf_ev_publish_set(kf_ev *e, int set);
 /* Reference outputs for the inputs now in e->priv; NULL with err set. */
 double **kf_ev_reference(kf_ev *e, uint64_t seed, kf_error *err);
 /* The worker's "load" command (compile) for the candidate, built in

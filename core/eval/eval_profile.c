@@ -14,9 +14,14 @@
  *    so work left running on a thread after the reply cannot finish before
  *    the parent reads the buffers; bytes on the channel that no command
  *    asked for (a forged or early reply) fail the candidate;
- *  - every set gets fresh random inputs (seeds from getrandom, unknown to
- *    the candidate) after each of its runs, and poisoned outputs, so a memo
- *    keyed on inputs misses and a run that writes nothing leaves NaN; with
+ *  - every timed run gets fresh random inputs (seeds from getrandom,
+ *    unknown to the candidate), written into its set while the worker is
+ *    stopped, and poisoned outputs, so a memo keyed on inputs misses and a
+ *    run that writes nothing leaves NaN; on a host clock an untimed lead-in
+ *    run of the same command precedes each timed run (warm threads and
+ *    caches, as for back-to-back calls) on the set's previous inputs, and
+ *    the fresh inputs are written only after it replied, so the lead-in
+ *    cannot work ahead on them; with
  *    the reference cache on (large problems), the checked runs' inputs come
  *    from the problem's secret pool instead, each once per evaluation
  *    (ref_cache.h), so their references are computed once per search;
@@ -284,7 +289,7 @@ int kf_ev_profile(kf_ev *e, kf_worker *w, const kf_device_info *dev, kf_error *e
     kf_timing *t = &res->timing;
     int n_sets = e->mem.layout.n_sets, reps = e->o.reps, rc = 1;
     uint64_t *seeds = calloc((size_t)n_sets, sizeof *seeds);
-    double *sample = calloc((size_t)reps, sizeof *sample), *wall = calloc((size_t)reps, sizeof *wall);
+    double *sample = calloc((size_t)reps, sizeof *sample), *wall = calloc((size_t)reps, sizeof *wall), *lead = NULL;
     char *checked = calloc((size_t)reps, 1);
     kf_wp_reply last;
     memset(&last, 0, sizeof last);
@@ -300,26 +305,51 @@ int kf_ev_profile(kf_ev *e, kf_worker *w, const kf_device_info *dev, kf_error *e
     pick_subset(checked, reps, n_check);
     pool p;
     pool_init(&p, e->r);
-    /* set s is first used by run s (set 0 after the warm-up), then after
-       each run i by run i + n_sets */
+    /* every set starts with inputs (those of a lead-in before its first
+       timed run); the warm-up runs on set 0 */
     double t0 = kf_now_s();
-    for (int s = 1; s < n_sets; s++) kf_ev_draw_set(e, s, seeds[s] = seed_for(&p, checked, reps, s));
-    kf_ev_draw_set(e, 0, seeds[0] = fresh_seed());
+    for (int s = 0; s < n_sets; s++) kf_ev_draw_set(e, s, seeds[s] = fresh_seed());
     res->profile_draw_s += kf_now_s() - t0;
     double s0, w0;
     if (timed_call(e, w, e->o.warmup, 0, &s0, &w0, NULL) != 0) goto out;
     res->profile_calls_s += w0;
     if (freeze(e, w, "the warm-up runs") != 0) goto out;
-    t0 = kf_now_s();
-    kf_ev_draw_set(e, 0, seeds[0] = seed_for(&p, checked, reps, 0));
-    res->profile_draw_s += kf_now_s() - t0;
-    kf_worker_resume(w);
+    /* A host clock times a call into the candidate's code on the CPU, whose
+       threads and caches went cold while the parent drew and checked (tens
+       of ms): each timed run then follows a lead-in run, as calls follow
+       one another in a program and in the anchors' loops.  The lead-in runs
+       on the set's previous inputs (already run, or never timed); the run's
+       fresh inputs are drawn into the parent's copy before it and written
+       into the set only after it replied, with the worker stopped, so the
+       lead-in cannot see them (a copy of a few ms, not a new draw). */
+    t->lead_in = !t->clock_is_device;
+    if (t->lead_in && !(lead = calloc((size_t)reps, sizeof *lead))) {
+        rc = kf_fail(err, KF_E_INTERNAL, "out of memory");
+        goto out;
+    }
 
     for (int i = 0; i < reps; i++) {
         int s = i % n_sets;
+        t0 = kf_now_s();
+        seeds[s] = seed_for(&p, checked, reps, i);
+        if (t->lead_in) kf_ev_draw_priv(e, seeds[s]);
+        else kf_ev_draw_set(e, s, seeds[s]);
+        res->profile_draw_s += kf_now_s() - t0;
+        kf_worker_resume(w);
+        char when[64];
+        if (t->lead_in) {
+            double lw;
+            if (timed_call(e, w, 0, s, &lead[i], &lw, NULL) != 0) goto out;
+            res->profile_calls_s += lw;
+            snprintf(when, sizeof when, "the lead-in of timed run %d", i);
+            if (freeze(e, w, when) != 0) goto out;
+            t0 = kf_now_s();
+            kf_ev_publish_set(e, s);
+            res->profile_draw_s += kf_now_s() - t0;
+            kf_worker_resume(w);
+        }
         if (timed_call(e, w, 0, s, &sample[i], &wall[i], i == reps - 1 ? &last : NULL) != 0) goto out;
         res->profile_calls_s += wall[i];
-        char when[64];
         snprintf(when, sizeof when, "timed run %d", i);
         if (freeze(e, w, when) != 0) goto out;
         if (checked[i]) {
@@ -332,10 +362,6 @@ int kf_ev_profile(kf_ev *e, kf_worker *w, const kf_device_info *dev, kf_error *e
             }
             t->n_checked++;
         }
-        t0 = kf_now_s();
-        kf_ev_draw_set(e, s, seeds[s] = seed_for(&p, checked, reps, i + n_sets));
-        res->profile_draw_s += kf_now_s() - t0;
-        kf_worker_resume(w);
     }
     /* every guard band once more, after the last run */
     if (kf_ev_check_memory(e, (reps - 1) % n_sets, "the timed runs") != 0) goto out;
@@ -362,6 +388,7 @@ int kf_ev_profile(kf_ev *e, kf_worker *w, const kf_device_info *dev, kf_error *e
     if (t->round_trips_s) memcpy(t->round_trips_s, wall, (size_t)reps * sizeof *wall);
     double pm = median_of(wall, reps) - t->channel_s;
     t->parent_median_s = pm > 0 ? pm : 0;
+    if (t->lead_in) t->lead_in_median_s = median_of(lead, reps);
     t->n_counters = last.n_counters;
     memcpy(t->counters, last.counters, sizeof t->counters);
     t->report = last.report;
@@ -401,6 +428,7 @@ out:
     free(seeds);
     free(sample);
     free(wall);
+    free(lead);
     free(checked);
     return rc;
 }

@@ -1159,11 +1159,14 @@ static void emit_gemm_group(gen_t *g, int gi)
                         "                const int64_t i0 = ip * KF_MR, m = %" PRId64 " - i0 < KF_MR ? %" PRId64 " - i0 : KF_MR;\n"
                         "                kf_pack_a(Ab, %" PRId64 ", i0, m, p0, kc, apk + p0 * %" PRId64 " + i0 * kc);\n"
                         "            }\n"
-                        "        /* work items: %" PRId64 " column blocks x mg row groups; more than one row group\n"
-                        "           (each packs its own copy of the B block) only where the column\n"
-                        "           blocks are fewer than two a thread */\n"
-                        "        const int64_t nb_ = %" PRId64 ", mp_ = %" PRId64 ";\n"
-                        "        int64_t mg = (2 * (int64_t)nt + nb_ - 1) / nb_;\n"
+                        "        /* work items: column blocks of up to %" PRId64 " columns x mg row groups; the\n"
+                        "           blocks narrowed (by NR) until every thread has one, so that no B block is\n"
+                        "           packed twice; more than one row group (each packs its own copy of\n"
+                        "           the B block) only where the column blocks are still fewer than two a thread */\n"
+                        "        int64_t nc_ = %" PRId64 ";\n"
+                        "        while ((%" PRId64 " + nc_ - 1) / nc_ < nt && nc_ > KF_NR) nc_ -= KF_NR;\n"
+                        "        const int64_t nb_ = (%" PRId64 " + nc_ - 1) / nc_, mp_ = %" PRId64 ";\n"
+                        "        int64_t mg = nb_ >= nt ? 1 : (2 * (int64_t)nt + nb_ - 1) / nb_;\n"
                         "        if (mg > mp_) mg = mp_;\n"
                         "        if (mg < 1) mg = 1;\n"
                         "        #pragma omp parallel num_threads(nt)\n"
@@ -1175,7 +1178,7 @@ static void emit_gemm_group(gen_t *g, int gi)
                         "            for (int64_t w = 0; w < nb_ * mg; w++) {\n"
                         "                if (fail) continue;\n"
                         "                const int64_t jb = w / mg, i0 = (mp_ * (w %% mg) / mg) * KF_MR, i1 = (mp_ * (w %% mg + 1) / mg) * KF_MR;\n"
-                        "                const int64_t j0 = jb * %" PRId64 ", nc = %" PRId64 " - j0 < %" PRId64 " ? %" PRId64 " - j0 : %" PRId64 ";\n"
+                        "                const int64_t j0 = jb * nc_, nc = %" PRId64 " - j0 < nc_ ? %" PRId64 " - j0 : nc_;\n"
                         "                for (int64_t pb = 0; pb < %" PRId64 "; pb++) {\n"
                         "                    const int64_t p0 = pb * %" PRId64 ";\n"
                         "                    const int64_t kc = %" PRId64 " - p0 < %" PRId64 " ? %" PRId64 " - p0 : %" PRId64 ";\n"
@@ -1195,8 +1198,8 @@ static void emit_gemm_group(gen_t *g, int gi)
                         "            free(bp);\n"
                         "        }\n"
                         "    }\n}\n\n",
-                        sa, KB, MP, KC, K, KC, K, KC, M, M, K, MP * MR, NB, NB, MP, (NC * KC + 15) / 16 * 16,
-                        NC, N, NC, N, NC, KB, KC, K, KC, K, KC, KB - 1, ldb, gm->trans_b, N,
+                        sa, KB, MP, KC, K, KC, K, KC, M, M, K, MP * MR, NC, NC, N, N, MP, (NC * KC + 15) / 16 * 16,
+                        N, N, KB, KC, K, KC, K, KC, KB - 1, ldb, gm->trans_b, N,
                         M, M, apf, gi, MP * MR, last);
         return;
     }
@@ -1341,9 +1344,7 @@ static void emit_gemm_group_amx(gen_t *g, int gi)
     int MR = pt->knob[KC_MR], NR = pt->knob[KC_NR];
     int64_t KC = pt->knob[KC_KC] < K ? pt->knob[KC_KC] : K;
     int64_t MP = (M + MR - 1) / MR, NP = (N + NR - 1) / NR, KB = (K + KC - 1) / KC;
-    int64_t GM = (pt->knob[KC_MC] + MR - 1) / MR, GN = (pt->knob[KC_NC] + NR - 1) / NR;
-    if (GM > MP) GM = MP;
-    if (GM < 1) GM = 1;
+    int64_t GN = (pt->knob[KC_NC] + NR - 1) / NR;
     if (GN > NP) GN = NP;
     if (GN < 1) GN = 1;
 
@@ -1363,79 +1364,70 @@ static void emit_gemm_group_amx(gen_t *g, int gi)
     declare_ptr(g, gr->last_value, 1);
     kf_sb_printf(b,
                     "    /* C[%" PRId64 " x %" PRId64 "] = A[%" PRId64 " x %" PRId64 "] * %s, %" PRId64 " batch(es);\n"
-                    "     * AMX tiles %d x %d, depth blocks KC=%" PRId64 " (%s), A and B packed once to bf16,\n"
-                    "     * work items of up to %" PRId64 " x %" PRId64 " tiles */\n"
+                    "     * AMX tiles %d x %d, depth blocks KC=%" PRId64 " (%s), A and B packed once to bf16.\n"
+                    "     * The threads split the columns (a row split too where they outnumber\n"
+                    "     * the column panels): each packs the B panels of its columns, %" PRId64 " at a time,\n"
+                    "     * and runs every row panel of its rows against them while they are in its\n"
+                    "     * L2; the A panels are shared, packed first, each by one thread */\n"
                     "    float *restrict bpk = a->scratch[%d], *restrict apk = a->scratch[%d];\n"
-                    "    const int64_t mp_ = %" PRId64 ", np_ = %" PRId64 ", kb_ = %" PRId64 ", kc_ = %" PRId64 ";\n"
-                    "    int64_t gm_ = %" PRId64 ", gn_ = %" PRId64 ";   /* tiles an item, halved until every thread has 4 */\n"
-                    "    while (((mp_ + gm_ - 1) / gm_) * ((np_ + gn_ - 1) / gn_) < 4 * (int64_t)nt && (gm_ > 1 || gn_ > 1)) {\n"
-                    "        if (gn_ >= gm_) gn_ = (gn_ + 1) / 2;\n"
-                    "        else gm_ = (gm_ + 1) / 2;\n"
-                    "    }\n"
-                    "    const int64_t jb_ = (np_ + gn_ - 1) / gn_, ib_ = (mp_ + gm_ - 1) / gm_;\n"
-                    "    /* the queue: kb_ x mp_ A panels, then jb_ groups of kb_ x gn_ B panels and ib_ items */\n"
-                    "    const int64_t npan_ = mp_ + np_, qa_ = kb_ * mp_, gs_ = kb_ * gn_ + ib_, qn_ = qa_ + jb_ * gs_;\n"
-                    "    int *ready = calloc((size_t)(kb_ * npan_), sizeof *ready);   /* panel packed, per depth block */\n"
-                    "    if (!ready) return;   /* outputs left unwritten: the check fails */\n",
+                    "    const int64_t mp_ = %" PRId64 ", np_ = %" PRId64 ", kb_ = %" PRId64 ", kc_ = %" PRId64 ", gn_ = %" PRId64 ";\n"
+                    "    int *st = calloc((size_t)(kb_ * (mp_ + np_)), sizeof *st);   /* per panel and depth block: kf_claim */\n"
+                    "    if (!st) return;   /* outputs left unwritten: the check fails */\n",
                     M, N, M, K, gm->trans_b ? "B^T (B is N x K, packed by rows)" : "B (K x N)", gm->batch, MR, NR, KC,
-                    KB == 1 ? "all of K: C stays in the tiles" : "C through memory between them", GM, GN, sb, sa, MP,
-                    NP, KB, KC, GM, GN);
+                    KB == 1 ? "all of K: C stays in the tiles" : "C through memory between them", GN, sb, sa, MP,
+                    NP, KB, KC, GN);
     emit_batch_open(b, gm, 1);
     kf_sb_printf(b,
-                    "        /* one queue, no barrier: the A panels, then for each column group its\n"
-                    "           B panels followed by its work items; an item waits only for the\n"
-                    "           panels it reads, packed by queue entries taken before it */\n"
-                    "        int64_t next = 0;\n"
-                    "        memset(ready, 0, (size_t)(kb_ * npan_) * sizeof *ready);\n"
+                    "        memset(st, 0, (size_t)(kb_ * (mp_ + np_)) * sizeof *st);\n"
                     "        #pragma omp parallel num_threads(nt)\n"
                     "        {\n"
                     "            float tb[KF_MR * KF_NR] __attribute__((aligned(64)));\n"
-                    "            for (;;) {\n"
-                    "                const int64_t w = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED);\n"
-                    "                if (w >= qn_) break;\n"
-                    "                if (w < qa_) {   /* A panel u, depth block pb, to bf16 */\n"
-                    "                    const int64_t pb = w / mp_, u = w %% mp_, p0 = pb * kc_;\n"
-                    "                    const int64_t kc = %" PRId64 " - p0 < kc_ ? %" PRId64 " - p0 : kc_;\n"
-                    "                    const int64_t i0 = u * KF_MR, m = %" PRId64 " - i0 < KF_MR ? %" PRId64 " - i0 : KF_MR;\n"
+                    "            const int64_t T = omp_get_num_threads(), t = omp_get_thread_num();\n"
+                    "            const int64_t tn_ = np_ < T ? np_ : T, tm_ = T / tn_ < mp_ ? T / tn_ : mp_;\n"
+                    "            for (int64_t w = t; w < kb_ * mp_; w += T) {   /* the A panels, shared */\n"
+                    "                const int64_t pb = w / mp_, u = w %% mp_, p0 = pb * kc_;\n"
+                    "                const int64_t kc = %" PRId64 " - p0 < kc_ ? %" PRId64 " - p0 : kc_;\n"
+                    "                const int64_t i0 = u * KF_MR, m = %" PRId64 " - i0 < KF_MR ? %" PRId64 " - i0 : KF_MR;\n"
+                    "                if (kf_claim(st, pb * (mp_ + np_) + u)) {\n"
                     "                    kf_pack_a(Ab, %" PRId64 ", i0, m, p0, kc, apk + p0 * %" PRId64 " + i0 * kc);\n"
-                    "                    __atomic_store_n(&ready[pb * npan_ + u], 1, __ATOMIC_RELEASE);\n"
-                    "                    continue;\n"
+                    "                    __atomic_store_n(&st[pb * (mp_ + np_) + u], 2, __ATOMIC_RELEASE);\n"
                     "                }\n"
-                    "                const int64_t jb = (w - qa_) / gs_, t = (w - qa_) %% gs_;\n"
-                    "                const int64_t jp0 = jb * gn_, jp1 = jp0 + gn_ < np_ ? jp0 + gn_ : np_;\n"
-                    "                if (t < kb_ * gn_) {   /* B panel jp, depth block pb, to bf16 */\n"
-                    "                    const int64_t pb = t / gn_, jp = jp0 + t %% gn_, p0 = pb * kc_;\n"
-                    "                    if (jp >= np_) continue;\n"
-                    "                    const int64_t kc = %" PRId64 " - p0 < kc_ ? %" PRId64 " - p0 : kc_;\n"
-                    "                    kf_pack_b(Bb, %" PRId64 ", %d, %" PRId64 ", jp, p0, kc, bpk + p0 * %" PRId64 " + jp * KF_NR * kc);\n"
-                    "                    __atomic_store_n(&ready[pb * npan_ + mp_ + jp], 1, __ATOMIC_RELEASE);\n"
-                    "                    continue;\n"
-                    "                }\n"
-                    "                /* work item: row panels ip0.., column panels jp0.., every depth block */\n"
-                    "                const int64_t ip0 = (t - kb_ * gn_) * gm_, ip1 = ip0 + gm_ < mp_ ? ip0 + gm_ : mp_;\n"
-                    "                for (int64_t pb = 0; pb < kb_; pb++) {\n"
-                    "                    const int64_t p0 = pb * kc_;\n"
-                    "                    const int64_t kc = %" PRId64 " - p0 < kc_ ? %" PRId64 " - p0 : kc_;\n"
-                    "                    const int first = pb == 0, lastk = pb == kb_ - 1;\n"
-                    "                    for (int64_t u = 0; u < npan_; u++)   /* its panels of this depth block packed */\n"
-                    "                        if (u < mp_ ? u >= ip0 && u < ip1 : u - mp_ >= jp0 && u - mp_ < jp1)\n"
-                    "                            for (int spin = 0; !__atomic_load_n(&ready[pb * npan_ + u], __ATOMIC_ACQUIRE); spin++)\n"
-                    "                                if (spin > 64) sched_yield(); else _mm_pause();\n"
-                    "                    for (int64_t jp = jp0; jp < jp1; jp++)\n"
-                    "                        for (int64_t ip = ip0; ip < ip1; ip++) {\n"
-                    "                            const int64_t ir = ip * KF_MR, jr = jp * KF_NR;\n"
-                    "                            const int64_t mr = %" PRId64 " - ir < KF_MR ? %" PRId64 " - ir : KF_MR;\n"
-                    "                            const int64_t nr = %" PRId64 " - jr < KF_NR ? %" PRId64 " - jr : KF_NR;\n"
-                    "                            group%d_tile(a, kc, apk + p0 * %" PRId64 " + ir * kc, bpk + p0 * %" PRId64 " + jr * kc, V%d, 0,\n"
-                    "                                        rbase + ir, jr, mr, nr, first, lastk, tb);\n"
+                    "            }\n"
+                    "            if (t < tn_ * tm_) {   /* column group cg, row group rg */\n"
+                    "                const int64_t cg = t %% tn_, rg = t / tn_;\n"
+                    "                const int64_t c0 = np_ * cg / tn_, c1 = np_ * (cg + 1) / tn_, r0 = mp_ * rg / tm_, r1 = mp_ * (rg + 1) / tm_;\n"
+                    "                for (int64_t jq = c0; jq < c1; jq += gn_) {\n"
+                    "                    const int64_t jq1 = jq + gn_ < c1 ? jq + gn_ : c1;\n"
+                    "                    for (int64_t pb = 0; pb < kb_; pb++) {\n"
+                    "                        const int64_t p0 = pb * kc_;\n"
+                    "                        const int64_t kc = %" PRId64 " - p0 < kc_ ? %" PRId64 " - p0 : kc_;\n"
+                    "                        const int first = pb == 0, lastk = pb == kb_ - 1;\n"
+                    "                        for (int64_t jp = jq; jp < jq1; jp++)   /* packed here (or by the row group beside) */\n"
+                    "                            if (kf_claim(st, pb * (mp_ + np_) + mp_ + jp)) {\n"
+                    "                                kf_pack_b(Bb, %" PRId64 ", %d, %" PRId64 ", jp, p0, kc, bpk + p0 * %" PRId64 " + jp * KF_NR * kc);\n"
+                    "                                __atomic_store_n(&st[pb * (mp_ + np_) + mp_ + jp], 2, __ATOMIC_RELEASE);\n"
+                    "                            }\n"
+                    "                        for (int64_t ii = 0; ii < r1 - r0; ii++) {   /* starts staggered over the column groups */\n"
+                    "                            const int64_t ip = r0 + (ii + cg * (r1 - r0) / tn_) %% (r1 - r0);\n"
+                    "                            const int64_t ir = ip * KF_MR, mr = %" PRId64 " - ir < KF_MR ? %" PRId64 " - ir : KF_MR;\n"
+                    "                            if (kf_claim(st, pb * (mp_ + np_) + ip)) {   /* no thread took it yet */\n"
+                    "                                kf_pack_a(Ab, %" PRId64 ", ir, mr, p0, kc, apk + p0 * %" PRId64 " + ir * kc);\n"
+                    "                                __atomic_store_n(&st[pb * (mp_ + np_) + ip], 2, __ATOMIC_RELEASE);\n"
+                    "                            }\n"
+                    "                            for (int64_t jp = jq; jp < jq1; jp++) {\n"
+                    "                                const int64_t jr = jp * KF_NR, nr = %" PRId64 " - jr < KF_NR ? %" PRId64 " - jr : KF_NR;\n"
+                    "                                group%d_tile(a, kc, apk + p0 * %" PRId64 " + ir * kc, bpk + p0 * %" PRId64 " + jr * kc, V%d, 0,\n"
+                    "                                            rbase + ir, jr, mr, nr, first, lastk, tb);\n"
+                    "                            }\n"
                     "                        }\n"
+                    "                    }\n"
                     "                }\n"
                     "            }\n"
                     "        }\n"
                     "    }\n"
-                    "    free(ready);\n}\n\n",
-                    K, K, M, M, K, MP * MR, K, K, gm->trans_b ? K : N, gm->trans_b, N, NP * NR, K, K, M, M, N, N, gi,
-                    MP * MR, NP * NR, gr->last_value);
+                    "    free(st);\n}\n\n",
+                    K, K, M, M, K, MP * MR, K, K, gm->trans_b ? K : N, gm->trans_b, N, NP * NR, M, M, K, MP * MR, N, N,
+                    gi, MP * MR, NP * NR, gr->last_value);
 }
 
 /* The GEMM-sum rewrite (kf_bt_gemm_sum_match, builtin_rewrite.c; the

@@ -4,10 +4,11 @@
  * fp32 and vdpbf16ps libraries (kf_pack_a, kf_pack_b, kf_ukernel over MR x
  * NR tiles, packed panels at the fp32 layout's offsets).  With row panels
  * (a row op fused) the fp32 generator's loops call it; otherwise
- * builtin_cpu.c's emit_gemm_group_amx packs all of A and B once per call,
- * shared by the threads, and runs 2-D work items over whole depth blocks
- * from one queue without a barrier (with KC >= K the C tiles stay in the
- * tiles over all of K).
+ * builtin_cpu.c's emit_gemm_group_amx packs all of A and B once per call:
+ * the threads split the columns, each packs the B panels of its own columns
+ * and runs them against every row panel while they sit in its L2 (the A
+ * panels shared, each packed by the thread that claims it first: kf_claim);
+ * with KC >= K the C tiles stay in the tiles over all of K.
  *
  * Tiles (palette 1): C 16 x 16 fp32 (tmm0..3: C00 C01 C10 C11), A 16 rows x
  * 32 bf16 (tmm4, tmm5), B 16 pairs x 16 columns in the VNNI pair layout
@@ -36,7 +37,8 @@ const char kf_bt_cpu_gemm_lib_amx[] =
     "#if (KF_MR != 16 && KF_MR != 32) || (KF_NR != 16 && KF_NR != 32)\n"
     "#error \"precision amx-bf16 needs MR and NR of 16 or 32 (whole 16 x 16 C tiles)\"\n"
     "#endif\n"
-    "#include <sched.h>   /* sched_yield: a work item waiting for a panel another thread packs */\n"
+    "#include <omp.h>\n"
+    "#include <sched.h>   /* sched_yield: waiting for a panel another thread packs */\n"
     "#define KF_TM (KF_MR / 16)\n"
     "#define KF_TN (KF_NR / 16)\n"
     "KF_CPU_USES(KF_CPU_UNIT_AMX_BF16);\n"
@@ -113,6 +115,19 @@ const char kf_bt_cpu_gemm_lib_amx[] =
     "            }\n"
     "        }\n"
     "    }\n"
+    "}\n"
+    "\n"
+    "/* Panel u's state st[u]: 0 free, 1 being packed, 2 packed.  Returns 1 when\n"
+    " * this thread claimed it (it packs it, then stores 2), else 0 once it is\n"
+    " * packed (waiting for the thread that packs it). */\n"
+    "static inline int kf_claim(int *st, int64_t u)\n"
+    "{\n"
+    "    int z = 0;\n"
+    "    if (__atomic_load_n(&st[u], __ATOMIC_ACQUIRE) == 2) return 0;\n"
+    "    if (__atomic_compare_exchange_n(&st[u], &z, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return 1;\n"
+    "    for (int spin = 0; __atomic_load_n(&st[u], __ATOMIC_ACQUIRE) != 2; spin++)\n"
+    "        if (spin > 64) sched_yield(); else _mm_pause();\n"
+    "    return 0;\n"
     "}\n"
     "\n"
     "/* palette 1: every tile 16 rows x 64 bytes; loaded once per thread and\n"
