@@ -63,6 +63,7 @@ const char *kf_report_precision_name(int precision, const char *language)
     case 3: return cpu ? "bf16-avx512" : "bf16";
     case 4: return "3xbf16";
     case 5: return "amx-bf16";
+    case 6: return "amx-3xbf16";
     default: return NULL;
     }
 }
@@ -73,6 +74,7 @@ const char *kf_report_cpu_unit_name(int unit)
     case 0: return "fp32";
     case 1: return "bf16-avx512";
     case 2: return "amx-bf16";
+    case 3: return "amx-3xbf16";
     default: return NULL;
     }
 }

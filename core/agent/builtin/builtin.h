@@ -230,7 +230,11 @@ typedef enum kf_bt_precision {
                                  (converted while packing) and FP32
                                  accumulation (C for cpu-simd); offered only
                                  where the CPU has AMX and the permission
-                                 was granted, kept only if it passes */
+                                 was granted, kept only if it passes */,
+    KF_BT_AMX_BF16X3 = 6          /* the same with 3xBF16 (high and low parts,
+                                 three tile products: near-FP32 accuracy at
+                                 a third of the tiles' rate), where BF16
+                                 fails the tolerance (norms) */
 } kf_bt_precision;
 
 /* One point of the search space: the common fields, and the values of the

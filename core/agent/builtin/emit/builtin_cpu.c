@@ -1139,7 +1139,7 @@ static void emit_gemm_group(gen_t *g, int gi)
            Xeon, 512 x 2048 -> 2048, one thread, median CPU time: 4% less).
            Not for AMX tiles (cpu_gemm_amx.c's loop is kept as it is) */
         char apf[768] = "";
-        if (pt->precision != KF_BT_AMX_BF16)
+        if (pt->precision != KF_BT_AMX_BF16 && pt->precision != KF_BT_AMX_BF16X3)
             snprintf(apf, sizeof apf,
                      "                            if (ir + KF_MR < i1) {   /* the next A micro-panel into L2, a share per tile */\n"
                      "                                const char *na = (const char *)(apk + p0 * %" PRId64 " + (ir + KF_MR) * kc);\n"
@@ -1866,13 +1866,22 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
         free(g.declared);
         return kf_fail(err, KF_E_INTERNAL, "builtin cpu generator: out of memory");
     }
-    int has_gemm = 0;
+    int has_gemm = 0, amx = pt->precision == KF_BT_AMX_BF16 || pt->precision == KF_BT_AMX_BF16X3;
     for (int gi = 0; gi < plan->n_groups; gi++) {
         sum_row[gi] = -1;
         if (plan->groups[gi].kind != KF_BT_GEMM || plan->groups[gi].fused_into >= 0) continue;
         if (!pt->baseline && plan->groups[gi].row_tail < 0)
             sum_row[gi] = kf_bt_gemm_sum_match(plan, gi, &sum_ac[2 * gi], &sum_ac[2 * gi + 1]);
         if (sum_row[gi] < 0) has_gemm = 1;
+        /* 3xbf16 keeps both bf16 parts of a panel in its fp32 room: an odd
+           last depth block would not fit */
+        if (pt->precision == KF_BT_AMX_BF16X3 && (plan->groups[gi].gemm.K & 1)) g.failed = 2;
+    }
+    if (g.failed == 2) {
+        free(sum_row);
+        free(sum_ac);
+        free(g.declared);
+        return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision 6 (3xbf16 on AMX) needs an even K in every GEMM");
     }
 
 #ifdef HAVE_OPENBLAS
@@ -1912,10 +1921,9 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
         char unr[16];
         snprintf(unr, sizeof unr, "%d", pt->knob[KC_UNROLL] < 1 ? 1 : pt->knob[KC_UNROLL]);
         kf_sb_puts(&g.b, GEMM_LIB);
-        const char *lib = pt->precision == KF_BT_BF16       ? GEMM_LIB_BF16
-                          : pt->precision == KF_BT_AMX_BF16 ? kf_bt_cpu_gemm_lib_amx
-                                                            : GEMM_LIB_FP32;
+        const char *lib = pt->precision == KF_BT_BF16 ? GEMM_LIB_BF16 : amx ? kf_bt_cpu_gemm_lib_amx : GEMM_LIB_FP32;
         if (pt->precision == KF_BT_BF16) kf_sb_puts(&g.b, "KF_CPU_USES(KF_CPU_UNIT_DPBF16);\n");
+        if (pt->precision == KF_BT_AMX_BF16X3) kf_sb_puts(&g.b, "#define KF_AMX_X3 1   /* 3xbf16 */\n");
         const char *pos = strstr(lib, "KF_UNROLL_LIT");
         kf_sb_printf(&g.b, "%.*s%s%s", (int)(pos - lib), lib, unr, pos + strlen("KF_UNROLL_LIT"));
         kf_sb_puts(&g.b, "\n");
@@ -1930,7 +1938,7 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
             else if (pt->baseline && g.uses_blas) emit_gemm_blas(&g, gi);
             else if (gr->gemm.N == 1 && gr->row_tail < 0 && !pt->baseline) emit_gemv(&g, gi);
             else if (!pt->knob[KC_PACK]) emit_gemm_plain(&g, gi);
-            else if (pt->precision == KF_BT_AMX_BF16 && gr->row_tail < 0) emit_gemm_group_amx(&g, gi);
+            else if (amx && gr->row_tail < 0) emit_gemm_group_amx(&g, gi);
             else if (pt->knob[KC_LOOP_ORDER] == 2 && gr->row_tail < 0) emit_gemm_skinny(&g, gi);
             else emit_gemm_group(&g, gi);
             break;
@@ -1957,7 +1965,7 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
             kf_sb_printf(b, "        if (a->n_out > %d) for (int64_t i = 0; i < %" PRId64 "; i++) a->out[%d][i] = NAN;\n",
                             o, elems(&g, p->outputs[o]), o);
         kf_sb_puts(b, "        return;\n    }\n");
-        if (has_gemm && pt->precision == KF_BT_AMX_BF16 && pt->knob[KC_PACK] && !pt->baseline)
+        if (has_gemm && amx && pt->knob[KC_PACK] && !pt->baseline)
             kf_sb_puts(b, "    /* AMX tiles fault without the permission the plugin asks for: outputs left\n"
                           "       NaN then, so verification fails and the search goes back to fp32 */\n"
                           "    if (!(a->features & KF_CPU_FEAT_AMX_BF16)) return;\n"

@@ -340,15 +340,20 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
 
 static int check(const kf_bt_point *p, kf_error *err)
 {
-    if (p->precision != KF_BT_FP32 && p->precision != KF_BT_BF16 && p->precision != KF_BT_AMX_BF16)
+    if (p->precision != KF_BT_FP32 && p->precision != KF_BT_BF16 && p->precision != KF_BT_AMX_BF16 &&
+        p->precision != KF_BT_AMX_BF16X3)
         return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision %d; the C emitter writes fp32 (0) or bf16 "
-                       "inputs with fp32 accumulation (3: vdpbf16ps, 5: AMX tiles)", p->precision);
-    if (p->precision == KF_BT_AMX_BF16 &&
+                       "inputs with fp32 accumulation (3: vdpbf16ps, 5: AMX tiles, 6: 3xbf16 on AMX tiles)",
+                       p->precision);
+    if ((p->precision == KF_BT_AMX_BF16 || p->precision == KF_BT_AMX_BF16X3) &&
         (!p->knob[KC_PACK] || (p->knob[KC_MR] != 16 && p->knob[KC_MR] != 32) ||
          (p->knob[KC_NR] != 16 && p->knob[KC_NR] != 32)))
-        return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision 5 (AMX bf16) needs pack = 1 and mr, nr of 16 or "
-                       "32 (whole 16 x 16 C tiles); got pack = %d, mr = %d, nr = %d", p->knob[KC_PACK],
+        return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision %d (AMX) needs pack = 1 and mr, nr of 16 or "
+                       "32 (whole 16 x 16 C tiles); got pack = %d, mr = %d, nr = %d", p->precision, p->knob[KC_PACK],
                        p->knob[KC_MR], p->knob[KC_NR]);
+    if (p->precision == KF_BT_AMX_BF16X3 && (p->knob[KC_KC] & 1))   /* both parts in a panel's fp32 room */
+        return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision 6 (3xbf16 on AMX) needs an even kc; got %d",
+                       p->knob[KC_KC]);
     if (p->precision == KF_BT_BF16 && (!p->knob[KC_PACK] || p->knob[KC_NR] % 16 != 0))
         return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision 3 (bf16) needs pack = 1 and nr a multiple of 16 "
                        "(the AVX-512 width); got pack = %d, nr = %d", p->knob[KC_PACK], p->knob[KC_NR]);
@@ -369,7 +374,7 @@ static int conservative(kf_bt_point *p)
 static int offerable(const kf_bt_point *p)
 {
     return p->precision == KF_BT_FP32 || (p->precision == KF_BT_BF16 && host_has_bf16()) ||
-           (p->precision == KF_BT_AMX_BF16 && host_has_amx());
+           ((p->precision == KF_BT_AMX_BF16 || p->precision == KF_BT_AMX_BF16X3) && host_has_amx());
 }
 
 static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
@@ -377,7 +382,9 @@ static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
     kf_bt_point q;
     if (!p->knob[KC_PACK]) { q = *p; q.knob[KC_PACK] = 1; kf_bt_nbr_push(s, &q); return; }
     int a512 = host_has_avx512();
-    if (p->precision == KF_BT_AMX_BF16) {   /* off the tiles: the vector micro-kernels' default tile */
+    if (p->precision == KF_BT_AMX_BF16 || p->precision == KF_BT_AMX_BF16X3) {
+        /* the other tile precision, then off the tiles: the vector micro-kernels' default tile */
+        q = *p; q.precision = p->precision == KF_BT_AMX_BF16 ? KF_BT_AMX_BF16X3 : KF_BT_AMX_BF16; kf_bt_nbr_push(s, &q);
         for (int pr = 0; pr < 2; pr++) {
             q = *p;
             q.precision = pr ? KF_BT_BF16 : KF_BT_FP32;
@@ -387,9 +394,12 @@ static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
         }
     } else {
         q = *p; q.precision = p->precision == KF_BT_BF16 ? KF_BT_FP32 : KF_BT_BF16; kf_bt_nbr_push(s, &q);
-        if (host_has_amx()) { q = *p; to_amx(&q); kf_bt_nbr_push(s, &q); }
+        if (host_has_amx()) {   /* bf16 on the tiles, and 3xbf16 where bf16 misses the tolerance */
+            q = *p; to_amx(&q); kf_bt_nbr_push(s, &q);
+            q.precision = KF_BT_AMX_BF16X3; kf_bt_nbr_push(s, &q);
+        }
     }
-    int amx = p->precision == KF_BT_AMX_BF16;
+    int amx = p->precision == KF_BT_AMX_BF16 || p->precision == KF_BT_AMX_BF16X3;
     const tile_t *tl = amx ? TILESAMX : a512 ? TILES512 : TILES256;
     int nt = amx ? NELEM(TILESAMX) : a512 ? NELEM(TILES512) : NELEM(TILES256);
     for (int i = 0; i < nt; i++) {
@@ -422,6 +432,7 @@ static char *label(const kf_bt_point *p, const char *fusion, char *buf, size_t n
     if (k[KC_LOOP_ORDER] == 2) strncat(buf, " skinny", n - strlen(buf) - 1);
     if (p->precision == KF_BT_BF16) strncat(buf, " bf16", n - strlen(buf) - 1);
     if (p->precision == KF_BT_AMX_BF16) strncat(buf, " amx-bf16", n - strlen(buf) - 1);
+    if (p->precision == KF_BT_AMX_BF16X3) strncat(buf, " amx-3xbf16", n - strlen(buf) - 1);
     return buf;
 }
 
@@ -442,6 +453,7 @@ static const char *describe_change(const kf_bt_point *pa, const kf_bt_point *pb,
     else if (pa->precision != pb->precision)
         snprintf(buf, n, "%s", pb->precision == KF_BT_BF16       ? "use bf16 inputs (vdpbf16ps, fp32 accumulation)"
                                : pb->precision == KF_BT_AMX_BF16 ? "use bf16 inputs on AMX tiles (tdpbf16ps, fp32 accumulation)"
+                               : pb->precision == KF_BT_AMX_BF16X3 ? "use 3xbf16 on AMX tiles (high and low parts, near-fp32 accuracy)"
                                                                  : "use fp32");
     else return NULL;
     return buf;
@@ -475,6 +487,10 @@ static double gemm_eff(const kf_bt_point *pt, const kf_bt_gemm_work *w, int thre
        then the same cache and balance factors */
     double e = 1.0;
     if (pt->precision == KF_BT_AMX_BF16) e = 2.0 * (p[KC_MR] == 32 && p[KC_NR] == 32 ? 1.0 : 0.8);
+    /* 3xbf16: three tile products and two parts packed; measured (16-core
+       host) at about half the bf16 kernel's rate, still above fp32 */
+    if (pt->precision == KF_BT_AMX_BF16X3) e = 1.2 * (p[KC_MR] == 32 && p[KC_NR] == 32 ? 1.0 : 0.8);
+    int on_tiles = pt->precision == KF_BT_AMX_BF16 || pt->precision == KF_BT_AMX_BF16X3;
     /* vector width and registers: AVX-512 16 floats x 32, AVX2 8 x 16,
        NEON (aarch64) 4 x 32 */
 #if defined(__aarch64__)
@@ -485,7 +501,7 @@ static double gemm_eff(const kf_bt_point *pt, const kf_bt_gemm_work *w, int thre
     int nv = p[KC_NR] / vl;
     if (nv < 1) nv = 1;
     int acc = p[KC_MR] * nv;
-    if (pt->precision == KF_BT_AMX_BF16) {}                                     /* tiles, not registers */
+    if (on_tiles) {}                                                            /* tiles, not registers */
     else if (acc + nv + 1 > regs) e *= 0.55;                                    /* spills */
     else e *= (double)acc / (acc + 0.5 * nv + 1.5);                             /* load/FMA ratio */
     /* cache fit, with the rules of kf_bt_cpu_derive_blocking and this host's
@@ -495,7 +511,7 @@ static double gemm_eff(const kf_bt_point *pt, const kf_bt_gemm_work *w, int thre
     double c1 = host_cache(_SC_LEVEL1_DCACHE_SIZE, 32768), c2 = host_cache(_SC_LEVEL2_CACHE_SIZE, 1 << 20);
     double l1 = (double)(rows ? p[KC_NR] : p[KC_MR]) * p[KC_KC] * 4;
     double l2 = rows ? (double)p[KC_MC] * p[KC_KC] * 4 : (double)p[KC_KC] * p[KC_NC] * 4;
-    int amx_items = pt->precision == KF_BT_AMX_BF16 && !rows;
+    int amx_items = on_tiles && !rows;
     if (amx_items) {
         /* AMX without row panels (to_amx): the tiles stream an item's MC
            rows of A and one NR column panel, KC deep in bf16, from L2 */
