@@ -684,7 +684,11 @@ KF_TEST(cpu_amx_precision)
     KF_CHECK(kf_bt_point_from_json("{\"precision\":5,\"mr\":32,\"nr\":32,\"pack\":0}", &kf_bt_emit_c, "cpu-simd", &l.r,
                                    NULL, &q, &err) != 0);
     KF_CHECK_CONTAINS(err.msg, "needs pack = 1");
-    KF_CHECK(kf_bt_point_from_json("{\"precision\":6}", &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q, &err) != 0);
+    KF_CHECK(kf_bt_point_from_json("{\"precision\":7}", &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q, &err) != 0);
+    /* 3xbf16 on the tiles: the same tile rules, and an even kc */
+    KF_CHECK(kf_bt_point_from_json("{\"precision\":6,\"mr\":32,\"nr\":32,\"kc\":97}", &kf_bt_emit_c, "cpu-simd", &l.r,
+                                   NULL, &q, &err) != 0);
+    KF_CHECK_CONTAINS(err.msg, "needs an even kc");
     kf_bt_plan plan;
     KF_CHECK_MSG(kf_bt_plan_build(&l.r, KF_BT_FUSE_ROWS, &plan, &err) == 0, "%s", err.msg);
     kf_candidate *c = NULL;
@@ -693,11 +697,22 @@ KF_TEST(cpu_amx_precision)
     const char *src = c->sources[0].text;
     KF_CHECK_CONTAINS(src, "_tile_dpbf16ps(3, 5, 7);");
     KF_CHECK_CONTAINS(src, "_tile_loadconfig(&cfg);");
-    KF_CHECK_CONTAINS(src, "_mm512_cvtne2ps_pbh(hi, lo)");
+    KF_CHECK_CONTAINS(src, "_mm512_cvtne2ps_pbh(kf_part(hi, part), kf_part(lo, part))");
+    KF_CHECK(strstr(src, "#define KF_AMX_X3 1") == NULL);
     KF_CHECK_CONTAINS(src, "KF_CPU_USES(KF_CPU_UNIT_AMX_BF16);");
     KF_CHECK_CONTAINS(src, "if (!(a->features & KF_CPU_FEAT_AMX_BF16)) return;");
     KF_CHECK_CONTAINS(src, "#error \"precision amx-bf16 needs AMX");
     KF_CHECK(strstr(src, "kf_vfma(a, b[v], acc[i][v])") == NULL);   /* not the fp32 kernel */
+    kf_candidate_free(c);
+    free(label);
+    /* precision 6: the same library with both bf16 parts, its own unit */
+    kf_bt_point p3 = p;
+    p3.precision = KF_BT_AMX_BF16X3;
+    KF_CHECK_CONTAINS(kf_bt_point_label(&p3, lb, sizeof lb), " amx-3xbf16");
+    KF_CHECK_MSG(kf_bt_gen_cpu(&plan, &p3, "cpu-simd", NULL, &c, &label, &err) == 0, "%s", err.msg);
+    KF_CHECK_CONTAINS(c->sources[0].text, "#define KF_AMX_X3 1");
+    KF_CHECK_CONTAINS(c->sources[0].text, "kf_amx_block_b(bb + KF_NR * kq);");
+    KF_CHECK_CONTAINS(c->sources[0].text, "KF_CPU_USES(KF_CPU_UNIT_AMX_BF16X3);");
     kf_candidate_free(c);
     free(label);
     kf_bt_plan_free(&plan);
@@ -768,12 +783,19 @@ KF_TEST(cpu_amx_precision)
         KF_CHECK(kf_bt_emit_c.gemm_eff(&nb[i], &w, 2) > kf_bt_emit_c.gemm_eff(&q, &w, 2));
     }
     KF_CHECK_INT(n_amx, granted ? 1 : 0);
-    if (granted) {   /* and from an AMX point, back to the vector kernels (fp32, bf16) */
+    int n_x3 = 0;   /* and 3xbf16 beside it, for where bf16 misses the tolerance */
+    for (int i = 0; i < n; i++) n_x3 += nb[i].precision == KF_BT_AMX_BF16X3 && nb[i].knob[KC_MR] == 32;
+    KF_CHECK_INT(n_x3, granted ? 1 : 0);
+    if (granted) {   /* and from an AMX point, back to the vector kernels (fp32, bf16) and to 3xbf16 */
         kf_bt_point a0 = p;
         n = kf_bt_neighbours(&a0, &l.r, nb, 64);
-        int fp = 0;
-        for (int i = 0; i < n; i++) fp += nb[i].precision == KF_BT_FP32 && nb[i].knob[KC_MR] != 32;
+        int fp = 0, x3 = 0;
+        for (int i = 0; i < n; i++) {
+            fp += nb[i].precision == KF_BT_FP32 && nb[i].knob[KC_MR] != 32;
+            x3 += nb[i].precision == KF_BT_AMX_BF16X3;
+        }
         KF_CHECK_INT(fp, 1);
+        KF_CHECK_INT(x3, 1);
     }
     unload(&l);
 }
