@@ -1486,6 +1486,7 @@ KF_TEST(failed_variant_moves_on_to_the_next_recommendation)
     KF_CHECK(a->ops->generate(a, &ctx, &fix, &g2, &err) == 0 && g2.cand);
     KF_CHECK_CONTAINS(g2.cand->notes, "\"unroll\":4");
     KF_CHECK_CONTAINS(g2.label, "next untried recommendation");
+    KF_CHECK_CONTAINS(g2.label, "a device limit");   /* an fp32 variant: not its precision */
     KF_CHECK(strstr(g2.label, "conservative") == NULL);
     /* p2 failed too: nothing untried is left, so the best point again */
     fix.last = g2.cand;
@@ -1493,6 +1494,23 @@ KF_TEST(failed_variant_moves_on_to_the_next_recommendation)
     KF_CHECK(a->ops->generate(a, &ctx, &fix, &g3, &err) == 0 && g3.cand);
     KF_CHECK_CONTAINS(g3.label, "back to the best point");
     KF_CHECK_STR(g3.cand->sources[0].text, best->sources[0].text);
+
+    /* a bf16 variant that fails is said to have missed the tolerance */
+    kf_bt_point p3 = p0;
+    p3.precision = KF_BT_BF16;
+    p3.knob[KC_NR] = 32;
+    kf_recommendation rb[1] = {{.params = kf_bt_point_json(&p3)}};
+    kf_analysis anb = {.n_recs = 1, .recs = rb};
+    kf_gen_request optb = {.kind = KF_GEN_OPTIMIZE, .last = best, .best = best, .analysis = &anb, .rec_index = 0};
+    kf_gen_result gb = {0}, gb2 = {0};
+    KF_CHECK(a->ops->generate(a, &ctx, &optb, &gb, &err) == 0 && gb.cand);
+    KF_CHECK_CONTAINS(gb.cand->notes, "\"precision\":3");
+    kf_gen_request fixb = {.kind = KF_GEN_FIX_MISMATCH, .last = gb.cand, .best = best, .analysis = &anb};
+    KF_CHECK(a->ops->generate(a, &ctx, &fixb, &gb2, &err) == 0 && gb2.cand);
+    KF_CHECK_CONTAINS(gb2.label, "reduced precision missed the tolerance");
+    kf_gen_result_free(&gb);
+    kf_gen_result_free(&gb2);
+    free(rb[0].params);
 
     kf_gen_result_free(&g1);
     kf_gen_result_free(&g2);

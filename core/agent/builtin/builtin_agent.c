@@ -101,9 +101,9 @@ static int build(const kf_agent_ctx *ctx, const kf_bt_point *pt, kf_gen_result *
 }
 
 /* An optimization variant failed while a correct best exists.  The builtin
- * candidates are correct by construction, so the cause is a limit of the
- * device (a kernel's work-group or local-memory limit, a compiler's
- * register budget): stepping the failed point towards "conservative" would
+ * candidates are correct by construction, so the cause is a reduced
+ * precision that missed the tolerance, or a limit of the device (a kernel's
+ * work-group or local-memory limit, a compiler's register budget): stepping the failed point towards "conservative" would
  * throw the good tiling away.  The failed point stays in the history as
  * failed (time 0, never recommended again); the next step takes the first
  * recommendation of the last analysis not tried yet, else the best point
@@ -115,6 +115,10 @@ static int variant_failed(bt_impl *im, const kf_agent_ctx *ctx, const kf_gen_req
     if (!req->best || point_of(req->best, ctx, &best) != 0 || point_of(req->last, ctx, &failed) != 0 ||
         kf_bt_point_equal(&best, &failed) || best.baseline)
         return 0;
+    /* a GEMM on fewer mantissa bits than fp32 (fp16 storage, TF32, bf16) may
+       miss a tolerance by a few elements, correct by construction or not */
+    int lossy = failed.precision != KF_BT_FP32 && failed.precision != KF_BT_BF16X3 &&
+                failed.precision != KF_BT_AMX_BF16X3;
     const kf_analysis *an = req->analysis;
     for (int i = 0; an && i < an->n_recs; i++) {
         kf_bt_point q;
@@ -123,13 +127,17 @@ static int variant_failed(bt_impl *im, const kf_agent_ctx *ctx, const kf_gen_req
             continue;
         if (kf_bt_history_has(&im->hist, &q)) continue;
         *pt = q;
-        *why = "the last variant failed on this device (a device limit: builtin candidates are correct by "
-               "construction); next untried recommendation";
+        *why = lossy ? "the last variant failed: its reduced precision missed the tolerance (or a device limit); "
+                       "next untried recommendation"
+                     : "the last variant failed on this device (a device limit: builtin candidates are correct by "
+                       "construction); next untried recommendation";
         return 1;
     }
     *pt = best;
-    *why = "the last variant failed on this device (a device limit: builtin candidates are correct by "
-           "construction); back to the best point";
+    *why = lossy ? "the last variant failed: its reduced precision missed the tolerance (or a device limit); back to "
+                   "the best point"
+                 : "the last variant failed on this device (a device limit: builtin candidates are correct by "
+                   "construction); back to the best point";
     return 1;
 }
 
