@@ -226,12 +226,12 @@ typedef enum kf_bt_precision {
     KF_BT_BF16X3 = 4,         /* 3xBF16: inputs split into BF16 high and
                                  low parts, three MMAs per tile (cuda-c);
                                  near-FP32 accuracy on tensor cores */
-    KF_BT_AMX_BF16 = 5        /* GEMMs on Intel AMX tiles with BF16 inputs
+    KF_BT_AMX_BF16 = 5,       /* GEMMs on Intel AMX tiles with BF16 inputs
                                  (converted while packing) and FP32
                                  accumulation (C for cpu-simd); offered only
                                  where the CPU has AMX and the permission
-                                 was granted, kept only if it passes */,
-    KF_BT_AMX_BF16X3 = 6          /* the same with 3xBF16 (high and low parts,
+                                 was granted, kept only if it passes */
+    KF_BT_AMX_BF16X3 = 6      /* the same with 3xBF16 (high and low parts,
                                  three tile products: near-FP32 accuracy at
                                  a third of the tiles' rate), where BF16
                                  fails the tolerance (norms) */

@@ -103,8 +103,9 @@ static int build(const kf_agent_ctx *ctx, const kf_bt_point *pt, kf_gen_result *
 /* An optimization variant failed while a correct best exists.  The builtin
  * candidates are correct by construction, so the cause is a reduced
  * precision that missed the tolerance, or a limit of the device (a kernel's
- * work-group or local-memory limit, a compiler's register budget): stepping the failed point towards "conservative" would
- * throw the good tiling away.  The failed point stays in the history as
+ * work-group or local-memory limit, a compiler's register budget):
+ * stepping the failed point towards "conservative" would throw the good
+ * tiling away.  The failed point stays in the history as
  * failed (time 0, never recommended again); the next step takes the first
  * recommendation of the last analysis not tried yet, else the best point
  * again.  Returns 1 with *pt and *why set, 0 when this does not apply. */
