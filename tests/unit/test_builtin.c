@@ -786,6 +786,20 @@ KF_TEST(cpu_amx_precision)
     int n_x3 = 0;   /* and 3xbf16 beside it, for where bf16 misses the tolerance */
     for (int i = 0; i < n; i++) n_x3 += nb[i].precision == KF_BT_AMX_BF16X3 && nb[i].knob[KC_MR] == 32;
     KF_CHECK_INT(n_x3, granted ? 1 : 0);
+    {   /* never where a GEMM has an odd K (the generator would refuse it) */
+        loaded odd;
+        load(&odd, "problems/level1/08_Matmul_with_irregular_shapes.json", "small");   /* K = 93 */
+        kf_bt_point q8;
+        kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &odd.r, NULL, &q8);
+        int n8 = kf_bt_neighbours(&q8, &odd.r, nb, 64), x3_8 = 0, amx_8 = 0;
+        for (int i = 0; i < n8; i++) {
+            x3_8 += nb[i].precision == KF_BT_AMX_BF16X3;
+            amx_8 += nb[i].precision == KF_BT_AMX_BF16;
+        }
+        KF_CHECK_INT(x3_8, 0);
+        KF_CHECK_INT(amx_8, granted ? 1 : 0);
+        unload(&odd);
+    }
     if (granted) {   /* and from an AMX point, back to the vector kernels (fp32, bf16) and to 3xbf16 */
         kf_bt_point a0 = p;
         n = kf_bt_neighbours(&a0, &l.r, nb, 64);

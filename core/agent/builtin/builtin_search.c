@@ -252,9 +252,20 @@ void kf_bt_step_knob(const kf_bt_point *p, int k, kf_bt_nbr_sink *s)
     }
 }
 
+/* 1 when a GEMM of the problem has an odd depth K: 3xbf16 on AMX keeps both
+ * bf16 parts of a panel in its fp32 room and the C emitter refuses it then */
+static int has_odd_depth(const kf_resolved *r)
+{
+    kf_bt_plan plan;
+    if (!r || kf_bt_plan_build(r, KF_BT_FUSE_NONE, &plan, NULL) != 0) return 0;
+    int odd = 0;
+    for (int gi = 0; gi < plan.n_groups; gi++) odd |= plan.groups[gi].kind == KF_BT_GEMM && (plan.groups[gi].gemm.K & 1);
+    kf_bt_plan_free(&plan);
+    return odd;
+}
+
 int kf_bt_neighbours(const kf_bt_point *p, const kf_resolved *r, kf_bt_point *out, int max)
 {
-    (void)r;
     kf_bt_nbr_sink s = {p, out, 0, max};
     if (p->baseline) return 0;
     for (int f = KF_BT_FUSE_NONE; f <= KF_BT_FUSE_ROWS; f++) {
@@ -263,7 +274,12 @@ int kf_bt_neighbours(const kf_bt_point *p, const kf_resolved *r, kf_bt_point *ou
         kf_bt_nbr_push(&s, &q);
     }
     p->em->neighbours(p, &s);
-    return s.k;
+    int k = 0, odd = -1;   /* no step spent on a point its generator would refuse */
+    for (int i = 0; i < s.k; i++) {
+        if (out[i].precision == KF_BT_AMX_BF16X3 && (odd < 0 ? (odd = has_odd_depth(r)) : odd)) continue;
+        out[k++] = out[i];
+    }
+    return k;
 }
 
 /* ------------------------------------------------------------------ */
