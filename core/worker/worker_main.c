@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -293,29 +292,6 @@ static void exit_as_signal(int sig)
     _exit(KF_WORKER_SIGEXIT + sig);
 }
 
-/* The parent stops this process (SIGSTOP) after every timed run and its
- * lead-in.  Where the OpenMP threads of a candidate spin-wait when idle
- * (libgomp's default) the stop lands while they spin, and on the 16-core
- * H100 host (a VM) the next run then stalls: problem 9's AMX GEMM at 16
- * threads took 3.4-7.2 ms (median; p90 8-13 ms) against 1.2-1.4 ms (p90
- * 1.5-2.2 ms) with threads that sleep when idle.  On the 2-core VM the
- * opposite: 3.0 ms spinning, 5.6 ms sleeping.  So with 8 or more threads
- * (KFORGE_THREADS, else the CPUs this process may use) the threads sleep
- * when idle, unless the user chose a wait policy (OMP_WAIT_POLICY,
- * GOMP_SPINCOUNT); libgomp reads it when a candidate loads it, later. */
-static void default_wait_policy(void)
-{
-    if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT")) return;
-    long threads = 0;
-    const char *kt = getenv("KFORGE_THREADS");
-    if (kt && *kt) threads = strtol(kt, NULL, 10);
-    if (threads <= 0) {
-        cpu_set_t set;
-        threads = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : sysconf(_SC_NPROCESSORS_ONLN);
-    }
-    if (threads >= 8) setenv("OMP_WAIT_POLICY", "passive", 0);
-}
-
 int main(int argc, char **argv)
 {
     worker w;
@@ -327,7 +303,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "kforge-worker: internal program of kforge; it is started by 'kforge verify', not by hand\n");
         return 2;
     }
-    default_wait_policy();
     /* Crashes must reach the parent as signals, not as a sanitizer's exit
      * code: restore the default actions a runtime may have installed. */
     int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP};

@@ -218,11 +218,27 @@ static kf_status check_entry(kf_artifact *art, const char *entry, char **diag)
     return KF_ERR_COMPILE;
 }
 
+/* kforge stops the worker (SIGSTOP) right after every timed run and its
+ * lead-in.  Where the candidate's OpenMP threads spin-wait when idle
+ * (libgomp's default) the stop lands while they spin, and on the 16-core
+ * H100 host (a VM) the next run then stalls: problem 9's AMX GEMM at 16
+ * threads took 3.4-7.2 ms (median; p90 8-13 ms) against 1.2-1.4 ms (p90
+ * 1.5-2.2 ms) with threads that sleep when idle.  On the 2-core VM the
+ * opposite: 3.0 ms spinning, 5.6 ms sleeping.  So from 8 threads up the
+ * threads sleep when idle, unless the user chose a wait policy.  Set before
+ * the candidate's dlopen loads libgomp, which reads it then. */
+static void default_wait_policy(int threads)
+{
+    if (threads >= 8 && !getenv("OMP_WAIT_POLICY") && !getenv("GOMP_SPINCOUNT"))
+        setenv("OMP_WAIT_POLICY", "passive", 0);
+}
+
 kf_status kf_cpu_load(kf_artifact *art, char **error)
 {
     void *gomp;
     if (art->entry)
         return KF_OK;
+    default_wait_policy(art->n_threads);
     art->handle = dlopen(art->so_path, RTLD_NOW | RTLD_LOCAL);
     if (!art->handle) {
         *error = kf_strf("cpu-simd: the compiled object does not load: %s", dlerror());

@@ -27,7 +27,7 @@ rc=$?
 if [ $rc -eq 1 ] && echo "$out" | grep -q 'mismatch'; then echo "ok 3 - a variable off the sandbox's allow-list does not reach the worker"
 else echo "not ok 3 - a variable off the sandbox's allow-list does not reach the worker (exit $rc)"; echo "$out" | sed 's/^/# /' | head -20; fi
 # the worker's default wait policy for a candidate's OpenMP threads
-# (worker_main.c): they sleep when idle from 8 threads up (KFORGE_THREADS,
+# (plugins/cpu-simd/compile.c, set in the worker): they sleep when idle from 8 threads up (KFORGE_THREADS,
 # else the usable CPUs), libgomp's own default below, and a policy the user
 # set is kept
 i=3
