@@ -191,6 +191,13 @@ char *kf_ev_load_command(kf_ev *e, kf_plugin *plugin, const char *build_dir)
 /* ------------------------------------------------------------------ */
 /* phases                                                              */
 
+/* outputs and scratch of a set poisoned before a run */
+static void poison_set(const kf_problem_view *pv, kf_buffer_set *bs)
+{
+    for (int k = 0; k < pv->n_outputs; k++) kf_poison_fill(&bs->outputs[k]);
+    for (int k = 0; k < pv->n_scratch; k++) kf_poison_fill(&bs->scratch[k]);
+}
+
 int kf_ev_draw_set(kf_ev *e, int set, uint64_t seed)
 {
     const kf_problem_view *pv = &e->bound.pview;
@@ -198,8 +205,7 @@ int kf_ev_draw_set(kf_ev *e, int set, uint64_t seed)
     for (int i = 0; i < pv->n_inputs; i++) {
         kf_draw_input_copy(e->r, i, seed, e->priv[i], bs->inputs[i].data);
     }
-    for (int k = 0; k < pv->n_outputs; k++) kf_poison_fill(&bs->outputs[k]);
-    for (int k = 0; k < pv->n_scratch; k++) kf_poison_fill(&bs->scratch[k]);
+    poison_set(pv, bs);
     return 0;
 }
 
@@ -215,8 +221,7 @@ void kf_ev_publish_set(kf_ev *e, int set)
     kf_buffer_set *bs = &e->mem.sets.sets[set];
     for (int i = 0; i < pv->n_inputs; i++)
         memcpy(bs->inputs[i].data, e->priv[i], (size_t)pv->input_elems[i] * sizeof(float));
-    for (int k = 0; k < pv->n_outputs; k++) kf_poison_fill(&bs->outputs[k]);
-    for (int k = 0; k < pv->n_scratch; k++) kf_poison_fill(&bs->scratch[k]);
+    poison_set(pv, bs);
 }
 
 void kf_ev_free_refs(double **ref, int n)

@@ -179,6 +179,10 @@ typedef struct kf_bt_plan {
  * is materialised (store != LOCAL) when it is the last value of its group,
  * a problem output, or read by a later group. */
 int kf_bt_plan_build(const kf_resolved *r, kf_bt_fusion fusion, kf_bt_plan *out, kf_error *err);
+/* 1 when a GEMM group of the plan has an odd depth K: 3xbf16 on AMX keeps
+ * both bf16 parts of a panel in its fp32 room, so the C emitter refuses it
+ * then and the search does not offer it */
+int kf_bt_plan_odd_depth(const kf_bt_plan *plan);
 void kf_bt_plan_free(kf_bt_plan *p);
 
 /* The GEMM-sum rewrite (builtin_rewrite.c), shared by the emitters that

@@ -252,14 +252,20 @@ void kf_bt_step_knob(const kf_bt_point *p, int k, kf_bt_nbr_sink *s)
     }
 }
 
-/* 1 when a GEMM of the problem has an odd depth K: 3xbf16 on AMX keeps both
- * bf16 parts of a panel in its fp32 room and the C emitter refuses it then */
+int kf_bt_plan_odd_depth(const kf_bt_plan *plan)
+{
+    for (int gi = 0; gi < plan->n_groups; gi++)
+        if (plan->groups[gi].kind == KF_BT_GEMM && plan->groups[gi].fused_into < 0 && (plan->groups[gi].gemm.K & 1))
+            return 1;
+    return 0;
+}
+
+/* 1 when a GEMM of the problem has an odd depth K (kf_bt_plan_odd_depth) */
 static int has_odd_depth(const kf_resolved *r)
 {
     kf_bt_plan plan;
     if (!r || kf_bt_plan_build(r, KF_BT_FUSE_NONE, &plan, NULL) != 0) return 0;
-    int odd = 0;
-    for (int gi = 0; gi < plan.n_groups; gi++) odd |= plan.groups[gi].kind == KF_BT_GEMM && (plan.groups[gi].gemm.K & 1);
+    int odd = kf_bt_plan_odd_depth(&plan);
     kf_bt_plan_free(&plan);
     return odd;
 }

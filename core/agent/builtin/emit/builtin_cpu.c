@@ -1873,11 +1873,8 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
         if (!pt->baseline && plan->groups[gi].row_tail < 0)
             sum_row[gi] = kf_bt_gemm_sum_match(plan, gi, &sum_ac[2 * gi], &sum_ac[2 * gi + 1]);
         if (sum_row[gi] < 0) has_gemm = 1;
-        /* 3xbf16 keeps both bf16 parts of a panel in its fp32 room: an odd
-           last depth block would not fit */
-        if (pt->precision == KF_BT_AMX_BF16X3 && (plan->groups[gi].gemm.K & 1)) g.failed = 2;
     }
-    if (g.failed == 2) {
+    if (pt->precision == KF_BT_AMX_BF16X3 && kf_bt_plan_odd_depth(plan)) {
         free(sum_row);
         free(sum_ac);
         free(g.declared);
