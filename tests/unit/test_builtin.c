@@ -798,6 +798,19 @@ KF_TEST(cpu_amx_precision)
         }
         KF_CHECK_INT(x3_8, 0);
         KF_CHECK_INT(amx_8, granted ? 1 : 0);
+        /* asked for anyway, the generator refuses it in one line */
+        kf_bt_point q8x = q8;
+        q8x.precision = KF_BT_AMX_BF16X3;
+        q8x.knob[KC_MR] = q8x.knob[KC_NR] = 32;
+        kf_bt_plan plan8;
+        KF_CHECK_MSG(kf_bt_plan_build(&odd.r, KF_BT_FUSE_ROWS, &plan8, &err) == 0, "%s", err.msg);
+        kf_candidate *c8 = NULL;
+        char *label8 = NULL;
+        KF_CHECK(kf_bt_gen_cpu(&plan8, &q8x, "cpu-simd", NULL, &c8, &label8, &err) != 0);
+        KF_CHECK_CONTAINS(err.msg, "needs an even K in every GEMM");
+        if (c8) kf_candidate_free(c8);
+        free(label8);
+        kf_bt_plan_free(&plan8);
         unload(&odd);
     }
     if (granted) {   /* and from an AMX point, back to the vector kernels (fp32, bf16) and to 3xbf16 */
