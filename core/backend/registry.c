@@ -442,6 +442,45 @@ static int probe_impl(kf_plugin *p, int peaks)
 }
 
 int kf_plugin_probe(kf_plugin *p) { return probe_impl(p, 1); }
+
+/* d's peaks raised to c's where those are larger (a flag follows its
+ * value); 1 when any was raised. */
+static int raise_peaks(kf_device_info *d, const kf_device_info *c)
+{
+    int raised = 0;
+    if (c->peak_flops > d->peak_flops) {
+        d->peak_flops = c->peak_flops;
+        d->peak_flops_measured = c->peak_flops_measured;
+        raised = 1;
+    }
+    if (c->peak_bytes_per_s > d->peak_bytes_per_s) {
+        d->peak_bytes_per_s = c->peak_bytes_per_s;
+        d->peak_bw_measured = c->peak_bw_measured;
+        raised = 1;
+    }
+    if (c->cache_bytes_per_s > d->cache_bytes_per_s) d->cache_bytes_per_s = c->cache_bytes_per_s, raised = 1;
+    if (c->peak_flops_bf16 > d->peak_flops_bf16) d->peak_flops_bf16 = c->peak_flops_bf16, raised = 1;
+    if (c->peak_flops_amx_bf16 > d->peak_flops_amx_bf16) d->peak_flops_amx_bf16 = c->peak_flops_amx_bf16, raised = 1;
+    return raised;
+}
+
+int kf_plugin_remeasure_peaks(kf_plugin *p)
+{
+    if (!p || !p->be || !p->probed || p->probe_status != KF_OK) return -1;
+    if (kf_plugin_abi_minor(p) < 1 || !p->be->list_devices || !p->be->measure_peaks) return -1;
+    if (p->peaks_remeasured) return p->peaks_raised;
+    p->peaks_remeasured = 1;
+    for (int i = 0; i < p->n_devices; i++) {
+        kf_device_info now = p->devices[i];
+        char w[KF_DETAIL_MAX] = "";
+        if (p->be->measure_peaks(i, &now, w, sizeof w) != KF_OK) continue;
+        if (raise_peaks(&p->devices[i], &now)) {
+            p->peaks_raised++;
+            cache_store(p, &p->devices[i]);
+        }
+    }
+    return p->peaks_raised;
+}
 int kf_plugin_list(kf_plugin *p) { return probe_impl(p, 0); }
 
 void kf_plugin_close(kf_plugin *p)

@@ -29,6 +29,8 @@ typedef struct kf_plugin {
     int n_devices;
     kf_device_info *devices;
     int peaks_from_cache;     /* devices whose measured peaks came from the cache */
+    int peaks_remeasured;     /* kf_plugin_remeasure_peaks ran (once a process) */
+    int peaks_raised;         /* devices whose peaks it raised */
 } kf_plugin;
 
 typedef struct kf_skipped {
@@ -58,6 +60,15 @@ int kf_plugin_open(const char *path, kf_plugin *out, kf_error *err);
  * per device and plugin version, cached under $XDG_CACHE_HOME/kforge/peaks;
  * 1.0: the probe hook).  Returns the device count or -1 (probe_why). */
 int kf_plugin_probe(kf_plugin *p);
+/* Measures a probed plugin's peaks again (ABI 1.1 measure_peaks), once a
+ * process, and keeps the larger of the known and the new value of each,
+ * in p->devices and in the cache: peaks are upper bounds, and a machine
+ * that was busy when they were first measured gave low ones, which would
+ * otherwise stay the roofline (and the enforced floor) for good.  What
+ * times kernels calls it (run, suite, profile; `kforge backends --measure`);
+ * listings read the cache.  Returns the devices raised, or -1 when the
+ * plugin has no measured half or was not probed. */
+int kf_plugin_remeasure_peaks(kf_plugin *p);
 /* The devices without their peaks where the plugin can tell them apart
  * (ABI 1.1 list_devices; a 1.0 plugin probes in full): what a worker
  * needs before compile. */

@@ -34,13 +34,18 @@ static const struct { uint32_t bit; const char *name; } cap_names[] = {
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: kforge backends [--json]\n"
+        "usage: kforge backends [--json] [--measure]\n"
         "\n"
         "Lists the backend plugins found on the search path (each directory of\n"
         "KFORGE_PLUGIN_PATH, then %s), their devices with peak\n"
         "rates, every file that was skipped and why, and the directories scanned.\n"
         "\n"
         "  --json     one JSON object {plugins, skipped, search_path}\n"
+        "  --measure  measure the peaks again (a listing shows the cached ones) and\n"
+        "             keep the larger of the cached and the new value of each:\n"
+        "             peaks are upper bounds, and a busy machine measures low\n"
+        "             (run, suite and profile measure again themselves)\n"
+
         "  -h, --help this text\n"
         "\n"
         "Exit status: 0 at least one plugin loaded, 2 none found or bad usage.\n",
@@ -127,6 +132,11 @@ static void print_plugin(kf_plugin *p)
         putchar('\n');
         if (dev->detail[0]) printf("    %s\n", dev->detail);
     }
+    if (p->peaks_remeasured)
+        printf("  peaks: measured again, %d device%s raised (the larger of the cached and the new value is kept)\n",
+               p->peaks_raised, p->peaks_raised == 1 ? "" : "s");
+    else if (p->peaks_from_cache)
+        printf("  peaks: cached (kforge backends --measure measures them again)\n");
 }
 
 /* The sandbox layers, probed once before any plugin is loaded: the probe
@@ -213,6 +223,11 @@ static json_object *plugin_json(kf_plugin *p)
     json_object *devs = json_object_new_array();
     for (int d = 0; n >= 0 && d < p->n_devices; d++) json_object_array_add(devs, device_json(d, &p->devices[d]));
     json_object_object_add(o, "devices", devs);
+    /* where the peaks came from: "cached", "measured" (now, no cache) or
+       "remeasured" (--measure: the larger of the cached and the new) */
+    json_object_object_add(o, "peaks", n < 0 ? NULL
+                                       : jstr(p->peaks_remeasured ? "remeasured" : p->peaks_from_cache ? "cached" : "measured"));
+    json_object_object_add(o, "peaks_raised", json_object_new_int(p->peaks_raised));
     return o;
 }
 
@@ -257,14 +272,16 @@ int kf_cmd_backends(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"json", no_argument, NULL, 'j'},
+        {"measure", no_argument, NULL, 'm'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    int json = 0, c;
+    int json = 0, measure = 0, c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'j': json = 1; break;
+        case 'm': measure = 1; break;
         case 'h': usage(stdout); return KF_EXIT_OK;
         default: usage(stderr); return KF_EXIT_BAD_INPUT;
         }
@@ -281,6 +298,7 @@ int kf_cmd_backends(int argc, char **argv)
         kf_cli_error("%s", err.msg);
         return KF_EXIT_INTERNAL;
     }
+    for (int i = 0; measure && i < reg->n_plugins; i++) kf_plugin_remeasure_peaks(&reg->plugins[i]);
     if (json) print_json(reg);
     else print_text(reg);
     int status = KF_EXIT_OK;

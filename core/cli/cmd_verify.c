@@ -270,6 +270,8 @@ int kf_cmd_verify(int argc, char **argv)
                      reg->search_path ? reg->search_path : "?");
         goto out;
     }
+    if (profile && pl->probed && pl->probe_status == KF_OK)
+        kf_plugin_remeasure_peaks(pl);   /* the roofline's peaks: never a busy machine's low ones for good */
     if (compile_only && !kf_plugin_offline_targets(pl)) {
         kf_cli_error("backend %s cannot compile without a device (--compile-only needs a plugin of ABI 1.2 "
                      "with compile_offline; this one is %u.%u%s)", backend, (unsigned)pl->be->abi_major,

@@ -939,6 +939,7 @@ static int open_everything(run_state *st, kf_error *err)
     if (st->plugin->probe_status != KF_OK)
         return kf_fail(err, KF_E_BAD_INPUT, "backend '%s' is not available here: %s", st->o.backend,
                        st->plugin->probe_why ? st->plugin->probe_why : "probe failed");
+    kf_plugin_remeasure_peaks(st->plugin);   /* the roofline's peaks: never a busy machine's low ones for good */
     if (st->o.device < 0 || st->o.device >= st->plugin->n_devices)
         return kf_fail(err, KF_E_BAD_INPUT, "backend '%s' has no device %d (it has %d)", st->o.backend, st->o.device,
                        st->plugin->n_devices);

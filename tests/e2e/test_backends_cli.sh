@@ -5,6 +5,7 @@
 
 KFORGE=${KFORGE:-./core/kforge}
 KF_BUILDDIR=${KF_BUILDDIR:-.}
+KF_SRCDIR=${KF_SRCDIR:-.}
 PY=${PYTHON3:-python3}
 FIX="$KF_BUILDDIR/tests/plugins/fixtures/.libs"
 
@@ -24,7 +25,7 @@ check() {
     ok "$name"
 }
 
-echo "1..14"
+echo "1..17"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kf-backends.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -124,6 +125,35 @@ if [ -n "$f" ]; then
     check "the next listing takes the peaks from the cache" "$out" "peak 1250 GFLOP/s (measured), 45.0 GB/s (measured), bf16 2500 GFLOP/s (measured), AMX bf16 20000 GFLOP/s (measured)"
 else
     not_ok "the next listing takes the peaks from the cache" "no cache file"
+fi
+
+# 15-17: peaks are upper bounds: a re-measurement (backends --measure, and
+# every run) raises cached peaks a busy machine measured low, and never
+# lowers them
+peaks() { sed -n "s/^$1 //p" "$f"; }
+if [ -n "$f" ]; then
+    printf 'peak_flops 1e+09\npeak_bytes_per_s 1e+06\npeak_flops_measured 1\npeak_bw_measured 1\ncache_bytes_per_s 1e+09\npeak_flops_bf16 0\npeak_flops_amx_bf16 0\n' > "$f"
+    out=$(XDG_CACHE_HOME="$tmp/cache" KFORGE_PLUGIN_PATH="$cpu" KFORGE_PLUGIN_SYSTEM_PATH= "$KFORGE" backends --measure 2>&1)
+    if $PY -c 'import sys; v = [float(x) for x in sys.argv[1:]]; sys.exit(0 if v[0] > 1e9 and v[1] > 1e6 and v[2] > 1e9 else 1)' \
+           "$(peaks peak_flops)" "$(peaks peak_bytes_per_s)" "$(peaks cache_bytes_per_s)"; then
+        check "backends --measure raises cached peaks measured low, in the cache too" "$out" "peaks: measured again, 1 device raised"
+    else not_ok "backends --measure raises cached peaks measured low, in the cache too" "$(cat "$f")" "$out"; fi
+    printf 'peak_flops 1e+15\npeak_bytes_per_s 1e+13\npeak_flops_measured 1\npeak_bw_measured 1\ncache_bytes_per_s 1e+15\npeak_flops_bf16 1e+15\npeak_flops_amx_bf16 1e+16\n' > "$f"
+    out=$(XDG_CACHE_HOME="$tmp/cache" KFORGE_PLUGIN_PATH="$cpu" KFORGE_PLUGIN_SYSTEM_PATH= "$KFORGE" backends --measure 2>&1)
+    if [ "$(peaks peak_flops)" = 1e+15 ] && [ "$(peaks peak_bytes_per_s)" = 1e+13 ] && [ "$(peaks peak_flops_amx_bf16)" = 1e+16 ]; then
+        check "a lower re-measurement never lowers the peaks" "$out" "peak 1000000 GFLOP/s (measured), 10000 GB/s (measured)" "0 devices raised"
+    else not_ok "a lower re-measurement never lowers the peaks" "$(cat "$f")" "$out"; fi
+    printf 'peak_flops 1e+09\npeak_bytes_per_s 1e+06\npeak_flops_measured 1\npeak_bw_measured 1\ncache_bytes_per_s 1e+09\npeak_flops_bf16 0\npeak_flops_amx_bf16 0\n' > "$f"
+    XDG_CACHE_HOME="$tmp/cache" KFORGE_PLUGIN_PATH="$cpu" KFORGE_PLUGIN_SYSTEM_PATH= "$KFORGE" run \
+        "$KF_SRCDIR/problems/level1/19_ReLU.json" --backend cpu-simd --agent builtin --preset small --no-baseline \
+        --max-iterations 1 --out "$tmp/run" >"$tmp/run.out" 2>&1
+    rf=$($PY -c 'import json,sys; e = json.load(open(sys.argv[1])); print(e["roofline"]["peak_bytes_per_s"])' \
+             "$tmp/run/steps/0001-0/eval.json" 2>&1)
+    if $PY -c 'import sys; sys.exit(0 if float(sys.argv[1]) > 1e6 and float(sys.argv[2]) > 1e6 else 1)' \
+           "$(peaks peak_bytes_per_s)" "$rf" 2>/dev/null; then ok "kforge run measures the peaks again: its roofline and the cache are raised"
+    else not_ok "kforge run measures the peaks again: its roofline and the cache are raised" "eval: $rf" "$(cat "$f")" "$(tail -n 5 "$tmp/run.out")"; fi
+else
+    for t in 15 16 17; do not_ok "peak re-measurement $t" "no cache file"; done
 fi
 
 exit $failed
