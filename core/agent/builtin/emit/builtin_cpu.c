@@ -1384,6 +1384,10 @@ static void emit_gemm_group_amx(gen_t *g, int gi)
                     "            float tb[KF_MR * KF_NR] __attribute__((aligned(64)));\n"
                     "            const int64_t T = omp_get_num_threads(), t = omp_get_thread_num();\n"
                     "            const int64_t tn_ = np_ < T ? np_ : T, tm_ = T / tn_ < mp_ ? T / tn_ : mp_;\n"
+                    "            /* one row group (tm_ 1): no other thread reads this thread's B panels, so\n"
+                    "               they go to a buffer of its own, reused for each group of gn_ (it stays\n"
+                    "               in L2 and is never written back to memory, as the shared one is) */\n"
+                    "            float *own = tm_ == 1 ? aligned_alloc(64, (size_t)(gn_ * KF_NR * kc_) * sizeof(float)) : NULL;\n"
                     "            for (int64_t w = t; w < kb_ * mp_; w += T) {   /* the A panels, shared */\n"
                     "                const int64_t pb = w / mp_, u = w %% mp_, p0 = pb * kc_;\n"
                     "                const int64_t kc = %" PRId64 " - p0 < kc_ ? %" PRId64 " - p0 : kc_;\n"
@@ -1403,7 +1407,9 @@ static void emit_gemm_group_amx(gen_t *g, int gi)
                     "                        const int64_t kc = %" PRId64 " - p0 < kc_ ? %" PRId64 " - p0 : kc_;\n"
                     "                        const int first = pb == 0, lastk = pb == kb_ - 1;\n"
                     "                        for (int64_t jp = jq; jp < jq1; jp++)   /* packed here (or by the row group beside) */\n"
-                    "                            if (kf_claim(st, pb * (mp_ + np_) + mp_ + jp)) {\n"
+                    "                            if (own)\n"
+                    "                                kf_pack_b(Bb, %" PRId64 ", %d, %" PRId64 ", jp, p0, kc, own + (jp - jq) * KF_NR * kc);\n"
+                    "                            else if (kf_claim(st, pb * (mp_ + np_) + mp_ + jp)) {\n"
                     "                                kf_pack_b(Bb, %" PRId64 ", %d, %" PRId64 ", jp, p0, kc, bpk + p0 * %" PRId64 " + jp * KF_NR * kc);\n"
                     "                                __atomic_store_n(&st[pb * (mp_ + np_) + mp_ + jp], 2, __ATOMIC_RELEASE);\n"
                     "                            }\n"
@@ -1416,18 +1422,20 @@ static void emit_gemm_group_amx(gen_t *g, int gi)
                     "                            }\n"
                     "                            for (int64_t jp = jq; jp < jq1; jp++) {\n"
                     "                                const int64_t jr = jp * KF_NR, nr = %" PRId64 " - jr < KF_NR ? %" PRId64 " - jr : KF_NR;\n"
-                    "                                group%d_tile(a, kc, apk + p0 * %" PRId64 " + ir * kc, bpk + p0 * %" PRId64 " + jr * kc, V%d, 0,\n"
+                    "                                group%d_tile(a, kc, apk + p0 * %" PRId64 " + ir * kc,\n"
+                    "                                            own ? own + (jp - jq) * KF_NR * kc : bpk + p0 * %" PRId64 " + jr * kc, V%d, 0,\n"
                     "                                            rbase + ir, jr, mr, nr, first, lastk, tb);\n"
                     "                            }\n"
                     "                        }\n"
                     "                    }\n"
                     "                }\n"
                     "            }\n"
+                    "            free(own);\n"
                     "        }\n"
                     "    }\n"
                     "    free(st);\n}\n\n",
-                    K, K, M, M, K, MP * MR, K, K, gm->trans_b ? K : N, gm->trans_b, N, NP * NR, M, M, K, MP * MR, N, N,
-                    gi, MP * MR, NP * NR, gr->last_value);
+                    K, K, M, M, K, MP * MR, K, K, gm->trans_b ? K : N, gm->trans_b, N, gm->trans_b ? K : N, gm->trans_b, N,
+                    NP * NR, M, M, K, MP * MR, N, N, gi, MP * MR, NP * NR, gr->last_value);
 }
 
 /* The GEMM-sum rewrite (kf_bt_gemm_sum_match, builtin_rewrite.c; the
