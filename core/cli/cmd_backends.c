@@ -1,7 +1,7 @@
 /*
- * cmd_backends.c — `kforge backends [--json]`: every plugin found on the
+ * cmd_backends.c — `kforge backends [--json] [--measure]`: every plugin found on the
  * search path with its devices, every file that was skipped and why, and the
- * directories scanned.  Exit 0 when at least one plugin loaded (even if some
+ * directories scanned (--measure: the peaks measured again, the larger kept).  Exit 0 when at least one plugin loaded (even if some
  * files were skipped), 2 when none did.
  */
 #include <getopt.h>
@@ -45,7 +45,6 @@ static void usage(FILE *f)
         "             keep the larger of the cached and the new value of each:\n"
         "             peaks are upper bounds, and a busy machine measures low\n"
         "             (run, suite and profile measure again themselves)\n"
-
         "  -h, --help this text\n"
         "\n"
         "Exit status: 0 at least one plugin loaded, 2 none found or bad usage.\n",
