@@ -1,8 +1,9 @@
 /*
- * cmd_backends.c — `kforge backends [--json] [--measure]`: every plugin found on the
- * search path with its devices, every file that was skipped and why, and the
- * directories scanned (--measure: the peaks measured again, the larger kept).  Exit 0 when at least one plugin loaded (even if some
- * files were skipped), 2 when none did.
+ * cmd_backends.c — `kforge backends [--json] [--measure]`: every plugin found
+ * on the search path with its devices, every file that was skipped and why,
+ * and the directories scanned (--measure: the peaks measured again, the
+ * larger kept).  Exit 0 when at least one plugin loaded (even if some files
+ * were skipped), 2 when none did.
  */
 #include <getopt.h>
 #include <json-c/json.h>
