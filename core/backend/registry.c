@@ -469,6 +469,7 @@ int kf_plugin_remeasure_peaks(kf_plugin *p)
     if (!p || !p->be || !p->probed || p->probe_status != KF_OK) return -1;
     if (kf_plugin_abi_minor(p) < 1 || !p->be->list_devices || !p->be->measure_peaks) return -1;
     if (p->peaks_remeasured) return p->peaks_raised;
+    if (p->peaks_from_cache == 0) return 0;   /* every device measured by this process's probe already */
     p->peaks_remeasured = 1;
     for (int i = 0; i < p->n_devices; i++) {
         kf_device_info now = p->devices[i];
