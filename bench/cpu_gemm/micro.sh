@@ -40,5 +40,5 @@ while [ $i -lt 4 ]; do   # unused slots
 done
 blas=$(sed -n 's/^#define KF_BASELINE_BLAS_LIBS "\(.*\)"$/\1/p' "$build/config.h")
 ${CC:-cc} -std=gnu11 -O2 -fopenmp -DNVAR=$# -I"$top/plugins/cpu-simd" \
-    "$top/bench/cpu_gemm/harness.c" $objs $blas -o "$tmp/harness"
+    "$top/bench/cpu_gemm/harness.c" $objs $blas -lm -o "$tmp/harness"
 ${KF_BENCH_WRAP:-} "$tmp/harness" $dims "$threads" "$reps" $scr $names

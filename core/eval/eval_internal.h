@@ -82,7 +82,8 @@ int kf_timing_stats(const double *samples, int n, kf_timing *t);
  * unknown). */
 void kf_roofline_apply(kf_roofline *rf, double median_s);
 /* A CPU candidate that names its compute unit (the cpu-simd profile's
- * counter "compute_unit": 1 AVX512_BF16 vdpbf16ps, 2 AMX bf16 tiles) is
+ * counter "compute_unit": 1 AVX512_BF16 vdpbf16ps, 2 AMX bf16 tiles, 3 AMX
+ * 3xbf16 (a third of the tiles' peak), 4 AMX 2xbf16 (half)) is
  * measured against that unit's peak: rf->peak_flops and floor_s (the
  * efficiency figures) take it when the device reports one; the enforced
  * floor is not touched (kf_roofline_enforce takes the fastest unit). */

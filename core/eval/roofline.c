@@ -41,9 +41,10 @@ void kf_roofline_compute(const kf_resolved *r, const kf_device_info *dev, kf_roo
 void kf_roofline_use_unit(kf_roofline *rf, const kf_device_info *dev, int unit)
 {
     if (!dev || strcmp(dev->kind, "cpu") != 0 || dev->struct_size < sizeof *dev) return;
-    /* 3: AMX with 3xbf16, three tile products per product of the problem */
+    /* 3: AMX with 3xbf16, three tile products per product of the problem;
+       4: AMX with 2xbf16, two */
     double peak = unit == 1 ? dev->peak_flops_bf16 : unit == 2 ? dev->peak_flops_amx_bf16
-                : unit == 3 ? dev->peak_flops_amx_bf16 / 3 : 0;
+                : unit == 3 ? dev->peak_flops_amx_bf16 / 3 : unit == 4 ? dev->peak_flops_amx_bf16 / 2 : 0;
     if (!(peak > 0)) return;
     rf->peak_flops = peak;
     rf->floor_s = dmax(ratio(rf->flops, peak), ratio(rf->min_bytes, rf->peak_bytes_per_s));

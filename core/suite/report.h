@@ -59,7 +59,8 @@ typedef struct kf_report_entry {
     double speedup;           /* baseline_s / best_s, 0 when unknown */
     double fraction;          /* roofline fraction of the best, 0 when unknown */
     char *precision;          /* precision and unit of the best ("fp32", "bf16-avx512",
-                                 "amx-bf16", "tf32", "bf16", "3xbf16", "fp16-storage"),
+                                 "amx-bf16", "amx-2xbf16", "amx-3xbf16", "tf32", "bf16",
+                                 "3xbf16", "fp16-storage"),
                                  NULL when its run does not record it */
     char *precision_from;     /* where it was read: "compute_unit counter" (the unit a
                                  cpu-simd kernel names) or "builtin point" (the built-in

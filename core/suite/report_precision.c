@@ -64,6 +64,7 @@ const char *kf_report_precision_name(int precision, const char *language)
     case 4: return "3xbf16";
     case 5: return "amx-bf16";
     case 6: return "amx-3xbf16";
+    case 7: return "amx-2xbf16";
     default: return NULL;
     }
 }
@@ -75,6 +76,7 @@ const char *kf_report_cpu_unit_name(int unit)
     case 1: return "bf16-avx512";
     case 2: return "amx-bf16";
     case 3: return "amx-3xbf16";
+    case 4: return "amx-2xbf16";
     default: return NULL;
     }
 }

@@ -46,6 +46,8 @@ int main(int argc, char **argv)
     if (!strcmp(argv[5], "baseline")) kf_bt_point_baseline(em, argv[2], &pt);
     else if (kf_bt_point_from_json(argv[5], em, argv[2], &r, NULL, &pt, &err) != 0) {
         fprintf(stderr, "point: %s\n", err.msg);
+        kf_resolved_free(&r);
+        kf_problem_free(p);
         return 2;
     }
     kf_bt_fusion fusion = pt.baseline ? KF_BT_FUSE_NONE : (kf_bt_fusion)pt.fusion;
@@ -53,12 +55,19 @@ int main(int argc, char **argv)
     kf_bt_plan plan;
     if (kf_bt_plan_build(&r, fusion, &plan, &err) != 0) {
         fprintf(stderr, "plan: %s\n", err.msg);
+        kf_resolved_free(&r);
+        kf_problem_free(p);
         return 1;
     }
     kf_candidate *c = NULL;
     char *label = NULL;
     if (em->generate(&plan, &pt, argv[2], NULL, &c, &label, &err) != 0 || !c) {
         fprintf(stderr, "generate: %s\n", err.msg);
+        kf_candidate_free(c);
+        free(label);
+        kf_bt_plan_free(&plan);
+        kf_resolved_free(&r);
+        kf_problem_free(p);
         return 1;
     }
     char *js = kf_bt_point_json(&pt);

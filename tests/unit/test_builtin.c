@@ -684,11 +684,18 @@ KF_TEST(cpu_amx_precision)
     KF_CHECK(kf_bt_point_from_json("{\"precision\":5,\"mr\":32,\"nr\":32,\"pack\":0}", &kf_bt_emit_c, "cpu-simd", &l.r,
                                    NULL, &q, &err) != 0);
     KF_CHECK_CONTAINS(err.msg, "needs pack = 1");
-    KF_CHECK(kf_bt_point_from_json("{\"precision\":7}", &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q, &err) != 0);
-    /* 3xbf16 on the tiles: the same tile rules, and an even kc */
+    KF_CHECK(kf_bt_point_from_json("{\"precision\":8}", &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q, &err) != 0);
+    KF_CHECK_CONTAINS(err.msg, "out of range 0..7");
+    KF_CHECK(kf_bt_point_from_json("{\"precision\":7,\"mr\":12,\"nr\":32}", &kf_bt_emit_c, "cpu-simd", &l.r, NULL,
+                                   &q, &err) != 0);
+    KF_CHECK_CONTAINS(err.msg, "mr, nr of 16 or 32");
+    /* 3xbf16 and 2xbf16 on the tiles: the same tile rules, and an even kc */
     KF_CHECK(kf_bt_point_from_json("{\"precision\":6,\"mr\":32,\"nr\":32,\"kc\":97}", &kf_bt_emit_c, "cpu-simd", &l.r,
                                    NULL, &q, &err) != 0);
     KF_CHECK_CONTAINS(err.msg, "needs an even kc");
+    KF_CHECK(kf_bt_point_from_json("{\"precision\":7,\"mr\":32,\"nr\":32,\"kc\":97}", &kf_bt_emit_c, "cpu-simd", &l.r,
+                                   NULL, &q, &err) != 0);
+    KF_CHECK_CONTAINS(err.msg, "precision 7 (2xbf16 on AMX) needs an even kc");
     kf_bt_plan plan;
     KF_CHECK_MSG(kf_bt_plan_build(&l.r, KF_BT_FUSE_ROWS, &plan, &err) == 0, "%s", err.msg);
     kf_candidate *c = NULL;
@@ -713,6 +720,18 @@ KF_TEST(cpu_amx_precision)
     KF_CHECK_CONTAINS(c->sources[0].text, "#define KF_AMX_X3 1");
     KF_CHECK_CONTAINS(c->sources[0].text, "kf_amx_block_b(bb + KF_NR * kq);");
     KF_CHECK_CONTAINS(c->sources[0].text, "KF_CPU_USES(KF_CPU_UNIT_AMX_BF16X3);");
+    KF_CHECK(strstr(c->sources[0].text, "#define KF_AMX_X2 1") == NULL);
+    kf_candidate_free(c);
+    free(label);
+    /* precision 7: A's low part only (2xbf16), its own unit */
+    kf_bt_point p2 = p;
+    p2.precision = KF_BT_AMX_BF16X2;
+    KF_CHECK_CONTAINS(kf_bt_point_label(&p2, lb, sizeof lb), " amx-2xbf16");
+    KF_CHECK_MSG(kf_bt_gen_cpu(&plan, &p2, "cpu-simd", NULL, &c, &label, &err) == 0, "%s", err.msg);
+    KF_CHECK_CONTAINS(c->sources[0].text, "#define KF_AMX_X2 1");
+    KF_CHECK(strstr(c->sources[0].text, "#define KF_AMX_X3 1") == NULL);
+    KF_CHECK_CONTAINS(c->sources[0].text, "kf_amx_block_a(ab + KF_MR * kq);");
+    KF_CHECK_CONTAINS(c->sources[0].text, "KF_CPU_USES(KF_CPU_UNIT_AMX_BF16X2);");
     kf_candidate_free(c);
     free(label);
     kf_bt_plan_free(&plan);
@@ -783,9 +802,21 @@ KF_TEST(cpu_amx_precision)
         KF_CHECK(kf_bt_emit_c.gemm_eff(&nb[i], &w, 2) > kf_bt_emit_c.gemm_eff(&q, &w, 2));
     }
     KF_CHECK_INT(n_amx, granted ? 1 : 0);
-    int n_x3 = 0;   /* and 3xbf16 beside it, for where bf16 misses the tolerance */
-    for (int i = 0; i < n; i++) n_x3 += nb[i].precision == KF_BT_AMX_BF16X3 && nb[i].knob[KC_MR] == 32;
+    int n_x3 = 0, n_x2 = 0;   /* and 2xbf16, 3xbf16 beside it, for where bf16 misses the tolerance */
+    double eff_amx[3] = {0, 0, 0};
+    for (int i = 0; i < n; i++) {
+        if (nb[i].knob[KC_MR] != 32) continue;
+        kf_bt_gemm_work w = {127, 333, 2, 0};
+        n_x3 += nb[i].precision == KF_BT_AMX_BF16X3;
+        n_x2 += nb[i].precision == KF_BT_AMX_BF16X2;
+        int k = nb[i].precision == KF_BT_AMX_BF16 ? 0 : nb[i].precision == KF_BT_AMX_BF16X2 ? 1
+              : nb[i].precision == KF_BT_AMX_BF16X3 ? 2 : -1;
+        if (k >= 0) eff_amx[k] = kf_bt_emit_c.gemm_eff(&nb[i], &w, 2);
+    }
     KF_CHECK_INT(n_x3, granted ? 1 : 0);
+    KF_CHECK_INT(n_x2, granted ? 1 : 0);
+    if (granted)   /* ranked bf16, 2xbf16, 3xbf16: a failed bf16 is followed by 2xbf16 */
+        KF_CHECK_MSG(eff_amx[0] > eff_amx[1] && eff_amx[1] > eff_amx[2], "%g %g %g", eff_amx[0], eff_amx[1], eff_amx[2]);
     {   /* never where a GEMM has an odd K (the generator would refuse it) */
         loaded odd;
         load(&odd, "problems/level1/08_Matmul_with_irregular_shapes.json", "small");   /* K = 93 */
@@ -793,7 +824,7 @@ KF_TEST(cpu_amx_precision)
         kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &odd.r, NULL, &q8);
         int n8 = kf_bt_neighbours(&q8, &odd.r, nb, 64), x3_8 = 0, amx_8 = 0;
         for (int i = 0; i < n8; i++) {
-            x3_8 += nb[i].precision == KF_BT_AMX_BF16X3;
+            x3_8 += kf_bt_precision_amx_split(nb[i].precision);
             amx_8 += nb[i].precision == KF_BT_AMX_BF16;
         }
         KF_CHECK_INT(x3_8, 0);
@@ -807,22 +838,33 @@ KF_TEST(cpu_amx_precision)
         kf_candidate *c8 = NULL;
         char *label8 = NULL;
         KF_CHECK(kf_bt_gen_cpu(&plan8, &q8x, "cpu-simd", NULL, &c8, &label8, &err) != 0);
-        KF_CHECK_CONTAINS(err.msg, "needs an even K in every GEMM");
+        KF_CHECK_CONTAINS(err.msg, "precision 6 (3xbf16 on AMX) needs an even K in every GEMM");
+        if (c8) kf_candidate_free(c8);
+        free(label8);
+        c8 = NULL;
+        label8 = NULL;
+        q8x.precision = KF_BT_AMX_BF16X2;
+        KF_CHECK(kf_bt_gen_cpu(&plan8, &q8x, "cpu-simd", NULL, &c8, &label8, &err) != 0);
+        KF_CHECK_CONTAINS(err.msg, "precision 7 (2xbf16 on AMX) needs an even K in every GEMM");
         if (c8) kf_candidate_free(c8);
         free(label8);
         kf_bt_plan_free(&plan8);
         unload(&odd);
     }
-    if (granted) {   /* and from an AMX point, back to the vector kernels (fp32, bf16) and to 3xbf16 */
+    if (granted) {   /* and from an AMX point, back to the vector kernels (fp32, bf16) and to 2x, 3xbf16 */
         kf_bt_point a0 = p;
         n = kf_bt_neighbours(&a0, &l.r, nb, 64);
-        int fp = 0, x3 = 0;
+        int fp = 0, x3 = 0, x2 = 0;
         for (int i = 0; i < n; i++) {
             fp += nb[i].precision == KF_BT_FP32 && nb[i].knob[KC_MR] != 32;
-            x3 += nb[i].precision == KF_BT_AMX_BF16X3;
+            x3 += nb[i].precision == KF_BT_AMX_BF16X3 && nb[i].knob[KC_MR] == p.knob[KC_MR] &&
+                  nb[i].knob[KC_KC] == p.knob[KC_KC] && nb[i].knob[KC_NC] == p.knob[KC_NC];
+            x2 += nb[i].precision == KF_BT_AMX_BF16X2 && nb[i].knob[KC_MR] == p.knob[KC_MR] &&
+                  nb[i].knob[KC_KC] == p.knob[KC_KC] && nb[i].knob[KC_NC] == p.knob[KC_NC];
         }
         KF_CHECK_INT(fp, 1);
         KF_CHECK_INT(x3, 1);
+        KF_CHECK_INT(x2, 1);
     }
     unload(&l);
 }

@@ -179,9 +179,9 @@ typedef struct kf_bt_plan {
  * is materialised (store != LOCAL) when it is the last value of its group,
  * a problem output, or read by a later group. */
 int kf_bt_plan_build(const kf_resolved *r, kf_bt_fusion fusion, kf_bt_plan *out, kf_error *err);
-/* 1 when a GEMM group of the plan has an odd depth K: 3xbf16 on AMX keeps
- * both bf16 parts of a panel in its fp32 room, so the C emitter refuses it
- * then and the search does not offer it */
+/* 1 when a GEMM group of the plan has an odd depth K: 2xbf16 and 3xbf16 on
+ * AMX keep both bf16 parts of a panel in its fp32 room, so the C emitter
+ * refuses them then and the search does not offer them */
 int kf_bt_plan_odd_depth(const kf_bt_plan *plan);
 void kf_bt_plan_free(kf_bt_plan *p);
 
@@ -235,11 +235,28 @@ typedef enum kf_bt_precision {
                                  accumulation (C for cpu-simd); offered only
                                  where the CPU has AMX and the permission
                                  was granted, kept only if it passes */
-    KF_BT_AMX_BF16X3 = 6      /* the same with 3xBF16 (high and low parts,
+    KF_BT_AMX_BF16X3 = 6,     /* the same with 3xBF16 (high and low parts,
                                  three tile products: near-FP32 accuracy at
                                  a third of the tiles' rate), where BF16
                                  fails the tolerance (norms) */
+    KF_BT_AMX_BF16X2 = 7      /* AMX with the row operand (A) split into
+                                 high and low BF16 parts and B rounded once:
+                                 two tile products, only B's rounding left
+                                 (about 1/sqrt(2) of BF16's error), half
+                                 the tiles' rate; kept only if it passes */
 } kf_bt_precision;
+
+/* 1 for the precisions that run on Intel AMX tiles (5, 6, 7) */
+static inline int kf_bt_precision_amx(int precision)
+{
+    return precision == KF_BT_AMX_BF16 || precision == KF_BT_AMX_BF16X2 || precision == KF_BT_AMX_BF16X3;
+}
+/* 1 for the AMX precisions that pack a low part (2xbf16, 3xbf16): they need
+ * an even depth in every GEMM and an even kc (both parts in a panel's room) */
+static inline int kf_bt_precision_amx_split(int precision)
+{
+    return precision == KF_BT_AMX_BF16X2 || precision == KF_BT_AMX_BF16X3;
+}
 
 /* One point of the search space: the common fields, and the values of the
  * emitter's knobs (em->knobs[i] -> knob[i]; emit/emit.h).  Points compare

@@ -1139,7 +1139,7 @@ static void emit_gemm_group(gen_t *g, int gi)
            Xeon, 512 x 2048 -> 2048, one thread, median CPU time: 4% less).
            Not for AMX tiles (cpu_gemm_amx.c's loop is kept as it is) */
         char apf[768] = "";
-        if (pt->precision != KF_BT_AMX_BF16 && pt->precision != KF_BT_AMX_BF16X3)
+        if (!kf_bt_precision_amx(pt->precision))
             snprintf(apf, sizeof apf,
                      "                            if (ir + KF_MR < i1) {   /* the next A micro-panel into L2, a share per tile */\n"
                      "                                const char *na = (const char *)(apk + p0 * %" PRId64 " + (ir + KF_MR) * kc);\n"
@@ -1874,7 +1874,7 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
         free(g.declared);
         return kf_fail(err, KF_E_INTERNAL, "builtin cpu generator: out of memory");
     }
-    int has_gemm = 0, amx = pt->precision == KF_BT_AMX_BF16 || pt->precision == KF_BT_AMX_BF16X3;
+    int has_gemm = 0, amx = kf_bt_precision_amx(pt->precision);
     for (int gi = 0; gi < plan->n_groups; gi++) {
         sum_row[gi] = -1;
         if (plan->groups[gi].kind != KF_BT_GEMM || plan->groups[gi].fused_into >= 0) continue;
@@ -1882,11 +1882,12 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
             sum_row[gi] = kf_bt_gemm_sum_match(plan, gi, &sum_ac[2 * gi], &sum_ac[2 * gi + 1]);
         if (sum_row[gi] < 0) has_gemm = 1;
     }
-    if (pt->precision == KF_BT_AMX_BF16X3 && kf_bt_plan_odd_depth(plan)) {
+    if (kf_bt_precision_amx_split(pt->precision) && kf_bt_plan_odd_depth(plan)) {
         free(sum_row);
         free(sum_ac);
         free(g.declared);
-        return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision 6 (3xbf16 on AMX) needs an even K in every GEMM");
+        return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision %d (%s on AMX) needs an even K in every GEMM",
+                       pt->precision, pt->precision == KF_BT_AMX_BF16X3 ? "3xbf16" : "2xbf16");
     }
 
 #ifdef HAVE_OPENBLAS
@@ -1929,6 +1930,7 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
         const char *lib = pt->precision == KF_BT_BF16 ? GEMM_LIB_BF16 : amx ? kf_bt_cpu_gemm_lib_amx : GEMM_LIB_FP32;
         if (pt->precision == KF_BT_BF16) kf_sb_puts(&g.b, "KF_CPU_USES(KF_CPU_UNIT_DPBF16);\n");
         if (pt->precision == KF_BT_AMX_BF16X3) kf_sb_puts(&g.b, "#define KF_AMX_X3 1   /* 3xbf16 */\n");
+        if (pt->precision == KF_BT_AMX_BF16X2) kf_sb_puts(&g.b, "#define KF_AMX_X2 1   /* 2xbf16 */\n");
         const char *pos = strstr(lib, "KF_UNROLL_LIT");
         kf_sb_printf(&g.b, "%.*s%s%s", (int)(pos - lib), lib, unr, pos + strlen("KF_UNROLL_LIT"));
         kf_sb_puts(&g.b, "\n");

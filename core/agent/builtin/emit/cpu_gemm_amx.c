@@ -10,6 +10,11 @@
  * panels shared, each packed by the thread that claims it first: kf_claim);
  * with KC >= K the C tiles stay in the tiles over all of K.
  *
+ * 2xbf16 (KF_AMX_X2, precision 7) packs a low part of A only and adds A
+ * low x B; 3xbf16 (KF_AMX_X3, precision 6) low parts of both, and A high x
+ * B low and A low x B high.  A low part follows the high one in a panel,
+ * within the panel's fp32 room (so kc is even).
+ *
  * Tiles (palette 1): C 16 x 16 fp32 (tmm0..3: C00 C01 C10 C11), A 16 rows x
  * 32 bf16 (tmm4, tmm5), B 16 pairs x 16 columns in the VNNI pair layout
  * (tmm6, tmm7); MR and NR are 16 or 32 (1 or 2 tiles each way, 2 x 2 C
@@ -44,9 +49,15 @@ const char kf_bt_cpu_gemm_lib_amx[] =
     "#ifndef KF_AMX_X3\n"
     "#define KF_AMX_X3 0   /* 1: 3xbf16, each operand a high and a low bf16 part, three products */\n"
     "#endif\n"
-    "#define KF_PARTS (1 + KF_AMX_X3)\n"
+    "#ifndef KF_AMX_X2\n"
+    "#define KF_AMX_X2 0   /* 1: 2xbf16, A a high and a low part, B rounded once, two products */\n"
+    "#endif\n"
+    "#define KF_PARTS_A (1 + (KF_AMX_X3 | KF_AMX_X2))\n"
+    "#define KF_PARTS_B (1 + KF_AMX_X3)\n"
     "#if KF_AMX_X3\n"
     "KF_CPU_USES(KF_CPU_UNIT_AMX_BF16X3);\n"
+    "#elif KF_AMX_X2\n"
+    "KF_CPU_USES(KF_CPU_UNIT_AMX_BF16X2);\n"
     "#else\n"
     "KF_CPU_USES(KF_CPU_UNIT_AMX_BF16);\n"
     "#endif\n"
@@ -78,7 +89,7 @@ const char kf_bt_cpu_gemm_lib_amx[] =
     "    const int64_t kq = (kc + 1) / 2, nfull = kc / 32, w = kq - 16 * nfull;\n"
     "    const __mmask16 wm = kf_lanes(w);\n"
     "    for (int64_t ir = 0; ir < mc; ir += KF_MR)\n"
-    "    for (int part = 0; part < KF_PARTS; part++) {   /* 3xbf16: the low part after the high one */\n"
+    "    for (int part = 0; part < KF_PARTS_A; part++) {   /* 2x, 3xbf16: the low part after the high one */\n"
     "        uint32_t *dst = (uint32_t *)(void *)(ap + ir * kc) + part * KF_MR * kq, *tail = dst + nfull * KF_MR * 16;\n"
     "        int64_t m = mc - ir < KF_MR ? mc - ir : KF_MR;\n"
     "        for (int64_t ii = 0; ii < KF_MR; ii++) {\n"
@@ -104,7 +115,7 @@ const char kf_bt_cpu_gemm_lib_amx[] =
     "static void kf_pack_b(const float *B, int64_t ldb, int trans_b, int64_t n, int64_t jp, int64_t p0, int64_t kc, float *bp)\n"
     "{\n"
     "    const int64_t kq = (kc + 1) / 2, j0 = jp * KF_NR;\n"
-    "    for (int part = 0; part < KF_PARTS; part++) {   /* 3xbf16: the low part after the high one */\n"
+    "    for (int part = 0; part < KF_PARTS_B; part++) {   /* 3xbf16: the low part after the high one */\n"
     "    uint32_t *dst = (uint32_t *)(void *)bp + part * KF_NR * kq;\n"
     "    const int64_t w = n - j0 < KF_NR ? n - j0 : KF_NR;\n"
     "    if (trans_b) {\n"
@@ -212,6 +223,25 @@ const char kf_bt_cpu_gemm_lib_amx[] =
     "}\n"
     "#endif\n"
     "\n"
+    "#if KF_AMX_X2\n"
+    "/* the same with the B tiles of the last kf_amx_block kept: only A loaded */\n"
+    "static inline __attribute__((always_inline)) void kf_amx_block_a(const uint32_t *ab)\n"
+    "{\n"
+    "    _tile_loadd(4, ab, 64);\n"
+    "    _tile_dpbf16ps(0, 4, 6);\n"
+    "#if KF_TN > 1\n"
+    "    _tile_dpbf16ps(1, 4, 7);\n"
+    "#endif\n"
+    "#if KF_TM > 1\n"
+    "    _tile_loadd(5, ab + 16 * 16, 64);\n"
+    "    _tile_dpbf16ps(2, 5, 6);\n"
+    "#if KF_TN > 1\n"
+    "    _tile_dpbf16ps(3, 5, 7);\n"
+    "#endif\n"
+    "#endif\n"
+    "}\n"
+    "#endif\n"
+    "\n"
     "/* c[MR x NR] (leading dimension ldc) = (add ? c : 0) + ap * bp over kc:\n"
     " * whole 32-k blocks on the tiles (C loaded into them when adding), the\n"
     " * pairs left with vdpbf16ps on the stored C. */\n"
@@ -252,6 +282,8 @@ const char kf_bt_cpu_gemm_lib_amx[] =
     "#if KF_AMX_X3   /* A high (still in tmm4, tmm5) x B low, then A low x B high */\n"
     "            kf_amx_block_b(bb + KF_NR * kq);\n"
     "            kf_amx_block(ab + KF_MR * kq, bb);\n"
+    "#elif KF_AMX_X2   /* A low x B (still in tmm6, tmm7) */\n"
+    "            kf_amx_block_a(ab + KF_MR * kq);\n"
     "#endif\n"
     "        }\n"
     "        _tile_stored(0, c, sc);\n"
@@ -284,6 +316,10 @@ const char kf_bt_cpu_gemm_lib_amx[] =
     "                    acc = _mm512_dpbf16_ps(acc, (__m512bh)_mm512_set1_epi32((int)at[KF_MR * kq + i * w + q]),\n"
     "                                           (__m512bh)_mm512_loadu_si512((const void *)(bt + q * KF_NR + v)));\n"
     "                }\n"
+    "#elif KF_AMX_X2   /* low x B */\n"
+    "                for (int64_t q = 0; q < w; q++)\n"
+    "                    acc = _mm512_dpbf16_ps(acc, (__m512bh)_mm512_set1_epi32((int)at[KF_MR * kq + i * w + q]),\n"
+    "                                           (__m512bh)_mm512_loadu_si512((const void *)(bt + q * KF_NR + v)));\n"
     "#endif\n"
     "                _mm512_storeu_ps(c + i * ldc + v, acc);\n"
     "            }\n"

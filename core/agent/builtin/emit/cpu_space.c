@@ -340,20 +340,19 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
 
 static int check(const kf_bt_point *p, kf_error *err)
 {
-    if (p->precision != KF_BT_FP32 && p->precision != KF_BT_BF16 && p->precision != KF_BT_AMX_BF16 &&
-        p->precision != KF_BT_AMX_BF16X3)
+    if (p->precision != KF_BT_FP32 && p->precision != KF_BT_BF16 && !kf_bt_precision_amx(p->precision))
         return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision %d; the C emitter writes fp32 (0) or bf16 "
-                       "inputs with fp32 accumulation (3: vdpbf16ps, 5: AMX tiles, 6: 3xbf16 on AMX tiles)",
-                       p->precision);
-    if ((p->precision == KF_BT_AMX_BF16 || p->precision == KF_BT_AMX_BF16X3) &&
+                       "inputs with fp32 accumulation (3: vdpbf16ps, 5: AMX tiles, 6: 3xbf16 on AMX tiles, "
+                       "7: 2xbf16 on AMX tiles)", p->precision);
+    if (kf_bt_precision_amx(p->precision) &&
         (!p->knob[KC_PACK] || (p->knob[KC_MR] != 16 && p->knob[KC_MR] != 32) ||
          (p->knob[KC_NR] != 16 && p->knob[KC_NR] != 32)))
         return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision %d (AMX) needs pack = 1 and mr, nr of 16 or "
                        "32 (whole 16 x 16 C tiles); got pack = %d, mr = %d, nr = %d", p->precision, p->knob[KC_PACK],
                        p->knob[KC_MR], p->knob[KC_NR]);
-    if (p->precision == KF_BT_AMX_BF16X3 && (p->knob[KC_KC] & 1))   /* both parts in a panel's fp32 room */
-        return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision 6 (3xbf16 on AMX) needs an even kc; got %d",
-                       p->knob[KC_KC]);
+    if (kf_bt_precision_amx_split(p->precision) && (p->knob[KC_KC] & 1))   /* both parts in a panel's fp32 room */
+        return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision %d (%s on AMX) needs an even kc; got %d",
+                       p->precision, p->precision == KF_BT_AMX_BF16X3 ? "3xbf16" : "2xbf16", p->knob[KC_KC]);
     if (p->precision == KF_BT_BF16 && (!p->knob[KC_PACK] || p->knob[KC_NR] % 16 != 0))
         return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision 3 (bf16) needs pack = 1 and nr a multiple of 16 "
                        "(the AVX-512 width); got pack = %d, nr = %d", p->knob[KC_PACK], p->knob[KC_NR]);
@@ -374,7 +373,7 @@ static int conservative(kf_bt_point *p)
 static int offerable(const kf_bt_point *p)
 {
     return p->precision == KF_BT_FP32 || (p->precision == KF_BT_BF16 && host_has_bf16()) ||
-           ((p->precision == KF_BT_AMX_BF16 || p->precision == KF_BT_AMX_BF16X3) && host_has_amx());
+           (kf_bt_precision_amx(p->precision) && host_has_amx());
 }
 
 static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
@@ -382,9 +381,11 @@ static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
     kf_bt_point q;
     if (!p->knob[KC_PACK]) { q = *p; q.knob[KC_PACK] = 1; kf_bt_nbr_push(s, &q); return; }
     int a512 = host_has_avx512();
-    if (p->precision == KF_BT_AMX_BF16 || p->precision == KF_BT_AMX_BF16X3) {
-        /* the other tile precision, then off the tiles: the vector micro-kernels' default tile */
-        q = *p; q.precision = p->precision == KF_BT_AMX_BF16 ? KF_BT_AMX_BF16X3 : KF_BT_AMX_BF16; kf_bt_nbr_push(s, &q);
+    if (kf_bt_precision_amx(p->precision)) {
+        /* the other tile precisions, then off the tiles: the vector micro-kernels' default tile */
+        static const int amx_prec[3] = {KF_BT_AMX_BF16, KF_BT_AMX_BF16X2, KF_BT_AMX_BF16X3};
+        for (int i = 0; i < 3; i++)
+            if (amx_prec[i] != p->precision) { q = *p; q.precision = amx_prec[i]; kf_bt_nbr_push(s, &q); }
         for (int pr = 0; pr < 2; pr++) {
             q = *p;
             q.precision = pr ? KF_BT_BF16 : KF_BT_FP32;
@@ -394,12 +395,13 @@ static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
         }
     } else {
         q = *p; q.precision = p->precision == KF_BT_BF16 ? KF_BT_FP32 : KF_BT_BF16; kf_bt_nbr_push(s, &q);
-        if (host_has_amx()) {   /* bf16 on the tiles, and 3xbf16 where bf16 misses the tolerance */
+        if (host_has_amx()) {   /* bf16 on the tiles, and 2xbf16, 3xbf16 where bf16 misses the tolerance */
             q = *p; to_amx(&q); kf_bt_nbr_push(s, &q);
+            q.precision = KF_BT_AMX_BF16X2; kf_bt_nbr_push(s, &q);
             q.precision = KF_BT_AMX_BF16X3; kf_bt_nbr_push(s, &q);
         }
     }
-    int amx = p->precision == KF_BT_AMX_BF16 || p->precision == KF_BT_AMX_BF16X3;
+    int amx = kf_bt_precision_amx(p->precision);
     const tile_t *tl = amx ? TILESAMX : a512 ? TILES512 : TILES256;
     int nt = amx ? NELEM(TILESAMX) : a512 ? NELEM(TILES512) : NELEM(TILES256);
     for (int i = 0; i < nt; i++) {
@@ -433,6 +435,7 @@ static char *label(const kf_bt_point *p, const char *fusion, char *buf, size_t n
     if (p->precision == KF_BT_BF16) strncat(buf, " bf16", n - strlen(buf) - 1);
     if (p->precision == KF_BT_AMX_BF16) strncat(buf, " amx-bf16", n - strlen(buf) - 1);
     if (p->precision == KF_BT_AMX_BF16X3) strncat(buf, " amx-3xbf16", n - strlen(buf) - 1);
+    if (p->precision == KF_BT_AMX_BF16X2) strncat(buf, " amx-2xbf16", n - strlen(buf) - 1);
     return buf;
 }
 
@@ -454,6 +457,7 @@ static const char *describe_change(const kf_bt_point *pa, const kf_bt_point *pb,
         snprintf(buf, n, "%s", pb->precision == KF_BT_BF16       ? "use bf16 inputs (vdpbf16ps, fp32 accumulation)"
                                : pb->precision == KF_BT_AMX_BF16 ? "use bf16 inputs on AMX tiles (tdpbf16ps, fp32 accumulation)"
                                : pb->precision == KF_BT_AMX_BF16X3 ? "use 3xbf16 on AMX tiles (high and low parts, near-fp32 accuracy)"
+                               : pb->precision == KF_BT_AMX_BF16X2 ? "use 2xbf16 on AMX tiles (A in high and low parts, B rounded)"
                                                                  : "use fp32");
     else return NULL;
     return buf;
@@ -490,7 +494,10 @@ static double gemm_eff(const kf_bt_point *pt, const kf_bt_gemm_work *w, int thre
     /* 3xbf16: three tile products and two parts packed; measured (16-core
        host) at about half the bf16 kernel's rate, still above fp32 */
     if (pt->precision == KF_BT_AMX_BF16X3) e = 1.2 * (p[KC_MR] == 32 && p[KC_NR] == 32 ? 1.0 : 0.8);
-    int on_tiles = pt->precision == KF_BT_AMX_BF16 || pt->precision == KF_BT_AMX_BF16X3;
+    /* 2xbf16: two tile products, B packed once (2-core Xeon, micro.sh:
+       between the two) */
+    if (pt->precision == KF_BT_AMX_BF16X2) e = 1.5 * (p[KC_MR] == 32 && p[KC_NR] == 32 ? 1.0 : 0.8);
+    int on_tiles = kf_bt_precision_amx(pt->precision);
     /* vector width and registers: AVX-512 16 floats x 32, AVX2 8 x 16,
        NEON (aarch64) 4 x 32 */
 #if defined(__aarch64__)
