@@ -5,7 +5,11 @@
 #      (bench/anchors/ort_anchors.py, the default) or PyTorch CPU eager and
 #      torch.compile (bench/anchors/torch_anchors.py --device cpu);
 #   2. KFORGE_THREADS=N kforge suite PROBLEMS --backend cpu-simd --preset PRESET
-#      --anchors anchors.json (KForge's kernels use the same N threads).
+#      --anchors anchors.json (KForge's kernels use the same N threads);
+#   3. the anchors again (anchors-after.json), and the reports against them
+#      and against the faster of the two per problem (anchors-faster.json,
+#      bench/anchors/faster_anchors.py): a host whose speed drifts during the
+#      suite shows as a gap between the three "against" lines of record.md.
 #
 #   bench/cpu/run_cpu_anchors.sh [options] [PROBLEMS...] [-- extra 'kforge suite' options]
 #
@@ -22,17 +26,19 @@
 #   --suite-dir DIR     the suite's report directory, with its runs (default:
 #                       ${TMPDIR:-/tmp}/kforge-suite-NAME; its reports are copied to the record)
 #   --anchors-only      measure the anchors, run no suite
+#   --no-anchors-after  skip step 3
 #   PROBLEMS            problem files or directories (default: problems/level2)
 #
 # The kforge binary is $KFORGE, else the one on PATH.  The record: machine.txt
 # (uname, lscpu, CPUs, load before and after), git.txt (commit, modified files,
 # date, commands), anchors.json and anchors.out, suite.out, report.{md,json,html}
-# and record.md (the summary lines).  Exit: the suite's status (0 all correct,
+# (against anchors.json), anchors-after.{json,out}, anchors-faster.json,
+# report-anchors-{after,faster}.{md,json} and record.md (the summary lines).  Exit: the suite's status (0 all correct,
 # 1 some not), 2 bad arguments or a missing tool, 3 the anchors failed entirely.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-tool=ort py= threads= preset=cpu reps=20 warmup=5 name= out= suite_dir= anchors_only=0 no_compile=0
+tool=ort py= threads= preset=cpu reps=20 warmup=5 name= out= suite_dir= anchors_only=0 no_compile=0 after=1
 problems=() extra=()
 die() { echo "run_cpu_anchors.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -47,9 +53,10 @@ while [ $# -gt 0 ]; do
     --out) out=${2-}; shift 2 || die "--out needs a value" ;;
     --suite-dir) suite_dir=${2-}; shift 2 || die "--suite-dir needs a value" ;;
     --anchors-only) anchors_only=1; shift ;;
+    --no-anchors-after) after=0; shift ;;
     --no-compile) no_compile=1; shift ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) die "unknown option '$1' (see --help)" ;;
     *) problems+=("$1"); shift ;;
     esac
@@ -113,6 +120,20 @@ if [ $anchors_only -eq 0 ]; then
     for f in report.md report.json report.html suite.json; do
         [ -f "$suite_dir/$f" ] && cp "$suite_dir/$f" "$out/$f"
     done
+    if [ $after -eq 1 ]; then
+        echo "== anchors again, after the suite" >&2
+        after_cmd=("${anchors_cmd[@]}")
+        after_cmd[2]="$out/anchors-after.json"
+        "${after_cmd[@]}" > "$out/anchors-after.out" 2>&1 || echo "run_cpu_anchors.sh: the anchors after the suite failed in part: see $out/anchors-after.out" >&2
+        if [ -s "$out/anchors-after.json" ] &&
+           "$py" "$top/bench/anchors/faster_anchors.py" "$out/anchors-faster.json" "$out/anchors.json" "$out/anchors-after.json"; then
+            for w in after faster; do   # the suite's reports against them, then back to anchors.json
+                "$kforge" suite --report-only "$suite_dir" --anchors "$out/anchors-$w.json" > "$out/report-anchors-$w.out" 2>&1 &&
+                    cp "$suite_dir/report.md" "$out/report-anchors-$w.md" && cp "$suite_dir/report.json" "$out/report-anchors-$w.json"
+            done
+            "$kforge" suite --report-only "$suite_dir" --anchors "$out/anchors.json" > /dev/null 2>&1
+        fi
+    fi
 fi
 echo "load average (1, 5, 15 min) after: $(load)" >>"$out/machine.txt"
 {
@@ -124,6 +145,11 @@ echo "load average (1, 5, 15 min) after: $(load)" >>"$out/machine.txt"
     echo "- $(grep 'load average' "$out/machine.txt" | tr '\n' ';' | sed 's/;$//; s/;/; /')"
     echo "- anchors exit $arc$([ $anchors_only -eq 1 ] || echo ", suite exit $rc")"
     [ $anchors_only -eq 1 ] || { echo; grep -E '^[0-9]+/[0-9]+ problems correct|^against ' "$out/suite.out" | sed 's/^/    /'; }
+    for w in after faster; do
+        [ -f "$out/report-anchors-$w.out" ] || continue
+        echo; echo "- against the anchors measured $([ $w = after ] && echo "after the suite" || echo "before or after, the faster per problem"):"
+        grep -E '^against ' "$out/report-anchors-$w.out" | sed 's/^/    /'
+    done
 } >"$out/record.md"
 echo "record: $out" >&2
 exit $rc

@@ -8,11 +8,14 @@
 # whose Python lacks them is skipped, saying so (failed under KF_TEST_STRICT=1,
 # as in CI, where .ci/install-deps makes the test venv $KF_TEST_DEPS/torch-venv
 # with all four, used when the variables are unset).  bench/cpu/run_cpu_anchors.sh's
-# bad arguments need neither.
+# bad arguments need neither; bench/anchors/faster_anchors.py needs only
+# Python; a whole small record of run_cpu_anchors.sh (ORT anchors before and
+# after a one-problem suite, the reports against both and the faster) needs
+# the ORT Python.
 set -u
 . "$KF_SRCDIR/tests/e2e/tap.sh"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-echo "1..4"
+echo "1..7"
 skip() { n=$((n+1)); if [ "${KF_TEST_STRICT:-0}" = 1 ]; then echo "not ok $n - $1 # missing: $2"; fails=$((fails+1));
          else echo "ok $n - $1 # SKIP $2"; fi; }
 venv_py=${KF_TEST_DEPS:-$HOME/.cache/kforge/test-deps}/torch-venv/bin/python
@@ -39,4 +42,55 @@ KFORGE="$KFORGE" "$script" --tool torch --python "$tmp/no-python" --out "$tmp/r"
 [ $rc -eq 2 ] && grep -q "cannot import torch" "$tmp/o2" && [ ! -e "$tmp/r/anchors.json" ] \
     && ok "run_cpu_anchors.sh: a Python without the tool exits 2 before measuring anything" \
     || no "run_cpu_anchors.sh: a Python without the tool exits 2" "exit $rc" "$(cat "$tmp/o2")"
+
+# faster_anchors.py: per problem the faster of two measurements, saying which
+fa="$KF_SRCDIR/bench/anchors/faster_anchors.py"
+cat > "$tmp/a.json" <<'J'
+{"tool": "onnxruntime", "preset": "cpu", "device": "cpu", "problems": {"p1": {"eager_ms": 2.0, "best_ms": 2.0},
+ "p2": {"eager_ms": 5.0, "best_ms": 5.0}, "p3": {"error": "not supported"}}}
+J
+cat > "$tmp/b.json" <<'J'
+{"tool": "onnxruntime", "preset": "cpu", "device": "cpu", "problems": {"p1": {"eager_ms": 3.0, "best_ms": 3.0},
+ "p2": {"eager_ms": 4.0, "best_ms": 4.0}, "p4": {"eager_ms": 1.0, "best_ms": 1.0}}}
+J
+sed 's/"preset": "cpu"/"preset": "small"/' "$tmp/b.json" > "$tmp/c.json"
+"${PYTHON3:-python3}" "$fa" "$tmp/m.json" "$tmp/a.json" "$tmp/b.json" > "$tmp/o3" 2>&1; rc=$?
+"${PYTHON3:-python3}" "$fa" "$tmp/m2.json" "$tmp/a.json" "$tmp/c.json" > "$tmp/o4" 2>&1; rc2=$?
+res=$("${PYTHON3:-python3}" -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["problems"]
+ok = (p["p1"]["best_ms"] == 2.0 and p["p1"]["measured"] == "A" and p["p2"]["best_ms"] == 4.0 and
+      p["p2"]["measured"] == "B" and p["p2"]["best_ms_a"] == 5.0 and p["p3"] == {"error": "not supported"} and
+      p["p4"]["best_ms"] == 1.0)
+print("ok" if ok else json.dumps(p))' "$tmp/m.json" 2>&1)
+[ $rc -eq 0 ] && [ "$res" = ok ] && [ $rc2 -eq 2 ] && grep -q "preset differs" "$tmp/o4" && [ ! -e "$tmp/m2.json" ] \
+    && ok "faster_anchors.py: the faster entry per problem, which one, and files of other presets refused" \
+    || no "faster_anchors.py: the faster entry per problem, which one, and files of other presets refused" \
+          "exit $rc/$rc2: $res" "$(cat "$tmp/o3" "$tmp/o4")"
+
+# a whole small record: ORT anchors before and after a one-problem suite
+ortpy=${KFORGE_ORT_PYTHON:-$venv_py}
+name="run_cpu_anchors.sh: anchors after the suite, the reports against them and the faster per problem"
+if ! "$ortpy" -c "import onnxruntime, onnx, numpy" >/dev/null 2>&1; then
+    skip "$name" "$ortpy cannot import onnxruntime, onnx, numpy"
+    skip "run_cpu_anchors.sh --no-anchors-after: the before-only record" "$ortpy cannot import onnxruntime, onnx, numpy"
+else
+    p12="$KF_SRCDIR/problems/level2/12_Gemm_Multiply_LeakyReLU.json"
+    KFORGE="$KFORGE" "$script" --tool ort --python "$ortpy" --threads 2 --preset small --reps 3 --warmup 1 \
+        --out "$tmp/rec" --suite-dir "$tmp/suite" "$p12" -- --max-iterations 1 --no-baseline > "$tmp/o5" 2>&1; rc=$?
+    lines=$(grep -c '^    against ' "$tmp/rec/record.md" 2>/dev/null)
+    if [ $rc -eq 0 ] && [ "${lines:-0}" -ge 3 ] && [ -s "$tmp/rec/anchors-after.json" ] &&
+       grep -q '"measured"' "$tmp/rec/anchors-faster.json" && grep -q 'after the suite' "$tmp/rec/record.md" &&
+       [ -s "$tmp/rec/report-anchors-faster.md" ] && [ -s "$tmp/rec/report-anchors-after.json" ] &&
+       grep -q "$tmp/rec/anchors.json" "$tmp/suite/report.json" && ! grep -q 'anchors-faster' "$tmp/suite/report.json"; then
+        ok "$name"
+    else
+        no "$name" "exit $rc, $lines against-lines" "$(ls "$tmp/rec"; tail -n 8 "$tmp/rec/record.md" "$tmp"/rec/report-anchors-*.out 2>&1)"
+    fi
+    KFORGE="$KFORGE" "$script" --tool ort --python "$ortpy" --threads 2 --preset small --reps 3 --warmup 1 --no-anchors-after \
+        --out "$tmp/rec2" --suite-dir "$tmp/suite2" "$p12" -- --max-iterations 1 --no-baseline > "$tmp/o6" 2>&1; rc=$?
+    [ $rc -eq 0 ] && [ -s "$tmp/rec2/report.md" ] && [ ! -e "$tmp/rec2/anchors-after.json" ] \
+        && ok "run_cpu_anchors.sh --no-anchors-after: the before-only record" \
+        || no "run_cpu_anchors.sh --no-anchors-after: the before-only record" "exit $rc" "$(tail -n 8 "$tmp/o6")"
+fi
 tap_exit
