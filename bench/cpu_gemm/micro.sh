@@ -39,6 +39,6 @@ while [ $i -lt 4 ]; do   # unused slots
     ${CC:-cc} -std=gnu11 -O2 -I"$top/plugins/cpu-simd" -c "$tmp/k$i.c" -o "$tmp/k$i.o"; objs="$objs $tmp/k$i.o"; i=$((i + 1))
 done
 blas=$(sed -n 's/^#define KF_BASELINE_BLAS_LIBS "\(.*\)"$/\1/p' "$build/config.h")
-${CC:-cc} -std=gnu11 -O2 -fopenmp -DNVAR=$# -I"$top/plugins/cpu-simd" \
+${CC:-cc} -std=gnu11 -O2 -fopenmp -DNVAR=$# ${KF_HARNESS_FLAGS:-} -I"$top/plugins/cpu-simd" \
     "$top/bench/cpu_gemm/harness.c" $objs $blas -lm -o "$tmp/harness"
 ${KF_BENCH_WRAP:-} "$tmp/harness" $dims "$threads" "$reps" $scr $names
