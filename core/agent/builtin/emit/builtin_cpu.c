@@ -1319,49 +1319,6 @@ static void emit_gemm_group(gen_t *g, int gi)
                   "    }\n}\n\n");
 }
 
-/* The GroupNorm row group ri (anchor over value h, M rows of N channels,
- * groups of GL contiguous channels, then its map tail) on the rows of this
- * thread's share [r0, r1) and the columns of its chunk [jq, jq1) of NR
- * panels, which hold whole groups: emitted inside emit_gemm_group_amx's
- * chunk loop, right after the chunk's last depth block, so each group's
- * C values are read back from this core's L2 instead of a second pass over
- * all of C by other threads.  One pass per group: mean, the sum of
- * squared deviations (in double, as the row group), normalise and the
- * tail, the group in L1. */
-static void emit_chunk_group_norm(gen_t *g, int ri, int h, int64_t M, int64_t N, int64_t GL)
-{
-    const kf_bt_group *rg = &g->pl->groups[ri];
-    const kf_node *an = &g->p->nodes[rg->nodes[0]];
-    int av = g->p->n_inputs + rg->nodes[0];
-    int wv = an->n_in > 1 && !an->in[1].is_scalar ? an->in[1].value : -1;
-    int bv = an->n_in > 2 && !an->in[2].is_scalar ? an->in[2].value : -1;
-    char wexpr[48] = "", bexpr[48] = "", epsl[48];
-    if (wv >= 0) snprintf(wexpr, sizeof wexpr, " * V%d[o]", wv);
-    if (bv >= 0) snprintf(bexpr, sizeof bexpr, " + V%d[o]", bv);
-    kf_bt_flit(an->eps, epsl);
-    const char *ind = "                        ";
-    kf_sb_printf(&g->b,
-                    "                    {   /* group %d (group_norm, groups of %" PRId64 " channels) on this chunk, from L2 */\n"
-                    "                        const int64_t cb = jq1 * KF_NR < %" PRId64 " ? jq1 * KF_NR : %" PRId64 ";\n"
-                    "                        const int64_t ra = r0 * KF_MR, rb = r1 * KF_MR < %" PRId64 " ? r1 * KF_MR : %" PRId64 ";\n"
-                    "                        for (int64_t rr = ra; rr < rb; rr++)\n"
-                    "                        for (int64_t q0 = jq * KF_NR / %" PRId64 "; q0 < cb / %" PRId64 "; q0++) {\n"
-                    "                            const float *xr = V%d + rr * %" PRId64 ", *xg = xr + q0 * %" PRId64 ";\n"
-                    "                            double s = 0.0, q = 0.0;\n"
-                    "                            #pragma omp simd reduction(+:s)\n"
-                    "                            for (int64_t k = 0; k < %" PRId64 "; k++) s += xg[k];\n"
-                    "                            const double mu = s / %" PRId64 ".0;\n"
-                    "                            #pragma omp simd reduction(+:q)\n"
-                    "                            for (int64_t k = 0; k < %" PRId64 "; k++) { double d = xg[k] - mu; q += d * d; }\n"
-                    "                            const float mean = (float)mu, rstd = (float)(1.0 / sqrt(q / %" PRId64 ".0 + %s));\n"
-                    "                            #pragma omp simd\n"
-                    "                            for (int64_t o = q0 * %" PRId64 "; o < (q0 + 1) * %" PRId64 "; o++) {\n"
-                    "                            const float t%d = (xr[o] - mean) * rstd%s%s;\n",
-                    ri, GL, N, N, M, M, GL, GL, h, N, GL, GL, GL, GL, GL, epsl, GL, GL, av, wexpr, bexpr);
-    emit_row_tail(g, ri, ind);
-    kf_sb_puts(&g->b, "                            }\n                        }\n                    }\n");
-}
-
 /* Emits a GEMM group of precision 5 (AMX tiles) without row panels, in
  * either loop order: all of A and B converted to bf16 and packed once per
  * call, every depth block, by all threads, and shared; work items of gm x
@@ -1377,7 +1334,7 @@ static void emit_chunk_group_norm(gen_t *g, int ri, int h, int64_t M, int64_t N,
  * micro-panels fit in a quarter of L2) the C tiles stay in the tile
  * registers over all of K and leave once, through the tile buffer in L1,
  * with the epilogue. */
-static void emit_gemm_group_amx(gen_t *g, int gi, int ri)
+static void emit_gemm_group_amx(gen_t *g, int gi)
 {
     const kf_bt_group *gr = &g->pl->groups[gi];
     const kf_bt_gemm *gm = &gr->gemm;
@@ -1390,14 +1347,6 @@ static void emit_gemm_group_amx(gen_t *g, int gi, int ri)
     int64_t GN = (pt->knob[KC_NC] + NR - 1) / NR;
     if (GN > NP) GN = NP;
     if (GN < 1) GN = 1;
-    /* a GroupNorm row group ri applied per column chunk (chunk_norm_match):
-       chunks and thread shares start on group boundaries, in units of U panels */
-    int64_t GL = 0, U = 1;
-    if (ri >= 0) {
-        GL = N / g->p->nodes[g->pl->groups[ri].nodes[0]].groups;
-        U = GL > NR ? GL / NR : 1;
-        GN = (GN + U - 1) / U * U;
-    }
 
     emit_epilogue_fn(g, gi, "dst");
     emit_tile_fn(g, gi);
@@ -1413,12 +1362,6 @@ static void emit_gemm_group_amx(gen_t *g, int gi, int ri)
     declare_ptr(g, gm->a, 0);
     declare_ptr(g, gm->b, 0);
     declare_ptr(g, gr->last_value, 1);
-    if (ri >= 0) {
-        const kf_node *an = &g->p->nodes[g->pl->groups[ri].nodes[0]];
-        for (int i = 1; i < an->n_in; i++)
-            if (!an->in[i].is_scalar) declare_ptr(g, an->in[i].value, 0);
-        declare_group_ptrs(g, ri, 1);
-    }
     kf_sb_printf(b,
                     "    /* C[%" PRId64 " x %" PRId64 "] = A[%" PRId64 " x %" PRId64 "] * %s, %" PRId64 " batch(es);\n"
                     "     * AMX tiles %d x %d, depth blocks KC=%" PRId64 " (%s), A and B packed once to bf16.\n"
@@ -1440,8 +1383,7 @@ static void emit_gemm_group_amx(gen_t *g, int gi, int ri)
                     "        {\n"
                     "            float tb[KF_MR * KF_NR] __attribute__((aligned(64)));\n"
                     "            const int64_t T = omp_get_num_threads(), t = omp_get_thread_num();\n"
-                    "            const int64_t nu_ = (np_ + %" PRId64 " - 1) / %" PRId64 ";   /* units of whole column groups */\n"
-                    "            const int64_t tn_ = nu_ < T ? nu_ : T, tm_ = T / tn_ < mp_ ? T / tn_ : mp_;\n"
+                    "            const int64_t tn_ = np_ < T ? np_ : T, tm_ = T / tn_ < mp_ ? T / tn_ : mp_;\n"
                     "            /* one row group (tm_ 1): no other thread reads this thread's B panels, so\n"
                     "               they go to a buffer of its own, reused for each group of gn_ (it stays\n"
                     "               in L2 and is never written back to memory, as the shared one is) */\n"
@@ -1457,8 +1399,7 @@ static void emit_gemm_group_amx(gen_t *g, int gi, int ri)
                     "            }\n"
                     "            if (t < tn_ * tm_) {   /* column group cg, row group rg */\n"
                     "                const int64_t cg = t %% tn_, rg = t / tn_;\n"
-                    "                const int64_t c0 = %" PRId64 " * (nu_ * cg / tn_), c1e = %" PRId64 " * (nu_ * (cg + 1) / tn_);\n"
-                    "                const int64_t c1 = c1e < np_ ? c1e : np_, r0 = mp_ * rg / tm_, r1 = mp_ * (rg + 1) / tm_;\n"
+                    "                const int64_t c0 = np_ * cg / tn_, c1 = np_ * (cg + 1) / tn_, r0 = mp_ * rg / tm_, r1 = mp_ * (rg + 1) / tm_;\n"
                     "                for (int64_t jq = c0; jq < c1; jq += gn_) {\n"
                     "                    const int64_t jq1 = jq + gn_ < c1 ? jq + gn_ : c1;\n"
                     "                    for (int64_t pb = 0; pb < kb_; pb++) {\n"
@@ -1486,17 +1427,15 @@ static void emit_gemm_group_amx(gen_t *g, int gi, int ri)
                     "                                            rbase + ir, jr, mr, nr, first, lastk, tb);\n"
                     "                            }\n"
                     "                        }\n"
-                    "                    }\n",
-                    U, U, K, K, M, M, K, MP * MR, U, U, K, K, gm->trans_b ? K : N, gm->trans_b, N, gm->trans_b ? K : N,
-                    gm->trans_b, N, NP * NR, M, M, K, MP * MR, N, N, gi, MP * MR, NP * NR, gr->last_value);
-    if (ri >= 0) emit_chunk_group_norm(g, ri, gr->last_value, M, N, GL);
-    kf_sb_puts(b,
-                  "                }\n"
-                  "            }\n"
-                  "            free(own);\n"
-                  "        }\n"
-                  "    }\n"
-                  "    free(st);\n}\n\n");
+                    "                    }\n"
+                    "                }\n"
+                    "            }\n"
+                    "            free(own);\n"
+                    "        }\n"
+                    "    }\n"
+                    "    free(st);\n}\n\n",
+                    K, K, M, M, K, MP * MR, K, K, gm->trans_b ? K : N, gm->trans_b, N, gm->trans_b ? K : N, gm->trans_b, N,
+                    NP * NR, M, M, K, MP * MR, N, N, gi, MP * MR, NP * NR, gr->last_value);
 }
 
 /* The GEMM-sum rewrite (kf_bt_gemm_sum_match, builtin_rewrite.c; the
@@ -1906,37 +1845,13 @@ static void emit_header(gen_t *g, const char *label)
     free(js);
 }
 
-/* Is group gi a row group a GEMM emits (sum_row[g] = its row group, -1
- * for none; n entries: the GEMM-sum rewrites', then the chunk norms')? */
+/* Is group gi the row group a GEMM-sum rewrite emits (sum_row[g] = its
+ * row group, -1 for none)? */
 static int is_sum_row(const int *sum_row, int n, int gi)
 {
     for (int k = 0; k < n; k++)
         if (sum_row[k] == gi) return 1;
     return 0;
-}
-
-/* The ROW group that an AMX GEMM group gi applies per column chunk
- * (emit_chunk_group_norm), or -1: the next group, a GroupNorm over the
- * GEMM's output with one element per channel, whose groups of channels
- * tile the NR-column panels (a group a whole number of panels, or a panel a
- * whole number of groups); not batched. */
-static int chunk_norm_match(const kf_bt_plan *plan, const kf_problem *p, int gi, int nr)
-{
-    const kf_bt_group *gr = &plan->groups[gi];
-    int ri = gi + 1;
-    if (gr->kind != KF_BT_GEMM || gr->fused_into >= 0 || gr->row_tail >= 0 || gr->gemm.batch != 1 ||
-        gr->gemm.N <= 1 || ri >= plan->n_groups)
-        return -1;
-    const kf_bt_group *rg = &plan->groups[ri];
-    if (rg->kind != KF_BT_ROW || rg->fused_into >= 0) return -1;
-    const kf_node *an = &p->nodes[rg->nodes[0]];
-    int64_t N = gr->gemm.N;
-    if (an->op != KF_OP_GROUP_NORM || an->in[0].is_scalar || an->in[0].value != gr->last_value ||
-        rg->row.inner != 1 || rg->row.rows != gr->gemm.M || rg->row.row_len != N || rg->row.out_len != N ||
-        an->groups <= 0 || N % an->groups != 0)
-        return -1;
-    int64_t gl = N / an->groups;
-    return gl % nr == 0 || nr % gl == 0 ? ri : -1;
 }
 
 int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *backend, const kf_device_info *dev,
@@ -1951,9 +1866,7 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
     if (!g.declared) return kf_fail(err, KF_E_INTERNAL, "builtin cpu generator: out of memory");
     /* the GEMM-sum rewrite (not in the baseline, which runs op by op):
        sum_row[ri] = the row group a rewritten GEMM group emits too */
-    /* sum_row[gi]: the row group of a GEMM-sum rewrite; chunk_row[gi]: the
-       GroupNorm applied per column chunk (chunk_norm_match); -1 for none */
-    int *sum_row = calloc(2 * (size_t)plan->n_groups + 1, sizeof *sum_row), *chunk_row = sum_row ? sum_row + plan->n_groups : NULL;
+    int *sum_row = calloc((size_t)plan->n_groups + 1, sizeof *sum_row);
     double *sum_ac = calloc(2 * (size_t)plan->n_groups + 2, sizeof *sum_ac);
     if (!sum_row || !sum_ac) {
         free(sum_row);
@@ -1963,13 +1876,11 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
     }
     int has_gemm = 0, amx = kf_bt_precision_amx(pt->precision);
     for (int gi = 0; gi < plan->n_groups; gi++) {
-        sum_row[gi] = chunk_row[gi] = -1;
+        sum_row[gi] = -1;
         if (plan->groups[gi].kind != KF_BT_GEMM || plan->groups[gi].fused_into >= 0) continue;
         if (!pt->baseline && plan->groups[gi].row_tail < 0)
             sum_row[gi] = kf_bt_gemm_sum_match(plan, gi, &sum_ac[2 * gi], &sum_ac[2 * gi + 1]);
         if (sum_row[gi] < 0) has_gemm = 1;
-        if (sum_row[gi] < 0 && amx && pt->knob[KC_PACK] && !pt->baseline)
-            chunk_row[gi] = chunk_norm_match(plan, g.p, gi, pt->knob[KC_NR]);
     }
     if (kf_bt_precision_amx_split(pt->precision) && kf_bt_plan_odd_depth(plan)) {
         free(sum_row);
@@ -1989,9 +1900,6 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
         if (sum_row[gi] >= 0) {
             size_t l = strlen(lab);
             snprintf(lab + l, sizeof lab - l, " (group %d: GEMM-sum rewrite, a GEMV over the column sums)", gi);
-        } else if (chunk_row[gi] >= 0) {
-            size_t l = strlen(lab);
-            snprintf(lab + l, sizeof lab - l, " (group %d: group_norm per column chunk, in the GEMM)", chunk_row[gi]);
         }
     if (pt->baseline) {
         int n = plan->n_groups;
@@ -2029,7 +1937,7 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
     }
     for (int gi = 0; gi < plan->n_groups && !g.failed; gi++) {
         const kf_bt_group *gr = &plan->groups[gi];
-        if (gr->fused_into >= 0 || is_sum_row(sum_row, 2 * plan->n_groups, gi)) continue;   /* emitted inside its GEMM */
+        if (gr->fused_into >= 0 || is_sum_row(sum_row, plan->n_groups, gi)) continue;   /* emitted inside its GEMM */
         kf_sb_printf(&g.b, "/* ---- group %d: %s ---- */\n", gi, kf_bt_group_kind_name(gr->kind));
         switch (gr->kind) {
         case KF_BT_GEMM:
@@ -2037,7 +1945,7 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
             else if (pt->baseline && g.uses_blas) emit_gemm_blas(&g, gi);
             else if (gr->gemm.N == 1 && gr->row_tail < 0 && !pt->baseline) emit_gemv(&g, gi);
             else if (!pt->knob[KC_PACK]) emit_gemm_plain(&g, gi);
-            else if (amx && gr->row_tail < 0) emit_gemm_group_amx(&g, gi, chunk_row[gi]);
+            else if (amx && gr->row_tail < 0) emit_gemm_group_amx(&g, gi);
             else if (pt->knob[KC_LOOP_ORDER] == 2 && gr->row_tail < 0) emit_gemm_skinny(&g, gi);
             else emit_gemm_group(&g, gi);
             break;
@@ -2079,7 +1987,7 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
                             pt->knob[KC_THREADS], pt->knob[KC_THREADS]);
         }
         for (int gi = 0; gi < plan->n_groups; gi++)
-            if (plan->groups[gi].fused_into < 0 && !is_sum_row(sum_row, 2 * plan->n_groups, gi))
+            if (plan->groups[gi].fused_into < 0 && !is_sum_row(sum_row, plan->n_groups, gi))
                 kf_sb_printf(b, "    group%d(a, nt);\n", gi);
         /* outputs that are inputs, or named twice */
         for (int o = 0; o < p->n_outputs; o++) {
