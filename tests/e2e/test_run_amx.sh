@@ -132,19 +132,21 @@ for pr in 6 5 7; do
         > "$tmp/logx$pr" 2>&1
     cached_amx_peak > "$tmp/peakx$pr"   # this run's roofline peak: the cache right after it
 done
-res=$("$PYTHON3" -c '
+# split_unit PRECISION UNIT PARTS LABEL NAME: the run of that precision
+# verified, named its unit, and took the AMX peak over PARTS for its roofline
+split_unit() {
+    local res
+    res=$("$PYTHON3" -c '
 import json, sys
 e = json.load(open(sys.argv[1]))
-unit = e["timing"]["counters"].get("compute_unit")
-peak, want = e["roofline"]["peak_flops"], float(sys.argv[2]) / 3
-print("ok" if e["verdict"] == "pass" and unit == 3 and abs(peak - want) <= 1e-6 * want
-      else "verdict %s, unit %s, roofline peak %s, a third of the AMX peak %s" % (e["verdict"], unit, peak, want))
-' "$tmp/x6/steps/0001-0/eval.json" "$(cat "$tmp/peakx6")" 2>&1)
-if [ "$res" = ok ] && grep -q 'amx-3xbf16' "$tmp/logx6"; then
-    ok "3xbf16 on AMX (precision 6), GroupNorm: verifies, unit 3, a third of the AMX peak"
-else
-    no "3xbf16 on AMX (precision 6), GroupNorm: verifies, unit 3, a third of the AMX peak" "$res" "$(tail -n 6 "$tmp/logx6")"
-fi
+unit, want_unit, parts = e["timing"]["counters"].get("compute_unit"), int(sys.argv[3]), float(sys.argv[4])
+peak, want = e["roofline"]["peak_flops"], float(sys.argv[2]) / parts
+print("ok" if e["verdict"] == "pass" and unit == want_unit and abs(peak - want) <= 1e-6 * want
+      else "verdict %s, unit %s, roofline peak %s, the AMX peak over %g %s" % (e["verdict"], unit, peak, parts, want))
+' "$tmp/x$1/steps/0001-0/eval.json" "$(cat "$tmp/peakx$1")" "$2" "$3" 2>&1)
+    if [ "$res" = ok ] && grep -q "$4" "$tmp/logx$1"; then ok "$5"; else no "$5" "$res" "$(tail -n 6 "$tmp/logx$1")"; fi
+}
+split_unit 6 3 3 amx-3xbf16 "3xbf16 on AMX (precision 6), GroupNorm: verifies, unit 3, a third of the AMX peak"
 res=$("$PYTHON3" -c '
 import json, sys
 err = [max(s["max_abs_err"] for s in json.load(open(f))["stats"]) for f in sys.argv[1:3]]
@@ -154,19 +156,7 @@ print("ok" if err[0] * 20 < err[1] else "max abs err 3xbf16 %g, bf16 %g" % tuple
     no "3xbf16's error is under a twentieth of bf16's on the same point" "$res" "$(tail -n 4 "$tmp/logx5")"
 # 2xbf16 (precision 7): A (x) split, the weights rounded once, two tile
 # products; its error sits between the two, on the same point and inputs
-res=$("$PYTHON3" -c '
-import json, sys
-e = json.load(open(sys.argv[1]))
-unit = e["timing"]["counters"].get("compute_unit")
-peak, want = e["roofline"]["peak_flops"], float(sys.argv[2]) / 2
-print("ok" if e["verdict"] == "pass" and unit == 4 and abs(peak - want) <= 1e-6 * want
-      else "verdict %s, unit %s, roofline peak %s, half the AMX peak %s" % (e["verdict"], unit, peak, want))
-' "$tmp/x7/steps/0001-0/eval.json" "$(cat "$tmp/peakx7")" 2>&1)
-if [ "$res" = ok ] && grep -q 'amx-2xbf16' "$tmp/logx7"; then
-    ok "2xbf16 on AMX (precision 7), GroupNorm: verifies, unit 4, half the AMX peak"
-else
-    no "2xbf16 on AMX (precision 7), GroupNorm: verifies, unit 4, half the AMX peak" "$res" "$(tail -n 6 "$tmp/logx7")"
-fi
+split_unit 7 4 2 amx-2xbf16 "2xbf16 on AMX (precision 7), GroupNorm: verifies, unit 4, half the AMX peak"
 res=$("$PYTHON3" -c '
 import json, sys
 err = [max(s["max_abs_err"] for s in json.load(open(f))["stats"]) for f in sys.argv[1:4]]
