@@ -89,13 +89,15 @@ load() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?"; }
     echo "load average (1, 5, 15 min) before: $(load)"
     if command -v lscpu >/dev/null; then lscpu; else grep -m1 'model name' /proc/cpuinfo; fi
 } >"$out/machine.txt"
-anchors_cmd=("$py" "$script" "$out/anchors.json" "${problems[@]}" --preset "$preset" --reps "$reps" --warmup "$warmup")
+# the anchors' command but for its output file (anchors.json, anchors-after.json)
+anchors_args=("${problems[@]}" --preset "$preset" --reps "$reps" --warmup "$warmup")
 if [ "$tool" = torch ]; then
-    anchors_cmd+=(--device cpu --threads "$threads")
-    [ $no_compile -eq 1 ] && anchors_cmd+=(--no-compile)
+    anchors_args+=(--device cpu --threads "$threads")
+    [ $no_compile -eq 1 ] && anchors_args+=(--no-compile)
 else
-    anchors_cmd+=(--threads "$threads")
+    anchors_args+=(--threads "$threads")
 fi
+anchors_cmd=("$py" "$script" "$out/anchors.json" "${anchors_args[@]}")
 suite_cmd=("$kforge" suite "${problems[@]}" --backend cpu-simd --preset "$preset" --report "$suite_dir"
            --anchors "$out/anchors.json" ${extra[@]+"${extra[@]}"})
 {
@@ -122,9 +124,7 @@ if [ $anchors_only -eq 0 ]; then
     done
     if [ $after -eq 1 ]; then
         echo "== anchors again, after the suite" >&2
-        after_cmd=("${anchors_cmd[@]}")
-        after_cmd[2]="$out/anchors-after.json"
-        "${after_cmd[@]}" > "$out/anchors-after.out" 2>&1 || echo "run_cpu_anchors.sh: the anchors after the suite failed in part: see $out/anchors-after.out" >&2
+        "$py" "$script" "$out/anchors-after.json" "${anchors_args[@]}" > "$out/anchors-after.out" 2>&1 || echo "run_cpu_anchors.sh: the anchors after the suite failed in part: see $out/anchors-after.out" >&2
         if [ -s "$out/anchors-after.json" ] &&
            "$py" "$top/bench/anchors/faster_anchors.py" "$out/anchors-faster.json" "$out/anchors.json" "$out/anchors-after.json"; then
             for w in after faster; do   # the suite's reports against them, then back to anchors.json

@@ -257,6 +257,11 @@ static inline int kf_bt_precision_amx_split(int precision)
 {
     return precision == KF_BT_AMX_BF16X2 || precision == KF_BT_AMX_BF16X3;
 }
+/* the split's name for messages: "3xbf16" (6) or "2xbf16" (7) */
+static inline const char *kf_bt_amx_split_name(int precision)
+{
+    return precision == KF_BT_AMX_BF16X3 ? "3xbf16" : "2xbf16";
+}
 
 /* One point of the search space: the common fields, and the values of the
  * emitter's knobs (em->knobs[i] -> knob[i]; emit/emit.h).  Points compare

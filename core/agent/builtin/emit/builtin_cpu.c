@@ -1887,7 +1887,7 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
         free(sum_ac);
         free(g.declared);
         return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision %d (%s on AMX) needs an even K in every GEMM",
-                       pt->precision, pt->precision == KF_BT_AMX_BF16X3 ? "3xbf16" : "2xbf16");
+                       pt->precision, kf_bt_amx_split_name(pt->precision));
     }
 
 #ifdef HAVE_OPENBLAS

@@ -352,7 +352,7 @@ static int check(const kf_bt_point *p, kf_error *err)
                        p->knob[KC_MR], p->knob[KC_NR]);
     if (kf_bt_precision_amx_split(p->precision) && (p->knob[KC_KC] & 1))   /* both parts in a panel's fp32 room */
         return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision %d (%s on AMX) needs an even kc; got %d",
-                       p->precision, p->precision == KF_BT_AMX_BF16X3 ? "3xbf16" : "2xbf16", p->knob[KC_KC]);
+                       p->precision, kf_bt_amx_split_name(p->precision), p->knob[KC_KC]);
     if (p->precision == KF_BT_BF16 && (!p->knob[KC_PACK] || p->knob[KC_NR] % 16 != 0))
         return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision 3 (bf16) needs pack = 1 and nr a multiple of 16 "
                        "(the AVX-512 width); got pack = %d, nr = %d", p->knob[KC_PACK], p->knob[KC_NR]);
