@@ -233,12 +233,30 @@ static void default_wait_policy(int threads)
         setenv("OMP_WAIT_POLICY", "passive", 0);
 }
 
+/* Unbound, a candidate's OpenMP threads were often left on one CPU when the
+ * worker resumed after a stop: on the 2-core VM problem 9's AMX GEMM took
+ * 3.6-4.8 ms or 7-12 ms run by run (median 7.5 ms, the slow runs near the
+ * one-thread time, 7.4 ms); bound one to a CPU, 3.6-4.4 ms (median 4.0).
+ * So where a candidate's threads cover every CPU the worker may use (the
+ * default: KFORGE_THREADS unset), they are bound one to a CPU, in order
+ * (OMP_PROC_BIND=close over the CPUs of the affinity mask), unless the user
+ * set OMP_PROC_BIND, OMP_PLACES or GOMP_CPU_AFFINITY.  Fewer threads stay
+ * unbound: binding would pin every worker to the same first CPUs
+ * (`kforge suite --jobs`).  Read by libgomp when dlopen loads it. */
+static void default_binding(int threads)
+{
+    if (threads >= 2 && threads >= kf_cpu_cores() && !getenv("OMP_PROC_BIND") && !getenv("OMP_PLACES") &&
+        !getenv("GOMP_CPU_AFFINITY"))
+        setenv("OMP_PROC_BIND", "close", 0);
+}
+
 kf_status kf_cpu_load(kf_artifact *art, char **error)
 {
     void *gomp;
     if (art->entry)
         return KF_OK;
     default_wait_policy(art->n_threads);
+    default_binding(art->n_threads);
     art->handle = dlopen(art->so_path, RTLD_NOW | RTLD_LOCAL);
     if (!art->handle) {
         *error = kf_strf("cpu-simd: the compiled object does not load: %s", dlerror());

@@ -4,7 +4,12 @@
 # place: on the NVIDIA machine "libpocl.so.2:libnvidia-opencl.so.1" became
 # "libpocl.so.2" and the worker lost the GPU).
 set -u
-echo "1..6"
+cpus=$(nproc)
+cases=("8|OMP_WAIT_POLICY||passive" "2|OMP_WAIT_POLICY||unset" "16|OMP_WAIT_POLICY|active|active"
+       "|OMP_PROC_BIND||close" "$cpus|OMP_PROC_BIND||close" "$((cpus + 1))|OMP_PROC_BIND||close"
+       "1|OMP_PROC_BIND||unset" "|OMP_PROC_BIND|spread|spread" "|OMP_PROC_BIND|false|false")
+[ "$cpus" -ge 3 ] && cases+=("$((cpus - 1))|OMP_PROC_BIND||unset")   # fewer threads than CPUs: unbound
+echo "1..$((3 + ${#cases[@]}))"
 d="$KF_SRCDIR/tests/e2e/env"
 fix="$KF_BUILDDIR/tests/plugins/fixtures/.libs"
 [ -f "$fix/kf-fixture-good.so" ] || { echo "Bail out! $fix/kf-fixture-good.so missing (make check builds it)"; exit 1; }
@@ -26,18 +31,22 @@ out=$(env -u KFORGE_SANDBOX_PASSENV "$KFORGE" verify --backend cpu-simd --proble
 rc=$?
 if [ $rc -eq 1 ] && echo "$out" | grep -q 'mismatch'; then echo "ok 3 - a variable off the sandbox's allow-list does not reach the worker"
 else echo "not ok 3 - a variable off the sandbox's allow-list does not reach the worker (exit $rc)"; echo "$out" | sed 's/^/# /' | head -20; fi
-# the worker's default wait policy for a candidate's OpenMP threads
-# (plugins/cpu-simd/compile.c, set in the worker): they sleep when idle from 8 threads up (KFORGE_THREADS,
-# else the usable CPUs), libgomp's own default below, and a policy the user
-# set is kept
+# the worker's defaults for a candidate's OpenMP threads
+# (plugins/cpu-simd/compile.c, set in the worker): they sleep when idle from
+# 8 threads up (KFORGE_THREADS, else the usable CPUs), libgomp's own default
+# below; they are bound one to a CPU when they cover every usable CPU
+# (KFORGE_THREADS unset or that many), unbound with fewer; what the user set
+# is kept
 i=3
-for c in "8||passive" "2||unset" "16|active|active"; do
-    IFS='|' read -r th pol want <<< "$c"
+for c in "${cases[@]}"; do
+    IFS='|' read -r th var set want <<< "$c"
+    [ "$var" = OMP_PROC_BIND ] && [ -z "$set" ] && [ "${th:-$cpus}" -lt 2 ] && want=unset   # one thread: nothing to bind
     i=$((i + 1))
-    name="KFORGE_THREADS=$th${pol:+ OMP_WAIT_POLICY=$pol}: the worker's OMP_WAIT_POLICY is $want"
-    out=$(env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT KFORGE_THREADS=$th ${pol:+OMP_WAIT_POLICY=$pol} KF_EXPECT_WAIT_POLICY=$want \
-          KFORGE_SANDBOX_PASSENV=KF_EXPECT_WAIT_POLICY "$KFORGE" verify --backend cpu-simd --problem "$d/identity.json" \
-          "$d/check_wait_policy.c" 2>&1)
+    name="KFORGE_THREADS=${th:-unset}${set:+ $var=$set}: the worker's $var is $want"
+    out=$(env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT -u OMP_PROC_BIND -u OMP_PLACES -u GOMP_CPU_AFFINITY -u KFORGE_THREADS \
+          ${th:+KFORGE_THREADS=$th} ${set:+$var=$set} KF_EXPECT_NAME=$var KF_EXPECT_VALUE=$want \
+          KFORGE_SANDBOX_PASSENV=KF_EXPECT_NAME:KF_EXPECT_VALUE "$KFORGE" verify --backend cpu-simd \
+          --problem "$d/identity.json" "$d/check_omp_env.c" 2>&1)
     rc=$?
     if [ $rc -eq 0 ]; then echo "ok $i - $name"
     else echo "not ok $i - $name (exit $rc)"; echo "$out" | sed 's/^/# /' | head -12; fi
