@@ -48,9 +48,18 @@ static dgemm_fn blas_dgemm;
 static set_threads_fn blas_set_threads;
 static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
 
+/* OpenBLAS's idle threads spin for 2^28 cycles (about 0.1 s) after every
+ * call before they sleep: after the reference of a checked run they took
+ * the CPUs from the candidate's next timed runs (a 2-core VM: 103 ms of CPU
+ * in a 200 ms pause after one DGEMM; 0 with the shortest timeout).  So they
+ * spin 2^4 cycles, OpenBLAS's least, unless the user set
+ * OPENBLAS_THREAD_TIMEOUT; read when the library loads.  The worker's
+ * environment is the one kforge started with, so this stays in the parent. */
 static void blas_load(void)
 {
     static const char *const names[] = {"libopenblas.so.0", "libopenblas.so"};
+    if (!getenv("OPENBLAS_THREAD_TIMEOUT"))
+        setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
         if (!h) continue;

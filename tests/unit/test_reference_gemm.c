@@ -4,7 +4,10 @@
  */
 #include <config.h>
 
+#include <dlfcn.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -192,6 +195,34 @@ KF_TEST_TIMEOUT(gemm_large_blas_path_matches_blocked, 300)
         free(C1);
         free(C2);
     }
+}
+
+/* After a product on OpenBLAS the parent's CPUs are free again at once: its
+ * idle threads would otherwise spin for about 0.1 s, over the candidate's
+ * next timed runs (ref_gemm.c, blas_load). */
+KF_TEST_TIMEOUT(gemm_blas_threads_idle_after, 300)
+{
+    long M = 1024, N = 1024, K = 1024;   /* 2.1 GFLOP: the OpenBLAS path */
+    double *A = rand_mat(M * K, 9), *B = rand_mat(K * N, 10), *C = malloc(sizeof(double) * (size_t)(M * N));
+    unsetenv("KFORGE_REF_NO_BLAS");
+    unsetenv("OPENBLAS_THREAD_TIMEOUT");
+    kf_ref_gemm(A, B, C, M, N, K, 0, 2);
+    void *h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_NOLOAD);
+    if (!h) h = dlopen("libopenblas.so", RTLD_NOW | RTLD_NOLOAD);
+    if (!h) {
+        fprintf(stderr, "# OpenBLAS not loaded: the blocked path ran, nothing to check\n");
+    } else {
+        struct timespec t0, t1, pause = {0, 200000000};
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+        nanosleep(&pause, NULL);
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
+        double busy = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+        KF_CHECK_MSG(busy < 0.02, "the process used %.1f ms of CPU in a 200 ms pause after the product", busy * 1e3);
+        dlclose(h);
+    }
+    free(A);
+    free(B);
+    free(C);
 }
 
 /* ------------------------------------------------------- matmul / linear */
