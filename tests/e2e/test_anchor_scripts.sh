@@ -11,11 +11,13 @@
 # bad arguments need neither; bench/anchors/faster_anchors.py needs only
 # Python; a whole small record of run_cpu_anchors.sh (ORT anchors before and
 # after a one-problem suite, the reports against both and the faster) needs
-# the ORT Python.
+# the ORT Python.  bench/cpu/peak_concurrent.c (the FMA and AMX rates of
+# threads running at once) builds and gives one thread a positive rate of
+# each unit the CPU reports.
 set -u
 . "$KF_SRCDIR/tests/e2e/tap.sh"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-echo "1..7"
+echo "1..8"
 skip() { n=$((n+1)); if [ "${KF_TEST_STRICT:-0}" = 1 ]; then echo "not ok $n - $1 # missing: $2"; fails=$((fails+1));
          else echo "ok $n - $1 # SKIP $2"; fi; }
 venv_py=${KF_TEST_DEPS:-$HOME/.cache/kforge/test-deps}/torch-venv/bin/python
@@ -92,5 +94,20 @@ else
     [ $rc -eq 0 ] && [ -s "$tmp/rec2/report.md" ] && [ ! -e "$tmp/rec2/anchors-after.json" ] \
         && ok "run_cpu_anchors.sh --no-anchors-after: the before-only record" \
         || no "run_cpu_anchors.sh --no-anchors-after: the before-only record" "exit $rc" "$(tail -n 8 "$tmp/o6")"
+fi
+name="bench/cpu/peak_concurrent.c: builds, one thread's FMA (and AMX) rate"
+if [ "$(uname -m)" != x86_64 ]; then
+    echo "ok $((n += 1)) - $name # SKIP x86-64 only (AVX-512 and AMX intrinsics)"
+elif ${CC:-cc} -O2 -pthread "$KF_SRCDIR/bench/cpu/peak_concurrent.c" -o "$tmp/peak" > "$tmp/o7" 2>&1 && "$tmp/peak" 1 >> "$tmp/o7" 2>&1; then
+    row=$(awk '$1 == "1" && NF >= 5' "$tmp/o7")
+    want_fma=$(grep -q 'AVX-512: yes' "$tmp/o7" && echo 1 || echo 0)
+    want_amx=$(grep -q 'AMX: yes' "$tmp/o7" && echo 1 || echo 0)
+    if [ -n "$row" ] && echo "$row" | awk -v f=$want_fma -v a=$want_amx '{exit !((f ? $2 > 0 : $2 == 0) && (a ? $4 > 0 : $4 == 0))}'; then
+        ok "$name"
+    else
+        no "$name" "$(cat "$tmp/o7")"
+    fi
+else
+    no "$name" "$(tail -n 12 "$tmp/o7")"
 fi
 tap_exit
