@@ -58,8 +58,7 @@ static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
 static void blas_load(void)
 {
     static const char *const names[] = {"libopenblas.so.0", "libopenblas.so"};
-    if (!getenv("OPENBLAS_THREAD_TIMEOUT"))
-        setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
+    setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);   /* 0: a value the user set stays */
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
         if (!h) continue;
