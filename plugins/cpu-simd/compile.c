@@ -235,8 +235,9 @@ static void default_wait_policy(int threads)
 
 /* Unbound, a candidate's OpenMP threads were often left on one CPU when the
  * worker resumed after a stop: on the 2-core VM problem 9's AMX GEMM took
- * 3.6-4.8 ms or 7-12 ms run by run (median 7.5 ms, the slow runs near the
- * one-thread time, 7.4 ms); bound one to a CPU, 3.6-4.4 ms (median 4.0).
+ * 3.7-5.3 ms or 7.2-12.5 ms run by run (median 4.6-5.1 ms, the slow runs
+ * near the one-thread time, 7.4 ms); bound one to a CPU, 3.6-4.6 ms (median
+ * 3.95-4.14; bench/results/xeon16-cpu-torch-2026-11-25f/study).
  * So where a candidate's threads cover every CPU the worker may use (the
  * default: KFORGE_THREADS unset), they are bound one to a CPU, in order
  * (OMP_PROC_BIND=close over the CPUs of the affinity mask), unless the user
