@@ -1,7 +1,9 @@
 /* bench/cpu/peak_concurrent.c — the FMA (AVX-512 fp32) and AMX (tdpbf16ps)
  * throughput of T threads running at once, each bound to its own CPU
  * (0 .. T-1 of the affinity mask), in registers, best of 5: what the cores
- * deliver together, beside the probe's one thread times the cores (the
+ * deliver together (AMX twice: zero tiles, and tiles of random bf16 values in
+ * [-1, 1], since the tile unit's power, and so the clock it allows, depends on
+ * the data), beside the probe's one thread times the cores (the
  * roofline's peak, an upper bound: cpu-simd's probe.c).  On a host whose
  * vCPUs share physical cores, or lower their clock with every core busy,
  * the two differ.
@@ -48,9 +50,12 @@ __attribute__((target("avx512f"), noinline)) static double fma_loop(float seed)
 
 typedef struct { uint8_t palette, start_row, reserved[14]; uint16_t colsb[16]; uint8_t rows[16]; } amx_cfg;
 
-__attribute__((target("amx-tile,amx-bf16"), noinline)) static double amx_loop(float seed)
+/* the four operand tiles of amx_loop: zeros, or random bf16 values (main fills them) */
+static uint16_t amx_zeros[4][16 * 32] __attribute__((aligned(64)));
+static uint16_t amx_random[4][16 * 32] __attribute__((aligned(64)));
+
+__attribute__((target("amx-tile,amx-bf16"), noinline)) static double amx_loop(uint16_t (*ops)[16 * 32])
 {
-    static const uint16_t zeros[16 * 32] __attribute__((aligned(64)));
     float c[16 * 16] __attribute__((aligned(64)));
     amx_cfg cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -58,13 +63,13 @@ __attribute__((target("amx-tile,amx-bf16"), noinline)) static double amx_loop(fl
     for (int t = 0; t < 8; t++) { cfg.colsb[t] = 64; cfg.rows[t] = 16; }
     _tile_loadconfig(&cfg);
     _tile_zero(0); _tile_zero(1); _tile_zero(2); _tile_zero(3);
-    _tile_loadd(4, zeros, 64); _tile_loadd(5, zeros, 64); _tile_loadd(6, zeros, 64); _tile_loadd(7, zeros, 64);
+    _tile_loadd(4, ops[0], 64); _tile_loadd(5, ops[1], 64); _tile_loadd(6, ops[2], 64); _tile_loadd(7, ops[3], 64);
     for (long it = 0; it < AMX_ITERS; it++) {
         _tile_dpbf16ps(0, 4, 6); _tile_dpbf16ps(1, 4, 7); _tile_dpbf16ps(2, 5, 6); _tile_dpbf16ps(3, 5, 7);
     }
     _tile_stored(0, c, 64);
     _tile_release();
-    return (double)c[0] + seed;
+    return (double)c[0];
 }
 
 typedef struct { int cpu, amx; pthread_barrier_t *go; double t0, t1, sink; } job;
@@ -79,13 +84,14 @@ static void *run(void *p)
     pthread_setaffinity_np(pthread_self(), sizeof s, &s);
     pthread_barrier_wait(j->go);
     j->t0 = now();
-    j->sink = j->amx ? amx_loop(1.0f) : fma_loop(1.0f);
+    j->sink = j->amx == 2 ? amx_loop(amx_random) : j->amx ? amx_loop(amx_zeros) : fma_loop(1.0f);
     j->t1 = now();
     sink = j->sink;
     return NULL;
 }
 
-/* GFLOP/s of n threads at once (from the first start to the last end), best of 5 */
+/* GFLOP/s of n threads at once (from the first start to the last end), best of 5;
+ * amx: 0 the FMA loop, 1 AMX on zero tiles, 2 AMX on random tiles */
 static double rate(const int *cpus, int n, int amx)
 {
     double best = 0;
@@ -121,6 +127,14 @@ int main(int argc, char **argv)
     int amx = __builtin_cpu_supports("amx-tile") && __builtin_cpu_supports("amx-bf16") &&
               syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18 /* XTILEDATA */) == 0;
     int fma = __builtin_cpu_supports("avx512f");
+    srand(7);
+    for (int t = 0; t < 4; t++)
+        for (int i = 0; i < 16 * 32; i++) {   /* bf16 of a float in [-1, 1]: its high 16 bits */
+            float f = 2.0f * (float)rand() / (float)RAND_MAX - 1.0f;
+            uint32_t u;
+            memcpy(&u, &f, sizeof u);
+            amx_random[t][i] = (uint16_t)(u >> 16);
+        }
     int ts[64], nts = 0;
     for (int i = 1; i < argc && nts < 64; i++) ts[nts++] = atoi(argv[i]);
     if (!nts) {
@@ -128,11 +142,11 @@ int main(int argc, char **argv)
         ts[nts++] = ncpu;
     }
     printf("# CPUs in the affinity mask: %d; AVX-512: %s; AMX: %s\n", ncpu, fma ? "yes" : "no", amx ? "yes" : "no");
-    printf("# threads  fp32-FMA GFLOP/s (per thread)  AMX-bf16 GFLOP/s (per thread)\n");
+    printf("# threads  fp32-FMA GFLOP/s (per thread)  AMX-bf16 zero tiles GFLOP/s (per thread)  random tiles (per thread)\n");
     for (int i = 0; i < nts; i++) {
         int n = ts[i] < 1 ? 1 : ts[i] > ncpu ? ncpu : ts[i];
-        double f = fma ? rate(cpus, n, 0) : 0, a = amx ? rate(cpus, n, 1) : 0;
-        printf("%9d  %10.1f (%6.1f)  %12.1f (%7.1f)\n", n, f, f / n, a, a / n);
+        double f = fma ? rate(cpus, n, 0) : 0, a = amx ? rate(cpus, n, 1) : 0, r = amx ? rate(cpus, n, 2) : 0;
+        printf("%9d  %10.1f (%6.1f)  %12.1f (%7.1f)  %12.1f (%7.1f)\n", n, f, f / n, a, a / n, r, r / n);
     }
     return 0;
 }
