@@ -29,8 +29,9 @@ cases=(
     "unfused, 32x16, kc 40 (the last block 10 deep: no whole tile)|$p09|{\"fusion\":0,\"precision\":5,\"mr\":32,\"nr\":16,\"kc\":40,\"mc\":64,\"nc\":64,\"loop_order\":0}"
     "epilogue fused, 2x2 tiles, kc 4096 (all of K=250 in one block: C stays in the tiles), A and B packed once|$p12|{\"fusion\":1,\"precision\":5,\"mr\":32,\"nr\":32,\"kc\":4096,\"mc\":64,\"nc\":64,\"loop_order\":1}"
     "B as K x N (matmul 127x93 @ 93x171), 16x16, kc 93 (2 tile blocks + 15 pairs)|$p08|{\"fusion\":2,\"precision\":5,\"mr\":16,\"nr\":16,\"kc\":384,\"mc\":64,\"nc\":128,\"loop_order\":0}"
+    "bf16c (A centred), B as K x N, 16x32, kc 64 (two depth blocks of centre products)|$p08|{\"fusion\":1,\"precision\":8,\"mr\":16,\"nr\":32,\"kc\":64,\"mc\":64,\"nc\":128,\"loop_order\":1}"
 )
-echo "1..$((8 + 2 * ${#cases[@]}))"
+echo "1..$((10 + 2 * ${#cases[@]}))"
 
 if ! grep -qw amx_bf16 /proc/cpuinfo || ! grep -qw amx_tile /proc/cpuinfo; then
     strict_here=0
@@ -44,6 +45,8 @@ if ! grep -qw amx_bf16 /proc/cpuinfo || ! grep -qw amx_tile /proc/cpuinfo; then
     skip "3xbf16's error is under a twentieth of bf16's on the same point" "$why"
     skip "2xbf16 on AMX (precision 7), GroupNorm: verifies, unit 4, half the AMX peak" "$why"
     skip "2xbf16's error is under bf16's and over 3xbf16's on the same point" "$why"
+    skip "bf16c on AMX (precision 8), GroupNorm: verifies, unit 2, the whole AMX peak" "$why"
+    skip "bf16c's error (A centred) is under 0.8 of bf16's on the same point" "$why"
     tap_exit
 fi
 strict_here=${KF_TEST_STRICT:-0}
@@ -77,6 +80,8 @@ if [ "${amx_detail:-}" != yes ]; then
     skip "3xbf16's error is under a twentieth of bf16's on the same point" "$why"
     skip "2xbf16 on AMX (precision 7), GroupNorm: verifies, unit 4, half the AMX peak" "$why"
     skip "2xbf16's error is under bf16's and over 3xbf16's on the same point" "$why"
+    skip "bf16c on AMX (precision 8), GroupNorm: verifies, unit 2, the whole AMX peak" "$why"
+    skip "bf16c's error (A centred) is under 0.8 of bf16's on the same point" "$why"
     tap_exit
 fi
 ok "the listing says the permission was granted"
@@ -126,7 +131,7 @@ fi
 # vdpbf16ps tail in each depth block.  Its error must be near fp32's: under
 # a twentieth of the bf16 kernel's on the same point and inputs.
 p30="$KF_SRCDIR/problems/level2/30_Gemm_GroupNorm_Hardtanh.json"
-for pr in 6 5 7; do
+for pr in 6 5 7 8; do
     KFORGE_THREADS=3 "$KFORGE" run "$p30" --backend cpu-simd --preset small --no-baseline --max-iterations 1 --seed 7 \
         --out "$tmp/x$pr" --agent "builtin:{\"fusion\":1,\"precision\":$pr,\"mr\":32,\"nr\":32,\"kc\":96,\"mc\":64,\"nc\":64,\"loop_order\":1}" \
         > "$tmp/logx$pr" 2>&1
@@ -164,6 +169,17 @@ print("ok" if err[0] < err[1] < err[2] else "max abs err 3xbf16 %g, 2xbf16 %g, b
 ' "$tmp/x6/steps/0001-0/eval.json" "$tmp/x7/steps/0001-0/eval.json" "$tmp/x5/steps/0001-0/eval.json" 2>&1)
 [ "$res" = ok ] && ok "2xbf16's error is under bf16's and over 3xbf16's on the same point" ||
     no "2xbf16's error is under bf16's and over 3xbf16's on the same point" "$res" "$(tail -n 4 "$tmp/logx7")"
+# bf16c (precision 8): A's columns (x >= 0 here) less their mean before the
+# tiles, the mean's products with W added back in fp32 (two depth blocks of
+# them at kc 96): one tile product on the whole AMX peak, a smaller error
+split_unit 8 2 1 amx-bf16c "bf16c on AMX (precision 8), GroupNorm: verifies, unit 2, the whole AMX peak"
+res=$("$PYTHON3" -c '
+import json, sys
+err = [max(s["max_abs_err"] for s in json.load(open(f))["stats"]) for f in sys.argv[1:3]]
+print("ok" if err[0] < 0.8 * err[1] else "max abs err bf16c %g, bf16 %g" % tuple(err))
+' "$tmp/x8/steps/0001-0/eval.json" "$tmp/x5/steps/0001-0/eval.json" 2>&1)
+[ "$res" = ok ] && ok "bf16c's error (A centred) is under 0.8 of bf16's on the same point" ||
+    no "bf16c's error (A centred) is under 0.8 of bf16's on the same point" "$res" "$(tail -n 4 "$tmp/logx8")"
 
 # the exported C of the first AMX run (outside kforge: the wrapper asks for
 # the tile state itself) against the exported C of an fp32 run: same sums

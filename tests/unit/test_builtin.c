@@ -684,8 +684,11 @@ KF_TEST(cpu_amx_precision)
     KF_CHECK(kf_bt_point_from_json("{\"precision\":5,\"mr\":32,\"nr\":32,\"pack\":0}", &kf_bt_emit_c, "cpu-simd", &l.r,
                                    NULL, &q, &err) != 0);
     KF_CHECK_CONTAINS(err.msg, "needs pack = 1");
-    KF_CHECK(kf_bt_point_from_json("{\"precision\":8}", &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q, &err) != 0);
-    KF_CHECK_CONTAINS(err.msg, "out of range 0..7");
+    KF_CHECK(kf_bt_point_from_json("{\"precision\":9}", &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q, &err) != 0);
+    KF_CHECK_CONTAINS(err.msg, "out of range 0..8");
+    KF_CHECK(kf_bt_point_from_json("{\"precision\":8,\"mr\":12,\"nr\":32}", &kf_bt_emit_c, "cpu-simd", &l.r, NULL,
+                                   &q, &err) != 0);
+    KF_CHECK_CONTAINS(err.msg, "mr, nr of 16 or 32");
     KF_CHECK(kf_bt_point_from_json("{\"precision\":7,\"mr\":12,\"nr\":32}", &kf_bt_emit_c, "cpu-simd", &l.r, NULL,
                                    &q, &err) != 0);
     KF_CHECK_CONTAINS(err.msg, "mr, nr of 16 or 32");
@@ -734,6 +737,43 @@ KF_TEST(cpu_amx_precision)
     KF_CHECK_CONTAINS(c->sources[0].text, "KF_CPU_USES(KF_CPU_UNIT_AMX_BF16X2);");
     kf_candidate_free(c);
     free(label);
+    /* precision 8 (bf16c): named and centred where the GEMM runs without
+       row panels (12 has no row op), refused where it runs in them (99's
+       softmax fused into row panels) */
+    kf_bt_point pc = p;
+    pc.precision = KF_BT_AMX_BF16C;
+    KF_CHECK_CONTAINS(kf_bt_point_label(&pc, lb, sizeof lb), " amx-bf16c");
+    {
+        loaded l99;
+        load(&l99, "problems/level2/99_Matmul_GELU_Softmax.json", "small");
+        kf_bt_plan plan99;
+        KF_CHECK_MSG(kf_bt_plan_build(&l99.r, KF_BT_FUSE_ROWS, &plan99, &err) == 0, "%s", err.msg);
+        KF_CHECK(kf_bt_gen_cpu(&plan99, &pc, "cpu-simd", NULL, &c, &label, &err) != 0);
+        KF_CHECK_CONTAINS(err.msg, "precision 8 (bf16c on AMX) centres A in the GEMM without row panels");
+        if (c) kf_candidate_free(c);
+        free(label);
+        c = NULL;
+        label = NULL;
+        kf_bt_plan_free(&plan99);
+        unload(&l99);
+    }
+    kf_bt_plan plan_e;
+    KF_CHECK_MSG(kf_bt_plan_build(&l.r, KF_BT_FUSE_EPILOGUE, &plan_e, &err) == 0, "%s", err.msg);
+    KF_CHECK_MSG(kf_bt_gen_cpu(&plan_e, &pc, "cpu-simd", NULL, &c, &label, &err) == 0, "%s", err.msg);
+    KF_CHECK_CONTAINS(c->sources[0].text, "#define KF_AMX_CENTRE 1");
+    KF_CHECK_CONTAINS(c->sources[0].text, "kf_amx_centre(Ab, ");
+    KF_CHECK_CONTAINS(c->sources[0].text, "KF_CPU_USES(KF_CPU_UNIT_AMX_BF16);");
+    KF_CHECK(strstr(c->sources[0].text, "#define KF_AMX_X2 1") == NULL);
+    kf_candidate_free(c);
+    free(label);
+    c = NULL;
+    label = NULL;
+    pc.precision = KF_BT_AMX_BF16;   /* bf16 itself stays uncentred */
+    KF_CHECK_MSG(kf_bt_gen_cpu(&plan_e, &pc, "cpu-simd", NULL, &c, &label, &err) == 0, "%s", err.msg);
+    KF_CHECK(strstr(c->sources[0].text, "#define KF_AMX_CENTRE 1") == NULL);
+    kf_candidate_free(c);
+    free(label);
+    kf_bt_plan_free(&plan_e);
     kf_bt_plan_free(&plan);
     /* a failed AMX candidate: fp32, the blocking kept */
     q = p;
@@ -802,21 +842,24 @@ KF_TEST(cpu_amx_precision)
         KF_CHECK(kf_bt_emit_c.gemm_eff(&nb[i], &w, 2) > kf_bt_emit_c.gemm_eff(&q, &w, 2));
     }
     KF_CHECK_INT(n_amx, granted ? 1 : 0);
-    int n_x3 = 0, n_x2 = 0;   /* and 2xbf16, 3xbf16 beside it, for where bf16 misses the tolerance */
-    double eff_amx[3] = {0, 0, 0};
+    int n_x3 = 0, n_x2 = 0, n_c = 0;   /* and bf16c, 2xbf16, 3xbf16 beside it, for where bf16 misses the tolerance */
+    double eff_amx[4] = {0, 0, 0, 0};
     for (int i = 0; i < n; i++) {
         if (nb[i].knob[KC_MR] != 32) continue;
         kf_bt_gemm_work w = {127, 333, 2, 0};
         n_x3 += nb[i].precision == KF_BT_AMX_BF16X3;
         n_x2 += nb[i].precision == KF_BT_AMX_BF16X2;
-        int k = nb[i].precision == KF_BT_AMX_BF16 ? 0 : nb[i].precision == KF_BT_AMX_BF16X2 ? 1
-              : nb[i].precision == KF_BT_AMX_BF16X3 ? 2 : -1;
+        n_c += nb[i].precision == KF_BT_AMX_BF16C;
+        int k = nb[i].precision == KF_BT_AMX_BF16 ? 0 : nb[i].precision == KF_BT_AMX_BF16C ? 1
+              : nb[i].precision == KF_BT_AMX_BF16X2 ? 2 : nb[i].precision == KF_BT_AMX_BF16X3 ? 3 : -1;
         if (k >= 0) eff_amx[k] = kf_bt_emit_c.gemm_eff(&nb[i], &w, 2);
     }
     KF_CHECK_INT(n_x3, granted ? 1 : 0);
     KF_CHECK_INT(n_x2, granted ? 1 : 0);
-    if (granted)   /* ranked bf16, 2xbf16, 3xbf16: a failed bf16 is followed by 2xbf16 */
-        KF_CHECK_MSG(eff_amx[0] > eff_amx[1] && eff_amx[1] > eff_amx[2], "%g %g %g", eff_amx[0], eff_amx[1], eff_amx[2]);
+    KF_CHECK_INT(n_c, granted ? 1 : 0);
+    if (granted)   /* ranked bf16, bf16c, 2xbf16, 3xbf16: a failed bf16 is followed by bf16c or 2xbf16 */
+        KF_CHECK_MSG(eff_amx[0] > eff_amx[1] && eff_amx[1] > eff_amx[2] && eff_amx[2] > eff_amx[3], "%g %g %g %g",
+                     eff_amx[0], eff_amx[1], eff_amx[2], eff_amx[3]);
     {   /* never where a GEMM has an odd K (the generator would refuse it) */
         loaded odd;
         load(&odd, "problems/level1/08_Matmul_with_irregular_shapes.json", "small");   /* K = 93 */
@@ -1526,34 +1569,42 @@ KF_TEST(opencl_neighbours_stay_launchable)
 }
 
 /* bf16 on the AMX tiles that missed the tolerance broadly (more than 1
- * element in 1000) goes on to 3xbf16, passing over 2xbf16 (which keeps B's
- * rounding); a narrow miss tries 2xbf16 first, as the analysis ranked it. */
+ * element in 1000) goes on to 3xbf16, passing over bf16c and 2xbf16 (which
+ * keeps B's rounding); a miss in at most 1 element in 100000 tries bf16c (A
+ * centred) first, as the analysis ranked it; one in between, 2xbf16; a bf16c
+ * that missed goes on to 2xbf16. */
 KF_TEST(broad_amx_bf16_miss_skips_2xbf16)
 {
     loaded l;
     load(&l, "problems/level2/09_Matmul_Subtract_Multiply_ReLU.json", "small");
     kf_agent_ctx ctx = ctx_for(&l.r, "cpu-simd");
-    kf_bt_point p0, pa, p2, p3;
+    kf_bt_point p0, pa, pc, p2, p3;
     kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, NULL, &p0);
     pa = p0;
     pa.precision = KF_BT_AMX_BF16;
     pa.knob[KC_PACK] = 1; pa.knob[KC_MR] = 32; pa.knob[KC_NR] = 32; pa.knob[KC_KC] = 256;
+    pa.fusion = KF_BT_FUSE_EPILOGUE;
+    pc = pa; pc.precision = KF_BT_AMX_BF16C;
     p2 = pa; p2.precision = KF_BT_AMX_BF16X2;
     p3 = pa; p3.precision = KF_BT_AMX_BF16X3;
-    kf_recommendation ra[1] = {{.params = kf_bt_point_json(&pa)}};
-    kf_recommendation rs[2] = {{.params = kf_bt_point_json(&p2)}, {.params = kf_bt_point_json(&p3)}};
-    kf_analysis ana = {.n_recs = 1, .recs = ra}, ans = {.n_recs = 2, .recs = rs};
-    const int64_t bad[2] = {9634, 3};   /* problem 62's bf16 miss; problem 30's */
-    const char *want[2] = {"\"precision\":6", "\"precision\":7"};
-    for (int k = 0; k < 2; k++) {
+    kf_recommendation ra[1] = {{.params = kf_bt_point_json(&pa)}}, rc[1] = {{.params = kf_bt_point_json(&pc)}};
+    kf_recommendation rs[3] = {{.params = kf_bt_point_json(&pc)}, {.params = kf_bt_point_json(&p2)},
+                               {.params = kf_bt_point_json(&p3)}};
+    kf_analysis ana = {.n_recs = 1, .recs = ra}, anc = {.n_recs = 1, .recs = rc}, ans = {.n_recs = 3, .recs = rs};
+    /* problem 62's bf16 miss; 33's; 30's; 30's again, missed by bf16c */
+    const int64_t bad[4] = {9634, 261, 3, 3};
+    const char *first[4] = {"\"precision\":5", "\"precision\":5", "\"precision\":5", "\"precision\":8"};
+    const char *want[4] = {"\"precision\":6", "\"precision\":7", "\"precision\":8", "\"precision\":7"};
+    for (int k = 0; k < 4; k++) {
         kf_error err = {0};
         kf_agent *a = kf_builtin_agent_open(NULL, &err);
         KF_CHECK(a != NULL);
         kf_candidate *best = generate(a, &l.r, KF_GEN_FIRST, NULL);
-        kf_gen_request opt = {.kind = KF_GEN_OPTIMIZE, .last = best, .best = best, .analysis = &ana, .rec_index = 0};
+        kf_gen_request opt = {.kind = KF_GEN_OPTIMIZE, .last = best, .best = best, .analysis = k == 3 ? &anc : &ana,
+                              .rec_index = 0};
         kf_gen_result g1 = {0}, g2 = {0};
         KF_CHECK(a->ops->generate(a, &ctx, &opt, &g1, &err) == 0 && g1.cand);
-        KF_CHECK_CONTAINS(g1.cand->notes, "\"precision\":5");
+        KF_CHECK_CONTAINS(g1.cand->notes, first[k]);
         kf_output_stats st = {.n_bad = bad[k], .n_elems = 1048576};
         kf_eval_result ev = {.verdict = KF_FAIL_MISMATCH, .n_outputs = 1, .stats = &st};
         kf_gen_request fix = {.kind = KF_GEN_FIX_MISMATCH, .last = g1.cand, .last_eval = &ev, .best = best,
@@ -1569,8 +1620,8 @@ KF_TEST(broad_amx_bf16_miss_skips_2xbf16)
         kf_agent_close(a);
     }
     free(ra[0].params);
-    free(rs[0].params);
-    free(rs[1].params);
+    free(rc[0].params);
+    for (int i = 0; i < 3; i++) free(rs[i].params);
     unload(&l);
 }
 

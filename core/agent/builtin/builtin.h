@@ -239,17 +239,31 @@ typedef enum kf_bt_precision {
                                  three tile products: near-FP32 accuracy at
                                  a third of the tiles' rate), where BF16
                                  fails the tolerance (norms) */
-    KF_BT_AMX_BF16X2 = 7      /* AMX with the row operand (A) split into
+    KF_BT_AMX_BF16X2 = 7,     /* AMX with the row operand (A) split into
                                  high and low BF16 parts and B rounded once:
                                  two tile products, only B's rounding left
                                  (about 1/sqrt(2) of BF16's error), half
                                  the tiles' rate; kept only if it passes */
+    KF_BT_AMX_BF16C = 8       /* AMX BF16 with A's columns centred first
+                                 (their mean over sampled rows taken off,
+                                 its products with B added back in fp32):
+                                 one tile product, about half BF16's error
+                                 where A's columns have a mean (x >= 0), a
+                                 few percent slower; for GEMMs without row
+                                 panels; 6 and 7 centre too */
 } kf_bt_precision;
 
-/* 1 for the precisions that run on Intel AMX tiles (5, 6, 7) */
+/* 1 for the precisions that run on Intel AMX tiles (5, 6, 7, 8) */
 static inline int kf_bt_precision_amx(int precision)
 {
-    return precision == KF_BT_AMX_BF16 || precision == KF_BT_AMX_BF16X2 || precision == KF_BT_AMX_BF16X3;
+    return precision == KF_BT_AMX_BF16 || precision == KF_BT_AMX_BF16X2 || precision == KF_BT_AMX_BF16X3 ||
+           precision == KF_BT_AMX_BF16C;
+}
+/* 1 for the AMX precisions whose column-split GEMM centres A's columns
+ * (cpu_gemm_amx.c's kf_amx_centre): bf16c, 2xbf16 and 3xbf16 */
+static inline int kf_bt_precision_amx_centred(int precision)
+{
+    return precision == KF_BT_AMX_BF16C || precision == KF_BT_AMX_BF16X2 || precision == KF_BT_AMX_BF16X3;
 }
 /* 1 for the AMX precisions that pack a low part (2xbf16, 3xbf16): they need
  * an even depth in every GEMM and an even kc (both parts in a panel's room) */

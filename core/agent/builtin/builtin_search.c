@@ -83,7 +83,7 @@ int kf_bt_point_knob(const kf_bt_point *p, const char *name, int dflt)
 /* the common fields */
 typedef struct { const char *name; size_t off; int lo, hi; } field_t;
 #define F(n, lo, hi) {#n, offsetof(kf_bt_point, n), lo, hi}
-static const field_t FIELDS[] = {F(baseline, 0, 1), F(fusion, 0, 2), F(precision, 0, 7)};
+static const field_t FIELDS[] = {F(baseline, 0, 1), F(fusion, 0, 2), F(precision, 0, 8)};
 #undef F
 
 char *kf_bt_point_json(const kf_bt_point *p)
@@ -560,6 +560,7 @@ static const char *knob_change(const kf_bt_point *a, const kf_bt_point *b, char 
         snprintf(buf, n, "use %s", b->precision == KF_BT_AMX_BF16 ? "bf16 inputs on AMX tiles (fp32 accumulation)"
                                    : b->precision == KF_BT_AMX_BF16X3 ? "3xbf16 on AMX tiles (split high/low parts)"
                                    : b->precision == KF_BT_AMX_BF16X2 ? "2xbf16 on AMX tiles (A split high/low, B rounded)"
+                                   : b->precision == KF_BT_AMX_BF16C ? "bf16 on AMX tiles with A's columns centred"
                                    : b->precision == KF_BT_BF16X3 ? "3xBF16 tensor cores (split high/low parts)"
                                    : b->precision == KF_BT_BF16 ? "BF16 tensor cores" : b->precision == KF_BT_TF32 ? "TF32 tensor cores"
                                    : b->precision ? "fp16 storage" : "fp32");

@@ -1047,21 +1047,41 @@ static void emit_epilogue_fn(gen_t *g, int gi, const char *dst_name)
  * an edge tile through the tile buffer tb; the last depth block through tb
  * (in L1) and the epilogue, group<gi>_store().  dst / dst_r0: the
  * destination (C, or a row panel whose first row is dst_r0), N columns. */
-static void emit_tile_fn(gen_t *g, int gi)
+/* centre_kb > 0 (AMX groups, emit_gemm_group_amx): the tile function takes
+ * vp, the products of A's centre with B's columns per depth block
+ * (centre_kb blocks of centre_stride floats, kf_pack_b_c), and the last
+ * depth block's tiles start from their sum (kf_ukernel_v) */
+static void emit_tile_fn(gen_t *g, int gi, int64_t centre_kb, int64_t centre_stride)
 {
     int64_t N = g->pl->groups[gi].gemm.N;
     kf_sb_printf(&g->b,
                     "/* group %d: the C tile at rows r0.., columns j0.. over one depth block */\n"
                     "static inline void group%d_tile(const kf_cpu_args *a, int64_t kc, const float *ap, const float *bp,\n"
                     "                                float *restrict dst, int64_t dst_r0, int64_t r0, int64_t j0, int64_t mr,\n"
-                    "                                int64_t nr, int first, int lastk, float *tb)\n"
+                    "                                int64_t nr, int first, int lastk, float *tb%s)\n"
                     "{\n"
                     "    float *c = dst + (r0 - dst_r0) * %" PRId64 " + j0;\n"
                     "    if (!lastk && mr == KF_MR && nr == KF_NR) {   /* partial sum, straight from the registers */\n"
                     "        kf_ukernel(kc, ap, bp, c, %" PRId64 ", !first);\n"
                     "        return;\n"
-                    "    }\n"
-                    "    kf_ukernel(kc, ap, bp, tb, KF_NR, 0);\n"
+                    "    }\n",
+                    gi, gi, centre_kb > 0 ? ", const float *vp" : "", N, N);
+    if (centre_kb > 0)
+        kf_sb_printf(&g->b,
+                        "    if (lastk && vp) {   /* the tiles start from the centre's products, summed over the depth blocks */\n"
+                        "        float v0[KF_NR] __attribute__((aligned(64)));\n"
+                        "        for (int64_t j = 0; j < KF_NR; j++) {\n"
+                        "            float s = 0.0f;\n"
+                        "            for (int64_t pb = 0; pb < %" PRId64 "; pb++) s += vp[pb * %" PRId64 " + j0 + j];\n"
+                        "            v0[j] = s;\n"
+                        "        }\n"
+                        "        kf_ukernel_v(kc, ap, bp, tb, KF_NR, 0, v0);\n"
+                        "    } else\n"
+                        "        kf_ukernel(kc, ap, bp, tb, KF_NR, 0);\n",
+                        centre_kb, centre_stride);
+    else
+        kf_sb_puts(&g->b, "    kf_ukernel(kc, ap, bp, tb, KF_NR, 0);\n");
+    kf_sb_printf(&g->b,
                     "    if (lastk) {   /* last depth block: the epilogue at the store */\n"
                     "        group%d_store(a, tb, dst, dst_r0, r0, j0, mr, nr, first);\n"
                     "        return;\n"
@@ -1069,7 +1089,7 @@ static void emit_tile_fn(gen_t *g, int gi)
                     "    for (int64_t i = 0; i < mr; i++)   /* edge tile, partial sum */\n"
                     "        for (int64_t j = 0; j < nr; j++) c[i * %" PRId64 " + j] = tb[i * KF_NR + j] + (first ? 0.0f : c[i * %" PRId64 " + j]);\n"
                     "}\n\n",
-                    gi, gi, N, N, gi, N, N);
+                    gi, N, N);
 }
 
 /* Emits the whole GEMM group (packing, blocking, OpenMP, epilogue, and the
@@ -1096,7 +1116,7 @@ static void emit_gemm_group(gen_t *g, int gi)
     int64_t MB = (M + MC - 1) / MC, NB = (N + NC - 1) / NC;
 
     emit_epilogue_fn(g, gi, "dst");
-    emit_tile_fn(g, gi);
+    emit_tile_fn(g, gi, 0, 0);
 
     /* packed B: every depth block, NP panels of KC x NR each, packed up
        front (the column-block order packs its own per thread) */
@@ -1349,7 +1369,7 @@ static void emit_gemm_group_amx(gen_t *g, int gi)
     if (GN < 1) GN = 1;
 
     emit_epilogue_fn(g, gi, "dst");
-    emit_tile_fn(g, gi);
+    emit_tile_fn(g, gi, KB, NP * NR);
     char sname[32];
     snprintf(sname, sizeof sname, "kf_packed_b%d", gi);
     int sb = add_scratch(g, sname, NP * NR * K * 4);
@@ -1371,11 +1391,21 @@ static void emit_gemm_group_amx(gen_t *g, int gi)
                     "     * L2; the A panels are shared, packed first, each by one thread */\n"
                     "    float *restrict bpk = a->scratch[%d], *restrict apk = a->scratch[%d];\n"
                     "    const int64_t mp_ = %" PRId64 ", np_ = %" PRId64 ", kb_ = %" PRId64 ", kc_ = %" PRId64 ", gn_ = %" PRId64 ";\n"
+                    "    /* A's columns centred (KF_AMX_CENTRE): A - 1 cen goes to bf16, and the fp32\n"
+                    "       products cen B (vp_, per depth block, while B is packed) start the tiles */\n"
+                    "    const int centre_ = KF_AMX_CENTRE;\n"
                     "    int *st = calloc((size_t)(kb_ * (mp_ + np_)), sizeof *st);   /* per panel and depth block: kf_claim */\n"
-                    "    if (!st) return;   /* outputs left unwritten: the check fails */\n",
+                    "    float *vp_ = centre_ ? aligned_alloc(64, %" PRId64 " * sizeof(float)) : NULL;\n"
+                    "    float *cens_ = centre_ ? aligned_alloc(64, (size_t)nt * %" PRId64 " * sizeof(float)) : NULL;   /* a centre a thread */\n"
+                    "    if (!st || (centre_ && (!vp_ || !cens_))) {   /* outputs left unwritten: the check fails */\n"
+                    "        free(st);\n"
+                    "        free(vp_);\n"
+                    "        free(cens_);\n"
+                    "        return;\n"
+                    "    }\n",
                     M, N, M, K, gm->trans_b ? "B^T (B is N x K, packed by rows)" : "B (K x N)", gm->batch, MR, NR, KC,
                     KB == 1 ? "all of K: C stays in the tiles" : "C through memory between them", GN, sb, sa, MP,
-                    NP, KB, KC, GN);
+                    NP, KB, KC, GN, (KB * NP * NR + 15) / 16 * 16, (K + 15) / 16 * 16);
     emit_batch_open(b, gm, 1);
     kf_sb_printf(b,
                     "        memset(st, 0, (size_t)(kb_ * (mp_ + np_)) * sizeof *st);\n"
@@ -1388,12 +1418,15 @@ static void emit_gemm_group_amx(gen_t *g, int gi)
                     "               they go to a buffer of its own, reused for each group of gn_ (it stays\n"
                     "               in L2 and is never written back to memory, as the shared one is) */\n"
                     "            float *own = tm_ == 1 ? aligned_alloc(64, (size_t)(gn_ * KF_NR * kc_) * sizeof(float)) : NULL;\n"
+                    "            /* the centre: each thread its own copy, for the panels it packs */\n"
+                    "            float *cen_ = cens_ ? cens_ + t * %" PRId64 " : NULL;\n"
+                    "            if (cen_) kf_amx_centre(Ab, %" PRId64 ", %" PRId64 ", %" PRId64 ", cen_);\n"
                     "            for (int64_t w = t; w < kb_ * mp_; w += T) {   /* the A panels, shared */\n"
                     "                const int64_t pb = w / mp_, u = w %% mp_, p0 = pb * kc_;\n"
                     "                const int64_t kc = %" PRId64 " - p0 < kc_ ? %" PRId64 " - p0 : kc_;\n"
                     "                const int64_t i0 = u * KF_MR, m = %" PRId64 " - i0 < KF_MR ? %" PRId64 " - i0 : KF_MR;\n"
                     "                if (kf_claim(st, pb * (mp_ + np_) + u)) {\n"
-                    "                    kf_pack_a(Ab, %" PRId64 ", i0, m, p0, kc, apk + p0 * %" PRId64 " + i0 * kc);\n"
+                    "                    kf_pack_a_c(Ab, %" PRId64 ", i0, m, p0, kc, apk + p0 * %" PRId64 " + i0 * kc, cen_ ? cen_ + p0 : NULL);\n"
                     "                    __atomic_store_n(&st[pb * (mp_ + np_) + u], 2, __ATOMIC_RELEASE);\n"
                     "                }\n"
                     "            }\n"
@@ -1408,23 +1441,25 @@ static void emit_gemm_group_amx(gen_t *g, int gi)
                     "                        const int first = pb == 0, lastk = pb == kb_ - 1;\n"
                     "                        for (int64_t jp = jq; jp < jq1; jp++)   /* packed here (or by the row group beside) */\n"
                     "                            if (own)\n"
-                    "                                kf_pack_b(Bb, %" PRId64 ", %d, %" PRId64 ", jp, p0, kc, own + (jp - jq) * KF_NR * kc);\n"
+                    "                                kf_pack_b_c(Bb, %" PRId64 ", %d, %" PRId64 ", jp, p0, kc, own + (jp - jq) * KF_NR * kc,\n"
+                    "                                            cen_ ? cen_ + p0 : NULL, cen_ ? vp_ + pb * %" PRId64 " + jp * KF_NR : NULL);\n"
                     "                            else if (kf_claim(st, pb * (mp_ + np_) + mp_ + jp)) {\n"
-                    "                                kf_pack_b(Bb, %" PRId64 ", %d, %" PRId64 ", jp, p0, kc, bpk + p0 * %" PRId64 " + jp * KF_NR * kc);\n"
+                    "                                kf_pack_b_c(Bb, %" PRId64 ", %d, %" PRId64 ", jp, p0, kc, bpk + p0 * %" PRId64 " + jp * KF_NR * kc,\n"
+                    "                                            cen_ ? cen_ + p0 : NULL, cen_ ? vp_ + pb * %" PRId64 " + jp * KF_NR : NULL);\n"
                     "                                __atomic_store_n(&st[pb * (mp_ + np_) + mp_ + jp], 2, __ATOMIC_RELEASE);\n"
                     "                            }\n"
                     "                        for (int64_t ii = 0; ii < r1 - r0; ii++) {   /* starts staggered over the column groups */\n"
                     "                            const int64_t ip = r0 + (ii + cg * (r1 - r0) / tn_) %% (r1 - r0);\n"
                     "                            const int64_t ir = ip * KF_MR, mr = %" PRId64 " - ir < KF_MR ? %" PRId64 " - ir : KF_MR;\n"
                     "                            if (kf_claim(st, pb * (mp_ + np_) + ip)) {   /* no thread took it yet */\n"
-                    "                                kf_pack_a(Ab, %" PRId64 ", ir, mr, p0, kc, apk + p0 * %" PRId64 " + ir * kc);\n"
+                    "                                kf_pack_a_c(Ab, %" PRId64 ", ir, mr, p0, kc, apk + p0 * %" PRId64 " + ir * kc, cen_ ? cen_ + p0 : NULL);\n"
                     "                                __atomic_store_n(&st[pb * (mp_ + np_) + ip], 2, __ATOMIC_RELEASE);\n"
                     "                            }\n"
                     "                            for (int64_t jp = jq; jp < jq1; jp++) {\n"
                     "                                const int64_t jr = jp * KF_NR, nr = %" PRId64 " - jr < KF_NR ? %" PRId64 " - jr : KF_NR;\n"
                     "                                group%d_tile(a, kc, apk + p0 * %" PRId64 " + ir * kc,\n"
                     "                                            own ? own + (jp - jq) * KF_NR * kc : bpk + p0 * %" PRId64 " + jr * kc, V%d, 0,\n"
-                    "                                            rbase + ir, jr, mr, nr, first, lastk, tb);\n"
+                    "                                            rbase + ir, jr, mr, nr, first, lastk, tb, vp_);\n"
                     "                            }\n"
                     "                        }\n"
                     "                    }\n"
@@ -1433,9 +1468,12 @@ static void emit_gemm_group_amx(gen_t *g, int gi)
                     "            free(own);\n"
                     "        }\n"
                     "    }\n"
-                    "    free(st);\n}\n\n",
-                    K, K, M, M, K, MP * MR, K, K, gm->trans_b ? K : N, gm->trans_b, N, gm->trans_b ? K : N, gm->trans_b, N,
-                    NP * NR, M, M, K, MP * MR, N, N, gi, MP * MR, NP * NR, gr->last_value);
+                    "    free(st);\n"
+                    "    free(vp_);\n"
+                    "    free(cens_);\n}\n\n",
+                    (K + 15) / 16 * 16, K, M, K, K, K, M, M, K, MP * MR, K, K, gm->trans_b ? K : N, gm->trans_b, N, NP * NR,
+                    gm->trans_b ? K : N, gm->trans_b, N, NP * NR, NP * NR, M, M, K, MP * MR, N, N, gi, MP * MR, NP * NR,
+                    gr->last_value);
 }
 
 /* The GEMM-sum rewrite (kf_bt_gemm_sum_match, builtin_rewrite.c; the
@@ -1548,7 +1586,7 @@ static void emit_gemm_skinny(gen_t *g, int gi)
     int64_t ldb = gm->trans_b ? K : N;
 
     emit_epilogue_fn(g, gi, "dst");
-    emit_tile_fn(g, gi);
+    emit_tile_fn(g, gi, 0, 0);
     char sname[32];
     snprintf(sname, sizeof sname, "kf_packed_a%d", gi);
     int sa = add_scratch(g, sname, MP * MR * K * 4);
@@ -1889,6 +1927,20 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
         return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision %d (%s on AMX) needs an even K in every GEMM",
                        pt->precision, kf_bt_amx_split_name(pt->precision));
     }
+    /* bf16c is bf16 plus the centre, which only the column-split AMX GEMM
+       (emit_gemm_group_amx) has: refused where a GEMM would run in row
+       panels instead, rather than emitted as plain bf16 under its name */
+    for (int gi = 0; pt->precision == KF_BT_AMX_BF16C && pt->knob[KC_PACK] && gi < plan->n_groups; gi++) {
+        const kf_bt_group *gr = &plan->groups[gi];
+        if (gr->kind == KF_BT_GEMM && gr->fused_into < 0 && sum_row[gi] < 0 && gr->row_tail >= 0 && gr->gemm.N != 1) {
+            free(sum_row);
+            free(sum_ac);
+            free(g.declared);
+            return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision 8 (bf16c on AMX) centres A in the GEMM "
+                           "without row panels; group %d runs in row panels with its row op (fusion 2): use fusion "
+                           "0 or 1, or precision 5", gi);
+        }
+    }
 
 #ifdef HAVE_OPENBLAS
     g.uses_blas = pt->baseline && has_gemm;
@@ -1931,6 +1983,8 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
         if (pt->precision == KF_BT_BF16) kf_sb_puts(&g.b, "KF_CPU_USES(KF_CPU_UNIT_DPBF16);\n");
         if (pt->precision == KF_BT_AMX_BF16X3) kf_sb_puts(&g.b, "#define KF_AMX_X3 1   /* 3xbf16 */\n");
         if (pt->precision == KF_BT_AMX_BF16X2) kf_sb_puts(&g.b, "#define KF_AMX_X2 1   /* 2xbf16 */\n");
+        if (kf_bt_precision_amx_centred(pt->precision))
+            kf_sb_puts(&g.b, "#define KF_AMX_CENTRE 1   /* A's columns centred (kf_amx_centre) */\n");
         const char *pos = strstr(lib, "KF_UNROLL_LIT");
         kf_sb_printf(&g.b, "%.*s%s%s", (int)(pos - lib), lib, unr, pos + strlen("KF_UNROLL_LIT"));
         kf_sb_puts(&g.b, "\n");

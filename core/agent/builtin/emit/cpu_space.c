@@ -343,7 +343,7 @@ static int check(const kf_bt_point *p, kf_error *err)
     if (p->precision != KF_BT_FP32 && p->precision != KF_BT_BF16 && !kf_bt_precision_amx(p->precision))
         return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision %d; the C emitter writes fp32 (0) or bf16 "
                        "inputs with fp32 accumulation (3: vdpbf16ps, 5: AMX tiles, 6: 3xbf16 on AMX tiles, "
-                       "7: 2xbf16 on AMX tiles)", p->precision);
+                       "7: 2xbf16 on AMX tiles, 8: bf16 on AMX tiles with A's columns centred)", p->precision);
     if (kf_bt_precision_amx(p->precision) &&
         (!p->knob[KC_PACK] || (p->knob[KC_MR] != 16 && p->knob[KC_MR] != 32) ||
          (p->knob[KC_NR] != 16 && p->knob[KC_NR] != 32)))
@@ -383,8 +383,8 @@ static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
     int a512 = host_has_avx512();
     if (kf_bt_precision_amx(p->precision)) {
         /* the other tile precisions, then off the tiles: the vector micro-kernels' default tile */
-        static const int amx_prec[3] = {KF_BT_AMX_BF16, KF_BT_AMX_BF16X2, KF_BT_AMX_BF16X3};
-        for (int i = 0; i < 3; i++)
+        static const int amx_prec[4] = {KF_BT_AMX_BF16, KF_BT_AMX_BF16C, KF_BT_AMX_BF16X2, KF_BT_AMX_BF16X3};
+        for (int i = 0; i < 4; i++)
             if (amx_prec[i] != p->precision) { q = *p; q.precision = amx_prec[i]; kf_bt_nbr_push(s, &q); }
         for (int pr = 0; pr < 2; pr++) {
             q = *p;
@@ -395,8 +395,9 @@ static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
         }
     } else {
         q = *p; q.precision = p->precision == KF_BT_BF16 ? KF_BT_FP32 : KF_BT_BF16; kf_bt_nbr_push(s, &q);
-        if (host_has_amx()) {   /* bf16 on the tiles, and 2xbf16, 3xbf16 where bf16 misses the tolerance */
+        if (host_has_amx()) {   /* bf16 on the tiles, and bf16c, 2xbf16, 3xbf16 where bf16 misses the tolerance */
             q = *p; to_amx(&q); kf_bt_nbr_push(s, &q);
+            q.precision = KF_BT_AMX_BF16C; kf_bt_nbr_push(s, &q);
             q.precision = KF_BT_AMX_BF16X2; kf_bt_nbr_push(s, &q);
             q.precision = KF_BT_AMX_BF16X3; kf_bt_nbr_push(s, &q);
         }
@@ -436,6 +437,7 @@ static char *label(const kf_bt_point *p, const char *fusion, char *buf, size_t n
     if (p->precision == KF_BT_AMX_BF16) strncat(buf, " amx-bf16", n - strlen(buf) - 1);
     if (p->precision == KF_BT_AMX_BF16X3) strncat(buf, " amx-3xbf16", n - strlen(buf) - 1);
     if (p->precision == KF_BT_AMX_BF16X2) strncat(buf, " amx-2xbf16", n - strlen(buf) - 1);
+    if (p->precision == KF_BT_AMX_BF16C) strncat(buf, " amx-bf16c", n - strlen(buf) - 1);
     return buf;
 }
 
@@ -458,6 +460,7 @@ static const char *describe_change(const kf_bt_point *pa, const kf_bt_point *pb,
                                : pb->precision == KF_BT_AMX_BF16 ? "use bf16 inputs on AMX tiles (tdpbf16ps, fp32 accumulation)"
                                : pb->precision == KF_BT_AMX_BF16X3 ? "use 3xbf16 on AMX tiles (high and low parts, near-fp32 accuracy)"
                                : pb->precision == KF_BT_AMX_BF16X2 ? "use 2xbf16 on AMX tiles (A in high and low parts, B rounded)"
+                               : pb->precision == KF_BT_AMX_BF16C ? "use bf16 on AMX tiles with A's columns centred (about half bf16's error)"
                                                                  : "use fp32");
     else return NULL;
     return buf;
@@ -497,6 +500,9 @@ static double gemm_eff(const kf_bt_point *pt, const kf_bt_gemm_work *w, int thre
     /* 2xbf16: two tile products, B packed once (2-core Xeon, micro.sh:
        between the two) */
     if (pt->precision == KF_BT_AMX_BF16X2) e = 1.5 * (p[KC_MR] == 32 && p[KC_NR] == 32 ? 1.0 : 0.8);
+    /* bf16 with A's columns centred: the centre and its products with B
+       while packing (2-core Xeon, micro.sh, problem 30: 5-9% slower) */
+    if (pt->precision == KF_BT_AMX_BF16C) e = 1.85 * (p[KC_MR] == 32 && p[KC_NR] == 32 ? 1.0 : 0.8);
     int on_tiles = kf_bt_precision_amx(pt->precision);
     /* vector width and registers: AVX-512 16 floats x 32, AVX2 8 x 16,
        NEON (aarch64) 4 x 32 */
