@@ -38,11 +38,11 @@ if command -v "$xcc" > /dev/null 2>&1; then
         awk '/^=== kernel.c$/ {on = 1; next} /^=== / {on = 0} on' "$g" > "$tmp/kernel.c"
         if "$xcc" -std=gnu11 -O2 -march=armv8.2-a -fopenmp -S -I"$KF_SRCDIR/plugins/cpu-simd" -o "$tmp/k.s" \
                "$tmp/kernel.c" > "$tmp/cc.log" 2>&1; then
-            grep -q '"precision":[3567]' "$g" && bf16="$bf16 $(basename "$g") compiled"
+            grep -q '"precision":[35678]' "$g" && bf16="$bf16 $(basename "$g") compiled"
             grep -q 'fmla' "$tmp/k.s" || bad="$bad $(basename "$g") (no fmla)"
         elif grep -q '"precision":3' "$g"; then
             grep -q 'precision bf16 needs AVX512_BF16' "$tmp/cc.log" || bf16="$bf16 $(basename "$g"): $(head -c 200 "$tmp/cc.log")"
-        elif grep -q '"precision":[567]' "$g"; then
+        elif grep -q '"precision":[5678]' "$g"; then
             grep -q 'precision amx-bf16 needs AMX' "$tmp/cc.log" || bf16="$bf16 $(basename "$g"): $(head -c 200 "$tmp/cc.log")"
         else
             bad="$bad $(basename "$g"): $(head -c 300 "$tmp/cc.log")"
