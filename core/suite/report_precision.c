@@ -65,6 +65,7 @@ const char *kf_report_precision_name(int precision, const char *language)
     case 5: return "amx-bf16";
     case 6: return "amx-3xbf16";
     case 7: return "amx-2xbf16";
+    case 8: return "amx-bf16c";
     default: return NULL;
     }
 }
@@ -103,18 +104,21 @@ void kf_report_entry_precision(kf_report_entry *e, const char *best_dir)
         if (u >= 0 && u <= 2) name = kf_report_cpu_unit_name((int)u);   /* no cast of an out-of-range double */
     }
     json_object_put(ev);
-    if (name) {
-        e->precision = strdup(name);
-        e->precision_from = strdup("compute_unit counter");
-        return;
-    }
-    /* else the built-in agent's search point, from the candidate's notes */
+    /* the built-in agent's search point, from the candidate's notes */
     if (step_len >= 0) snprintf(path, sizeof path, "%s/%s/candidate.json", e->run_dir, best_dir);
     else snprintf(path, sizeof path, "%s/%s/candidate/candidate.json", e->run_dir, best_dir);
     json_object *c = read_json(path);
     int p = c && json_object_object_get_ex(c, "notes", &v) && json_object_is_type(v, json_type_string)
                 ? point_precision(json_object_get_string(v)) : -1;
     json_object_put(c);
+    if (name) {
+        /* bf16c runs on the same unit as bf16 (the tiles' peak): the point
+           tells the two apart */
+        int centred = !strcmp(name, "amx-bf16") && p == 8;
+        e->precision = strdup(centred ? "amx-bf16c" : name);
+        e->precision_from = strdup(centred ? "compute_unit counter and builtin point" : "compute_unit counter");
+        return;
+    }
     name = kf_report_precision_name(p, e->language);
     if (name) {
         e->precision = strdup(name);
