@@ -894,6 +894,25 @@ KF_TEST(cpu_amx_precision)
         kf_bt_plan_free(&plan8);
         unload(&odd);
     }
+    if (granted) {   /* bf16c never offered where the GEMM would run in row panels (99's softmax fused) */
+        loaded l99;
+        load(&l99, "problems/level2/99_Matmul_GELU_Softmax.json", "small");
+        kf_bt_point c1 = p;
+        c1.precision = KF_BT_AMX_BF16C;
+        c1.fusion = KF_BT_FUSE_EPILOGUE;
+        for (int from = 0; from < 2; from++) {   /* from bf16c fused at the epilogue; from bf16 in row panels */
+            kf_bt_point f = c1;
+            if (from) { f.precision = KF_BT_AMX_BF16; f.fusion = KF_BT_FUSE_ROWS; }
+            int n99 = kf_bt_neighbours(&f, &l99.r, nb, 64), c_rows = 0, c_epi = 0;
+            for (int i = 0; i < n99; i++) {
+                c_rows += nb[i].precision == KF_BT_AMX_BF16C && nb[i].fusion == KF_BT_FUSE_ROWS;
+                c_epi += nb[i].precision == KF_BT_AMX_BF16C && nb[i].fusion != KF_BT_FUSE_ROWS;
+            }
+            KF_CHECK_INT(c_rows, 0);
+            if (!from) KF_CHECK(c_epi > 0);   /* its own tile and block neighbours */
+        }
+        unload(&l99);
+    }
     if (granted) {   /* and from an AMX point, back to the vector kernels (fp32, bf16) and to 2x, 3xbf16 */
         kf_bt_point a0 = p;
         n = kf_bt_neighbours(&a0, &l.r, nb, 64);

@@ -270,6 +270,21 @@ static int has_odd_depth(const kf_resolved *r)
     return odd;
 }
 
+/* 1 when a GEMM of the problem runs in row panels with its row op where
+ * the rows are fused (builtin_cpu.c refuses bf16c there) */
+static int has_row_panels(const kf_resolved *r)
+{
+    kf_bt_plan plan;
+    if (!r || kf_bt_plan_build(r, KF_BT_FUSE_ROWS, &plan, NULL) != 0) return 0;
+    int rows = 0;
+    for (int gi = 0; gi < plan.n_groups; gi++) {
+        const kf_bt_group *g = &plan.groups[gi];
+        rows |= g->kind == KF_BT_GEMM && g->fused_into < 0 && g->row_tail >= 0 && g->gemm.N != 1;
+    }
+    kf_bt_plan_free(&plan);
+    return rows;
+}
+
 int kf_bt_neighbours(const kf_bt_point *p, const kf_resolved *r, kf_bt_point *out, int max)
 {
     kf_bt_nbr_sink s = {p, out, 0, max};
@@ -280,9 +295,12 @@ int kf_bt_neighbours(const kf_bt_point *p, const kf_resolved *r, kf_bt_point *ou
         kf_bt_nbr_push(&s, &q);
     }
     p->em->neighbours(p, &s);
-    int k = 0, odd = -1;   /* no step spent on a point its generator would refuse */
+    int k = 0, odd = -1, rows = -1;   /* no step spent on a point its generator would refuse */
     for (int i = 0; i < s.k; i++) {
         if (kf_bt_precision_amx_split(out[i].precision) && (odd < 0 ? (odd = has_odd_depth(r)) : odd)) continue;
+        int f = out[i].em->plan_fusion ? out[i].em->plan_fusion(&out[i], out[i].fusion) : out[i].fusion;
+        if (out[i].precision == KF_BT_AMX_BF16C && f == KF_BT_FUSE_ROWS && (rows < 0 ? (rows = has_row_panels(r)) : rows))
+            continue;
         out[k++] = out[i];
     }
     return k;
