@@ -248,8 +248,8 @@ typedef enum kf_bt_precision {
                                  (their mean over sampled rows taken off,
                                  its products with B added back in fp32):
                                  one tile product, about half BF16's error
-                                 where A's columns have a mean (x >= 0), a
-                                 few percent slower; for GEMMs without row
+                                 where A's columns have a mean (x >= 0),
+                                 7-14% slower; for GEMMs without row
                                  panels; 6 and 7 centre too */
 } kf_bt_precision;
 

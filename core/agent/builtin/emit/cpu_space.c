@@ -501,8 +501,9 @@ static double gemm_eff(const kf_bt_point *pt, const kf_bt_gemm_work *w, int thre
        between the two) */
     if (pt->precision == KF_BT_AMX_BF16X2) e = 1.5 * (p[KC_MR] == 32 && p[KC_NR] == 32 ? 1.0 : 0.8);
     /* bf16 with A's columns centred: the centre and its products with B
-       while packing (2-core Xeon, micro.sh, problem 30: 5-9% slower) */
-    if (pt->precision == KF_BT_AMX_BF16C) e = 1.85 * (p[KC_MR] == 32 && p[KC_NR] == 32 ? 1.0 : 0.8);
+       while packing (2-core Xeon, micro.sh, problem 30: 7-14% slower,
+       bench/results/xeon2-cpu-ort-2026-11-25d/study/bf16c-cost.txt) */
+    if (pt->precision == KF_BT_AMX_BF16C) e = 1.8 * (p[KC_MR] == 32 && p[KC_NR] == 32 ? 1.0 : 0.8);
     int on_tiles = kf_bt_precision_amx(pt->precision);
     /* vector width and registers: AVX-512 16 floats x 32, AVX2 8 x 16,
        NEON (aarch64) 4 x 32 */
