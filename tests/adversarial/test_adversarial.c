@@ -270,6 +270,23 @@ KF_TEST_TIMEOUT(impossible_speed_passes_verify_but_fails_profile, 180)
     teardown(&f);
 }
 
+/* one element wrong in the timed runs only: stale, and the summary says a
+ * precision at the edge of the tolerance fits as well as a cache; a whole
+ * output replayed (impossible_speed.c) gets no such clause */
+KF_TEST_TIMEOUT(one_element_off_in_timed_runs_names_precision_too, 180)
+{
+    fixture f;
+    run(&f, "edge_precision.c", 1);
+    CHECK_VERDICT(&f, KF_FAIL_STALE);
+    KF_CHECK_INT(f.res.trials_run, 5);
+    KF_CHECK_CONTAINS(f.res.summary, "1 of ");
+    KF_CHECK_CONTAINS(f.res.summary, "so few wrong also fits a reduced precision at the edge of the tolerance");
+    teardown(&f);
+    run(&f, "impossible_speed.c", 1);
+    KF_CHECK(strstr(f.res.summary, "so few wrong") == NULL);
+    teardown(&f);
+}
+
 KF_TEST_TIMEOUT(compile_error_returns_the_compiler_log, 120)
 {
     fixture f;
