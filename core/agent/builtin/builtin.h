@@ -250,7 +250,8 @@ typedef enum kf_bt_precision {
                                  one tile product, about half BF16's error
                                  where A's columns have a mean (x >= 0),
                                  7-14% slower; for GEMMs without row
-                                 panels; 6 and 7 centre too */
+                                 panels; 6 and 7 centre too there (not
+                                 in row panels) */
 } kf_bt_precision;
 
 /* 1 for the precisions that run on Intel AMX tiles (5, 6, 7, 8) */
