@@ -1633,6 +1633,21 @@ KF_TEST(broad_amx_bf16_miss_skips_2xbf16)
                      g2.cand ? g2.cand->notes : "no candidate");
         if (k == 0) KF_CHECK_CONTAINS(g2.label, "too many for 2xbf16");
         else KF_CHECK(strstr(g2.label, "too many for 2xbf16") == NULL);
+        /* and the miss is remembered for the problem (the saved history has it) */
+        char *state = a->ops->save_state(a);
+        kf_bt_history h;
+        KF_CHECK_MSG(state && kf_bt_history_from_json(state, &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &h, &err) == 0,
+                     "%s", err.msg);
+        if (state && h.v) {
+            int pr = k == 3 ? KF_BT_AMX_BF16C : KF_BT_AMX_BF16;
+            KF_CHECK_NEAR(h.missed[pr], (double)bad[k] / 1048576, 1e-12);
+            KF_CHECK(kf_bt_precision_ruled_out(&h, pr));
+            KF_CHECK_INT(kf_bt_precision_ruled_out(&h, KF_BT_AMX_BF16C), k != 2 || pr == KF_BT_AMX_BF16C);
+            KF_CHECK_INT(kf_bt_precision_ruled_out(&h, KF_BT_AMX_BF16X2), k == 0);
+            KF_CHECK(!kf_bt_precision_ruled_out(&h, KF_BT_AMX_BF16X3));
+        }
+        kf_bt_history_free(&h);
+        free(state);
         kf_gen_result_free(&g1);
         kf_gen_result_free(&g2);
         kf_candidate_free(best);
@@ -1641,6 +1656,62 @@ KF_TEST(broad_amx_bf16_miss_skips_2xbf16)
     free(ra[0].params);
     free(rc[0].params);
     for (int i = 0; i < 3; i++) free(rs[i].params);
+    unload(&l);
+}
+
+/* A reduced precision that missed the tolerance on a problem is not
+ * offered again at other knobs; fp32 and the 3x splits never are ruled
+ * out; the analysis leaves them out of its recommendations. */
+KF_TEST(precision_misses_are_remembered)
+{
+    kf_bt_history h;
+    memset(&h, 0, sizeof h);
+    kf_bt_history_missed(&h, KF_BT_AMX_BF16, 3e-6);
+    KF_CHECK(kf_bt_precision_ruled_out(&h, KF_BT_AMX_BF16));
+    KF_CHECK(!kf_bt_precision_ruled_out(&h, KF_BT_AMX_BF16C));
+    KF_CHECK(!kf_bt_precision_ruled_out(&h, KF_BT_AMX_BF16X2));
+    kf_bt_history_missed(&h, KF_BT_AMX_BF16, 1e-6);   /* the largest is kept */
+    KF_CHECK_NEAR(h.missed[KF_BT_AMX_BF16], 3e-6, 1e-15);
+    kf_bt_history_missed(&h, KF_BT_AMX_BF16, 2e-4);
+    KF_CHECK(kf_bt_precision_ruled_out(&h, KF_BT_AMX_BF16C));
+    KF_CHECK(!kf_bt_precision_ruled_out(&h, KF_BT_AMX_BF16X2));
+    kf_bt_history_missed(&h, KF_BT_AMX_BF16, 9e-3);
+    KF_CHECK(kf_bt_precision_ruled_out(&h, KF_BT_AMX_BF16X2));
+    kf_bt_history_missed(&h, KF_BT_FP32, 0.5);
+    kf_bt_history_missed(&h, KF_BT_AMX_BF16X3, 0.5);
+    KF_CHECK(!kf_bt_precision_ruled_out(&h, KF_BT_FP32));
+    KF_CHECK(!kf_bt_precision_ruled_out(&h, KF_BT_AMX_BF16X3));
+    KF_CHECK(!kf_bt_precision_ruled_out(&h, 99));
+    /* the analysis of an AMX point leaves the ruled-out precisions out */
+    loaded l;
+    load(&l, "problems/level2/30_Gemm_GroupNorm_Hardtanh.json", "small");
+    kf_bt_point p;
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, NULL, &p);
+    p.precision = KF_BT_AMX_BF16X2;
+    p.fusion = KF_BT_FUSE_EPILOGUE;
+    p.knob[KC_PACK] = 1; p.knob[KC_MR] = 32; p.knob[KC_NR] = 32; p.knob[KC_KC] = 256;
+    kf_eval_result ev;
+    fake_eval(&l.r, 1e-3, 0.05, &ev);
+#if defined(__x86_64__)
+    int granted = syscall(SYS_arch_prctl, 0x1023, 18) == 0 && kf_bt_emit_c.offerable(&p);
+#else
+    int granted = 0;
+#endif
+    for (int with = 0; with < 2; with++) {   /* without the misses (where AMX is offered: bf16 or bf16c among them), with */
+        kf_bt_history h0;
+        memset(&h0, 0, sizeof h0);
+        kf_analysis an = {0};
+        kf_error err = {0};
+        KF_CHECK_MSG(kf_bt_analyze(with ? &h : &h0, &l.r, &p, &ev, 0, 0.9, &an, &err) == 0, "%s", err.msg);
+        int cheaper = 0;
+        for (int i = 0; i < an.n_recs; i++)
+            cheaper += strstr(an.recs[i].params, "\"precision\":5,") || strstr(an.recs[i].params, "\"precision\":8,");
+        if (with) KF_CHECK_INT(cheaper, 0);
+        else if (granted) KF_CHECK_MSG(cheaper > 0, "no bf16 or bf16c among %d recommendations", an.n_recs);
+        kf_analysis_free(&an);
+        kf_bt_history_free(&h0);
+    }
+    kf_bt_history_free(&h);
     unload(&l);
 }
 

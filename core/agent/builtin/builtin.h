@@ -336,9 +336,14 @@ typedef struct kf_bt_tried {
     double time_s;            /* median, 0 if it failed */
 } kf_bt_tried;
 
+#define KF_BT_N_PRECISIONS 9   /* kf_bt_precision 0 .. 8 */
+
 typedef struct kf_bt_history {
     int n, cap;
     kf_bt_tried *v;
+    double missed[KF_BT_N_PRECISIONS];   /* per precision, the largest fraction of an
+                                            output's elements its candidates got wrong
+                                            on this problem (0: none missed) */
     kf_bt_point last_rec;     /* the point the last analysis put first */
     double last_rec_gain;     /* its expected gain, 0 if none */
     int have_last_rec;
@@ -351,8 +356,18 @@ void kf_bt_history_free(kf_bt_history *h);
 /* Records (or updates) a tried point. */
 int kf_bt_history_add(kf_bt_history *h, const kf_bt_point *pt, double time_s);
 int kf_bt_history_has(const kf_bt_history *h, const kf_bt_point *pt);
+/* A candidate of `precision` got `frac` of an output's elements wrong
+ * (mismatch or stale): kept as the largest seen. */
+void kf_bt_history_missed(kf_bt_history *h, int precision, double frac);
+/* 1 when the analysis should not offer `precision` on this problem again:
+ * a reduced precision that missed the tolerance (at any knobs: the
+ * rounding, not the tiling, decides), bf16c after bf16 missed in more
+ * than 1 element in 100000, 2xbf16 after bf16 missed in more than 1 in
+ * 1000 (the agent's ladder, builtin_agent.c) */
+int kf_bt_precision_ruled_out(const kf_bt_history *h, int precision);
 /* The history as JSON text (malloc'ed): {"tried": [{"point": {...},
- * "time_s": T}, ...], "last_rec": {...} or null, "last_rec_gain": G}; and
+ * "time_s": T}, ...], "last_rec": {...} or null, "last_rec_gain": G,
+ * "missed": [f0, .. f8]}; and
  * back, each point read as kf_bt_point_from_json() reads it (the run's
  * emitter, backend, r, dev).  On success *out replaces nothing: the caller frees the
  * old history first.  Returns 0, or -1 with a one-line error. */

@@ -177,6 +177,20 @@ static int bt_generate(kf_agent *a, const kf_agent_ctx *ctx, const kf_gen_reques
     }
     kf_bt_point pt;
     const char *why = NULL;
+    /* a builtin candidate that got elements wrong (in the trials, or in
+       timed runs on fresh inputs: stale, whose stats are the trials', so
+       the miss is recorded as the smallest): its precision is remembered
+       for this problem (kf_bt_precision_ruled_out) */
+    if (req->last && req->last_eval &&
+        (req->last_eval->verdict == KF_FAIL_MISMATCH || req->last_eval->verdict == KF_FAIL_STALE) &&
+        point_of(req->last, ctx, &pt) == 0) {
+        double frac = req->last_eval->verdict == KF_FAIL_STALE ? 1e-9 : 0;
+        for (int o = 0; req->last_eval->stats && o < req->last_eval->n_outputs; o++)
+            if (req->last_eval->stats[o].n_elems > 0 &&
+                (double)req->last_eval->stats[o].n_bad / (double)req->last_eval->stats[o].n_elems > frac)
+                frac = (double)req->last_eval->stats[o].n_bad / (double)req->last_eval->stats[o].n_elems;
+        kf_bt_history_missed(&im->hist, pt.precision, frac);
+    }
     switch (req->kind) {
     case KF_GEN_BASELINE:
         kf_bt_point_baseline(emitter(ctx), ctx->backend, &pt);

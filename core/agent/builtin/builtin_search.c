@@ -324,6 +324,21 @@ static kf_bt_tried *find_tried(const kf_bt_history *h, const kf_bt_point *pt)
 
 int kf_bt_history_has(const kf_bt_history *h, const kf_bt_point *pt) { return find_tried(h, pt) != NULL; }
 
+void kf_bt_history_missed(kf_bt_history *h, int precision, double frac)
+{
+    if (precision >= 0 && precision < KF_BT_N_PRECISIONS && frac > h->missed[precision]) h->missed[precision] = frac;
+}
+
+int kf_bt_precision_ruled_out(const kf_bt_history *h, int precision)
+{
+    if (precision < 0 || precision >= KF_BT_N_PRECISIONS) return 0;
+    int lossy = precision != KF_BT_FP32 && precision != KF_BT_BF16X3 && precision != KF_BT_AMX_BF16X3;
+    if (lossy && h->missed[precision] > 0) return 1;
+    if (precision == KF_BT_AMX_BF16C && h->missed[KF_BT_AMX_BF16] > 1e-5) return 1;
+    if (precision == KF_BT_AMX_BF16X2 && h->missed[KF_BT_AMX_BF16] > 1e-3) return 1;
+    return 0;
+}
+
 int kf_bt_history_add(kf_bt_history *h, const kf_bt_point *pt, double time_s)
 {
     kf_bt_tried *t = find_tried(h, pt);
@@ -364,6 +379,9 @@ char *kf_bt_history_json(const kf_bt_history *h)
     json_object_object_add(o, "tried", tried);
     json_object_object_add(o, "last_rec", h->have_last_rec ? point_obj(&h->last_rec) : NULL);
     json_object_object_add(o, "last_rec_gain", json_object_new_double(h->last_rec_gain));
+    json_object *missed = json_object_new_array();
+    for (int p = 0; p < KF_BT_N_PRECISIONS; p++) json_object_array_add(missed, json_object_new_double(h->missed[p]));
+    json_object_object_add(o, "missed", missed);
     char *s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
     json_object_put(o);
     return s;
@@ -398,6 +416,9 @@ static int history_fill(json_object *o, const kf_bt_emitter *em, const char *bac
         h->have_last_rec = 1;
         if (json_object_object_get_ex(o, "last_rec_gain", &v) && v) h->last_rec_gain = json_object_get_double(v);
     }
+    if (json_object_object_get_ex(o, "missed", &v) && v && json_object_is_type(v, json_type_array))   /* older files: none */
+        for (size_t p = 0; p < json_object_array_length(v) && p < KF_BT_N_PRECISIONS; p++)
+            kf_bt_history_missed(h, (int)p, json_object_get_double(json_object_array_get_idx(v, p)));
     return 0;
 }
 
@@ -663,7 +684,7 @@ int kf_bt_analyze(kf_bt_history *h, const kf_resolved *r, const kf_bt_point *cur
     double tcur = model_time(cur, &w, rf);
     double gap = tcur > 0 ? t / tcur : 1;   /* measured / modelled */
     for (int i = 0; i < n; i++) {
-        if (kf_bt_history_has(h, &nb[i])) continue;
+        if (kf_bt_history_has(h, &nb[i]) || kf_bt_precision_ruled_out(h, nb[i].precision)) continue;
         double g = tcur / model_time(&nb[i], &w, rf);
         int ck = nb[i].fusion == cur->fusion;
         /* compute-bound and below the target: assume a quarter (in log
