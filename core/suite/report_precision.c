@@ -104,13 +104,17 @@ void kf_report_entry_precision(kf_report_entry *e, const char *best_dir)
         if (u >= 0 && u <= 2) name = kf_report_cpu_unit_name((int)u);   /* no cast of an out-of-range double */
     }
     json_object_put(ev);
-    /* the built-in agent's search point, from the candidate's notes */
-    if (step_len >= 0) snprintf(path, sizeof path, "%s/%s/candidate.json", e->run_dir, best_dir);
-    else snprintf(path, sizeof path, "%s/%s/candidate/candidate.json", e->run_dir, best_dir);
-    json_object *c = read_json(path);
-    int p = c && json_object_object_get_ex(c, "notes", &v) && json_object_is_type(v, json_type_string)
+    /* the built-in agent's search point, from the candidate's notes: read
+       without a counter, and beside amx-bf16 (bf16 or bf16c) */
+    int p = -1;
+    if (!name || !strcmp(name, "amx-bf16")) {
+        if (step_len >= 0) snprintf(path, sizeof path, "%s/%s/candidate.json", e->run_dir, best_dir);
+        else snprintf(path, sizeof path, "%s/%s/candidate/candidate.json", e->run_dir, best_dir);
+        json_object *c = read_json(path);
+        p = c && json_object_object_get_ex(c, "notes", &v) && json_object_is_type(v, json_type_string)
                 ? point_precision(json_object_get_string(v)) : -1;
-    json_object_put(c);
+        json_object_put(c);
+    }
     if (name) {
         /* bf16c runs on the same unit as bf16 (the tiles' peak): the point
            tells the two apart */

@@ -179,6 +179,12 @@ typedef struct kf_bt_plan {
  * is materialised (store != LOCAL) when it is the last value of its group,
  * a problem output, or read by a later group. */
 int kf_bt_plan_build(const kf_resolved *r, kf_bt_fusion fusion, kf_bt_plan *out, kf_error *err);
+/* 1 when GEMM group g runs in row panels with its row op (C emitter:
+ * emit_gemm_group, never the column-split AMX GEMM; a GEMV excepted) */
+static inline int kf_bt_gemm_in_row_panels(const kf_bt_group *g)
+{
+    return g->kind == KF_BT_GEMM && g->fused_into < 0 && g->row_tail >= 0 && g->gemm.N != 1;
+}
 /* 1 when a GEMM group of the plan has an odd depth K: 2xbf16 and 3xbf16 on
  * AMX keep both bf16 parts of a panel in its fp32 room, so the C emitter
  * refuses them then and the search does not offer them */
@@ -260,6 +266,20 @@ static inline int kf_bt_precision_amx(int precision)
     return precision == KF_BT_AMX_BF16 || precision == KF_BT_AMX_BF16X2 || precision == KF_BT_AMX_BF16X3 ||
            precision == KF_BT_AMX_BF16C;
 }
+/* 1 for a precision with fewer mantissa bits than fp32 in its products
+ * (fp16 storage, TF32, bf16, AMX bf16, bf16c, 2xbf16): one that may miss a
+ * tolerance by a few elements, correct by construction or not; fp32 and
+ * the 3x splits are near fp32 */
+static inline int kf_bt_precision_lossy(int precision)
+{
+    return precision != KF_BT_FP32 && precision != KF_BT_BF16X3 && precision != KF_BT_AMX_BF16X3;
+}
+/* The fractions of an output's elements wrong that decide the AMX ladder
+ * (builtin_agent.c, kf_bt_precision_ruled_out): after a bf16 miss above
+ * BROAD, 2xbf16 is passed over for 3xbf16; bf16c is tried only after a
+ * miss at most SLIGHT */
+#define KF_BT_MISS_BROAD 1e-3
+#define KF_BT_MISS_SLIGHT 1e-5
 /* 1 for the AMX precisions whose column-split GEMM centres A's columns
  * (cpu_gemm_amx.c's kf_amx_centre): bf16c, 2xbf16 and 3xbf16 */
 static inline int kf_bt_precision_amx_centred(int precision)

@@ -100,6 +100,17 @@ static int build(const kf_agent_ctx *ctx, const kf_bt_point *pt, kf_gen_result *
     return 0;
 }
 
+/* The largest fraction of an output's elements that ev got wrong (its
+ * stats: the trials'); 0 without stats. */
+static double miss_fraction(const kf_eval_result *ev)
+{
+    double frac = 0;
+    for (int o = 0; ev->stats && o < ev->n_outputs; o++)
+        if (ev->stats[o].n_elems > 0 && (double)ev->stats[o].n_bad / (double)ev->stats[o].n_elems > frac)
+            frac = (double)ev->stats[o].n_bad / (double)ev->stats[o].n_elems;
+    return frac;
+}
+
 /* An optimization variant failed while a correct best exists.  The builtin
  * candidates are correct by construction, so the cause is a reduced
  * precision that missed the tolerance, or a limit of the device (a kernel's
@@ -118,8 +129,7 @@ static int variant_failed(bt_impl *im, const kf_agent_ctx *ctx, const kf_gen_req
         return 0;
     /* a GEMM on fewer mantissa bits than fp32 (fp16 storage, TF32, bf16) may
        miss a tolerance by a few elements, correct by construction or not */
-    int lossy = failed.precision != KF_BT_FP32 && failed.precision != KF_BT_BF16X3 &&
-                failed.precision != KF_BT_AMX_BF16X3;
+    int lossy = kf_bt_precision_lossy(failed.precision);
     /* bf16 on the tiles wrong in more than 1 element in 1000: 2xbf16, which
        keeps B's rounding (0.4-0.7 of bf16's error), missed too where this was
        measured (problem 62: 9634 of 1048576 wrong with bf16, 4459 with 2xbf16;
@@ -132,11 +142,9 @@ static int variant_failed(bt_impl *im, const kf_agent_ctx *ctx, const kf_gen_req
     int broad = 0, slight = 0;
     if ((failed.precision == KF_BT_AMX_BF16 || failed.precision == KF_BT_AMX_BF16C) && req->last_eval &&
         req->last_eval->verdict == KF_FAIL_MISMATCH && req->last_eval->stats) {
-        slight = failed.precision == KF_BT_AMX_BF16;
-        for (int o = 0; o < req->last_eval->n_outputs; o++) {
-            broad |= req->last_eval->stats[o].n_bad * 1000 > req->last_eval->stats[o].n_elems;
-            slight &= req->last_eval->stats[o].n_bad * 100000 <= req->last_eval->stats[o].n_elems;
-        }
+        double frac = miss_fraction(req->last_eval);
+        broad = frac > KF_BT_MISS_BROAD;
+        slight = failed.precision == KF_BT_AMX_BF16 && frac <= KF_BT_MISS_SLIGHT;
     }
     const kf_analysis *an = req->analysis;
     for (int i = 0; an && i < an->n_recs; i++) {
@@ -184,12 +192,8 @@ static int bt_generate(kf_agent *a, const kf_agent_ctx *ctx, const kf_gen_reques
     if (req->last && req->last_eval &&
         (req->last_eval->verdict == KF_FAIL_MISMATCH || req->last_eval->verdict == KF_FAIL_STALE) &&
         point_of(req->last, ctx, &pt) == 0) {
-        double frac = req->last_eval->verdict == KF_FAIL_STALE ? 1e-9 : 0;
-        for (int o = 0; req->last_eval->stats && o < req->last_eval->n_outputs; o++)
-            if (req->last_eval->stats[o].n_elems > 0 &&
-                (double)req->last_eval->stats[o].n_bad / (double)req->last_eval->stats[o].n_elems > frac)
-                frac = (double)req->last_eval->stats[o].n_bad / (double)req->last_eval->stats[o].n_elems;
-        kf_bt_history_missed(&im->hist, pt.precision, frac);
+        double frac = miss_fraction(req->last_eval);
+        kf_bt_history_missed(&im->hist, pt.precision, req->last_eval->verdict == KF_FAIL_STALE && frac < 1e-9 ? 1e-9 : frac);
     }
     switch (req->kind) {
     case KF_GEN_BASELINE:

@@ -277,10 +277,7 @@ static int has_row_panels(const kf_resolved *r)
     kf_bt_plan plan;
     if (!r || kf_bt_plan_build(r, KF_BT_FUSE_ROWS, &plan, NULL) != 0) return 0;
     int rows = 0;
-    for (int gi = 0; gi < plan.n_groups; gi++) {
-        const kf_bt_group *g = &plan.groups[gi];
-        rows |= g->kind == KF_BT_GEMM && g->fused_into < 0 && g->row_tail >= 0 && g->gemm.N != 1;
-    }
+    for (int gi = 0; gi < plan.n_groups; gi++) rows |= kf_bt_gemm_in_row_panels(&plan.groups[gi]);
     kf_bt_plan_free(&plan);
     return rows;
 }
@@ -332,10 +329,9 @@ void kf_bt_history_missed(kf_bt_history *h, int precision, double frac)
 int kf_bt_precision_ruled_out(const kf_bt_history *h, int precision)
 {
     if (precision < 0 || precision >= KF_BT_N_PRECISIONS) return 0;
-    int lossy = precision != KF_BT_FP32 && precision != KF_BT_BF16X3 && precision != KF_BT_AMX_BF16X3;
-    if (lossy && h->missed[precision] > 0) return 1;
-    if (precision == KF_BT_AMX_BF16C && h->missed[KF_BT_AMX_BF16] > 1e-5) return 1;
-    if (precision == KF_BT_AMX_BF16X2 && h->missed[KF_BT_AMX_BF16] > 1e-3) return 1;
+    if (kf_bt_precision_lossy(precision) && h->missed[precision] > 0) return 1;
+    if (precision == KF_BT_AMX_BF16C && h->missed[KF_BT_AMX_BF16] > KF_BT_MISS_SLIGHT) return 1;
+    if (precision == KF_BT_AMX_BF16X2 && h->missed[KF_BT_AMX_BF16] > KF_BT_MISS_BROAD) return 1;
     return 0;
 }
 

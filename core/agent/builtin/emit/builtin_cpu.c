@@ -1931,8 +1931,7 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
        (emit_gemm_group_amx) has: refused where a GEMM would run in row
        panels instead, rather than emitted as plain bf16 under its name */
     for (int gi = 0; pt->precision == KF_BT_AMX_BF16C && pt->knob[KC_PACK] && gi < plan->n_groups; gi++) {
-        const kf_bt_group *gr = &plan->groups[gi];
-        if (gr->kind == KF_BT_GEMM && gr->fused_into < 0 && sum_row[gi] < 0 && gr->row_tail >= 0 && gr->gemm.N != 1) {
+        if (sum_row[gi] < 0 && kf_bt_gemm_in_row_panels(&plan->groups[gi])) {
             free(sum_row);
             free(sum_ac);
             free(g.declared);
