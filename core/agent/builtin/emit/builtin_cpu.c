@@ -78,6 +78,26 @@ static const char GEMM_LIB[] =
     "#error \"KF_NR must be a multiple of the vector width\"\n"
     "#endif\n"
     "#define KF_NV (KF_NR / KF_VL)\n"
+    "/* Per-thread work buffers (packed panels, the row panel, the AMX claim\n"
+    " * states and centres) are kept for the calling thread from one call to the\n"
+    " * next, slot by slot, and grown when a call needs more.  Allocated and\n"
+    " * freed on every call, they landed at fresh addresses (glibc's aligned\n"
+    " * allocations fragment the heap) and every call faulted their pages in\n"
+    " * again: 528 faults a thread and call for problem 9's AMX kernel on the\n"
+    " * 2-core VM, 2 MiB zeroed by the kernel each time.  Never freed: they live\n"
+    " * as long as the thread (a thread pool's threads, as in a BLAS library).\n"
+    " * NULL when out of memory. */\n"
+    "enum { KF_KEEP_PACK, KF_KEEP_PANEL, KF_KEEP_STATE, KF_KEEP_CENTRE_B, KF_KEEP_CENTRES, KF_KEEP_SLOTS };\n"
+    "static __attribute__((unused)) void *kf_keep(int slot, size_t bytes)\n"
+    "{\n"
+    "    static __thread struct { void *p; size_t n; } kept[KF_KEEP_SLOTS];\n"
+    "    if (kept[slot].n < bytes) {\n"
+    "        free(kept[slot].p);\n"
+    "        kept[slot].p = aligned_alloc(64, (bytes + 63) / 64 * 64);\n"
+    "        kept[slot].n = kept[slot].p ? bytes : 0;\n"
+    "    }\n"
+    "    return kept[slot].p;\n"
+    "}\n"
     "\n";
 
 /* fp32: packing copies, the micro-kernel broadcasts A and FMAs B rows. */
@@ -1191,7 +1211,7 @@ static void emit_gemm_group(gen_t *g, int gi)
                         "        if (mg < 1) mg = 1;\n"
                         "        #pragma omp parallel num_threads(nt)\n"
                         "        {\n"
-                        "            float *bp = aligned_alloc(64, %" PRId64 " * sizeof(float));\n"
+                        "            float *bp = kf_keep(KF_KEEP_PACK, %" PRId64 " * sizeof(float));\n"
                         "            float tb[KF_MR * KF_NR] __attribute__((aligned(64)));\n"
                         "            int fail = bp == NULL;\n"
                         "            #pragma omp for schedule(dynamic, 1)\n"
@@ -1215,7 +1235,6 @@ static void emit_gemm_group(gen_t *g, int gi)
                         "                        }\n"
                         "                }\n"
                         "            }\n"
-                        "            free(bp);\n"
                         "        }\n"
                         "    }\n}\n\n",
                         sa, KB, MP, KC, K, KC, K, KC, M, M, K, MP * MR, NC, NC, N, N, MP, (NC * KC + 15) / 16 * 16,
@@ -1231,7 +1250,7 @@ static void emit_gemm_group(gen_t *g, int gi)
         kf_sb_printf(b,
                         "        #pragma omp parallel num_threads(nt)\n"
                         "        {\n"
-                        "            float *ap = aligned_alloc(64, %" PRId64 " * sizeof(float));\n"
+                        "            float *ap = kf_keep(KF_KEEP_PACK, %" PRId64 " * sizeof(float));\n"
                         "            float tb[KF_MR * KF_NR] __attribute__((aligned(64)));\n"
                         "            int fail = ap == NULL;\n"
                         "            #pragma omp for collapse(2) schedule(static)\n"
@@ -1262,7 +1281,6 @@ static void emit_gemm_group(gen_t *g, int gi)
                         "                            }\n"
                         "                    }\n"
                         "                }\n"
-                        "            free(ap);\n"
                         "        }\n"
                         "    }\n}\n\n",
                         (MC * KC + 15) / 16 * 16, KB, NP, KC, K, KC, K, KC, ldb, gm->trans_b, N, NP * NR, NR,
@@ -1292,8 +1310,8 @@ static void emit_gemm_group(gen_t *g, int gi)
                     "            }\n"
                     "        #pragma omp parallel num_threads(nt)\n"
                     "        {\n"
-                    "            float *ap = aligned_alloc(64, %" PRId64 " * sizeof(float));\n"
-                    "            float *panel = aligned_alloc(64, %" PRId64 " * sizeof(float));   /* MC x N row panel */\n"
+                    "            float *ap = kf_keep(KF_KEEP_PACK, %" PRId64 " * sizeof(float));\n"
+                    "            float *panel = kf_keep(KF_KEEP_PANEL, %" PRId64 " * sizeof(float));   /* MC x N row panel */\n"
                     "            float tb[KF_MR * KF_NR] __attribute__((aligned(64)));\n"
                     "            int fail = ap == NULL || panel == NULL;\n"
                     "            #pragma omp for schedule(dynamic, 1)\n"
@@ -1333,8 +1351,6 @@ static void emit_gemm_group(gen_t *g, int gi)
     kf_sb_puts(b,
                   "                }\n"
                   "            }\n"
-                  "            free(ap);\n"
-                  "            free(panel);\n"
                   "        }\n"
                   "    }\n}\n\n");
 }
@@ -1394,15 +1410,11 @@ static void emit_gemm_group_amx(gen_t *g, int gi)
                     "    /* A's columns centred (KF_AMX_CENTRE): A - 1 cen goes to bf16, and the fp32\n"
                     "       products cen B (vp_, per depth block, while B is packed) start the tiles */\n"
                     "    const int centre_ = KF_AMX_CENTRE;\n"
-                    "    int *st = calloc((size_t)(kb_ * (mp_ + np_)), sizeof *st);   /* per panel and depth block: kf_claim */\n"
-                    "    float *vp_ = centre_ ? aligned_alloc(64, %" PRId64 " * sizeof(float)) : NULL;\n"
-                    "    float *cens_ = centre_ ? aligned_alloc(64, (size_t)nt * %" PRId64 " * sizeof(float)) : NULL;   /* a centre a thread */\n"
-                    "    if (!st || (centre_ && (!vp_ || !cens_))) {   /* outputs left unwritten: the check fails */\n"
-                    "        free(st);\n"
-                    "        free(vp_);\n"
-                    "        free(cens_);\n"
-                    "        return;\n"
-                    "    }\n",
+                    "    int *st = kf_keep(KF_KEEP_STATE, (size_t)(kb_ * (mp_ + np_)) * sizeof *st);   /* per panel and depth block: kf_claim */\n"
+                    "    float *vp_ = centre_ ? kf_keep(KF_KEEP_CENTRE_B, %" PRId64 " * sizeof(float)) : NULL;\n"
+                    "    float *cens_ = centre_ ? kf_keep(KF_KEEP_CENTRES, (size_t)nt * %" PRId64 " * sizeof(float)) : NULL;   /* a centre a thread */\n"
+                    "    if (!st || (centre_ && (!vp_ || !cens_)))   /* outputs left unwritten: the check fails */\n"
+                    "        return;\n",
                     M, N, M, K, gm->trans_b ? "B^T (B is N x K, packed by rows)" : "B (K x N)", gm->batch, MR, NR, KC,
                     KB == 1 ? "all of K: C stays in the tiles" : "C through memory between them", GN, sb, sa, MP,
                     NP, KB, KC, GN, (KB * NP * NR + 15) / 16 * 16, (K + 15) / 16 * 16);
@@ -1417,7 +1429,7 @@ static void emit_gemm_group_amx(gen_t *g, int gi)
                     "            /* one row group (tm_ 1): no other thread reads this thread's B panels, so\n"
                     "               they go to a buffer of its own, reused for each group of gn_ (it stays\n"
                     "               in L2 and is never written back to memory, as the shared one is) */\n"
-                    "            float *own = tm_ == 1 ? aligned_alloc(64, (size_t)(gn_ * KF_NR * kc_) * sizeof(float)) : NULL;\n"
+                    "            float *own = tm_ == 1 ? kf_keep(KF_KEEP_PACK, (size_t)(gn_ * KF_NR * kc_) * sizeof(float)) : NULL;\n"
                     "            /* the centre: each thread its own copy, for the panels it packs */\n"
                     "            float *cen_ = cens_ ? cens_ + t * %" PRId64 " : NULL;\n"
                     "            if (cen_) kf_amx_centre(Ab, %" PRId64 ", %" PRId64 ", %" PRId64 ", cen_);\n"
@@ -1465,12 +1477,8 @@ static void emit_gemm_group_amx(gen_t *g, int gi)
                     "                    }\n"
                     "                }\n"
                     "            }\n"
-                    "            free(own);\n"
                     "        }\n"
-                    "    }\n"
-                    "    free(st);\n"
-                    "    free(vp_);\n"
-                    "    free(cens_);\n}\n\n",
+                    "    }\n}\n\n",
                     (K + 15) / 16 * 16, K, M, K, K, K, M, M, K, MP * MR, K, K, gm->trans_b ? K : N, gm->trans_b, N, NP * NR,
                     gm->trans_b ? K : N, gm->trans_b, N, NP * NR, NP * NR, M, M, K, MP * MR, N, N, gi, MP * MR, NP * NR,
                     gr->last_value);
@@ -1616,7 +1624,7 @@ static void emit_gemm_skinny(gen_t *g, int gi)
     kf_sb_printf(b,
                     "        #pragma omp parallel num_threads(nt)\n"
                     "        {\n"
-                    "            float *bp = aligned_alloc(64, %" PRId64 " * sizeof(float));\n"
+                    "            float *bp = kf_keep(KF_KEEP_PACK, %" PRId64 " * sizeof(float));\n"
                     "            float tb[KF_MR * KF_NR] __attribute__((aligned(64)));\n"
                     "            int fail = bp == NULL;\n"
                     "            /* runs of ch_ contiguous panels, %d a thread, handed out as threads finish (a\n"
@@ -1665,7 +1673,6 @@ static void emit_gemm_skinny(gen_t *g, int gi)
                     "                                pb == 0, pb == %" PRId64 ", tb);\n"
                     "                }\n"
                     "            }\n"
-                    "            free(bp);\n"
                     "        }\n"
                     "    }\n}\n\n",
                     M, M, gi, MP * MR, last, KB - 1);
