@@ -218,21 +218,6 @@ static kf_status check_entry(kf_artifact *art, const char *entry, char **diag)
     return KF_ERR_COMPILE;
 }
 
-/* kforge stops the worker (SIGSTOP) right after every timed run and its
- * lead-in.  Where the candidate's OpenMP threads spin-wait when idle
- * (libgomp's default) the stop lands while they spin, and on the 16-core
- * H100 host (a VM) the next run then stalls: problem 9's AMX GEMM at 16
- * threads took 3.4-7.2 ms (median; p90 8-13 ms) against 1.2-1.4 ms (p90
- * 1.5-2.2 ms) with threads that sleep when idle.  On the 2-core VM the
- * opposite: 3.0 ms spinning, 5.6 ms sleeping.  So from 8 threads up the
- * threads sleep when idle, unless the user chose a wait policy.  Set before
- * the candidate's dlopen loads libgomp, which reads it then. */
-static void default_wait_policy(int threads)
-{
-    if (threads >= 8 && !getenv("OMP_WAIT_POLICY") && !getenv("GOMP_SPINCOUNT"))
-        setenv("OMP_WAIT_POLICY", "passive", 0);
-}
-
 /* Unbound, a candidate's OpenMP threads were often left on one CPU when the
  * worker resumed after a stop: on the 2-core VM problem 9's AMX GEMM took
  * 3.7-5.3 ms or 7.2-12.5 ms run by run (median 4.6-5.1 ms, the slow runs
@@ -256,7 +241,18 @@ kf_status kf_cpu_load(kf_artifact *art, char **error)
     void *gomp;
     if (art->entry)
         return KF_OK;
-    default_wait_policy(art->n_threads);
+    /* Idle OpenMP threads keep libgomp's own default (spin a while, then
+     * sleep), as in the user's program.  The worker used to set
+     * OMP_WAIT_POLICY=passive from 8 threads up: chosen before each timed run
+     * got its lead-in (core/eval/eval_profile.c), when a run right after a
+     * stop that landed on spinning threads stalled (16-core H100 host, problem
+     * 9's AMX GEMM: median 3.4-7.2 ms against 1.2-1.4 ms sleeping).  With the
+     * lead-in, spinning measures faster there: the suite's 19 best kernels
+     * (bench/results/xeon16-cpu-torch-2026-11-28/study), two rounds
+     * interleaved, geomean median 1.64 ms passive against 1.51 ms with
+     * libgomp's default spin (GOMP_SPINCOUNT=300000), lower on 15 of 19; p90
+     * 2.42 against 2.40 ms.  A wait policy the user sets reaches the worker
+     * as it is. */
     default_binding(art->n_threads);
     art->handle = dlopen(art->so_path, RTLD_NOW | RTLD_LOCAL);
     if (!art->handle) {

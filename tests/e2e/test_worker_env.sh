@@ -5,7 +5,8 @@
 # "libpocl.so.2" and the worker lost the GPU).
 set -u
 cpus=$(nproc)
-cases=("8|OMP_WAIT_POLICY||passive" "2|OMP_WAIT_POLICY||unset" "16|OMP_WAIT_POLICY|active|active"
+cases=("8|OMP_WAIT_POLICY||unset" "16|OMP_WAIT_POLICY||unset" "2|OMP_WAIT_POLICY||unset" "16|OMP_WAIT_POLICY|active|active"
+       "16|OMP_WAIT_POLICY|passive|passive"
        "|OMP_PROC_BIND||close" "$cpus|OMP_PROC_BIND||close" "$((cpus + 1))|OMP_PROC_BIND||close"
        "1|OMP_PROC_BIND||unset" "|OMP_PROC_BIND|spread|spread" "|OMP_PROC_BIND|false|false")
 [ "$cpus" -ge 3 ] && cases+=("$((cpus - 1))|OMP_PROC_BIND||unset")   # fewer threads than CPUs: unbound
@@ -32,9 +33,8 @@ rc=$?
 if [ $rc -eq 1 ] && echo "$out" | grep -q 'mismatch'; then echo "ok 3 - a variable off the sandbox's allow-list does not reach the worker"
 else echo "not ok 3 - a variable off the sandbox's allow-list does not reach the worker (exit $rc)"; echo "$out" | sed 's/^/# /' | head -20; fi
 # the worker's defaults for a candidate's OpenMP threads
-# (plugins/cpu-simd/compile.c, set in the worker): they sleep when idle from
-# 8 threads up (KFORGE_THREADS, else the usable CPUs), libgomp's own default
-# below; they are bound one to a CPU when they cover every usable CPU
+# (plugins/cpu-simd/compile.c, set in the worker): no wait policy at any
+# thread count (libgomp's own default, spin then sleep); they are bound one to a CPU when they cover every usable CPU
 # (KFORGE_THREADS unset or that many), unbound with fewer; what the user set
 # is kept
 i=3
