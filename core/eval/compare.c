@@ -35,6 +35,9 @@ int kf_compare_output(const float *got, const double *exp, int64_t n, double ato
             ref2 += e * e;
         }
         if (diff > st->max_abs_err) st->max_abs_err = diff;
+        double allow = isinf(diff) ? 0.0 : atol + rtol * fabs(e);
+        double frac = isinf(diff) ? INFINITY : allow > 0 ? diff / allow : (diff > 0 ? INFINITY : 0.0);
+        if (frac > st->max_tol_frac) st->max_tol_frac = frac;
         double scale = fabs(e) > atol ? fabs(e) : atol;
         double rel = isinf(diff) ? INFINITY : scale > 0 ? diff / scale : (diff > 0 ? INFINITY : 0.0);
         if (rel > st->max_rel_err) st->max_rel_err = rel;
@@ -102,6 +105,7 @@ void kf_output_stats_merge(kf_output_stats *worst, const kf_output_stats *s)
     worst->spread_applies |= s->spread_applies;
     if (s->max_abs_err > worst->max_abs_err || isnan(s->max_abs_err)) worst->max_abs_err = s->max_abs_err;
     if (s->max_rel_err > worst->max_rel_err || isnan(s->max_rel_err)) worst->max_rel_err = s->max_rel_err;
+    if (s->max_tol_frac > worst->max_tol_frac || isnan(s->max_tol_frac)) worst->max_tol_frac = s->max_tol_frac;
     if (s->rel_l2 > worst->rel_l2 || isnan(s->rel_l2)) worst->rel_l2 = s->rel_l2;
     if (s->n_bad > worst->n_bad) worst->n_bad = s->n_bad;
     if (s->n_nan > worst->n_nan) worst->n_nan = s->n_nan;

@@ -256,14 +256,29 @@ double **kf_ev_reference(kf_ev *e, uint64_t seed, kf_error *err)
     return ref;
 }
 
-/* Returns 0 to go on, 1 when the verdict is decided, -1 on a request error. */
+/* The worst element's share of its allowance over every output so far. */
+static double worst_tol_frac(const kf_eval_result *res)
+{
+    double w = 0;
+    for (int o = 0; o < res->n_outputs; o++)
+        if (res->stats[o].max_tol_frac > w) w = res->stats[o].max_tol_frac;
+    return w;
+}
+
+/* Returns 0 to go on, 1 when the verdict is decided, -1 on a request error.
+ * A pass whose worst element used more than KF_EDGE_TOL_FRAC of its
+ * allowance is at the tolerance's edge, where one draw of the inputs passes
+ * and another does not (a reduced precision: problem 88's centred 2xbf16
+ * at the cpu preset failed 3 of 8 verifications of 5 trials, one element
+ * each, and passed the others with its worst element at 0.74 of the
+ * allowance): such a pass needs KF_EDGE_TRIALS trials in all. */
 static int run_trials(kf_ev *e, kf_worker *w, kf_error *err)
 {
     kf_eval_result *res = e->res;
-    for (int t = 0; t < e->o.trials; t++) {
-        char when[64];
-        snprintf(when, sizeof when, "trial %d of %d (seed %llu)", t, e->o.trials,
-                 (unsigned long long)(e->o.seed + (uint64_t)t));
+    int n = e->o.trials;
+    for (int t = 0; t < n; t++) {
+        char when[96];
+        snprintf(when, sizeof when, "trial %d of %d (seed %llu)", t, n, (unsigned long long)(e->o.seed + (uint64_t)t));
         kf_ev_draw_set(e, 0, e->o.seed + (uint64_t)t);
         double **ref = kf_ev_reference(e, e->o.seed + (uint64_t)t, err);
         if (!ref) return -1;
@@ -285,7 +300,16 @@ static int run_trials(kf_ev *e, kf_worker *w, kf_error *err)
         kf_ev_free_refs(ref, e->r->problem->n_outputs);
         if (failed) {
             res->failed_trial = t;
+            if (t >= e->o.trials)
+                kf_sb_printf(&e->diag, "the first %d trials passed with the worst element at %.3g of its "
+                                       "tolerance, so %d trials were drawn in all: a precision at the edge of "
+                                       "the tolerance passes on some inputs and not on others\n",
+                             e->o.trials, res->edge_tol_frac, n);
             return 1;
+        }
+        if (t == n - 1 && n < KF_EDGE_TRIALS && worst_tol_frac(res) > KF_EDGE_TOL_FRAC) {
+            res->edge_tol_frac = worst_tol_frac(res);
+            n = KF_EDGE_TRIALS;
         }
     }
     return 0;
@@ -331,8 +355,8 @@ static void pass_summary(kf_ev *e)
         if (res->stats[o].max_abs_err > abs_err) abs_err = res->stats[o].max_abs_err;
         if (res->stats[o].rel_l2 > l2) l2 = res->stats[o].rel_l2;
     }
-    int n = snprintf(e->summary, sizeof e->summary, "pass: %d trials, max abs err %.3g, max rel L2 %.3g",
-                     res->trials_run, abs_err, l2);
+    int n = snprintf(e->summary, sizeof e->summary, "pass: %d trials%s, max abs err %.3g, max rel L2 %.3g",
+                     res->trials_run, res->edge_tol_frac > 0 ? " (near the tolerance's edge)" : "", abs_err, l2);
     if (res->profiled && n > 0 && (size_t)n < sizeof e->summary) {
         const kf_timing *t = &res->timing;
         n += snprintf(e->summary + n, sizeof e->summary - (size_t)n,
@@ -343,12 +367,17 @@ static void pass_summary(kf_ev *e)
                      res->roofline.fraction);
     }
     kf_sb_printf(&e->diag, "%s\n", e->summary);
+    if (res->edge_tol_frac > 0)
+        kf_sb_printf(&e->diag, "the first %d trials passed with the worst element at %.3g of its tolerance "
+                               "(atol + rtol |expected|), over %g: %d trials were drawn in all\n",
+                     e->o.trials, res->edge_tol_frac, KF_EDGE_TOL_FRAC, res->trials_run);
     for (int o = 0; o < res->n_outputs; o++)
-        kf_sb_printf(&e->diag, "  output %s: max abs err %.3g, max rel err %.3g, relative L2 %.3g (limit %g), "
-                               "error/spread %.3g (limit %g%s)\n",
+        kf_sb_printf(&e->diag, "  output %s: max abs err %.3g, max rel err %.3g, worst element at %.3g of its "
+                               "tolerance, relative L2 %.3g (limit %g), error/spread %.3g (limit %g%s)\n",
                      e->bound.pview.output_names[o], res->stats[o].max_abs_err, res->stats[o].max_rel_err,
-                     res->stats[o].rel_l2, e->r->problem->rel_l2, res->stats[o].rel_spread,
-                     e->r->problem->rel_spread, res->stats[o].spread_applies ? "" : "; constant reference, not applied");
+                     res->stats[o].max_tol_frac, res->stats[o].rel_l2, e->r->problem->rel_l2,
+                     res->stats[o].rel_spread, e->r->problem->rel_spread,
+                     res->stats[o].spread_applies ? "" : "; constant reference, not applied");
     for (int o = 0; o < res->n_outputs; o++)
         if (!res->stats[o].spread_applies && res->stats[o].n_elems > 1)
             kf_sb_printf(&e->diag, "warning: output %s: in every trial the reference had one value at all its elements "
@@ -450,7 +479,7 @@ static int evaluate(kf_ev *e, kf_plugin *plugin, int profile, const char *work, 
 
     char *exe = kf_worker_path();
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    double cpu_limit = (e->o.compile_timeout_s + (e->o.trials + 1) * e->o.run_timeout_s +
+    double cpu_limit = (e->o.compile_timeout_s + ((e->o.trials > KF_EDGE_TRIALS ? e->o.trials : KF_EDGE_TRIALS) + 1) * e->o.run_timeout_s +
                         (profile ? e->o.profile_timeout_s : 0)) * (double)(ncpu > 0 ? ncpu : 1) + 60;
     kf_worker_limits lim = {cpu_limit, e->o.mem_limit_bytes, e->o.sandbox, build_dir, NULL};
     kf_worker w;

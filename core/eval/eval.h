@@ -12,6 +12,9 @@
  *  - trials >= 5, fresh inputs per trial (seed + trial), outputs poisoned
  *    with NaN before every run, guard bands checked, inputs checked
  *    unchanged, allclose(atol, rtol) AND relative L2 per output;
+ *  - a pass whose worst element used more than KF_EDGE_TOL_FRAC of its
+ *    allowance (atol + rtol |expected|) is near the tolerance's edge and
+ *    needs KF_EDGE_TRIALS trials in all (more when trials asks for more);
  *  - the first mismatches and error statistics go into the result.
  * Timing, judged by the parent: warm-up discarded, then reps >= 20 timed
  * runs, each its own command whose round trip the parent times, on input
@@ -92,6 +95,10 @@ void kf_eval_opts_default(kf_eval_opts *o);
 
 #define KF_MAX_MISMATCHES 8
 
+/* Verification near the tolerance's edge (kf_eval_result.edge_tol_frac). */
+#define KF_EDGE_TOL_FRAC 0.5
+#define KF_EDGE_TRIALS 20
+
 typedef struct kf_mismatch {
     int output;
     int64_t index;
@@ -104,6 +111,9 @@ typedef struct kf_output_stats {
     double rel_spread;        /* ||got-exp||2 / ||exp-mean(exp)||2; 0 when the
                                  reference is constant up to float32 rounding */
     int spread_applies;       /* the reference varies (compare.c) */
+    double max_tol_frac;      /* the worst element's |got - exp| over its allowance
+                                 atol + rtol |exp| (over 1: it fails; inf for a
+                                 non-finite one): how near the tolerance's edge */
 } kf_output_stats;
 
 typedef struct kf_timing {
@@ -151,6 +161,9 @@ typedef struct kf_eval_result {
     int n_mismatches;
     kf_mismatch mismatches[KF_MAX_MISMATCHES];
     int trials_run;
+    double edge_tol_frac;     /* > 0: the first trials passed with the worst element
+                                 at this share of its tolerance, over KF_EDGE_TOL_FRAC,
+                                 so KF_EDGE_TRIALS were drawn in all */
     int profiled;
     kf_timing timing;
     kf_roofline roofline;

@@ -37,7 +37,8 @@
  * `got` but not equal to `exp`, rel_l2 is +inf.
  *
  * Fills *st (overwriting it): max_abs_err (inf when a bad element is
- * non-finite), max_rel_err = max |got-exp| / max(|exp|, atol), rel_l2,
+ * non-finite), max_rel_err = max |got-exp| / max(|exp|, atol), max_tol_frac =
+ * max |got-exp| / (atol + rtol |exp|) (inf for a non-finite bad element), rel_l2,
  * n_bad, n_nan, n_elems.  Appends the first failing elements to mm[] while
  * *n_mm < max_mm (output = `output`, flat index).  Returns 0 when the
  * output passes, else a mix of KF_CMP_* bits.

@@ -126,6 +126,7 @@ char *kf_eval_result_json(const kf_eval_result *res)
     }
     json_object_object_add(o, "failed_trial", json_object_new_int(res->failed_trial));
     json_object_object_add(o, "trials_run", json_object_new_int(res->trials_run));
+    json_object_object_add(o, "edge_tol_frac", num(res->edge_tol_frac));
     json_object_object_add(o, "summary", str(res->summary));
     json_object_object_add(o, "diagnostics", str(res->diagnostics));
     json_object_object_add(o, "sandbox", sandbox_json(res));
@@ -136,6 +137,7 @@ char *kf_eval_result_json(const kf_eval_result *res)
         json_object_object_add(e, "output", json_object_new_int(i));
         json_object_object_add(e, "max_abs_err", num(s->max_abs_err));
         json_object_object_add(e, "max_rel_err", num(s->max_rel_err));
+        json_object_object_add(e, "max_tol_frac", num(s->max_tol_frac));
         json_object_object_add(e, "rel_l2", num(s->rel_l2));
         json_object_object_add(e, "rel_spread", s->spread_applies ? num(s->rel_spread) : NULL);
         /* in every trial the reference had one value at all its elements:

@@ -95,6 +95,7 @@ static void load_stats(json_object *arr, kf_eval_result *res)
         kf_output_stats *s = &res->stats[i];
         s->max_abs_err = get_num(e, "max_abs_err");
         s->max_rel_err = get_num(e, "max_rel_err");
+        s->max_tol_frac = get_num(e, "max_tol_frac");
         s->rel_l2 = get_num(e, "rel_l2");
         s->n_bad = get_int(e, "n_bad");
         s->n_nan = get_int(e, "n_nan");
@@ -169,6 +170,7 @@ static int load_full(json_object *o, kf_eval_result *res)
     if (load_verdict(o, res) != 0) return -1;
     res->failed_trial = (int)get_int(o, "failed_trial");
     res->trials_run = (int)get_int(o, "trials_run");
+    res->edge_tol_frac = get_num(o, "edge_tol_frac");
     res->summary = get_str(o, "summary");
     res->diagnostics = get_str(o, "diagnostics");
     load_stats(get_obj(o, "stats", json_type_array), res);

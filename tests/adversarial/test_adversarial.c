@@ -287,6 +287,28 @@ KF_TEST_TIMEOUT(one_element_off_in_timed_runs_names_precision_too, 180)
     teardown(&f);
 }
 
+KF_TEST_TIMEOUT(a_pass_at_the_tolerance_edge_needs_more_trials, 180)
+{
+    fixture f;
+    /* worst element at 0.8 of its allowance: fifteen more trials, the
+       seventh fails before any timed run */
+    run(&f, "thin_margin.c", 1);
+    CHECK_VERDICT(&f, KF_FAIL_MISMATCH);
+    KF_CHECK_INT(f.res.failed_trial, 6);
+    KF_CHECK_INT(f.res.trials_run, 7);
+    KF_CHECK(f.res.edge_tol_frac > 0.75 && f.res.edge_tol_frac < 0.85);
+    KF_CHECK_CONTAINS(f.res.summary, "trial 6 of 20");
+    KF_CHECK_CONTAINS(f.res.diagnostics, "the first 5 trials passed with the worst element at 0.8");
+    teardown(&f);
+    /* an exact candidate: five trials, no edge */
+    run(&f, "correct.c", 0);
+    CHECK_VERDICT(&f, KF_PASS);
+    KF_CHECK_INT(f.res.trials_run, 5);
+    KF_CHECK(f.res.edge_tol_frac == 0);
+    KF_CHECK(f.res.stats[0].max_tol_frac < 0.01);
+    teardown(&f);
+}
+
 KF_TEST_TIMEOUT(compile_error_returns_the_compiler_log, 120)
 {
     fixture f;

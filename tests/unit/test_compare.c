@@ -161,6 +161,37 @@ KF_TEST(mismatch_list_is_bounded_and_in_order)
     }
 }
 
+/* The worst element's share of its allowance atol + rtol |expected|: what
+ * the evaluation reads to tell a pass near the tolerance's edge. */
+KF_TEST(worst_element_share_of_its_allowance)
+{
+    /* allowances: 0.01 + 0.01*100 = 1.01, 0.01 + 0.01*1 = 0.02, 0.01 */
+    float g[3] = {100.505f, 1.015f, 0.0f};
+    double e[3] = {100.0, 1.0, 0.0};
+    kf_output_stats st;
+    kf_mismatch mm[KF_MAX_MISMATCHES];
+    int n = 0;
+    KF_CHECK_INT(cmp(g, e, 3, 1e-2, 1e-2, 1.0, &st, mm, &n), 0);
+    KF_CHECK_NEAR(st.max_tol_frac, 0.75, 1e-5);   /* 0.015 / 0.02; 0.505 / 1.01 = 0.5 */
+    g[2] = 0.02f;   /* twice its allowance: fails, and says so */
+    KF_CHECK(cmp(g, e, 3, 1e-2, 1e-2, 1.0, &st, mm, &n) & KF_CMP_ALLCLOSE_FAILED);
+    KF_CHECK_NEAR(st.max_tol_frac, 2.0, 1e-5);
+    g[2] = NAN;
+    cmp(g, e, 3, 1e-2, 1e-2, 1.0, &st, mm, &n);
+    KF_CHECK(isinf(st.max_tol_frac));
+    /* no allowance at all: exact elements 0, any error infinite */
+    float z[2] = {1.0f, 2.0f};
+    double ze[2] = {1.0, 2.0};
+    KF_CHECK_INT(cmp(z, ze, 2, 0, 0, 1.0, &st, mm, &n), 0);
+    KF_CHECK_NEAR(st.max_tol_frac, 0, 0);
+    kf_output_stats w = {0}, a = {0}, b = {0};
+    a.max_tol_frac = 0.3;
+    b.max_tol_frac = 0.9;
+    kf_output_stats_merge(&w, &a);
+    kf_output_stats_merge(&w, &b);
+    KF_CHECK_NEAR(w.max_tol_frac, 0.9, 0);
+}
+
 KF_TEST(stats_merge_keeps_the_worst)
 {
     kf_output_stats w = {0}, a = {0.5, 0.1, 0.01, 2, 0, 10}, b = {0.2, 0.3, 0.02, 1, 1, 10};
