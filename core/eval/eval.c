@@ -265,6 +265,15 @@ static double worst_tol_frac(const kf_eval_result *res)
     return w;
 }
 
+/* Why n trials were drawn where the options asked for fewer. */
+static void note_edge(kf_ev *e, int n)
+{
+    kf_sb_printf(&e->diag, "the first %d trials passed with the worst element at %.3g of its tolerance (atol + "
+                           "rtol |expected|; over %g is near its edge, where one draw of the inputs passes and "
+                           "another may not), so %d trials were drawn in all\n",
+                 e->o.trials, e->res->edge_tol_frac, KF_EDGE_TOL_FRAC, n);
+}
+
 /* Returns 0 to go on, 1 when the verdict is decided, -1 on a request error.
  * A pass whose worst element used more than KF_EDGE_TOL_FRAC of its
  * allowance is at the tolerance's edge, where one draw of the inputs passes
@@ -300,11 +309,7 @@ static int run_trials(kf_ev *e, kf_worker *w, kf_error *err)
         kf_ev_free_refs(ref, e->r->problem->n_outputs);
         if (failed) {
             res->failed_trial = t;
-            if (t >= e->o.trials)
-                kf_sb_printf(&e->diag, "the first %d trials passed with the worst element at %.3g of its "
-                                       "tolerance, so %d trials were drawn in all: a precision at the edge of "
-                                       "the tolerance passes on some inputs and not on others\n",
-                             e->o.trials, res->edge_tol_frac, n);
+            if (t >= e->o.trials) note_edge(e, n);
             return 1;
         }
         if (t == n - 1 && n < KF_EDGE_TRIALS && worst_tol_frac(res) > KF_EDGE_TOL_FRAC) {
@@ -367,10 +372,7 @@ static void pass_summary(kf_ev *e)
                      res->roofline.fraction);
     }
     kf_sb_printf(&e->diag, "%s\n", e->summary);
-    if (res->edge_tol_frac > 0)
-        kf_sb_printf(&e->diag, "the first %d trials passed with the worst element at %.3g of its tolerance "
-                               "(atol + rtol |expected|), over %g: %d trials were drawn in all\n",
-                     e->o.trials, res->edge_tol_frac, KF_EDGE_TOL_FRAC, res->trials_run);
+    if (res->edge_tol_frac > 0) note_edge(e, res->trials_run);
     for (int o = 0; o < res->n_outputs; o++)
         kf_sb_printf(&e->diag, "  output %s: max abs err %.3g, max rel err %.3g, worst element at %.3g of its "
                                "tolerance, relative L2 %.3g (limit %g), error/spread %.3g (limit %g%s)\n",
