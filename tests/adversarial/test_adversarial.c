@@ -300,6 +300,26 @@ KF_TEST_TIMEOUT(a_pass_at_the_tolerance_edge_needs_more_trials, 180)
     KF_CHECK_CONTAINS(f.res.summary, "trial 6 of 20");
     KF_CHECK_CONTAINS(f.res.diagnostics, "the first 5 trials passed with the worst element at 0.8");
     teardown(&f);
+    /* the same kernel one element off only after twenty calls: it passes its
+       twenty trials, and the checked timed run that catches it is diagnosed
+       with the margin the trials saw */
+    setup(&f, "thin_margin.c");
+    char *src = f.c->sources[0].text, *at = strstr(src, "++calls > 6)");
+    KF_CHECK(at != NULL);
+    char *late = malloc(strlen(src) + 2);
+    KF_CHECK(late != NULL);
+    sprintf(late, "%.*s++calls > 20)%s", (int)(at - src), src, at + strlen("++calls > 6)"));
+    free(src);
+    f.c->sources[0].text = late;
+    f.c->sources[0].size = strlen(late);
+    kf_eval_opts o;
+    kf_eval_opts_default(&o);
+    evaluate(&f, &o, 1);
+    CHECK_VERDICT(&f, KF_FAIL_STALE);
+    KF_CHECK_INT(f.res.trials_run, 20);
+    KF_CHECK_CONTAINS(f.res.summary, "so few wrong also fits a reduced precision at the edge of the tolerance");
+    KF_CHECK_CONTAINS(f.res.summary, "its trials passed with the worst element at 0.8 of its tolerance");
+    teardown(&f);
     /* an exact candidate: five trials, no edge */
     run(&f, "correct.c", 0);
     CHECK_VERDICT(&f, KF_PASS);

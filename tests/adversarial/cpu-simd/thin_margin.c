@@ -4,7 +4,9 @@
  * precision whose worst element sits at the tolerance looks like when one
  * draw of the inputs passes and another does not.  Five trials pass; so
  * thin a margin makes the evaluation draw fifteen more, and the seventh
- * trial fails (a mismatch, before any timed run). */
+ * trial fails (a mismatch, before any timed run).  test_adversarial also
+ * runs it with the element off only after twenty calls: twenty trials pass,
+ * and the first checked timed run fails (stale, with the trials' margin). */
 #include <math.h>
 #include "kforge-cpu.h"
 
