@@ -1610,11 +1610,16 @@ KF_TEST(broad_amx_bf16_miss_skips_2xbf16)
     kf_recommendation rs[3] = {{.params = kf_bt_point_json(&pc)}, {.params = kf_bt_point_json(&p2)},
                                {.params = kf_bt_point_json(&p3)}};
     kf_analysis ana = {.n_recs = 1, .recs = ra}, anc = {.n_recs = 1, .recs = rc}, ans = {.n_recs = 3, .recs = rs};
-    /* problem 62's bf16 miss; 33's; 30's; 30's again, missed by bf16c */
-    const int64_t bad[4] = {9634, 261, 3, 3};
-    const char *first[4] = {"\"precision\":5", "\"precision\":5", "\"precision\":5", "\"precision\":8"};
-    const char *want[4] = {"\"precision\":6", "\"precision\":7", "\"precision\":8", "\"precision\":7"};
-    for (int k = 0; k < 4; k++) {
+    /* problem 62's bf16 miss; 33's; 30's; 30's again, missed by bf16c; 88's:
+       few elements wrong, but its worst element at 2.06 of its allowance
+       (the cpu preset on the 2-core VM; worst[] as measured there) */
+    const int64_t bad[5] = {9634, 261, 3, 3, 30};
+    const double worst[5] = {41.6, 1.44, 1.2, 1.1, 2.06};
+    const char *first[5] = {"\"precision\":5", "\"precision\":5", "\"precision\":5", "\"precision\":8",
+                            "\"precision\":5"};
+    const char *want[5] = {"\"precision\":6", "\"precision\":7", "\"precision\":8", "\"precision\":7",
+                           "\"precision\":6"};
+    for (int k = 0; k < 5; k++) {
         kf_error err = {0};
         kf_agent *a = kf_builtin_agent_open(NULL, &err);
         KF_CHECK(a != NULL);
@@ -1624,14 +1629,14 @@ KF_TEST(broad_amx_bf16_miss_skips_2xbf16)
         kf_gen_result g1 = {0}, g2 = {0};
         KF_CHECK(a->ops->generate(a, &ctx, &opt, &g1, &err) == 0 && g1.cand);
         KF_CHECK_CONTAINS(g1.cand->notes, first[k]);
-        kf_output_stats st = {.n_bad = bad[k], .n_elems = 1048576};
+        kf_output_stats st = {.n_bad = bad[k], .n_elems = 1048576, .max_tol_frac = worst[k]};
         kf_eval_result ev = {.verdict = KF_FAIL_MISMATCH, .n_outputs = 1, .stats = &st};
         kf_gen_request fix = {.kind = KF_GEN_FIX_MISMATCH, .last = g1.cand, .last_eval = &ev, .best = best,
                               .analysis = &ans};
         KF_CHECK(a->ops->generate(a, &ctx, &fix, &g2, &err) == 0 && g2.cand);
         KF_CHECK_MSG(g2.cand && strstr(g2.cand->notes, want[k]), "%lld wrong: %s", (long long)bad[k],
                      g2.cand ? g2.cand->notes : "no candidate");
-        if (k == 0) KF_CHECK_CONTAINS(g2.label, "too many for 2xbf16");
+        if (k == 0 || k == 4) KF_CHECK_CONTAINS(g2.label, "too many for 2xbf16");
         else KF_CHECK(strstr(g2.label, "too many for 2xbf16") == NULL);
         /* and the miss is remembered for the problem (the saved history has it) */
         char *state = a->ops->save_state(a);
@@ -1641,9 +1646,10 @@ KF_TEST(broad_amx_bf16_miss_skips_2xbf16)
         if (state && h.v) {
             int pr = k == 3 ? KF_BT_AMX_BF16C : KF_BT_AMX_BF16;
             KF_CHECK_NEAR(h.missed[pr], (double)bad[k] / 1048576, 1e-12);
+            KF_CHECK_NEAR(h.missed_worst[pr], worst[k], 1e-12);
             KF_CHECK(kf_bt_precision_ruled_out(&h, pr));
             KF_CHECK_INT(kf_bt_precision_ruled_out(&h, KF_BT_AMX_BF16C), k != 2 || pr == KF_BT_AMX_BF16C);
-            KF_CHECK_INT(kf_bt_precision_ruled_out(&h, KF_BT_AMX_BF16X2), k == 0);
+            KF_CHECK_INT(kf_bt_precision_ruled_out(&h, KF_BT_AMX_BF16X2), k == 0 || k == 4);
             KF_CHECK(!kf_bt_precision_ruled_out(&h, KF_BT_AMX_BF16X3));
         }
         kf_bt_history_free(&h);
@@ -1666,19 +1672,19 @@ KF_TEST(precision_misses_are_remembered)
 {
     kf_bt_history h;
     memset(&h, 0, sizeof h);
-    kf_bt_history_missed(&h, KF_BT_AMX_BF16, 3e-6);
+    kf_bt_history_missed(&h, KF_BT_AMX_BF16, 3e-6, 0);
     KF_CHECK(kf_bt_precision_ruled_out(&h, KF_BT_AMX_BF16));
     KF_CHECK(!kf_bt_precision_ruled_out(&h, KF_BT_AMX_BF16C));
     KF_CHECK(!kf_bt_precision_ruled_out(&h, KF_BT_AMX_BF16X2));
-    kf_bt_history_missed(&h, KF_BT_AMX_BF16, 1e-6);   /* the largest is kept */
+    kf_bt_history_missed(&h, KF_BT_AMX_BF16, 1e-6, 0);   /* the largest is kept */
     KF_CHECK_NEAR(h.missed[KF_BT_AMX_BF16], 3e-6, 1e-15);
-    kf_bt_history_missed(&h, KF_BT_AMX_BF16, 2e-4);
+    kf_bt_history_missed(&h, KF_BT_AMX_BF16, 2e-4, 0);
     KF_CHECK(kf_bt_precision_ruled_out(&h, KF_BT_AMX_BF16C));
     KF_CHECK(!kf_bt_precision_ruled_out(&h, KF_BT_AMX_BF16X2));
-    kf_bt_history_missed(&h, KF_BT_AMX_BF16, 9e-3);
+    kf_bt_history_missed(&h, KF_BT_AMX_BF16, 9e-3, 0);
     KF_CHECK(kf_bt_precision_ruled_out(&h, KF_BT_AMX_BF16X2));
-    kf_bt_history_missed(&h, KF_BT_FP32, 0.5);
-    kf_bt_history_missed(&h, KF_BT_AMX_BF16X3, 0.5);
+    kf_bt_history_missed(&h, KF_BT_FP32, 0.5, 0);
+    kf_bt_history_missed(&h, KF_BT_AMX_BF16X3, 0.5, 0);
     KF_CHECK(!kf_bt_precision_ruled_out(&h, KF_BT_FP32));
     KF_CHECK(!kf_bt_precision_ruled_out(&h, KF_BT_AMX_BF16X3));
     KF_CHECK(!kf_bt_precision_ruled_out(&h, 99));

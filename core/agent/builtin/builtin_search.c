@@ -321,9 +321,11 @@ static kf_bt_tried *find_tried(const kf_bt_history *h, const kf_bt_point *pt)
 
 int kf_bt_history_has(const kf_bt_history *h, const kf_bt_point *pt) { return find_tried(h, pt) != NULL; }
 
-void kf_bt_history_missed(kf_bt_history *h, int precision, double frac)
+void kf_bt_history_missed(kf_bt_history *h, int precision, double frac, double worst)
 {
-    if (precision >= 0 && precision < KF_BT_N_PRECISIONS && frac > h->missed[precision]) h->missed[precision] = frac;
+    if (precision < 0 || precision >= KF_BT_N_PRECISIONS) return;
+    if (frac > h->missed[precision]) h->missed[precision] = frac;
+    if (worst > h->missed_worst[precision]) h->missed_worst[precision] = worst;
 }
 
 int kf_bt_precision_ruled_out(const kf_bt_history *h, int precision)
@@ -331,7 +333,9 @@ int kf_bt_precision_ruled_out(const kf_bt_history *h, int precision)
     if (precision < 0 || precision >= KF_BT_N_PRECISIONS) return 0;
     if (kf_bt_precision_lossy(precision) && h->missed[precision] > 0) return 1;
     if (precision == KF_BT_AMX_BF16C && h->missed[KF_BT_AMX_BF16] > KF_BT_MISS_SLIGHT) return 1;
-    if (precision == KF_BT_AMX_BF16X2 && h->missed[KF_BT_AMX_BF16] > KF_BT_MISS_BROAD) return 1;
+    if (precision == KF_BT_AMX_BF16X2 &&
+        (h->missed[KF_BT_AMX_BF16] > KF_BT_MISS_BROAD || h->missed_worst[KF_BT_AMX_BF16] > KF_BT_MISS_WIDE))
+        return 1;
     return 0;
 }
 
@@ -378,6 +382,9 @@ char *kf_bt_history_json(const kf_bt_history *h)
     json_object *missed = json_object_new_array();
     for (int p = 0; p < KF_BT_N_PRECISIONS; p++) json_object_array_add(missed, json_object_new_double(h->missed[p]));
     json_object_object_add(o, "missed", missed);
+    json_object *worst = json_object_new_array();
+    for (int p = 0; p < KF_BT_N_PRECISIONS; p++) json_object_array_add(worst, json_object_new_double(h->missed_worst[p]));
+    json_object_object_add(o, "missed_worst", worst);
     char *s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
     json_object_put(o);
     return s;
@@ -412,9 +419,12 @@ static int history_fill(json_object *o, const kf_bt_emitter *em, const char *bac
         h->have_last_rec = 1;
         if (json_object_object_get_ex(o, "last_rec_gain", &v) && v) h->last_rec_gain = json_object_get_double(v);
     }
-    if (json_object_object_get_ex(o, "missed", &v) && v && json_object_is_type(v, json_type_array))   /* older files: none */
+    json_object *w = NULL;   /* older files: neither, or no missed_worst */
+    if (!json_object_object_get_ex(o, "missed_worst", &w) || !w || !json_object_is_type(w, json_type_array)) w = NULL;
+    if (json_object_object_get_ex(o, "missed", &v) && v && json_object_is_type(v, json_type_array))
         for (size_t p = 0; p < json_object_array_length(v) && p < KF_BT_N_PRECISIONS; p++)
-            kf_bt_history_missed(h, (int)p, json_object_get_double(json_object_array_get_idx(v, p)));
+            kf_bt_history_missed(h, (int)p, json_object_get_double(json_object_array_get_idx(v, p)),
+                                 w && p < json_object_array_length(w) ? json_object_get_double(json_object_array_get_idx(w, p)) : 0);
     return 0;
 }
 
