@@ -256,11 +256,10 @@ double **kf_ev_reference(kf_ev *e, uint64_t seed, kf_error *err)
     return ref;
 }
 
-/* The worst element's share of its allowance over every output so far. */
-static double worst_tol_frac(const kf_eval_result *res)
+double kf_eval_worst_tol_frac(const kf_eval_result *res)
 {
     double w = 0;
-    for (int o = 0; o < res->n_outputs; o++)
+    for (int o = 0; res->stats && o < res->n_outputs; o++)
         if (res->stats[o].max_tol_frac > w) w = res->stats[o].max_tol_frac;
     return w;
 }
@@ -312,8 +311,8 @@ static int run_trials(kf_ev *e, kf_worker *w, kf_error *err)
             if (t >= e->o.trials) note_edge(e, n);
             return 1;
         }
-        if (t == n - 1 && n < KF_EDGE_TRIALS && worst_tol_frac(res) > KF_EDGE_TOL_FRAC) {
-            res->edge_tol_frac = worst_tol_frac(res);
+        if (t == n - 1 && n < KF_EDGE_TRIALS && kf_eval_worst_tol_frac(res) > KF_EDGE_TOL_FRAC) {
+            res->edge_tol_frac = kf_eval_worst_tol_frac(res);
             n = KF_EDGE_TRIALS;
         }
     }

@@ -199,6 +199,9 @@ typedef struct kf_eval_result {
 int kf_evaluate(kf_plugin *plugin, const kf_resolved *r, const kf_candidate *c,
                 const kf_eval_opts *o, int profile, kf_eval_result *res, kf_error *err);
 void kf_eval_result_free(kf_eval_result *res);
+/* The largest max_tol_frac over res's outputs (the worst element's share of
+ * its allowance; the trials' stats); 0 without stats. */
+double kf_eval_worst_tol_frac(const kf_eval_result *res);
 
 /* Roofline of a resolved problem on a device (no timing); fraction unset. */
 void kf_roofline_compute(const kf_resolved *r, const kf_device_info *dev, kf_roofline *out);

@@ -111,16 +111,6 @@ static double miss_fraction(const kf_eval_result *ev)
     return frac;
 }
 
-/* The largest share of its allowance a worst element of ev used (the
- * trials'); 0 without stats. */
-static double miss_worst(const kf_eval_result *ev)
-{
-    double w = 0;
-    for (int o = 0; ev->stats && o < ev->n_outputs; o++)
-        if (ev->stats[o].max_tol_frac > w) w = ev->stats[o].max_tol_frac;
-    return w;
-}
-
 /* An optimization variant failed while a correct best exists.  The builtin
  * candidates are correct by construction, so the cause is a reduced
  * precision that missed the tolerance, or a limit of the device (a kernel's
@@ -156,7 +146,7 @@ static int variant_failed(bt_impl *im, const kf_agent_ctx *ctx, const kf_gen_req
     if ((failed.precision == KF_BT_AMX_BF16 || failed.precision == KF_BT_AMX_BF16C) && req->last_eval &&
         req->last_eval->verdict == KF_FAIL_MISMATCH && req->last_eval->stats) {
         double frac = miss_fraction(req->last_eval);
-        broad = frac > KF_BT_MISS_BROAD || miss_worst(req->last_eval) > KF_BT_MISS_WIDE;
+        broad = frac > KF_BT_MISS_BROAD || kf_eval_worst_tol_frac(req->last_eval) > KF_BT_MISS_WIDE;
         slight = failed.precision == KF_BT_AMX_BF16 && frac <= KF_BT_MISS_SLIGHT;
     }
     const kf_analysis *an = req->analysis;
@@ -208,7 +198,7 @@ static int bt_generate(kf_agent *a, const kf_agent_ctx *ctx, const kf_gen_reques
         point_of(req->last, ctx, &pt) == 0) {
         double frac = miss_fraction(req->last_eval);
         kf_bt_history_missed(&im->hist, pt.precision, req->last_eval->verdict == KF_FAIL_STALE && frac < 1e-9 ? 1e-9 : frac,
-                             miss_worst(req->last_eval));
+                             kf_eval_worst_tol_frac(req->last_eval));
     }
     switch (req->kind) {
     case KF_GEN_BASELINE:
