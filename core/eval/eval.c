@@ -311,8 +311,9 @@ static int run_trials(kf_ev *e, kf_worker *w, kf_error *err)
             if (t >= e->o.trials) note_edge(e, n);
             return 1;
         }
-        if (t == n - 1 && n < KF_EDGE_TRIALS && kf_eval_worst_tol_frac(res) > KF_EDGE_TOL_FRAC) {
-            res->edge_tol_frac = kf_eval_worst_tol_frac(res);
+        double worst = t == n - 1 && n < KF_EDGE_TRIALS ? kf_eval_worst_tol_frac(res) : 0;
+        if (worst > KF_EDGE_TOL_FRAC) {
+            res->edge_tol_frac = worst;
             n = KF_EDGE_TRIALS;
         }
     }
@@ -480,7 +481,8 @@ static int evaluate(kf_ev *e, kf_plugin *plugin, int profile, const char *work, 
 
     char *exe = kf_worker_path();
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    double cpu_limit = (e->o.compile_timeout_s + ((e->o.trials > KF_EDGE_TRIALS ? e->o.trials : KF_EDGE_TRIALS) + 1) * e->o.run_timeout_s +
+    int max_trials = e->o.trials > KF_EDGE_TRIALS ? e->o.trials : KF_EDGE_TRIALS;   /* a pass near the edge draws more */
+    double cpu_limit = (e->o.compile_timeout_s + (max_trials + 1) * e->o.run_timeout_s +
                         (profile ? e->o.profile_timeout_s : 0)) * (double)(ncpu > 0 ? ncpu : 1) + 60;
     kf_worker_limits lim = {cpu_limit, e->o.mem_limit_bytes, e->o.sandbox, build_dir, NULL};
     kf_worker w;

@@ -192,19 +192,18 @@ int kf_ev_check_outputs(kf_ev *e, int set, double *const *ref, const char *when,
             break;
         }
     if (value_verdict == KF_FAIL_STALE) {   /* a timed run's inputs are fresh: a few elements wrong fits a precision at its edge too */
-        char edge[160] = "";
-        if (res->edge_tol_frac > 0)
-            snprintf(edge, sizeof edge, " (its trials passed with the worst element at %.2g of its tolerance)",
-                     res->edge_tol_frac);
+        char few[256] = "";
+        if (bad_st.n_bad > 0 && bad_st.n_bad * 1000 <= bad_st.n_elems) {
+            int len = snprintf(few, sizeof few, "; so few wrong also fits a reduced precision at the edge of the "
+                                                "tolerance on inputs the trials did not draw");
+            if (res->edge_tol_frac > 0 && len > 0 && (size_t)len < sizeof few)
+                snprintf(few + len, sizeof few - (size_t)len,
+                         " (its trials passed with the worst element at %.2g of its tolerance)", res->edge_tol_frac);
+        }
         kf_ev_fail(e, value_verdict,
                    "outputs of timed runs are wrong: the candidate may cache results across calls (%s: output %s: "
-                   "%lld of %lld elements wrong%s)%s%s",
-                   when, name, (long long)bad_st.n_bad, (long long)bad_st.n_elems, where,
-                   bad_st.n_bad > 0 && bad_st.n_bad * 1000 <= bad_st.n_elems
-                       ? "; so few wrong also fits a reduced precision at the edge of the tolerance on inputs the "
-                         "trials did not draw"
-                       : "",
-                   bad_st.n_bad > 0 && bad_st.n_bad * 1000 <= bad_st.n_elems ? edge : "");
+                   "%lld of %lld elements wrong%s)%s",
+                   when, name, (long long)bad_st.n_bad, (long long)bad_st.n_elems, where, few);
     }
     else if (first_bits & KF_CMP_ALLCLOSE_FAILED)
         kf_ev_fail(e, value_verdict, "%s: output %s: %lld of %lld elements wrong (max abs err %.3g, rel L2 %.3g)%s",
