@@ -39,6 +39,15 @@ while [ $i -lt 4 ]; do   # unused slots
     ${CC:-cc} -std=gnu11 -O2 -I"$top/plugins/cpu-simd" -c "$tmp/k$i.c" -o "$tmp/k$i.o"; objs="$objs $tmp/k$i.o"; i=$((i + 1))
 done
 blas=$(sed -n 's/^#define KF_BASELINE_BLAS_LIBS "\(.*\)"$/\1/p' "$build/config.h")
+# OpenBLAS's kernels for this CPU's ISA unless the user named a set, as
+# kforge's worker asks (core/util/blas_env.c: a model OpenBLAS does not know
+# gets its SSE3 kernels)
+if [ -z "${OPENBLAS_CORETYPE:-}" ]; then
+    flags=" $(grep -m1 '^flags' /proc/cpuinfo | cut -d: -f2) "
+    has() { for f in "$@"; do case $flags in *" $f "*) ;; *) return 1 ;; esac; done; }
+    if has avx512f avx512bw avx512vl avx512dq; then export OPENBLAS_CORETYPE=SkylakeX
+    elif has avx2 fma; then export OPENBLAS_CORETYPE=Haswell; fi
+fi
 ${CC:-cc} -std=gnu11 -O2 -fopenmp -DNVAR=$# ${KF_HARNESS_FLAGS:-} -I"$top/plugins/cpu-simd" \
     "$top/bench/cpu_gemm/harness.c" $objs $blas -lm -o "$tmp/harness"
 ${KF_BENCH_WRAP:-} "$tmp/harness" $dims "$threads" "$reps" $scr $names

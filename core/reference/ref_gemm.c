@@ -33,6 +33,7 @@
 
 #include "reference.h"
 #include "ref_internal.h"
+#include "util/blas_env.h"
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -53,12 +54,15 @@ static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
  * the CPUs from the candidate's next timed runs (a 2-core VM: 103 ms of CPU
  * in a 200 ms pause after one DGEMM; 0 with the shortest timeout).  So they
  * spin 2^4 cycles, OpenBLAS's least, unless the user set
- * OPENBLAS_THREAD_TIMEOUT; read when the library loads.  The worker's
- * environment is the one kforge started with, so this stays in the parent. */
+ * OPENBLAS_THREAD_TIMEOUT; read when the library loads, as is the kernel
+ * set (OPENBLAS_CORETYPE, util/blas_env.c).  The worker's environment is
+ * the one kforge started with, so this stays in the parent (the worker sets
+ * its own kernel set). */
 static void blas_load(void)
 {
     static const char *const names[] = {"libopenblas.so.0", "libopenblas.so"};
     setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);   /* 0: a value the user set stays */
+    kf_openblas_env_default();   /* the kernels for this CPU's ISA (util/blas_env.c) */
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
         if (!h) continue;

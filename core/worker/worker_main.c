@@ -21,6 +21,7 @@
 
 #include "backend/registry.h"
 #include "sandbox/sandbox.h"
+#include "util/blas_env.h"
 #include "worker_proto.h"
 
 typedef struct worker {
@@ -323,6 +324,10 @@ int main(int argc, char **argv)
         return 2;
     }
     close(devnull);
+    /* OpenBLAS (the cpu-simd baseline links it) picks its kernels when a
+     * candidate brings it in: the ones for this CPU's ISA unless the user
+     * chose (util/blas_env.c: a model it does not know gets SSE3 kernels) */
+    kf_openblas_env_default();
     FILE *in = fdopen(fcntl(w.ctl, F_DUPFD_CLOEXEC, 10), "r");
     if (!in) return 2;
 

@@ -10,7 +10,20 @@ cases=("8|OMP_WAIT_POLICY||unset" "16|OMP_WAIT_POLICY||unset" "2|OMP_WAIT_POLICY
        "|OMP_PROC_BIND||close" "$cpus|OMP_PROC_BIND||close" "$((cpus + 1))|OMP_PROC_BIND||close"
        "1|OMP_PROC_BIND||unset" "|OMP_PROC_BIND|spread|spread" "|OMP_PROC_BIND|false|false")
 [ "$cpus" -ge 3 ] && cases+=("$((cpus - 1))|OMP_PROC_BIND||unset")   # fewer threads than CPUs: unbound
-echo "1..$((3 + ${#cases[@]}))"
+# OpenBLAS's kernel set (core/util/blas_env.c): the one for the CPU's ISA
+# unless the user named one
+flags=" $(grep -m1 '^flags' /proc/cpuinfo | cut -d: -f2) "
+has() { for f in "$@"; do case $flags in *" $f "*) ;; *) return 1 ;; esac; done; }
+if has avx512f avx512bw avx512vl avx512dq; then core=SkylakeX
+elif has avx2 fma; then core=Haswell
+else core=unset; fi
+cases+=("|OPENBLAS_CORETYPE||$core" "|OPENBLAS_CORETYPE|Haswell|Haswell")
+# and the OpenBLAS a candidate loads (as the baseline's GEMMs do) runs it
+blas_cases=()
+if [ "$core" != unset ] && ldconfig -p 2>/dev/null | grep -q 'libopenblas\.so\.0 '; then
+    blas_cases=("|$core" "Haswell|Haswell")
+fi
+echo "1..$((3 + ${#cases[@]} + ${#blas_cases[@]}))"
 d="$KF_SRCDIR/tests/e2e/env"
 fix="$KF_BUILDDIR/tests/plugins/fixtures/.libs"
 [ -f "$fix/kf-fixture-good.so" ] || { echo "Bail out! $fix/kf-fixture-good.so missing (make check builds it)"; exit 1; }
@@ -44,9 +57,20 @@ for c in "${cases[@]}"; do
     i=$((i + 1))
     name="KFORGE_THREADS=${th:-unset}${set:+ $var=$set}: the worker's $var is $want"
     out=$(env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT -u OMP_PROC_BIND -u OMP_PLACES -u GOMP_CPU_AFFINITY -u KFORGE_THREADS \
+          -u OPENBLAS_CORETYPE \
           ${th:+KFORGE_THREADS=$th} ${set:+$var=$set} KF_EXPECT_NAME=$var KF_EXPECT_VALUE=$want \
           KFORGE_SANDBOX_PASSENV=KF_EXPECT_NAME:KF_EXPECT_VALUE "$KFORGE" verify --backend cpu-simd \
           --problem "$d/identity.json" "$d/check_omp_env.c" 2>&1)
+    rc=$?
+    if [ $rc -eq 0 ]; then echo "ok $i - $name"
+    else echo "not ok $i - $name (exit $rc)"; echo "$out" | sed 's/^/# /' | head -12; fi
+done
+for c in "${blas_cases[@]}"; do
+    IFS='|' read -r set want <<< "$c"
+    i=$((i + 1))
+    name="OPENBLAS_CORETYPE=${set:-unset}: the OpenBLAS a candidate loads runs the $want kernels"
+    out=$(env -u OPENBLAS_CORETYPE ${set:+OPENBLAS_CORETYPE=$set} KF_EXPECT_VALUE=$want KFORGE_SANDBOX_PASSENV=KF_EXPECT_VALUE \
+          "$KFORGE" verify --backend cpu-simd --problem "$d/identity.json" "$d/check_blas_core.c" 2>&1)
     rc=$?
     if [ $rc -eq 0 ]; then echo "ok $i - $name"
     else echo "not ok $i - $name (exit $rc)"; echo "$out" | sed 's/^/# /' | head -12; fi
