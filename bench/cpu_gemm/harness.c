@@ -14,7 +14,12 @@
  * A...), comma-separated, at most 4.  Its output is checked for NaN (a
  * kernel built for other sizes writes NaN); the warm-up round compares
  * every variant's output with the first variant's (the largest difference
- * relative to the largest |y| is printed: same problem, other points). */
+ * relative to the largest |y| is printed: same problem, other points).
+ * Each round also times the FMA peak on the same threads (fma_peak: 24
+ * independent chains of 16-lane FMAs a thread, no memory traffic), and every
+ * line says its GFLOP per CPU-second as a share of that peak's, measured in
+ * the same rounds: on a host whose clock moves with its other tenants'
+ * load, the probe's peak from another hour is not the ceiling of this one. */
 #if defined(__has_include)
 #if __has_include(<cblas.h>) && !defined(KF_NO_BLAS)
 #define KF_HAVE_CBLAS 1
@@ -68,6 +73,51 @@ static double cpu_now(void)   /* CPU time of the whole process (every thread) */
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* nt threads, each iters x 24 chains x 16 lanes of FMAs (768 FLOP an
+ * iteration); returns a sum so that nothing is optimised away.  AVX-512
+ * where the CPU has it, else AVX2 (8 lanes: half the FLOPs, *lanes says). */
+typedef float kf_v16 __attribute__((vector_size(64)));
+typedef float kf_v8 __attribute__((vector_size(32)));
+#define R24(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) \
+               X(12) X(13) X(14) X(15) X(16) X(17) X(18) X(19) X(20) X(21) X(22) X(23)
+#define FMA_DECL(i) V a##i = (V){0} + (float)(i);
+#define FMA_STEP(i) a##i = a##i * m + c;
+#define FMA_SUM(i) s_ += a##i[0];
+#define FMA_CHAINS(iters, out)   /* V: the vector type, a typedef in scope */                                              \
+    do {                                                                       \
+        V m = (V){0} + 0.99999f, c = (V){0} + 1e-6f;                           \
+        R24(FMA_DECL)                                                          \
+        for (long it_ = 0; it_ < (iters); it_++) { R24(FMA_STEP) }             \
+        float s_ = 0;                                                          \
+        R24(FMA_SUM)                                                           \
+        (out) = s_;                                                            \
+    } while (0)
+__attribute__((target("avx512f,fma"), noinline)) static float fma_chains512(long iters)
+{
+    float s;
+    typedef kf_v16 V;
+    FMA_CHAINS(iters, s);
+    return s;
+}
+__attribute__((target("avx2,fma"), noinline)) static float fma_chains256(long iters)
+{
+    float s;
+    typedef kf_v8 V;
+    FMA_CHAINS(iters, s);
+    return s;
+}
+static volatile float fma_sink;
+static double fma_peak(int nt, long iters, int *lanes)
+{
+    int wide = __builtin_cpu_supports("avx512f");
+    *lanes = wide ? 16 : 8;
+    float s = 0;
+    #pragma omp parallel num_threads(nt) reduction(+:s)
+    s += wide ? fma_chains512(iters) : fma_chains256(iters);
+    fma_sink = s;
+    return 2.0 * 24 * (double)*lanes * (double)iters * (double)nt;   /* FLOPs */
+}
+
 static int cmp(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -87,7 +137,7 @@ int main(int argc, char **argv)
     const float *in[3] = {x, w, bias};
     float *out[1] = {y};
     int64_t dims[3] = {B, K, N};   /* the problems' dim order: B, K, N */
-    double t[5][256], c[5][256];
+    double t[6][256], c[6][256];   /* variants, OpenBLAS, the FMA peak */
     float *scr[NVAR][4];
     int nscr[NVAR];
     for (int v = 0; v < NVAR; v++) {
@@ -106,10 +156,18 @@ int main(int argc, char **argv)
     openblas_set_num_threads(nt);
 #endif
     const uint32_t feats = amx_features();
+    double flops = 2.0 * (double)B * (double)N * (double)K, peak_flops = 0;
+    int lanes = 0;
+    long peak_iters = (long)(flops / (2.0 * 24 * 16 * nt) / 4);   /* about a quarter of a GEMM's FLOPs */
     for (int r = -1; r < reps; r++) {   /* r = -1: warm-up */
-        for (int v = 0; v <= NVAR; v++) {
+        for (int v = 0; v <= NVAR + 1; v++) {
             y[0] = y[B * N - 1] = NAN;   /* a kernel that writes nothing is caught below */
             double t0 = now(), c0 = cpu_now();
+            if (v == NVAR + 1) {
+                peak_flops = fma_peak(nt, peak_iters, &lanes);
+                if (r >= 0) t[5][r] = now() - t0, c[5][r] = cpu_now() - c0;
+                continue;
+            }
             if (v == NVAR) {
                 if (!KF_HAVE_CBLAS) continue;
 #if KF_HAVE_CBLAS
@@ -137,13 +195,19 @@ int main(int argc, char **argv)
             }
         }
     }
-    double flops = 2.0 * (double)B * (double)N * (double)K;
+    qsort(t[5], (size_t)reps, sizeof(double), cmp);
+    qsort(c[5], (size_t)reps, sizeof(double), cmp);
+    const double peak = peak_flops / c[5][reps / 2] / 1e9;   /* GFLOP per CPU-second: one core's rate */
+    printf("fma-peak %d threads, %d lanes: %.1f GFLOP per CPU-second (median CPU time), %.1f GFLOP/s (min wall)\n", nt,
+           lanes, peak, peak_flops / t[5][0] / 1e9);
     for (int v = 0; v < NVAR + KF_HAVE_CBLAS; v++) {
         qsort(t[v], (size_t)reps, sizeof(double), cmp);
         qsort(c[v], (size_t)reps, sizeof(double), cmp);
-        printf("%s %.3f ms min %.3f ms median %.1f GFLOP/s (min); CPU time %.3f ms median, %.1f GFLOP per CPU-second",
+        const double rate = flops / c[v][reps / 2] / 1e9;
+        printf("%s %.3f ms min %.3f ms median %.1f GFLOP/s (min); CPU time %.3f ms median, %.1f GFLOP per CPU-second "
+               "(%.0f%% of fma-peak)",
                v == NVAR ? "openblas" : argv[6 + NVAR + v], t[v][0] * 1e3, t[v][reps / 2] * 1e3, flops / t[v][0] / 1e9,
-               c[v][reps / 2] * 1e3, flops / c[v][reps / 2] / 1e9);
+               c[v][reps / 2] * 1e3, rate, 100.0 * rate / peak);
         if (v > 0 && v < NVAR) printf(" max|diff| to %s %.2g of max|y|", argv[6 + NVAR], diff[v]);
         printf("\n");
     }
