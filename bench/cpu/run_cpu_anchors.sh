@@ -9,7 +9,12 @@
 #   3. the anchors again (anchors-after.json), and the reports against them
 #      and against the faster of the two per problem (anchors-faster.json,
 #      bench/anchors/faster_anchors.py): a host whose speed drifts during the
-#      suite shows as a gap between the three "against" lines of record.md.
+#      suite shows as a gap between the three "against" lines of record.md;
+#   4. with --paired R (torch only): the suite's best kernels and PyTorch
+#      eager timed side by side, problem by problem, R rounds
+#      (bench/cpu/paired_anchors.py -> paired.json, its summary in record.md):
+#      each pair seconds apart, where steps 1-3 set a kernel timed once in the
+#      search against PyTorch timed minutes before or after.
 #
 #   bench/cpu/run_cpu_anchors.sh [options] [PROBLEMS...] [-- extra 'kforge suite' options]
 #
@@ -27,18 +32,19 @@
 #                       ${TMPDIR:-/tmp}/kforge-suite-NAME; its reports are copied to the record)
 #   --anchors-only      measure the anchors, run no suite
 #   --no-anchors-after  skip step 3
+#   --paired R          step 4 with R rounds (--tool torch; the reps are --reps, at least 20)
 #   PROBLEMS            problem files or directories (default: problems/level2)
 #
 # The kforge binary is $KFORGE, else the one on PATH.  The record: machine.txt
 # (uname, lscpu, CPUs, load before and after), git.txt (commit, modified files,
 # date, commands), anchors.json and anchors.out, suite.out, report.{md,json,html}
 # (against anchors.json), anchors-after.{json,out}, anchors-faster.json,
-# report-anchors-{after,faster}.{md,json} and record.md (the summary lines).  Exit: the suite's status (0 all correct,
+# report-anchors-{after,faster}.{md,json}, paired.{json,out} and record.md (the summary lines).  Exit: the suite's status (0 all correct,
 # 1 some not), 2 bad arguments or a missing tool, 3 the anchors failed entirely.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-tool=ort py= threads= preset=cpu reps=20 warmup=5 name= out= suite_dir= anchors_only=0 no_compile=0 after=1
+tool=ort py= threads= preset=cpu reps=20 warmup=5 name= out= suite_dir= anchors_only=0 no_compile=0 after=1 paired=0
 problems=() extra=()
 die() { echo "run_cpu_anchors.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -54,6 +60,7 @@ while [ $# -gt 0 ]; do
     --suite-dir) suite_dir=${2-}; shift 2 || die "--suite-dir needs a value" ;;
     --anchors-only) anchors_only=1; shift ;;
     --no-anchors-after) after=0; shift ;;
+    --paired) paired=${2-}; shift 2 || die "--paired needs a value" ;;
     --no-compile) no_compile=1; shift ;;
     --) shift; extra=("$@"); break ;;
     -h|--help) sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -66,6 +73,9 @@ ort) script=$top/bench/anchors/ort_anchors.py; mods="onnxruntime, onnx, numpy"; 
 torch) script=$top/bench/anchors/torch_anchors.py; mods="torch, numpy"; py=${py:-${KFORGE_PYTHON:-python3}} ;;
 *) die "--tool must be ort or torch, not '$tool'" ;;
 esac
+[[ "$paired" =~ ^[0-9]+$ ]] || die "--paired must be a number of rounds, not '$paired'"
+[ "$paired" -eq 0 ] || [ "$tool" = torch ] || die "--paired needs --tool torch (paired_anchors.py times PyTorch)"
+[ "$paired" -eq 0 ] || [ "$reps" -ge 20 ] || die "--paired needs --reps of at least 20 (kforge profile's minimum)"
 [ -n "$threads" ] || threads=$(nproc)
 [[ "$threads" =~ ^[1-9][0-9]*$ ]] || die "--threads must be a positive integer, not '$threads'"
 "$py" -c "import $mods" >/dev/null 2>&1 ||
@@ -134,6 +144,13 @@ if [ $anchors_only -eq 0 ]; then
             "$kforge" suite --report-only "$suite_dir" --anchors "$out/anchors.json" > /dev/null 2>&1
         fi
     fi
+    if [ "$paired" -gt 0 ]; then
+        echo "== paired: the suite's best kernels and PyTorch eager, $paired rounds" >&2
+        KFORGE="$kforge" "$py" "$top/bench/cpu/paired_anchors.py" "$out/paired.json" "$suite_dir" "${problems[@]}" \
+            --threads "$threads" --rounds "$paired" --reps "$reps" --warmup "$warmup" --preset "$preset" 2>&1 |
+            tee "$out/paired.out" >&2
+        [ "${PIPESTATUS[0]}" -eq 0 ] || echo "run_cpu_anchors.sh: the paired timing failed: see $out/paired.out" >&2
+    fi
 fi
 echo "load average (1, 5, 15 min) after: $(load)" >>"$out/machine.txt"
 {
@@ -150,6 +167,10 @@ echo "load average (1, 5, 15 min) after: $(load)" >>"$out/machine.txt"
         echo; echo "- against the anchors measured $([ $w = after ] && echo "after the suite" || echo "before or after, the faster per problem"):"
         grep -E '^against ' "$out/report-anchors-$w.out" | sed 's/^/    /'
     done
+    if [ -f "$out/paired.out" ]; then
+        echo; echo "- the best kernels and PyTorch eager timed side by side (paired.json):"
+        grep -E '^paired: ' "$out/paired.out" | sed 's/^/    /'
+    fi
 } >"$out/record.md"
 echo "record: $out" >&2
 exit $rc

@@ -11,13 +11,15 @@
 # bad arguments need neither; bench/anchors/faster_anchors.py needs only
 # Python; a whole small record of run_cpu_anchors.sh (ORT anchors before and
 # after a one-problem suite, the reports against both and the faster) needs
-# the ORT Python.  bench/cpu/peak_concurrent.c (the FMA and AMX rates of
+# the ORT Python; its --paired step (bench/cpu/paired_anchors.py: the suite's
+# best kernels and PyTorch eager timed side by side) the torch one.
+# bench/cpu/peak_concurrent.c (the FMA and AMX rates of
 # threads running at once) builds and gives one thread a positive rate of
 # each unit the CPU reports (AMX with zero and with random tiles).
 set -u
 . "$KF_SRCDIR/tests/e2e/tap.sh"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-echo "1..8"
+echo "1..11"
 skip() { n=$((n+1)); if [ "${KF_TEST_STRICT:-0}" = 1 ]; then echo "not ok $n - $1 # missing: $2"; fails=$((fails+1));
          else echo "ok $n - $1 # SKIP $2"; fi; }
 venv_py=${KF_TEST_DEPS:-$HOME/.cache/kforge/test-deps}/torch-venv/bin/python
@@ -94,6 +96,40 @@ else
     [ $rc -eq 0 ] && [ -s "$tmp/rec2/report.md" ] && [ ! -e "$tmp/rec2/anchors-after.json" ] \
         && ok "run_cpu_anchors.sh --no-anchors-after: the before-only record" \
         || no "run_cpu_anchors.sh --no-anchors-after: the before-only record" "exit $rc" "$(tail -n 8 "$tmp/o6")"
+fi
+KFORGE="$KFORGE" "$script" --tool ort --paired 2 --out "$tmp/r" >"$tmp/o8" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "paired needs --tool torch" "$tmp/o8" && [ ! -e "$tmp/r/anchors.json" ] \
+    && ok "run_cpu_anchors.sh: --paired with the ORT anchors exits 2 before measuring anything" \
+    || no "run_cpu_anchors.sh: --paired with the ORT anchors exits 2" "exit $rc" "$(cat "$tmp/o8")"
+# a one-problem record with the paired step, then paired_anchors.py on a
+# problem the suite did not run
+torchpy=${KFORGE_PYTHON:-$venv_py}
+name="run_cpu_anchors.sh --paired 2: the suite's best kernel and PyTorch in 2 rounds, in paired.json and record.md"
+name2="paired_anchors.py: a problem without a run in the suite is skipped, saying so"
+if ! "$torchpy" -c "import torch, numpy" >/dev/null 2>&1; then
+    skip "$name" "$torchpy cannot import torch, numpy"
+    skip "$name2" "$torchpy cannot import torch, numpy"
+else
+    p12="$KF_SRCDIR/problems/level2/12_Gemm_Multiply_LeakyReLU.json"
+    p14="$KF_SRCDIR/problems/level2/14_Gemm_Divide_Sum_Scaling.json"
+    KFORGE="$KFORGE" "$script" --tool torch --python "$torchpy" --threads 2 --preset small --reps 20 --warmup 1 \
+        --no-compile --no-anchors-after --paired 2 --out "$tmp/rec3" --suite-dir "$tmp/suite3" "$p12" \
+        -- --max-iterations 1 --no-baseline > "$tmp/o9" 2>&1; rc=$?
+    res=$("$torchpy" -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+e = r["problems"]["12_Gemm_Multiply_LeakyReLU"]
+ok = (len(e["rounds"]) == 2 and all(x["torch_ms"] > 0 and x["kforge_ms"] > 0 for x in e["rounds"]) and
+      e["ratio_min"] <= e["ratio_median"] <= e["ratio_max"] and r["summary"]["problems"] == 1 and
+      r["summary"]["rounds_done"] == 2 and r["threads"] == 2)
+print("ok" if ok else json.dumps(r)[:600])' "$tmp/rec3/paired.json" 2>&1)
+    [ $rc -eq 0 ] && [ "$res" = ok ] && grep -q '^    paired: .*over PyTorch eager' "$tmp/rec3/record.md" \
+        && ok "$name" || no "$name" "exit $rc: $res" "$(tail -n 12 "$tmp/o9")"
+    KFORGE="$KFORGE" "$torchpy" "$KF_SRCDIR/bench/cpu/paired_anchors.py" "$tmp/p2.json" "$tmp/suite3" "$p12" "$p14" \
+        --threads 2 --rounds 1 --reps 20 --preset small > "$tmp/o10" 2>&1; rc=$?
+    [ $rc -eq 0 ] && grep -q '^14_Gemm_Divide_Sum_Scaling .*skipped: .*result.json' "$tmp/o10" &&
+        "$torchpy" -c 'import json,sys; p=json.load(open(sys.argv[1]))["problems"]; sys.exit(sorted(p) != ["12_Gemm_Multiply_LeakyReLU"])' "$tmp/p2.json" \
+        && ok "$name2" || no "$name2" "exit $rc" "$(cat "$tmp/o10")"
 fi
 name="bench/cpu/peak_concurrent.c: builds, one thread's FMA (and AMX, zero and random tiles) rate"
 if [ "$(uname -m)" != x86_64 ]; then
