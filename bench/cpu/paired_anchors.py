@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""A suite's best CPU kernels and PyTorch eager timed side by side, problem by
+"""A suite's best CPU kernels and an anchor timed side by side, problem by
 problem, rounds interleaved: the kernel through `kforge profile` (the suite's
-own measurement), PyTorch in this process (torch_anchors.py's graph and
-timing), one right after the other.
+own measurement), the anchor in this process, one right after the other:
+PyTorch eager (--tool torch, the default: torch_anchors.py's graph and
+timing) or ONNX Runtime CPU (--tool ort: ort_anchors.py's model, session and
+timing).
 
-  paired_anchors.py OUT.json SUITE_DIR PROBLEM.json|DIR... [--threads N]
-                    [--rounds 3] [--reps 30] [--preset cpu] [--kforge PATH]
+  paired_anchors.py OUT.json SUITE_DIR PROBLEM.json|DIR... [--tool torch|ort]
+                    [--threads N] [--rounds 3] [--reps 30] [--preset cpu] [--kforge PATH]
 
 SUITE_DIR is a `kforge suite` report directory (runs/<problem name>/ with
 result.json); each problem's best kernel is profiled as it is.  The suite's
@@ -14,7 +16,7 @@ before and after the whole suite: on a shared host whose speed moves for
 minutes at a time (bench/results/xeon16-cpu-torch-2026-11-28, runs h5 and
 h6) the two sides then saw different machines.  Here each round's pair is
 seconds apart (the side that goes first alternates by round), and the
-ratio per problem is the median of the rounds' ratios (PyTorch's median
+ratio per problem is the median of the rounds' ratios (the anchor's median
 time over the kernel's).  Prints one line per
 problem and round and a summary (geomean of the per-problem median ratios,
 the problems under 1x); OUT.json keeps every round's times."""
@@ -27,12 +29,45 @@ import subprocess
 import sys
 import time
 
-import torch
-
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "..", "anchors"))
 from anchors_common import cpu_model, load, problem_files  # noqa: E402
-from torch_anchors import bench, build, make_inputs  # noqa: E402
+
+
+class TorchAnchor:
+    """PyTorch eager, fp32, in this process (torch_anchors.py)."""
+    name = "PyTorch eager"
+
+    def __init__(self, args):
+        import torch
+        import torch_anchors
+        self.t, self.args = torch_anchors, args
+        torch.set_num_threads(args.threads)
+        self.version = "pytorch " + torch.__version__
+
+    def prepare(self, prob, dims):
+        return self.t.build(prob, "cpu"), self.t.make_inputs(prob, dims, "cpu")
+
+    def time(self, prep):
+        return self.t.bench(prep[0], prep[1], self.args.reps, self.args.warmup, "cpu")["ms"]
+
+
+class OrtAnchor:
+    """ONNX Runtime CPU, fp32, in this process (ort_anchors.py: a session of
+    --threads intra-op threads, IOBinding)."""
+    name = "ONNX Runtime"
+
+    def __init__(self, args):
+        import onnxruntime
+        import ort_anchors
+        self.o, self.args = ort_anchors, args
+        self.version = "onnxruntime " + onnxruntime.__version__
+
+    def prepare(self, prob, dims):
+        return prob, dims
+
+    def time(self, prep):
+        return self.o.bench(prep[0], prep[1], self.args)["ms"]
 
 
 def best_candidate(suite, name):
@@ -70,11 +105,12 @@ def main(argv=None):
     ap.add_argument("--preset", default="cpu")
     ap.add_argument("--pause", type=float, default=0.3, help="seconds between the two sides (idle threads sleep)")
     ap.add_argument("--kforge", default=os.environ.get("KFORGE", "kforge"))
+    ap.add_argument("--tool", choices=("torch", "ort"), default="torch")
     args = ap.parse_args(argv)
     if args.rounds < 1 or args.reps < 20:
         ap.error("--rounds >= 1 and --reps >= 20")
     args.threads = args.threads or len(os.sched_getaffinity(0))
-    torch.set_num_threads(args.threads)
+    anchor = TorchAnchor(args) if args.tool == "torch" else OrtAnchor(args)
     env = dict(os.environ, KFORGE_THREADS=str(args.threads))
     probs = []
     for path in problem_files(args.problems):
@@ -84,23 +120,23 @@ def main(argv=None):
         except (OSError, RuntimeError, ValueError) as ex:
             print("%-40s skipped: %s" % (prob["name"], ex), flush=True)
             continue
-        probs.append({"name": prob["name"], "path": path, "cand": cand,
-                      "fn": build(prob, "cpu"), "xs": make_inputs(prob, dims, "cpu"), "rounds": []})
-    res = {"tool": "pytorch", "version": torch.__version__, "threads": args.threads, "preset": args.preset,
+        probs.append({"name": prob["name"], "path": path, "cand": cand, "prep": anchor.prepare(prob, dims),
+                      "rounds": []})
+    res = {"tool": args.tool, "version": anchor.version, "threads": args.threads, "preset": args.preset,
            "machine": {"cpu": cpu_model(), "cpus": os.cpu_count()}, "suite": os.path.abspath(args.suite),
            "reps": args.reps, "rounds": args.rounds,
-           "timing": "per round: PyTorch eager's median of --reps wall-clock calls (after --warmup), then "
-                     "kforge profile's median of the best kernel; ratio = PyTorch / kernel",
+           "timing": "per round: the anchor's median of --reps wall-clock calls (after --warmup) and kforge "
+                     "profile's median of the best kernel, one right after the other; ratio = anchor / kernel",
            "problems": {}}
     def summarize_rounds(final):
         """every problem's rounds so far -> res; the summary printed at the end"""
         ratios = []
         for p in probs:
-            rs = [r["torch_ms"] / r["kforge_ms"] for r in p["rounds"] if r["kforge_ms"]]
+            rs = [r["anchor_ms"] / r["kforge_ms"] for r in p["rounds"] if r["kforge_ms"]]
             e = {"candidate": p["cand"], "rounds": p["rounds"]}
             if rs:
                 e.update({"ratio_median": statistics.median(rs), "ratio_min": min(rs), "ratio_max": max(rs),
-                          "torch_ms_median": statistics.median(r["torch_ms"] for r in p["rounds"]),
+                          "anchor_ms_median": statistics.median(r["anchor_ms"] for r in p["rounds"]),
                           "kforge_ms_median": statistics.median(r["kforge_ms"] for r in p["rounds"]
                                                                 if r["kforge_ms"])})
                 ratios.append((p["name"], e["ratio_median"]))
@@ -111,8 +147,9 @@ def main(argv=None):
             res["summary"] = {"geomean_ratio": g, "problems": len(ratios), "under_1x": under,
                               "rounds_done": min(len(p["rounds"]) for p in probs)}
             if final:
-                print("paired: %.2fx over PyTorch eager (geomean of %d per-problem medians of %d rounds); "
-                      "under 1x: %s" % (g, len(ratios), args.rounds, ", ".join(under) or "none"), flush=True)
+                print("paired: %.2fx over %s (geomean of %d per-problem medians of %d rounds); "
+                      "under 1x: %s" % (g, anchor.name, len(ratios), args.rounds, ", ".join(under) or "none"),
+                      flush=True)
         with open(args.out, "w") as f:   # rewritten after every round: a timeout keeps what was done
             json.dump(res, f, indent=1)
         return ratios
@@ -122,17 +159,17 @@ def main(argv=None):
         order = probs[rnd % len(probs):] + probs[:rnd % len(probs)] if probs else []
         for p in order:
             if rnd % 2 == 0:   # the side that goes first alternates by round
-                t = bench(p["fn"], p["xs"], args.reps, args.warmup, "cpu")["ms"]
+                t = anchor.time(p["prep"])
                 time.sleep(args.pause)
                 k, verdict = profile(args, p["path"], p["cand"], env)
             else:
                 k, verdict = profile(args, p["path"], p["cand"], env)
                 time.sleep(args.pause)
-                t = bench(p["fn"], p["xs"], args.reps, args.warmup, "cpu")["ms"]
+                t = anchor.time(p["prep"])
             time.sleep(args.pause)
-            p["rounds"].append({"torch_ms": t, "kforge_ms": k, "verdict": verdict})
-            print("round %d %-40s torch %8.3f ms  kforge %s  %s" % (
-                rnd + 1, p["name"][:40], t, "%8.3f ms" % k if k else "   -    ",
+            p["rounds"].append({"anchor_ms": t, "kforge_ms": k, "verdict": verdict})
+            print("round %d %-40s %s %8.3f ms  kforge %s  %s" % (
+                rnd + 1, p["name"][:40], args.tool, t, "%8.3f ms" % k if k else "   -    ",
                 "%.2fx" % (t / k) if k else verdict), flush=True)
         if rnd + 1 < args.rounds:
             summarize_rounds(False)

@@ -10,8 +10,8 @@
 #      and against the faster of the two per problem (anchors-faster.json,
 #      bench/anchors/faster_anchors.py): a host whose speed drifts during the
 #      suite shows as a gap between the three "against" lines of record.md;
-#   4. with --paired R (torch only): the suite's best kernels and PyTorch
-#      eager timed side by side, problem by problem, R rounds
+#   4. with --paired R: the suite's best kernels and the anchor timed side
+#      by side, problem by problem, R rounds
 #      (bench/cpu/paired_anchors.py -> paired.json, its summary in record.md):
 #      each pair seconds apart, where steps 1-3 set a kernel timed once in the
 #      search against PyTorch timed minutes before or after.
@@ -32,7 +32,7 @@
 #                       ${TMPDIR:-/tmp}/kforge-suite-NAME; its reports are copied to the record)
 #   --anchors-only      measure the anchors, run no suite
 #   --no-anchors-after  skip step 3
-#   --paired R          step 4 with R rounds (--tool torch; the reps are --reps, at least 20)
+#   --paired R          step 4 with R rounds (the reps are --reps, at least 20)
 #   PROBLEMS            problem files or directories (default: problems/level2)
 #
 # The kforge binary is $KFORGE, else the one on PATH.  The record: machine.txt
@@ -74,7 +74,6 @@ torch) script=$top/bench/anchors/torch_anchors.py; mods="torch, numpy"; py=${py:
 *) die "--tool must be ort or torch, not '$tool'" ;;
 esac
 [[ "$paired" =~ ^[0-9]+$ ]] || die "--paired must be a number of rounds, not '$paired'"
-[ "$paired" -eq 0 ] || [ "$tool" = torch ] || die "--paired needs --tool torch (paired_anchors.py times PyTorch)"
 [ "$paired" -eq 0 ] || [ "$reps" -ge 20 ] || die "--paired needs --reps of at least 20 (kforge profile's minimum)"
 [ -n "$threads" ] || threads=$(nproc)
 [[ "$threads" =~ ^[1-9][0-9]*$ ]] || die "--threads must be a positive integer, not '$threads'"
@@ -145,8 +144,8 @@ if [ $anchors_only -eq 0 ]; then
         fi
     fi
     if [ "$paired" -gt 0 ]; then
-        echo "== paired: the suite's best kernels and PyTorch eager, $paired rounds" >&2
-        KFORGE="$kforge" "$py" "$top/bench/cpu/paired_anchors.py" "$out/paired.json" "$suite_dir" "${problems[@]}" \
+        echo "== paired: the suite's best kernels and the $tool anchors, $paired rounds" >&2
+        KFORGE="$kforge" "$py" "$top/bench/cpu/paired_anchors.py" "$out/paired.json" "$suite_dir" "${problems[@]}" --tool "$tool" \
             --threads "$threads" --rounds "$paired" --reps "$reps" --warmup "$warmup" --preset "$preset" 2>&1 |
             tee "$out/paired.out" >&2
         [ "${PIPESTATUS[0]}" -eq 0 ] || echo "run_cpu_anchors.sh: the paired timing failed: see $out/paired.out" >&2
@@ -168,7 +167,7 @@ echo "load average (1, 5, 15 min) after: $(load)" >>"$out/machine.txt"
         grep -E '^against ' "$out/report-anchors-$w.out" | sed 's/^/    /'
     done
     if [ -f "$out/paired.out" ]; then
-        echo; echo "- the best kernels and PyTorch eager timed side by side (paired.json):"
+        echo; echo "- the best kernels and the anchors timed side by side (paired.json):"
         grep -E '^paired: ' "$out/paired.out" | sed 's/^/    /'
     fi
 } >"$out/record.md"

@@ -97,18 +97,20 @@ else
         && ok "run_cpu_anchors.sh --no-anchors-after: the before-only record" \
         || no "run_cpu_anchors.sh --no-anchors-after: the before-only record" "exit $rc" "$(tail -n 8 "$tmp/o6")"
 fi
-KFORGE="$KFORGE" "$script" --tool ort --paired 2 --out "$tmp/r" >"$tmp/o8" 2>&1; rc=$?
-[ $rc -eq 2 ] && grep -q "paired needs --tool torch" "$tmp/o8" && [ ! -e "$tmp/r/anchors.json" ] \
-    && ok "run_cpu_anchors.sh: --paired with the ORT anchors exits 2 before measuring anything" \
-    || no "run_cpu_anchors.sh: --paired with the ORT anchors exits 2" "exit $rc" "$(cat "$tmp/o8")"
+KFORGE="$KFORGE" "$script" --tool ort --paired 2 --reps 5 --out "$tmp/r" >"$tmp/o8" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "paired needs --reps of at least 20" "$tmp/o8" && [ ! -e "$tmp/r/anchors.json" ] \
+    && ok "run_cpu_anchors.sh: --paired with fewer than 20 reps exits 2 before measuring anything" \
+    || no "run_cpu_anchors.sh: --paired with fewer than 20 reps exits 2" "exit $rc" "$(cat "$tmp/o8")"
 # a one-problem record with the paired step, then paired_anchors.py on a
 # problem the suite did not run
 torchpy=${KFORGE_PYTHON:-$venv_py}
 name="run_cpu_anchors.sh --paired 2: the suite's best kernel and PyTorch in 2 rounds, in paired.json and record.md"
-name2="paired_anchors.py: a problem without a run in the suite is skipped, saying so"
+name2="paired_anchors.py --tool ort: ONNX Runtime beside the kernel; a problem without a run in the suite is skipped, saying so"
 if ! "$torchpy" -c "import torch, numpy" >/dev/null 2>&1; then
     skip "$name" "$torchpy cannot import torch, numpy"
     skip "$name2" "$torchpy cannot import torch, numpy"
+elif ! "$ortpy" -c "import onnxruntime, onnx, numpy" >/dev/null 2>&1; then
+    skip "$name2" "$ortpy cannot import onnxruntime, onnx, numpy"
 else
     p12="$KF_SRCDIR/problems/level2/12_Gemm_Multiply_LeakyReLU.json"
     p14="$KF_SRCDIR/problems/level2/14_Gemm_Divide_Sum_Scaling.json"
@@ -119,16 +121,17 @@ else
 import json, sys
 r = json.load(open(sys.argv[1]))
 e = r["problems"]["12_Gemm_Multiply_LeakyReLU"]
-ok = (len(e["rounds"]) == 2 and all(x["torch_ms"] > 0 and x["kforge_ms"] > 0 for x in e["rounds"]) and
+ok = (len(e["rounds"]) == 2 and all(x["anchor_ms"] > 0 and x["kforge_ms"] > 0 for x in e["rounds"]) and
       e["ratio_min"] <= e["ratio_median"] <= e["ratio_max"] and r["summary"]["problems"] == 1 and
-      r["summary"]["rounds_done"] == 2 and r["threads"] == 2)
+      r["summary"]["rounds_done"] == 2 and r["threads"] == 2 and r["tool"] == "torch")
 print("ok" if ok else json.dumps(r)[:600])' "$tmp/rec3/paired.json" 2>&1)
     [ $rc -eq 0 ] && [ "$res" = ok ] && grep -q '^    paired: .*over PyTorch eager' "$tmp/rec3/record.md" \
         && ok "$name" || no "$name" "exit $rc: $res" "$(tail -n 12 "$tmp/o9")"
-    KFORGE="$KFORGE" "$torchpy" "$KF_SRCDIR/bench/cpu/paired_anchors.py" "$tmp/p2.json" "$tmp/suite3" "$p12" "$p14" \
-        --threads 2 --rounds 1 --reps 20 --preset small > "$tmp/o10" 2>&1; rc=$?
+    KFORGE="$KFORGE" "$ortpy" "$KF_SRCDIR/bench/cpu/paired_anchors.py" "$tmp/p2.json" "$tmp/suite3" "$p12" "$p14" \
+        --tool ort --threads 2 --rounds 1 --reps 20 --preset small > "$tmp/o10" 2>&1; rc=$?
     [ $rc -eq 0 ] && grep -q '^14_Gemm_Divide_Sum_Scaling .*skipped: .*result.json' "$tmp/o10" &&
-        "$torchpy" -c 'import json,sys; p=json.load(open(sys.argv[1]))["problems"]; sys.exit(sorted(p) != ["12_Gemm_Multiply_LeakyReLU"])' "$tmp/p2.json" \
+        grep -q '^paired: .*over ONNX Runtime' "$tmp/o10" &&
+        "$ortpy" -c 'import json,sys; r=json.load(open(sys.argv[1])); p=r["problems"]; sys.exit(sorted(p) != ["12_Gemm_Multiply_LeakyReLU"] or r["tool"] != "ort" or not p["12_Gemm_Multiply_LeakyReLU"]["rounds"][0]["anchor_ms"] > 0)' "$tmp/p2.json" \
         && ok "$name2" || no "$name2" "exit $rc" "$(cat "$tmp/o10")"
 fi
 name="bench/cpu/peak_concurrent.c: builds, one thread's FMA (and AMX, zero and random tiles) rate"
