@@ -149,6 +149,11 @@ typedef struct kf_roofline {
     int flop_term;            /* the FLOP term is part of hard_floor_s */
     double fraction;          /* floor_s / median_s, 0 if unknown */
     double achieved_flops, achieved_bytes_per_s;
+    double device_floor_s;    /* floor_s with the device's fastest compute unit
+                                 (a CPU's bf16 units or AMX tiles above its
+                                 fp32 FMAs), whatever unit the candidate used:
+                                 what a kernel of any precision could reach */
+    double device_fraction;   /* device_floor_s / median_s, 0 if unknown */
 } kf_roofline;
 
 typedef struct kf_eval_result {
@@ -205,6 +210,12 @@ double kf_eval_worst_tol_frac(const kf_eval_result *res);
 
 /* Roofline of a resolved problem on a device (no timing); fraction unset. */
 void kf_roofline_compute(const kf_resolved *r, const kf_device_info *dev, kf_roofline *out);
+/* The fraction the search's target is measured in (--target, the loop's and
+ * the built-in analysis's stop): of the floor with the device's fastest
+ * unit, so that an fp32 kernel near the FMA peak does not end a search that
+ * has faster units to try; rf->fraction where that floor is unknown (a
+ * record from before it was kept). */
+double kf_roofline_target_fraction(const kf_roofline *rf);
 
 /* A trivial predictor that passes a problem's tolerance: `kforge check`
  * warns (the problem cannot tell a kernel that skips the work from one

@@ -77,6 +77,8 @@ static json_object *roofline_json(const kf_roofline *r)
     json_object_object_add(o, "fraction", num(r->fraction));
     json_object_object_add(o, "achieved_flops", num(r->achieved_flops));
     json_object_object_add(o, "achieved_bytes_per_s", num(r->achieved_bytes_per_s));
+    json_object_object_add(o, "device_floor_s", num(r->device_floor_s));
+    json_object_object_add(o, "device_fraction", num(r->device_fraction));
     return o;
 }
 

@@ -28,6 +28,10 @@ void kf_roofline_compute(const kf_resolved *r, const kf_device_info *dev, kf_roo
     }
     double compute_s = ratio(out->flops, out->peak_flops);
     out->floor_s = dmax(compute_s, ratio(out->min_bytes, out->peak_bytes_per_s));
+    double fastest = out->peak_flops;   /* the device's fastest unit: the target's floor */
+    if (dev && !strcmp(dev->kind, "cpu") && dev->struct_size >= sizeof *dev)
+        fastest = dmax(fastest, dmax(dev->peak_flops_bf16, dev->peak_flops_amx_bf16));
+    out->device_floor_s = dmax(ratio(out->flops, fastest), ratio(out->min_bytes, out->peak_bytes_per_s));
     /* The hard floor is what no correct kernel can beat: every input byte
      * read and every output byte written, from on-chip memory at that.  The
      * FLOP term is left out on purpose: the graph's nominal FLOPs are not a
@@ -56,9 +60,15 @@ void kf_roofline_apply(kf_roofline *rf, double median_s)
         rf->achieved_flops = rf->flops / median_s;
         rf->achieved_bytes_per_s = rf->min_bytes / median_s;
         rf->fraction = rf->floor_s > 0 ? rf->floor_s / median_s : 0.0;
+        rf->device_fraction = rf->device_floor_s > 0 ? rf->device_floor_s / median_s : 0.0;
     } else {
-        rf->achieved_flops = rf->achieved_bytes_per_s = rf->fraction = 0.0;
+        rf->achieved_flops = rf->achieved_bytes_per_s = rf->fraction = rf->device_fraction = 0.0;
     }
+}
+
+double kf_roofline_target_fraction(const kf_roofline *rf)
+{
+    return rf->device_floor_s > 0 ? rf->device_fraction : rf->fraction;
 }
 
 int kf_roofline_too_fast(const kf_roofline *rf, double median_s)

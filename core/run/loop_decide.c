@@ -42,7 +42,7 @@ const char *kf_loop_stop_reason(const kf_loop_state *s, const kf_run_opts *o, in
     if (elapsed_s >= o->max_time_s) return "time budget spent";
     if (cost_usd >= o->max_cost_usd) return "cost budget spent";
     if (s->phase == PHASE_OPTIMIZE && s->fixes == 0 && o->target_fraction > 0 && best &&
-        best->roofline.fraction >= o->target_fraction)
+        kf_roofline_target_fraction(&best->roofline) >= o->target_fraction)
         return "within the target fraction of the roofline floor";
     return NULL;
 }

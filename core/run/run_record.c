@@ -160,6 +160,8 @@ static void load_roofline(json_object *o, kf_roofline *r)
     r->fraction = get_num(o, "fraction");
     r->achieved_flops = get_num(o, "achieved_flops");
     r->achieved_bytes_per_s = get_num(o, "achieved_bytes_per_s");
+    r->device_floor_s = get_num(o, "device_floor_s");   /* 0 in records from before: the fraction decides */
+    r->device_fraction = get_num(o, "device_fraction");
 }
 
 /* eval.json, as kf_eval_result_json() wrote it: the whole result back,

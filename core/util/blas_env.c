@@ -3,15 +3,16 @@
  * OpenBLAS built with DYNAMIC_ARCH (Debian's) picks its kernels by CPU
  * family and model, and a model its version does not know gets the generic
  * ones: Debian 12's 0.3.21 on an Emerald Rapids Xeon (family 6, model 207)
- * chose "Prescott" (SSE3, no FMA), and its sgemm ran at 21-27 GFLOP per
- * CPU-second against 124-143 with the SkylakeX kernels on the same vCPU
+ * chose "Prescott" (SSE3, no FMA), and its sgemm ran at 20-28 GFLOP per
+ * CPU-second against 99-144 with the SkylakeX kernels on the same vCPU
  * (the 2-core development VM, problem 9's 512 x 2048 x 2048 GEMM,
- * bench/cpu_gemm/micro.sh, 2026-11-28).  The op-by-op baseline's GEMMs,
- * its GEMM anchor and the reference's DGEMM all call it, so the speedups
- * over the baseline were inflated several times on such a host.  The
- * kernel set is chosen from the ISA instead, as OpenBLAS would for a model
- * it knows; a value the user set is kept, and a build without DYNAMIC_ARCH
- * ignores the variable. */
+ * bench/cpu_gemm/micro.sh; bench/results/xeon2-openblas-core-2026-11-28).
+ * The op-by-op baseline's GEMMs, its GEMM anchor and the reference's DGEMM
+ * all call it, so the speedups over the baseline were inflated about 4.5x
+ * on such a host.  The kernel set is chosen from the ISA instead; on the
+ * Xeons OpenBLAS does recognise (Cooperlake, SapphireRapids) SkylakeX is
+ * the set their sgemm and dgemm use anyway.  A value the user set is kept,
+ * and a build without DYNAMIC_ARCH ignores the variable. */
 #include <config.h>
 
 #include <stdlib.h>

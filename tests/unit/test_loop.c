@@ -210,6 +210,15 @@ KF_TEST(stop_reasons_budgets_then_target)
     /* not while a failed variant is being repaired, nor in FUNCTIONAL */
     KF_CHECK(kf_loop_stop_reason(&fixing, &o, 0, 0, 0, &best) == NULL);
     KF_CHECK(kf_loop_stop_reason(&fun, &o, 0, 0, 0, &best) == NULL);
+    /* the target is of the device's fastest unit where known: an fp32 best
+       at 90% of its own unit's floor and 20% of the tiles' goes on */
+    best.roofline.fraction = 0.9;
+    best.roofline.device_floor_s = 1e-3;
+    best.roofline.device_fraction = 0.2;
+    KF_CHECK(kf_loop_stop_reason(&opt, &o, 0, 0, 0, &best) == NULL);
+    best.roofline.device_fraction = 0.85;
+    KF_CHECK_STR(kf_loop_stop_reason(&opt, &o, 0, 0, 0, &best), "within the target fraction of the roofline floor");
+    best.roofline.device_floor_s = best.roofline.device_fraction = 0;
     o.target_fraction = 0;               /* 0: never */
     best.roofline.fraction = 5;
     KF_CHECK(kf_loop_stop_reason(&opt, &o, 0, 0, 0, &best) == NULL);

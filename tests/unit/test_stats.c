@@ -196,6 +196,17 @@ KF_TEST(roofline_uses_the_unit_the_candidate_used)
     KF_CHECK_NEAR(rf.hard_floor_s, 4e9 / (1.25 * 2e12), 1e-12);   /* untouched */
     kf_roofline_apply(&rf, 4e-3);
     KF_CHECK_NEAR(rf.fraction, 0.5, 1e-12);
+    /* the target's fraction is of the fastest unit's floor, whatever unit
+       ran: an fp32 kernel at 90% of the FMA peak is at 18% of the tiles' */
+    kf_roofline_compute(&r, &dev, &rf);
+    KF_CHECK_NEAR(rf.device_floor_s, 2e-3, 1e-12);
+    kf_roofline_use_unit(&rf, &dev, 0);
+    kf_roofline_apply(&rf, 1e-2 / 0.9);
+    KF_CHECK_NEAR(rf.fraction, 0.9, 1e-12);
+    KF_CHECK_NEAR(rf.device_fraction, 0.18, 1e-12);
+    KF_CHECK_NEAR(kf_roofline_target_fraction(&rf), 0.18, 1e-12);
+    rf.device_floor_s = 0;               /* a record without it: the fraction */
+    KF_CHECK_NEAR(kf_roofline_target_fraction(&rf), 0.9, 1e-12);
     kf_roofline_compute(&r, &dev, &rf);
     kf_roofline_use_unit(&rf, &dev, 1);
     KF_CHECK_NEAR(rf.floor_s, 2e-2, 1e-12);
