@@ -24,4 +24,5 @@ export KFORGE_PYTHON=python3
 } 2>&1 | tee $OUT/call-$TAG.txt
 [ -z "${SKIP_SUITE:-}" ] && cp /tmp/suite.log $OUT/suite-$TAG.log 2>/dev/null
 [ -z "${SKIP_SUITE:-}" ] && tar czf $OUT/rec-$TAG.tgz -C /tmp rec-$TAG suite-$TAG/report.json 2>/dev/null
+rm -f $OUT/build.log $OUT/backends.txt $OUT/commit.txt $OUT/gpu.txt   # eight files come back: the record first
 ls -la $OUT
