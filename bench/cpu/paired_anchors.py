@@ -11,15 +11,16 @@ timing).
 
 SUITE_DIR is a `kforge suite` report directory (runs/<problem name>/ with
 result.json); each problem's best kernel is profiled as it is.  The suite's
-own ratio sets a kernel timed once in the search against PyTorch timed
+own ratio sets a kernel timed once in the search against the anchor timed
 before and after the whole suite: on a shared host whose speed moves for
 minutes at a time (bench/results/xeon16-cpu-torch-2026-11-28, runs h5 and
-h6) the two sides then saw different machines.  Here each round's pair is
-seconds apart (the side that goes first alternates by round), and the
-ratio per problem is the median of the rounds' ratios (the anchor's median
-time over the kernel's).  Prints one line per
-problem and round and a summary (geomean of the per-problem median ratios,
-the problems under 1x); OUT.json keeps every round's times."""
+h6 of -28b) the two sides then saw different machines.  Here each round's
+pair is seconds apart (the side that goes first alternates by round), and
+the ratio per problem is the median of the rounds' ratios (the anchor's
+median time over the kernel's).  Prints one line per problem and round and
+a summary (geomean of the per-problem median ratios, the problems under 1x,
+those whose kernel failed a round's profile: left out of the geomean, never
+silently); OUT.json keeps every round's times."""
 import argparse
 import json
 import math
@@ -128,6 +129,7 @@ def main(argv=None):
            "timing": "per round: the anchor's median of --reps wall-clock calls (after --warmup) and kforge "
                      "profile's median of the best kernel, one right after the other; ratio = anchor / kernel",
            "problems": {}}
+
     def summarize_rounds(final):
         """every problem's rounds so far -> res; the summary printed at the end"""
         ratios = []
@@ -141,14 +143,16 @@ def main(argv=None):
                                                                 if r["kforge_ms"])})
                 ratios.append((p["name"], e["ratio_median"]))
             res["problems"][p["name"]] = e
+        failed = [p["name"] for p in probs if any(not r["kforge_ms"] for r in p["rounds"])]
         if ratios:
             g = math.exp(sum(math.log(r) for _, r in ratios) / len(ratios))
             under = [n for n, r in ratios if r < 1]
             res["summary"] = {"geomean_ratio": g, "problems": len(ratios), "under_1x": under,
-                              "rounds_done": min(len(p["rounds"]) for p in probs)}
+                              "rounds_done": min(len(p["rounds"]) for p in probs), "profile_failed": failed}
             if final:
                 print("paired: %.2fx over %s (geomean of %d per-problem medians of %d rounds); "
-                      "under 1x: %s" % (g, anchor.name, len(ratios), args.rounds, ", ".join(under) or "none"),
+                      "under 1x: %s%s" % (g, anchor.name, len(ratios), args.rounds, ", ".join(under) or "none",
+                                          "; a profile failed: " + ", ".join(failed) if failed else ""),
                       flush=True)
         with open(args.out, "w") as f:   # rewritten after every round: a timeout keeps what was done
             json.dump(res, f, indent=1)
