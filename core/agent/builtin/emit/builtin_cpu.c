@@ -671,13 +671,14 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
         } else if (an->op == KF_OP_LOGSUMEXP) {
             kf_sb_printf(b,
                             "%sfloat m = -INFINITY;\n"
+                            "%s#pragma omp simd reduction(max:m)   /* as softmax's */\n"
                             "%sfor (int64_t k = 0; k < %" PRId64 "; k++) m = xr[k] > m ? xr[k] : m;\n"
                             "%sif (isinf(m)) m = 0.0f;   /* all -inf (or an inf): as torch.logsumexp */\n"
                             "%sdouble s = 0.0;\n"
                             "%s#pragma omp simd reduction(+:s)\n"
                             "%sfor (int64_t k = 0; k < %" PRId64 "; k++) s += kf_exp(xr[k] - m);\n"
                             "%sconst float t%d = (float)(log(s) + m);\n",
-                            ind, ind, L, ind, ind, ind, ind, L, ind, av);
+                            ind, ind, ind, L, ind, ind, ind, ind, L, ind, av);
         } else {
             char div[48] = "";
             if (an->op == KF_OP_MEAN) snprintf(div, sizeof div, " / %" PRId64 ".0", L);
