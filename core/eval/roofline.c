@@ -16,6 +16,16 @@ static double dmax(double a, double b)
     return a > b ? a : b;
 }
 
+/* The device's fastest compute rate: its peak, and on a CPU its bf16 units
+ * (AVX512_BF16 vdpbf16ps, AMX tiles) where it has them; 0 without a device. */
+static double fastest_flops(const kf_device_info *dev)
+{
+    double peak = dev ? dev->peak_flops : 0;
+    if (dev && !strcmp(dev->kind, "cpu") && dev->struct_size >= sizeof *dev)
+        peak = dmax(peak, dmax(dev->peak_flops_bf16, dev->peak_flops_amx_bf16));
+    return peak;
+}
+
 void kf_roofline_compute(const kf_resolved *r, const kf_device_info *dev, kf_roofline *out)
 {
     memset(out, 0, sizeof *out);
@@ -28,10 +38,8 @@ void kf_roofline_compute(const kf_resolved *r, const kf_device_info *dev, kf_roo
     }
     double compute_s = ratio(out->flops, out->peak_flops);
     out->floor_s = dmax(compute_s, ratio(out->min_bytes, out->peak_bytes_per_s));
-    double fastest = out->peak_flops;   /* the device's fastest unit: the target's floor */
-    if (dev && !strcmp(dev->kind, "cpu") && dev->struct_size >= sizeof *dev)
-        fastest = dmax(fastest, dmax(dev->peak_flops_bf16, dev->peak_flops_amx_bf16));
-    out->device_floor_s = dmax(ratio(out->flops, fastest), ratio(out->min_bytes, out->peak_bytes_per_s));
+    /* the target's floor: the device's fastest unit, whatever unit ran */
+    out->device_floor_s = dmax(ratio(out->flops, fastest_flops(dev)), ratio(out->min_bytes, out->peak_bytes_per_s));
     /* The hard floor is what no correct kernel can beat: every input byte
      * read and every output byte written, from on-chip memory at that.  The
      * FLOP term is left out on purpose: the graph's nominal FLOPs are not a
@@ -125,9 +133,7 @@ void kf_roofline_enforce(kf_roofline *rf, const kf_resolved *r, const kf_device_
     /* a CPU with bf16 units (AVX512_BF16 vdpbf16ps, AMX tiles) may run a
        bf16 candidate above its fp32 peak: the floor takes the fastest unit,
        whatever unit the candidate names (kf_roofline_use_unit) */
-    double peak = dmax(rf->peak_flops, dev ? dev->peak_flops : 0);
-    if (dev && !strcmp(dev->kind, "cpu") && dev->struct_size >= sizeof *dev)
-        peak = dmax(peak, dmax(dev->peak_flops_bf16, dev->peak_flops_amx_bf16));
+    double peak = dmax(rf->peak_flops, fastest_flops(dev));
     double flops_s = rf->flop_term ? ratio(rf->flops, peak * slack) : 0.0;
     rf->hard_floor_s = dmax(bytes_s, flops_s);
 }

@@ -26,14 +26,12 @@
 /* ------------------------------------------------------------------ */
 /* the GEMM library (emitted once when a GEMM group exists)            */
 
-/* GroupNorm rows whose groups have fewer channels than this, in rows of at
- * most KF_GN_SMALL_ROW elements (two such floats a row on the stack), are
- * emitted with the statistics vectorised across the groups (emit_row_body) */
-#define KF_GN_SMALL_GROUP 16
-#define KF_GN_SMALL_ROW 8192
-/* a softmax row of at most this many elements keeps its exps in a buffer on
- * the stack (emit_row_body) */
+/* The longest row whose per-element buffers a row op keeps on the stack
+ * (emit_row_body: softmax's exps, small-group GroupNorm's mean and rstd) */
 #define KF_ROW_BUF 8192
+/* GroupNorm rows whose groups have fewer channels than this (and that fit
+ * KF_ROW_BUF) are emitted with the statistics vectorised across the groups */
+#define KF_GN_SMALL_GROUP 16
 
 static const char GEMM_LIB[] =
     "/* ---- GEMM library: packing + register-blocked FMA micro-kernel ----\n"
@@ -627,7 +625,7 @@ static void emit_row_tail(gen_t *g, int gi, const char *ind)
                 /* dims within the row are read off o (e_ = rr * OL + o, o <
                    OL): no 64-bit division by the row index in a loop the
                    compiler is to vectorise (88's row tail: 16.9 -> 10.5 ms) */
-                if (st[d] && OL % span == 0 && span == OL)
+                if (st[d] && span == OL)
                     kf_sb_printf(b, " + (o / %" PRId64 ") * %" PRId64, inner, st[d]);
                 else if (st[d] && OL % span == 0)
                     kf_sb_printf(b, " + ((o / %" PRId64 ") %% %" PRId64 ") * %" PRId64, inner, gr->shape.d[d], st[d]);
@@ -758,7 +756,7 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
         else snprintf(cexpr, sizeof cexpr, "(o / %" PRId64 ")", inner);
         if (wv >= 0) snprintf(wexpr, sizeof wexpr, " * V%d[%s]", wv, cexpr);
         if (bv >= 0) snprintf(bexpr, sizeof bexpr, " + V%d[%s]", bv, cexpr);
-        if (gl < KF_GN_SMALL_GROUP && L <= KF_GN_SMALL_ROW) {
+        if (gl < KF_GN_SMALL_GROUP && L <= KF_ROW_BUF) {
             /* Small groups (88: 8 channels, 62: 4): loops of gl elements per
                group left most of each vector idle and paid a loop's overhead
                and a horizontal sum per group (the row op took 43% of 88's
