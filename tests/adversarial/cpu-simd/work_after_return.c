@@ -3,6 +3,7 @@
  * little later.  The parent stops the worker as soon as the run replies
  * and checks before it continues: stale (unwritten) outputs. */
 #include <pthread.h>
+#include <time.h>
 #include "kforge-cpu.h"
 
 static int calls;
@@ -23,6 +24,14 @@ static void compute(const kf_cpu_args *a)
 static void *later(void *arg)
 {
     (void)arg;
+    /* a little later (2 ms, spun on the vDSO clock: no system call): the
+       output of a tiny problem written at once could land before the reply
+       is read, and the race, not the check, decided the verdict (a quiet
+       2-core VM: the candidate passed) */
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do clock_gettime(CLOCK_MONOTONIC, &t);
+    while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 2000000L);
     compute(&job);   /* runs while the reply travels and the parent reads it */
     return NULL;
 }
