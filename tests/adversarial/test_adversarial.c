@@ -651,12 +651,11 @@ KF_TEST_TIMEOUT(partial_work_when_timed_is_stale, 180)
     teardown(&f);
 }
 
-/* The deferred work races the parent's SIGSTOP, so what the parent finds
- * depends on the machine's load: usually unwritten outputs; on a loaded
- * machine a thread left over from an earlier run may also finish writing
- * stale values over a later run's outputs (elements wrong); and where every
- * checked run's thread finished before the stop, the tiny reported time is
- * under the roofline floor.  Each is a failure of the cheat; it never passes. */
+/* The deferred work starts only when the next call comes in: a checked run's
+ * outputs are unwritten (poisoned) or hold a thread's result from an
+ * earlier call's inputs (a lead-in's, landing during the timed run): which
+ * depends on the scheduler, and either is stale.  Were the check to come
+ * late, the tiny reported time would be under the roofline floor. */
 KF_TEST_TIMEOUT(work_after_returning_is_stale, 180)
 {
     fixture f;
