@@ -48,6 +48,11 @@ if [ -z "${OPENBLAS_CORETYPE:-}" ]; then
     if has avx512f avx512bw avx512vl avx512dq; then export OPENBLAS_CORETYPE=SkylakeX
     elif has avx2 fma; then export OPENBLAS_CORETYPE=Haswell; fi
 fi
+# OpenBLAS's pthreads keep spinning after a call (2^28 cycles by default, about
+# 0.1 s): in this harness's rounds they spun through the FMA peak and the next
+# round's variants (16 threads: the peak read 26.5 GFLOP per CPU-second a core,
+# and KForge's kernel ran beside 15 spinners).  They sleep at once here.
+export OPENBLAS_THREAD_TIMEOUT=${OPENBLAS_THREAD_TIMEOUT:-4}
 ${CC:-cc} -std=gnu11 -O2 -fopenmp -DNVAR=$# ${KF_HARNESS_FLAGS:-} -I"$top/plugins/cpu-simd" \
     "$top/bench/cpu_gemm/harness.c" $objs $blas -lm -o "$tmp/harness"
 ${KF_BENCH_WRAP:-} "$tmp/harness" $dims "$threads" "$reps" $scr $names
