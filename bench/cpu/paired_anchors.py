@@ -154,7 +154,7 @@ def main(argv=None):
                       "under 1x: %s%s" % (g, anchor.name, len(ratios), args.rounds, ", ".join(under) or "none",
                                           "; a profile failed: " + ", ".join(failed) if failed else ""),
                       flush=True)
-        with open(args.out, "w") as f:   # rewritten after every round: a timeout keeps what was done
+        with open(args.out, "w") as f:   # rewritten after every pair: a timeout keeps what was done
             json.dump(res, f, indent=1)
         return ratios
 
@@ -175,8 +175,8 @@ def main(argv=None):
             print("round %d %-40s %s %8.3f ms  kforge %s  %s" % (
                 rnd + 1, p["name"][:40], args.tool, t, "%8.3f ms" % k if k else "   -    ",
                 "%.2fx" % (t / k) if k else verdict), flush=True)
-        if rnd + 1 < args.rounds:
-            summarize_rounds(False)
+            if rnd + 1 < args.rounds or p is not order[-1]:
+                summarize_rounds(False)   # a round cut short by a timeout keeps its pairs
     return 0 if summarize_rounds(True) else 1
 
 
