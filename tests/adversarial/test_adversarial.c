@@ -670,6 +670,17 @@ KF_TEST_TIMEOUT(work_after_returning_is_stale, 180)
     teardown(&f);
 }
 
+/* The plugin's clock rewired from inside the worker (its GOT slot): every
+ * sample about zero, the work inside the parent's round trips. */
+KF_TEST_TIMEOUT(clock_forged_in_process_is_timing_inconsistent, 180)
+{
+    fixture f;
+    run(&f, "forged_clock.c", 1);
+    CHECK_VERDICT(&f, KF_FAIL_TIMING);
+    KF_CHECK_CONTAINS(f.res.summary, "samples forged small?");
+    teardown(&f);
+}
+
 KF_TEST_TIMEOUT(forged_reply_is_timing_inconsistent, 180)
 {
     fixture f;
