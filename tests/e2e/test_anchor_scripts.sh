@@ -12,7 +12,8 @@
 # Python; a whole small record of run_cpu_anchors.sh (ORT anchors before and
 # after a one-problem suite, the reports against both and the faster) needs
 # the ORT Python; its --paired step (bench/cpu/paired_anchors.py: the suite's
-# best kernels and PyTorch eager timed side by side) the torch one.
+# best kernels and PyTorch eager timed side by side) the torch one, and
+# paired_anchors.py killed mid-round must leave the pairs it finished.
 # bench/cpu/peak_concurrent.c (the FMA and AMX rates of
 # threads running at once) builds and gives one thread a positive rate of
 # each unit the CPU reports (AMX with zero and with random tiles).
