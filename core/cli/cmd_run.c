@@ -56,6 +56,11 @@ static void run_usage(FILE *f)
         "  --from RUN_DIR       give the agent that run's verified best kernel (another\n"
         "                       backend's) as a reference for its first candidate\n"
         "  --no-baseline        do not measure the op-by-op baseline\n"
+        "  --confirm-rounds N   after the last step, time the best and the correct candidates\n"
+        "                       within 2x of it again, N rounds back to back, and keep the\n"
+        "                       fastest by its median round (default 3, at most 9; 0: keep\n"
+        "                       the best as timed in its step); rounds start only within\n"
+        "                       --max-time plus a quarter\n"
         "  --sandbox MODE       auto (default), strict or off: the worker sandbox (doc/sandbox.md)\n"
         "  --mem-limit SIZE     memory of a worker and its compiler (e.g. 8G; default half the RAM)\n"
         "  --counters MODE      auto (default: on cuda where ncu is found), off or ncu: hardware\n"
@@ -75,7 +80,7 @@ int kf_cmd_run(int argc, char **argv)
     int quiet = 0, json = 0;
     enum { O_BACKEND = 1, O_DEVICE, O_PRESET, O_AGENT, O_OUT, O_RESUME, O_ITER, O_TIME, O_COST,
            O_SAMPLES, O_TARGET, O_PROMPTS, O_RECORD, O_TRIALS, O_REPS, O_SEED, O_NOBASE, O_QUIET,
-           O_JSON, O_HELP, O_SANDBOX, O_MEM, O_AGENT_SEED, O_FROM, O_MAXTOK, O_TEMP, O_CTX, O_RTMO, O_COUNTERS };
+           O_JSON, O_HELP, O_SANDBOX, O_MEM, O_AGENT_SEED, O_FROM, O_MAXTOK, O_TEMP, O_CTX, O_RTMO, O_COUNTERS, O_CONFIRM };
     static const struct option opts[] = {
         {"backend", required_argument, 0, O_BACKEND}, {"device", required_argument, 0, O_DEVICE},
         {"preset", required_argument, 0, O_PRESET}, {"agent", required_argument, 0, O_AGENT},
@@ -88,7 +93,7 @@ int kf_cmd_run(int argc, char **argv)
         {"no-baseline", no_argument, 0, O_NOBASE}, {"quiet", no_argument, 0, O_QUIET},
         {"json", no_argument, 0, O_JSON}, {"help", no_argument, 0, O_HELP},
         {"sandbox", required_argument, 0, O_SANDBOX}, {"mem-limit", required_argument, 0, O_MEM},
-        {"counters", required_argument, 0, O_COUNTERS},
+        {"counters", required_argument, 0, O_COUNTERS}, {"confirm-rounds", required_argument, 0, O_CONFIRM},
         {"agent-seed", required_argument, 0, O_AGENT_SEED}, {"from", required_argument, 0, O_FROM},
         {"max-tokens", required_argument, 0, O_MAXTOK}, {"temperature", required_argument, 0, O_TEMP},
         {"context-tokens", required_argument, 0, O_CTX}, {"request-timeout", required_argument, 0, O_RTMO},
@@ -150,6 +155,10 @@ int kf_cmd_run(int argc, char **argv)
         case O_RTMO: if (kf_cli_double("--request-timeout", optarg, 0, 1e6, 1, &o.request_timeout_s)) return KF_EXIT_BAD_INPUT;
             break;
         case O_NOBASE: o.baseline = 0; break;
+        case O_CONFIRM: if (kf_cli_int("--confirm-rounds", optarg, 0, KF_CONFIRM_MAX_ROUNDS, &iv)) return KF_EXIT_BAD_INPUT;
+            o.confirm_rounds = (int)iv;
+            cli_budget.confirm_rounds = 1;
+            break;
         case O_QUIET: quiet = 1; break;
         case O_JSON: json = 1; break;
         case O_HELP: run_usage(stdout); return 0;
@@ -173,6 +182,7 @@ int kf_cmd_run(int argc, char **argv)
     if (o.resume_dir) {
         o.max_iterations = cli_budget.max_iterations ? o.max_iterations : 0;
         o.max_time_s = cli_budget.max_time_s > 0 ? o.max_time_s : 0;
+        o.confirm_rounds = cli_budget.confirm_rounds ? o.confirm_rounds : -1;   /* -1: run.json's */
         o.max_cost_usd = cli_budget.max_cost_usd > 0 ? o.max_cost_usd : 0;
     }
     if (!o.prompts_dir) o.prompts_dir = getenv("KFORGE_PROMPTS");

@@ -44,6 +44,7 @@ void kf_run_opts_default(kf_run_opts *o)
     o->target_fraction = 0.8;
     o->seed = 20261122;
     o->baseline = 1;
+    o->confirm_rounds = KF_CONFIRM_ROUNDS;
     kf_eval_opts_default(&o->eval);
 }
 
@@ -57,6 +58,7 @@ void kf_run_summary_free(kf_run_summary *s)
 }
 
 static double elapsed(const run_state *st) { return st->elapsed_before + (kf_now_s() - st->t0); }
+double kf_loop_elapsed(const run_state *st) { return elapsed(st); }
 
 void kf_loop_eval_free(kf_eval_result *e)
 {
@@ -73,16 +75,17 @@ void kf_loop_set_last(run_state *st, kf_candidate *c, kf_eval_result *e)
     st->last_eval = e;
 }
 
-static void set_best(run_state *st, kf_candidate *c, kf_eval_result *e, const char *dir)
+void kf_loop_set_best(run_state *st, kf_candidate *c, kf_eval_result *e, const char *dir)
 {
     kf_candidate *old_c = st->best;
     kf_eval_result *old_e = st->best_eval;
+    char *d = strdup(dir);   /* dir may be st->best_dir itself */
     st->best = c;
     st->best_eval = e;
-    if (old_c && old_c != st->last) kf_candidate_free(old_c);
-    if (old_e && old_e != st->last_eval) kf_loop_eval_free(old_e);
+    if (old_c && old_c != c && old_c != st->last) kf_candidate_free(old_c);
+    if (old_e && old_e != e && old_e != st->last_eval) kf_loop_eval_free(old_e);
     free(st->best_dir);
-    st->best_dir = strdup(dir);
+    st->best_dir = d;
 }
 
 const char *kf_loop_rel(const run_state *st, const char *path)
@@ -643,7 +646,7 @@ int kf_loop_adopt_best(run_state *st, const char *sdir, int fresh, kf_error *err
         kf_loop_eval_free(res);
         return -1;
     }
-    set_best(st, c, res, cdir);
+    kf_loop_set_best(st, c, res, cdir);
     st->best_recorded = !fresh;
     return 0;
 }
@@ -658,7 +661,7 @@ static int absorb(run_state *st, int sample, step_sample *x, int fresh, int *imp
     if (st->best_eval && res->timing.median_s >= st->best_eval->timing.median_s) return 0;
     char cdir[4200];
     snprintf(cdir, sizeof cdir, "%s/candidate", x->dir);
-    set_best(st, x->cand, x->res, cdir);
+    kf_loop_set_best(st, x->cand, x->res, cdir);
     st->best_recorded = !fresh;
     x->cand = NULL;
     x->res = NULL;
@@ -999,6 +1002,7 @@ static int write_run_json(run_state *st, kf_error *err)
     json_object_object_add(o, "max_cost_usd", json_object_new_double(st->o.max_cost_usd));
     json_object_object_add(o, "target_fraction", json_object_new_double(st->o.target_fraction));
     json_object_object_add(o, "baseline", json_object_new_boolean(st->o.baseline));
+    json_object_object_add(o, "confirm_rounds", json_object_new_int(st->o.confirm_rounds));
     json_object_object_add(o, "seed", json_object_new_int64((int64_t)st->o.seed));
     json_object_object_add(o, "agent_seed", json_object_new_int64((int64_t)st->o.agent_seed));
     json_object *from = kf_loop_from_json(st);
@@ -1071,6 +1075,8 @@ static int load_run_json(run_state *st, const kf_run_opts *cli, kf_error *err)
     st->o.from_dir = st->from_recorded;
     if (json_object_object_get_ex(o, "target_fraction", &v)) st->o.target_fraction = json_object_get_double(v);
     if (json_object_object_get_ex(o, "baseline", &v)) st->o.baseline = json_object_get_boolean(v);
+    if (cli->confirm_rounds < 0)   /* not given again: the run's own (runs before it: the default) */
+        st->o.confirm_rounds = json_object_object_get_ex(o, "confirm_rounds", &v) ? json_object_get_int(v) : KF_CONFIRM_ROUNDS;
     if (json_object_object_get_ex(o, "max_iterations", &v) && !cli->max_iterations)
         st->o.max_iterations = json_object_get_int(v);
     if (json_object_object_get_ex(o, "max_time_s", &v) && cli->max_time_s <= 0)
@@ -1165,6 +1171,13 @@ static int write_result(run_state *st, const char *reason, kf_run_summary *out, 
         }
         json_object_object_add(b, "roofline_fraction", json_object_new_double(st->best_eval->roofline.fraction));
         json_object_object_add(b, "roofline_floor_s", json_object_new_double(st->best_eval->roofline.floor_s));
+        if (st->confirm_rounds_done > 0) {   /* median_s is the final re-timing's (loop_confirm.c) */
+            json_object *cf = json_object_new_object();
+            json_object_object_add(cf, "rounds", json_object_new_int(st->confirm_rounds_done));
+            json_object_object_add(cf, "finalists", json_object_new_int(st->confirm_finalists));
+            json_object_object_add(cf, "step_median_s", json_object_new_double(st->confirm_step_s));
+            json_object_object_add(b, "confirmed", cf);
+        }
         json_object_object_add(o, "best", b);
     } else {
         json_object_object_add(o, "best", NULL);
@@ -1360,6 +1373,12 @@ int kf_run(const kf_run_opts *cli, kf_run_summary *out, kf_error *err)
         json_object_object_add(ev, "seconds", json_object_new_double(elapsed(&st)));
         kf_loop_journal(&st, "elapsed", ev, NULL);
         json_object_put(ev);
+    }
+    if (rc == 0 && st.best) {
+        kf_error cerr = {0};
+        if (kf_loop_confirm(&st, &cerr) != 0 && st.o.progress.fn)
+            kf_progressf(&st.o.progress, "confirm: %s; the search's best stands\n", cerr.msg);
+        if (!st.best) reason = "every finalist failed its re-evaluation";
     }
     if (rc != 0 && st.o.progress.fn) {
         const char *pd = st.o.prompts_dir && (!getenv("KFORGE_PROMPTS") || strcmp(st.o.prompts_dir, getenv("KFORGE_PROMPTS")))

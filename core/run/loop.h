@@ -17,6 +17,8 @@
  *   DIR/steps/NNNN-S/         prompt.md, answer.md, candidate/, eval.json,
  *                             verdict.json, reverify/ (a resume's check)
  *   DIR/steps/NNNN-analysis/  prompt.md, answer.md, analysis.json
+ *   DIR/confirm/R-I/          the final re-timing's evaluations (round R,
+ *                             finalist I; loop_confirm.c): eval.json
  *   DIR/result.json           the best candidate, its verified status, time,
  *                             speedup over the baseline, roofline fraction
  *
@@ -68,6 +70,9 @@ typedef struct kf_run_opts {
     const char *from_dir;        /* --from RUN_DIR: another run whose verified best kernel
                                     the generation agent gets as a reference (loop_from.c) */
     int baseline;                /* 1: measure the op-by-op baseline (default) */
+    int confirm_rounds;          /* the final re-timing's rounds (loop_confirm.c), default
+                                    KF_CONFIRM_ROUNDS; 0: none, the search's best as timed in its
+                                    step; -1 (resume): as run.json says */
     kf_eval_opts eval;
     /* LLM agents (kf_agent_opts): 0 / has_temperature 0 = the config's, else the default */
     int max_tokens;              /* --max-tokens */
@@ -80,6 +85,18 @@ typedef struct kf_run_opts {
 } kf_run_opts;
 
 void kf_run_opts_default(kf_run_opts *o);
+
+/* The final re-timing (core/run/loop_confirm.c): after the last step, the
+ * search's best and up to KF_CONFIRM_FINALISTS - 1 other correct
+ * candidates within KF_CONFIRM_RATIO of its time are evaluated again in
+ * confirm_rounds rounds back to back; the fastest by the median of its
+ * rounds is the run's best.  Rounds start only while the run's wall clock
+ * is under max_time_s * (1 + KF_CONFIRM_OVERRUN). */
+#define KF_CONFIRM_ROUNDS 3
+#define KF_CONFIRM_MAX_ROUNDS 9
+#define KF_CONFIRM_FINALISTS 3
+#define KF_CONFIRM_RATIO 2.0
+#define KF_CONFIRM_OVERRUN 0.25
 
 typedef struct kf_run_summary {
     char *run_dir;               /* malloc'ed */

@@ -46,3 +46,34 @@ const char *kf_loop_stop_reason(const kf_loop_state *s, const kf_run_opts *o, in
         return "within the target fraction of the roofline floor";
     return NULL;
 }
+
+int kf_loop_confirm_pick(const double *t, int n, int rounds, double *med, int *at)
+{
+    int best = -1;
+    double best_t = 0;
+    for (int i = 0; i < n; i++) {
+        double m = 0;
+        int out = rounds <= 0, r_at = -1;
+        for (int r = 0; r < rounds; r++)
+            if (!(t[i * rounds + r] > 0)) out = 1;
+        if (!out) {
+            /* the median: the round with rounds / 2 others faster than it
+               (ties broken by round order) */
+            for (int r = 0; r < rounds && r_at < 0; r++) {
+                int below = 0;
+                for (int q = 0; q < rounds; q++)
+                    below += t[i * rounds + q] < t[i * rounds + r] ||
+                             (t[i * rounds + q] == t[i * rounds + r] && q < r);
+                if (below == rounds / 2) r_at = r;
+            }
+            m = t[i * rounds + r_at];
+        }
+        if (med) med[i] = m;
+        if (at) at[i] = r_at;
+        if (!out && (best < 0 || m < best_t)) {
+            best = i;
+            best_t = m;
+        }
+    }
+    return best;
+}

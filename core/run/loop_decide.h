@@ -48,4 +48,13 @@ const char *kf_loop_judge_best(const kf_eval_result *recorded, const kf_eval_res
 const char *kf_loop_stop_reason(const kf_loop_state *s, const kf_run_opts *o, int step, double elapsed_s,
                                 double cost_usd, const kf_eval_result *best);
 
+/* The final re-timing (loop_confirm.c): the finalists' times over the
+ * rounds completed, t[i * rounds + r] (finalist i, round r; 0 or less: i
+ * was out by round r, failing its re-evaluation).  Each finalist still in
+ * is timed by the median of its rounds (the upper one of an even count,
+ * the round *at[i] names); returns the index of the fastest, or -1 when
+ * none is left or rounds is 0.  med[i] (NULL: not wanted) gets each one's
+ * median, 0 for those out. */
+int kf_loop_confirm_pick(const double *t, int n, int rounds, double *med, int *at);
+
 #endif

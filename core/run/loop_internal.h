@@ -84,6 +84,12 @@ typedef struct run_state {
     double from_best_s;
     char *from_recorded;          /* run.json "from" run_dir (resume) */
 
+    /* the final re-timing (loop_confirm.c), for result.json: rounds
+       completed (0: none ran), finalists, and the chosen one's time in its
+       own step */
+    int confirm_rounds_done, confirm_finalists;
+    double confirm_step_s;
+
     /* test hook KFORGE_TEST_DIE_AFTER=EV[:N] (see kf_loop_journal) */
     char die_ev[32];
     int die_n, die_seen;
@@ -142,6 +148,18 @@ void kf_loop_step_free(step_t *sp);
  * when its records cannot be read. */
 int kf_loop_adopt_best(run_state *st, const char *sdir, int fresh, kf_error *err);
 void kf_loop_eval_free(kf_eval_result *e);
+/* Makes c (evaluated as e, from DIR/steps/NNNN-S/candidate dir) the best;
+ * takes both, frees the former best's unless they are also the last. */
+void kf_loop_set_best(run_state *st, kf_candidate *c, kf_eval_result *e, const char *dir);
+/* seconds the run has spent, those before a resume included */
+double kf_loop_elapsed(const run_state *st);
+/* The final re-timing (loop.h, KF_CONFIRM_*; core/run/loop_confirm.c):
+ * replaces st->best / best_eval with the fastest finalist and its
+ * evaluation of its median round, journals a "confirm" event and saves
+ * every re-evaluation under DIR/confirm/.  A finalist that fails its
+ * re-evaluation is out; when all are, the run is left without a best.
+ * Returns 0, or -1 on an internal failure (err; the best is unchanged). */
+int kf_loop_confirm(run_state *st, kf_error *err);
 void kf_loop_set_last(run_state *st, kf_candidate *c, kf_eval_result *e);
 void kf_loop_progress(run_state *st, const char *pass, const char *status, const char *label,
                       const kf_eval_result *e);

@@ -91,6 +91,7 @@ static void budget_args(kf_sb *b, const kf_slurm_opts *o)
     kf_sb_printf(b, " --max-iterations %d --max-time ", o->run.max_iterations);
     fmt_num(b, o->run.max_time_s);
     if (!o->run.baseline) kf_sb_puts(b, " --no-baseline");
+    if (o->run.confirm_rounds != KF_CONFIRM_ROUNDS) kf_sb_printf(b, " --confirm-rounds %d", o->run.confirm_rounds);
     kf_sb_puts(b, " --max-cost ");
     fmt_num(b, o->run.max_cost_usd);
     for (int i = 0; i < o->n_run_args; i++) {

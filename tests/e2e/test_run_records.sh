@@ -6,12 +6,17 @@
 #  b. step 1's kernel replaced by a wrong one and its recorded time made the
 #     fastest: re-verification fails, it is dropped, step 2 is the best again;
 #  c. step 2's recorded time below what the device can do: it stays the best
-#     with the time measured again.
+#     with the time measured again;
+#  d. step 1's recorded time made just faster than step 2's (a step timed in
+#     a fast stretch): re-verification keeps it (correct, a possible time);
+#     the final re-timing (--confirm-rounds, loop_confirm.c) times both
+#     again back to back and puts step 2 back; with --confirm-rounds 0 the
+#     forged record wins.
 set -u
 here="$KF_SRCDIR/tests/e2e/llm"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 . "$KF_SRCDIR/tests/e2e/tap.sh"
-echo "1..12"
+echo "1..16"
 export XDG_CACHE_HOME="$tmp/cache"
 
 cat >"$tmp/agent.sh" <<AG
@@ -104,4 +109,45 @@ sys.exit(0 if b["dir"] == "steps/0002-0/candidate" and b["median_s"] > 1e-9 else
     && ok "result.json reports the time measured again" || no "result.json reports the time measured again" "exit $rc" "$(cat "$tmp/c/result.json")"
 grep -q '"ev":"verify-best","[^}]*"dir":"steps/0002-0","outcome":"remeasured"' "$tmp/c/journal.jsonl" \
     && ok "journal: verify-best remeasured" || no "journal: verify-best remeasured" "$(grep verify "$tmp/c/journal.jsonl")"
+
+# --- d. a slower kernel recorded just faster than the best ---------------------------
+cp -a "$tmp/run" "$tmp/d"
+set_median "$tmp/d" 0001 "$("$PYTHON3" -c "print($(median_of "$tmp/d" 0002) * 0.9)")"
+cp -a "$tmp/d" "$tmp/d0"
+"$KFORGE" run --resume "$tmp/d0" --confirm-rounds 0 >"$tmp/d0.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && [ "$(best_dir "$tmp/d0")" = steps/0001-0/candidate ] && ! grep -q '"ev":"confirm"' "$tmp/d0/journal.jsonl" \
+    && ok "--confirm-rounds 0: the record timed fastest in its step stays the best" \
+    || no "--confirm-rounds 0: the record timed fastest in its step stays the best" "exit $rc" "$(cat "$tmp/d0.out")"
+"$KFORGE" run --resume "$tmp/d" >"$tmp/d.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && [ "$(best_dir "$tmp/d")" = steps/0002-0/candidate ] \
+    && grep -q 'confirm: steps/0002-0 .* (median of 3 rounds; .* in its step): the run.s best is now this one' "$tmp/d.out" \
+    && ok "the final re-timing puts the faster kernel back, and says so" \
+    || no "the final re-timing puts the faster kernel back, and says so" "exit $rc" "$(cat "$tmp/d.out")"
+"$PYTHON3" -c '
+import json,sys
+run = sys.argv[1]
+ev = [json.loads(l) for l in open(run + "/journal.jsonl") if l.strip()]
+c = [e for e in ev if e["ev"] == "confirm"]
+assert len(c) == 1 and c[0]["rounds"] == 3 and c[0]["chosen"] == "steps/0002-0", c
+f = {x["dir"]: x for x in c[0]["finalists"]}
+assert set(f) == {"steps/0001-0", "steps/0002-0"}, f
+assert all(len(x["times_s"]) == 3 and min(x["times_s"]) > 0 for x in f.values()), f
+# the slow kernel sleeps 3 ms a call: every round says so
+assert min(f["steps/0001-0"]["times_s"]) > 2e-3 > max(f["steps/0002-0"]["times_s"]), f
+b = json.load(open(run + "/result.json"))["best"]
+assert b["median_s"] == f["steps/0002-0"]["median_s"] and b["confirmed"]["rounds"] == 3 \
+    and b["confirmed"]["finalists"] == 2, b
+for r in (1, 2, 3):
+    for i in (0, 1):
+        json.load(open("%s/confirm/%d-%d/eval.json" % (run, r, i)))
+' "$tmp/d" 2>"$tmp/d.err" && ok "journal, result.json and confirm/ hold the rounds and the choice" \
+    || no "journal, result.json and confirm/ hold the rounds and the choice" "$(cat "$tmp/d.err")"
+"$KFORGE" run --resume "$tmp/d" --max-time 0.001 >"$tmp/d2.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q "confirm: no round within the time budget; the search's best stands" "$tmp/d2.out" \
+    && [ "$(best_dir "$tmp/d")" = steps/0001-0/candidate ] \
+    && ok "past the time budget no round starts: the best by the step records stands" \
+    || no "past the time budget no round starts: the best by the step records stands" "exit $rc" "$(cat "$tmp/d2.out")"
 tap_exit

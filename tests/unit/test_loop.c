@@ -114,6 +114,34 @@ KF_TEST(recorded_best_is_judged_on_resume)
     KF_CHECK_STR(kf_loop_judge_best(&rec, &now), "dropped");
 }
 
+/* The final re-timing's choice: each finalist by the median of its rounds
+ * (the upper one of an even count), one that failed any round out. */
+KF_TEST(confirm_picks_the_fastest_median_round)
+{
+    /* A: its step's best, one lucky round; B: steadily faster; C: out in round 2 */
+    double t[] = {0.5e-3, 2.0e-3, 2.2e-3,
+                  1.5e-3, 1.4e-3, 1.6e-3,
+                  0.1e-3, 0.0, 0.1e-3};
+    double med[3];
+    int at[3];
+    KF_CHECK_INT(kf_loop_confirm_pick(t, 3, 3, med, at), 1);
+    KF_CHECK(med[0] == 2.0e-3 && at[0] == 1);
+    KF_CHECK(med[1] == 1.5e-3 && at[1] == 0);
+    KF_CHECK(med[2] == 0 && at[2] == -1);
+    /* equal times: in round order; two rounds: the slower one */
+    double u[] = {1e-3, 1e-3, 3e-3, 2e-3};
+    KF_CHECK_INT(kf_loop_confirm_pick(u, 2, 2, med, at), 0);
+    KF_CHECK(at[0] == 1 && med[1] == 3e-3 && at[1] == 0);
+    /* one round: its times decide */
+    double w[] = {2e-3, 1e-3};
+    KF_CHECK_INT(kf_loop_confirm_pick(w, 2, 1, NULL, NULL), 1);
+    /* none left, or no round */
+    double z[] = {0.0, -1.0};
+    KF_CHECK_INT(kf_loop_confirm_pick(z, 2, 1, med, at), -1);
+    KF_CHECK(med[0] == 0 && med[1] == 0);
+    KF_CHECK_INT(kf_loop_confirm_pick(w, 2, 0, NULL, NULL), -1);
+}
+
 /* The journal: every event carries "ev" and "t", reads back in order, is
  * owner-only, a torn last line (a kill mid-write) is ignored, and the
  * first event appended after reopening it is not lost to the torn line. */
