@@ -11,12 +11,14 @@
 #     a fast stretch): re-verification keeps it (correct, a possible time);
 #     the final re-timing (--confirm-rounds, loop_confirm.c) times both
 #     again back to back and puts step 2 back; with --confirm-rounds 0 the
-#     forged record wins.
+#     forged record wins;
+#  e. as d, with step 2's kernel then replaced by a wrong one: the final
+#     re-timing's verification fails it, it is out, and step 1 stays the best.
 set -u
 here="$KF_SRCDIR/tests/e2e/llm"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 . "$KF_SRCDIR/tests/e2e/tap.sh"
-echo "1..16"
+echo "1..18"
 export XDG_CACHE_HOME="$tmp/cache"
 
 cat >"$tmp/agent.sh" <<AG
@@ -114,6 +116,7 @@ grep -q '"ev":"verify-best","[^}]*"dir":"steps/0002-0","outcome":"remeasured"' "
 cp -a "$tmp/run" "$tmp/d"
 set_median "$tmp/d" 0001 "$("$PYTHON3" -c "print($(median_of "$tmp/d" 0002) * 0.9)")"
 cp -a "$tmp/d" "$tmp/d0"
+cp -a "$tmp/d" "$tmp/e"
 "$KFORGE" run --resume "$tmp/d0" --confirm-rounds 0 >"$tmp/d0.out" 2>&1
 rc=$?
 [ $rc -eq 0 ] && [ "$(best_dir "$tmp/d0")" = steps/0001-0/candidate ] && ! grep -q '"ev":"confirm"' "$tmp/d0/journal.jsonl" \
@@ -150,4 +153,26 @@ rc=$?
     && [ "$(best_dir "$tmp/d")" = steps/0001-0/candidate ] \
     && ok "past the time budget no round starts: the best by the step records stands" \
     || no "past the time budget no round starts: the best by the step records stands" "exit $rc" "$(cat "$tmp/d2.out")"
+
+# --- e. a finalist that fails its re-evaluation --------------------------------------
+"$PYTHON3" "$here/make_script.py" wrong >"$tmp/e/steps/0002-0/candidate/candidate.c"
+"$KFORGE" run --resume "$tmp/e" >"$tmp/e.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && [ "$(best_dir "$tmp/e")" = steps/0001-0/candidate ] \
+    && grep -q 'confirm: round 1  steps/0002-0 .*out: mismatch' "$tmp/e.out" \
+    && grep -q "confirm: steps/0001-0 .* (median of 3 rounds; .* in its step): the search's best stands" "$tmp/e.out" \
+    && ok "a finalist failing its re-evaluation is out, and says why" \
+    || no "a finalist failing its re-evaluation is out, and says why" "exit $rc" "$(cat "$tmp/e.out")"
+"$PYTHON3" -c '
+import json,sys
+run = sys.argv[1]
+c = [json.loads(l) for l in open(run + "/journal.jsonl") if l.strip() and json.loads(l)["ev"] == "confirm"]
+assert len(c) == 1 and c[0]["rounds"] == 3 and c[0]["chosen"] == "steps/0001-0", c
+f = {x["dir"]: x for x in c[0]["finalists"]}
+assert f["steps/0002-0"]["times_s"] == [0, 0, 0] and f["steps/0002-0"]["median_s"] == 0, f
+assert min(f["steps/0001-0"]["times_s"]) > 0, f
+v = json.load(open(run + "/confirm/1-1/eval.json"))
+assert v["verdict"] != "pass", v["verdict"]
+' "$tmp/e" 2>"$tmp/e.err" && ok "journal: the failed finalist has no time; its evaluation is kept in confirm/" \
+    || no "journal: the failed finalist has no time; its evaluation is kept in confirm/" "$(cat "$tmp/e.err")"
 tap_exit
