@@ -1176,6 +1176,8 @@ static int write_result(run_state *st, const char *reason, kf_run_summary *out, 
             json_object_object_add(cf, "rounds", json_object_new_int(st->confirm_rounds_done));
             json_object_object_add(cf, "finalists", json_object_new_int(st->confirm_finalists));
             json_object_object_add(cf, "step_median_s", json_object_new_double(st->confirm_step_s));
+            if (st->confirm_replaced)
+                json_object_object_add(cf, "replaced", json_object_new_string(st->confirm_replaced));
             json_object_object_add(b, "confirmed", cf);
         }
         json_object_object_add(o, "best", b);
@@ -1215,6 +1217,7 @@ static void cleanup(run_state *st)
     kf_candidate_free(st->best);
     kf_loop_eval_free(st->best_eval);
     free(st->best_dir);
+    free(st->confirm_replaced);
     for (int i = 0; i < st->n_passes; i++) free(st->passes[i].dir);
     free(st->passes);
     if (st->analysis) { kf_analysis_free(st->analysis); free(st->analysis); }

@@ -237,6 +237,8 @@ int kf_loop_confirm(run_state *st, kf_error *err)
         } else {
             char cdir[4200];
             snprintf(cdir, sizeof cdir, "%s/candidate", f[pick].sdir);
+            free(st->confirm_replaced);
+            st->confirm_replaced = strdup(kf_loop_rel(st, st->best_dir));
             kf_loop_set_best(st, f[pick].cand, res, cdir);
             f[pick].cand = NULL;
         }

@@ -86,9 +86,11 @@ typedef struct run_state {
 
     /* the final re-timing (loop_confirm.c), for result.json: rounds
        completed (0: none ran), finalists, and the chosen one's time in its
-       own step */
+       own step; the search's best it replaced (relative to the run
+       directory, owned; NULL when the search's best stood) */
     int confirm_rounds_done, confirm_finalists;
     double confirm_step_s;
+    char *confirm_replaced;
 
     /* test hook KFORGE_TEST_DIE_AFTER=EV[:N] (see kf_loop_journal) */
     char die_ev[32];

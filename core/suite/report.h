@@ -73,6 +73,9 @@ typedef struct kf_report_entry {
     int agent_seed;           /* run.json agent_seed (kforge suite --seeds), 0 when none */
     int first_correct_step;   /* step of the first candidate that passed, 0 if none */
     int best_step;            /* step that found the best (result.json best.dir), 0 if none */
+    int confirm_rounds;       /* the final re-timing's rounds (best.confirmed), 0 if none ran */
+    double confirm_step_s;    /* the best's time in its own step, 0 if not re-timed */
+    int confirm_replaced;     /* 1: the re-timing put this best in the search's best's place */
     /* PyTorch anchors (kf_report_load_anchors), 0 when none */
     double torch_eager_s, torch_compile_s;
     double vs_torch;          /* min(eager, compile) / best_s: the paper's measure, 0 if unknown */

@@ -48,6 +48,14 @@ static json_object *entry_json(const kf_report_entry *e)
     json_object_object_add(o, "roofline_fraction", e->status == KF_REPORT_CORRECT ? json_object_new_double(e->fraction) : NULL);
     json_object_object_add(o, "precision", str_or_null(e->status == KF_REPORT_CORRECT ? e->precision : NULL));
     json_object_object_add(o, "precision_from", str_or_null(e->status == KF_REPORT_CORRECT ? e->precision_from : NULL));
+    json_object *cf = NULL;
+    if (e->status == KF_REPORT_CORRECT && e->confirm_rounds > 0) {   /* the final re-timing (loop_confirm.c) */
+        cf = json_object_new_object();
+        json_object_object_add(cf, "rounds", json_object_new_int(e->confirm_rounds));
+        json_object_object_add(cf, "step_s", num_or_null(e->confirm_step_s));
+        json_object_object_add(cf, "replaced_search_best", json_object_new_boolean(e->confirm_replaced));
+    }
+    json_object_object_add(o, "confirmed", cf);
     json_object_object_add(o, "steps", json_object_new_int(e->steps));
     json_object_object_add(o, "tokens_in", json_object_new_int64(e->tokens_in));
     json_object_object_add(o, "tokens_out", json_object_new_int64(e->tokens_out));

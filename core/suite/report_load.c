@@ -211,6 +211,12 @@ int kf_report_entry_load(const char *dir, kf_report_entry *e, kf_error *err)
         kf_report_entry_precision(e, bdir);
         free(bdir);
         e->fraction = get_num(best, "roofline_fraction");
+        json_object *cf, *rp;
+        if (json_object_object_get_ex(best, "confirmed", &cf) && json_object_is_type(cf, json_type_object)) {
+            e->confirm_rounds = (int)get_num(cf, "rounds");
+            e->confirm_step_s = get_num(cf, "step_median_s");
+            e->confirm_replaced = json_object_object_get_ex(cf, "replaced", &rp) && json_object_is_type(rp, json_type_string);
+        }
         e->speedup = get_num(best, "speedup_vs_baseline");
         if (e->speedup <= 0 && e->baseline_s > 0) e->speedup = e->baseline_s / e->best_s;
     } else {

@@ -141,7 +141,7 @@ assert all(len(x["times_s"]) == 3 and min(x["times_s"]) > 0 for x in f.values())
 assert min(f["steps/0001-0"]["times_s"]) > 2e-3 > max(f["steps/0002-0"]["times_s"]), f
 b = json.load(open(run + "/result.json"))["best"]
 assert b["median_s"] == f["steps/0002-0"]["median_s"] and b["confirmed"]["rounds"] == 3 \
-    and b["confirmed"]["finalists"] == 2, b
+    and b["confirmed"]["finalists"] == 2 and b["confirmed"]["replaced"] == "steps/0001-0/candidate", b
 for r in (1, 2, 3):
     for i in (0, 1):
         json.load(open("%s/confirm/%d-%d/eval.json" % (run, r, i)))
@@ -171,6 +171,7 @@ assert len(c) == 1 and c[0]["rounds"] == 3 and c[0]["chosen"] == "steps/0001-0",
 f = {x["dir"]: x for x in c[0]["finalists"]}
 assert f["steps/0002-0"]["times_s"] == [0, 0, 0] and f["steps/0002-0"]["median_s"] == 0, f
 assert min(f["steps/0001-0"]["times_s"]) > 0, f
+assert "replaced" not in json.load(open(run + "/result.json"))["best"]["confirmed"]
 v = json.load(open(run + "/confirm/1-1/eval.json"))
 assert v["verdict"] != "pass", v["verdict"]
 ' "$tmp/e" 2>"$tmp/e.err" && ok "journal: the failed finalist has no time; its evaluation is kept in confirm/" \

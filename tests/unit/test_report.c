@@ -2,6 +2,7 @@
  * means computed by hand, the journal trace, the three writers; and the
  * collection of a suite's problem files. */
 #include <json-c/json.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -278,6 +279,70 @@ static int count(const char *hay, const char *needle)
     int n = 0;
     for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle)) n++;
     return n;
+}
+
+/* result.json best.confirmed (core/run/loop_confirm.c): read per problem,
+ * in report.json, and counted in report.md's summary */
+KF_TEST(final_retiming_read_and_reported)
+{
+    char *root = kf_test_tmpdir();
+    char *dirs[3];
+#define RETIME_RESULT "{\"problem\": \"%s\", \"preset\": \"small\", \"backend\": \"cpu-simd\", \"steps\": 4, " \
+                      "\"stop_reason\": \"iteration budget spent\", \"baseline\": {\"median_s\": 0.004}, " \
+                      "\"best\": {\"dir\": \"steps/0002-0/candidate\", \"verified\": true, \"median_s\": 0.002, " \
+                      "\"roofline_fraction\": 0.2%s}}"
+    const char *cf[3] = {
+        ", \"confirmed\": {\"rounds\": 3, \"finalists\": 2, \"step_median_s\": 0.0025, "
+        "\"replaced\": \"steps/0004-0/candidate\"}",
+        ", \"confirmed\": {\"rounds\": 5, \"finalists\": 3, \"step_median_s\": 0.0018}",
+        ""};
+    const char *names[3] = {"A_replaced", "B_stood", "C_alone"};
+    for (int i = 0; i < 3; i++) {
+        char res[1024];
+        snprintf(res, sizeof res, RETIME_RESULT, names[i], cf[i]);
+        dirs[i] = make_run(root, names[i], res, NULL);
+    }
+    kf_report r;
+    kf_error err = {0};
+    int rc = kf_report_build((const char *const *)dirs, 3, &r, &err);
+    for (int i = 0; i < 3; i++) free(dirs[i]);
+    KF_CHECK_MSG(rc == 0, "kf_report_build: %s", err.msg);
+    if (rc != 0) return;
+    KF_CHECK_INT(r.e[0].confirm_rounds, 3);
+    KF_CHECK_NEAR(r.e[0].confirm_step_s, 0.0025, 1e-15);
+    KF_CHECK_INT(r.e[0].confirm_replaced, 1);
+    KF_CHECK_INT(r.e[1].confirm_rounds, 5);
+    KF_CHECK_INT(r.e[1].confirm_replaced, 0);
+    KF_CHECK_INT(r.e[2].confirm_rounds, 0);
+    KF_CHECK_MSG(kf_report_write_all(&r, root, &err) == 0, "write_all: %s", err.msg);
+    kf_report_free(&r);
+    char *js = read_in(root, "report.json");
+    KF_CHECK(js != NULL);
+    if (js) {
+        json_object *o = json_tokener_parse(js), *ps, *c;
+        KF_CHECK(o && json_object_object_get_ex(o, "problems", &ps));
+        if (o && json_object_object_get_ex(o, "problems", &ps)) {
+            for (int i = 0; i < 3; i++) {
+                json_object *p = json_object_array_get_idx(ps, i), *v;
+                KF_CHECK(json_object_object_get_ex(p, "confirmed", &c));
+                if (i == 2) {
+                    KF_CHECK(c == NULL);
+                    continue;
+                }
+                KF_CHECK(c && json_object_object_get_ex(c, "rounds", &v) && json_object_get_int(v) == (i ? 5 : 3));
+                KF_CHECK(c && json_object_object_get_ex(c, "replaced_search_best", &v) && json_object_get_boolean(v) == !i);
+                KF_CHECK(c && json_object_object_get_ex(c, "step_s", &v) &&
+                         fabs(json_object_get_double(v) - (i ? 0.0018 : 0.0025)) < 1e-12);
+            }
+        }
+        json_object_put(o);
+        free(js);
+    }
+    char *md = read_in(root, "report.md");
+    KF_CHECK(md != NULL);
+    if (md) KF_CHECK_CONTAINS(md, "timed again, the fastest median kept): 2 problems, the search's best replaced on 1\n");
+    free(md);
+#undef RETIME_RESULT
 }
 
 KF_TEST(writers_html_md_json)
