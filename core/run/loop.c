@@ -79,7 +79,7 @@ void kf_loop_set_best(run_state *st, kf_candidate *c, kf_eval_result *e, const c
 {
     kf_candidate *old_c = st->best;
     kf_eval_result *old_e = st->best_eval;
-    char *d = strdup(dir);   /* dir may be st->best_dir itself */
+    char *d = dir ? strdup(dir) : NULL;   /* dir may be st->best_dir itself */
     st->best = c;
     st->best_eval = e;
     if (old_c && old_c != c && old_c != st->last) kf_candidate_free(old_c);

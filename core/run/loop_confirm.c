@@ -110,6 +110,14 @@ static void say_eval(run_state *st, int round, const finalist *f, const kf_eval_
                  ok ? "" : res->summary ? res->summary : kf_verdict_name(res->verdict));
 }
 
+/* Whether finalist f is still in at round r: every finalist at the first,
+ * else only one that passed and was profiled in the round before. */
+static int still_in(const finalist *f, int r)
+{
+    const kf_eval_result *e = r > 0 ? f->res[r - 1] : NULL;
+    return r == 0 || (e && e->verdict == KF_PASS && e->profiled);
+}
+
 /* One finalist's evaluation of round r: 0 (res set, whatever its verdict)
  * or -1 (the request itself failed: err). */
 static int evaluate(run_state *st, finalist *f, int idx, int r, kf_error *err)
@@ -173,7 +181,7 @@ int kf_loop_confirm(run_state *st, kf_error *err)
     const char *stopped = NULL;
     for (int r = 0; r < want && rc == 0 && !stopped; r++) {
         int left = 0;
-        for (int i = 0; i < n; i++) left += r == 0 || (f[i].res[r - 1] && f[i].res[r - 1]->verdict == KF_PASS);
+        for (int i = 0; i < n; i++) left += still_in(&f[i], r);
         if (!left) break;
         if (limit > 0 && kf_loop_elapsed(st) >= limit) {
             stopped = "time budget";
@@ -181,8 +189,7 @@ int kf_loop_confirm(run_state *st, kf_error *err)
         }
         for (int k = 0; k < n && rc == 0; k++) {
             int i = r % 2 ? n - 1 - k : k;
-            if (r > 0 && !(f[i].res[r - 1] && f[i].res[r - 1]->verdict == KF_PASS && f[i].res[r - 1]->profiled))
-                continue;   /* out */
+            if (!still_in(&f[i], r)) continue;   /* out */
             rc = evaluate(st, &f[i], i, r, err);
         }
         if (rc == 0) rounds = r + 1;
@@ -191,8 +198,7 @@ int kf_loop_confirm(run_state *st, kf_error *err)
     int at[KF_CONFIRM_FINALISTS];
     for (int i = 0; i < n; i++)
         for (int r = 0; r < rounds; r++)
-            t[i * rounds + r] = f[i].res[r] && f[i].res[r]->verdict == KF_PASS && f[i].res[r]->profiled
-                                    ? f[i].res[r]->timing.median_s : 0;
+            t[i * rounds + r] = still_in(&f[i], r + 1) ? f[i].res[r]->timing.median_s : 0;
     int pick = rounds > 0 ? kf_loop_confirm_pick(t, n, rounds, med, at) : -1;
     if (rounds == 0)
         for (int i = 0; i < n; i++) med[i] = 0;
@@ -206,9 +212,7 @@ int kf_loop_confirm(run_state *st, kf_error *err)
         /* every finalist failed a re-evaluation: none is verified */
         if (st->o.progress.fn)
             kf_progressf(&st->o.progress, "confirm: every finalist failed its re-evaluation; the run has no verified kernel\n");
-        kf_loop_set_best(st, NULL, NULL, "");
-        free(st->best_dir);
-        st->best_dir = NULL;
+        kf_loop_set_best(st, NULL, NULL, NULL);
         st->confirm_rounds_done = rounds;
         st->confirm_finalists = n;
     } else {

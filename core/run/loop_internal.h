@@ -151,7 +151,8 @@ void kf_loop_step_free(step_t *sp);
 int kf_loop_adopt_best(run_state *st, const char *sdir, int fresh, kf_error *err);
 void kf_loop_eval_free(kf_eval_result *e);
 /* Makes c (evaluated as e, from DIR/steps/NNNN-S/candidate dir) the best;
- * takes both, frees the former best's unless they are also the last. */
+ * takes both, frees the former best's unless they are also the last.
+ * NULL, NULL, NULL: no best. */
 void kf_loop_set_best(run_state *st, kf_candidate *c, kf_eval_result *e, const char *dir);
 /* seconds the run has spent, those before a resume included */
 double kf_loop_elapsed(const run_state *st);
