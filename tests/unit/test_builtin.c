@@ -962,6 +962,49 @@ KF_TEST(cpu_model_agrees_with_derived_blocking)
     unload(&l);
 }
 
+/* Row panels (fusion ROWS) are MC x N items: a neighbour that switches a
+ * column-order point (MC 516, all of M) to row panels takes the rows
+ * order's MC, so that the threads share the panels, and the cost model
+ * counts MC x N items there (it had counted MC x NC blocks, taking one
+ * 516-row panel for four items).  99 at the cpu preset: 512 x 2048 ->
+ * 2048, GELU, softmax over the rows. */
+KF_TEST(cpu_row_panel_neighbour_splits_the_rows)
+{
+    loaded l;
+    load(&l, "problems/level2/99_Matmul_GELU_Softmax.json", "cpu");
+    kf_device_info dev;
+    memset(&dev, 0, sizeof dev);
+    dev.struct_size = sizeof dev;
+    long c1 = sysconf(_SC_LEVEL1_DCACHE_SIZE), c2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    dev.cache_l1d_bytes = c1 > 0 ? c1 : 32768;
+    dev.cache_l2_bytes = c2 > 0 ? c2 : 1 << 20;
+    dev.cache_l3_bytes = 8 << 20;
+    dev.max_work_group = 2;
+    kf_bt_point p, nb[64];
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &p);
+    KF_CHECK_MSG(p.fusion == KF_BT_FUSE_EPILOGUE && p.knob[KC_LOOP_ORDER] == 1 && p.knob[KC_MC] >= 512,
+                 "default: fusion %d, order %d, mc %d", p.fusion, p.knob[KC_LOOP_ORDER], p.knob[KC_MC]);
+    int n = kf_bt_neighbours(&p, &l.r, nb, 64), found = 0;
+    long nproc = sysconf(_SC_NPROCESSORS_ONLN);
+    int64_t want = nproc > 1 ? 2 : 1;   /* row panels for at least two threads where there are two */
+    for (int i = 0; i < n; i++) {
+        if (nb[i].fusion != KF_BT_FUSE_ROWS || nb[i].precision != p.precision) continue;
+        found = 1;
+        KF_CHECK_MSG((512 + nb[i].knob[KC_MC] - 1) / nb[i].knob[KC_MC] >= want, "rows neighbour keeps mc %d",
+                     nb[i].knob[KC_MC]);
+        KF_CHECK_INT(nb[i].knob[KC_KC], p.knob[KC_KC]);   /* MC only */
+        kf_bt_gemm_work w = {512, 2048, 2, 1};
+        kf_bt_point one = nb[i];
+        one.knob[KC_MC] = 516;   /* one panel of all the rows */
+        kf_bt_point two = nb[i];
+        two.knob[KC_MC] = 264;   /* two panels */
+        double e1 = kf_bt_emit_c.gemm_eff(&one, &w, 2), e2 = kf_bt_emit_c.gemm_eff(&two, &w, 2);
+        KF_CHECK_MSG(e1 < 0.6 * e2, "one row panel on two threads modelled at %g, two panels at %g", e1, e2);
+    }
+    KF_CHECK_MSG(found, "no row-panel neighbour among %d", n);
+    unload(&l);
+}
+
 /* Skinny GEMMs (56, 59, 68 at the cpu preset: 64 or 128 rows against 64-128
  * MiB of W) default to the skinny order (loop_order 2: x packed once, W
  * streamed once, a contiguous slab a thread) with the row op as its own

@@ -289,6 +289,7 @@ int kf_bt_neighbours(const kf_bt_point *p, const kf_resolved *r, kf_bt_point *ou
     for (int f = KF_BT_FUSE_NONE; f <= KF_BT_FUSE_ROWS; f++) {
         kf_bt_point q = *p;
         q.fusion = f;
+        if (f != p->fusion && p->em->refit_fusion) p->em->refit_fusion(&q, r);
         kf_bt_nbr_push(&s, &q);
     }
     p->em->neighbours(p, &s);

@@ -466,6 +466,26 @@ static const char *describe_change(const kf_bt_point *pa, const kf_bt_point *pb,
     return buf;
 }
 
+/* Into row panels (fusion ROWS with a row op after the GEMM): the items
+ * are MC x N panels, so an MC derived for the column or block order (all
+ * of M in one block: 516 at 512 rows) would leave every thread but one
+ * idle (99 at the cpu preset on 2 cores: 34-36 ms against 16).  MC takes
+ * the rows order's derivation from this host's caches and threads where
+ * that is smaller (the candidates run here, as gemm_eff assumes). */
+static void refit_fusion(kf_bt_point *q, const kf_resolved *r)
+{
+    if (!r || !q->knob[KC_PACK] || q->fusion != KF_BT_FUSE_ROWS || !has_row_tail(r) || q->knob[KC_LOOP_ORDER] == 2)
+        return;
+    long nproc = sysconf(_SC_NPROCESSORS_ONLN);
+    int threads = q->knob[KC_THREADS] ? q->knob[KC_THREADS] : nproc > 0 ? (int)nproc : 1;
+    kf_bt_cpu_blocking bk;
+    kf_bt_cpu_derive_blocking((int64_t)host_cache(_SC_LEVEL1_DCACHE_SIZE, 32768),
+                              (int64_t)host_cache(_SC_LEVEL2_CACHE_SIZE, 1 << 20),
+                              (int64_t)host_cache(_SC_LEVEL3_CACHE_SIZE, 8 << 20), q->knob[KC_MR], q->knob[KC_NR],
+                              min_gemm_rows(r), max_gemm_cols(r), threads, KF_BT_CPU_ORDER_ROWS, &bk);
+    if (bk.mc < q->knob[KC_MC]) q->knob[KC_MC] = bk.mc;
+}
+
 static int plan_fusion(const kf_bt_point *p, int fusion)
 {
     /* the plain-loop GEMM and the skinny order have no row panels */
@@ -536,11 +556,13 @@ static double gemm_eff(const kf_bt_point *pt, const kf_bt_gemm_work *w, int thre
     if (l2 > 0.75 * c2) e *= 0.85;
     if (p[KC_KC] < 256) e *= 0.93;
     /* balance: (MC x NC) blocks over threads; the column order (rows not
-       fused) hands out NC-column blocks only */
+       fused) hands out NC-column blocks only; row panels (rows fused) are
+       MC x N each, the whole width an item, so MC alone sets their count
+       (MC >= M is one item: the other threads idle) */
     int columns = p[KC_LOOP_ORDER] >= 1 && !rows;
     /* the skinny order: NR panels over the threads; B's micro-panel in L1 */
     double bm = columns ? 1 : ceil(w->max_m / p[KC_MC]),
-           bn = ceil(w->max_n / (p[KC_LOOP_ORDER] == 2 && !rows ? p[KC_NR] : p[KC_NC]));
+           bn = rows ? 1 : ceil(w->max_n / (p[KC_LOOP_ORDER] == 2 ? p[KC_NR] : p[KC_NC]));
     double blocks = bm * bn;
     if (blocks < 1) blocks = 1;
     double waves = ceil(blocks / threads);
@@ -566,6 +588,7 @@ const kf_bt_emitter kf_bt_emit_c = {
     .label = label,
     .describe_change = describe_change,
     .plan_fusion = plan_fusion,
+    .refit_fusion = refit_fusion,
     .threads = threads,
     .gemm_eff = gemm_eff,
     .generate = kf_bt_gen_cpu,

@@ -105,6 +105,11 @@ typedef struct kf_bt_emitter {
     /* Optional: the fusion the plan of a non-baseline point p is built
      * with, given the point's own (e.g. plain loops have no row panels). */
     int (*plan_fusion)(const struct kf_bt_point *p, int fusion);
+    /* Optional: adjusts the knobs of q, a neighbour that differs from its
+     * origin in fusion only, to the loops the new fusion brings (e.g. row
+     * panels need MC below M for the threads to share them); r may be
+     * NULL.  Only shrinks blocks; deterministic. */
+    void (*refit_fusion)(struct kf_bt_point *q, const kf_resolved *r);
     /* The plan at point p as a candidate for the run's backend: *out a new
      * candidate, *label a malloc'ed short description; dev may be NULL.
      * Returns 0, or -1 with err set (a generator bug or limit). */
