@@ -2,8 +2,9 @@
 """Writes the scripted model answers of the loop's end-to-end tests.
 
     make_script.py walk OUT.json    stub script (OpenAI wire format) for test_run_llm.sh
-    make_script.py answer N [SEQ]   answer N of a cmd-agent sequence: "resume" (the default),
-                                    "crash" (test_run_resume.sh), "records" (test_run_records.sh)
+    make_script.py answer N [SEQ [DIR]]  answer N of a cmd-agent sequence: "resume" (the default),
+                                    "crash" (test_run_resume.sh), "records" (test_run_records.sh),
+                                    "stale DIR" (test_run_confirm_fails.sh: counters kept in DIR)
     make_script.py wrong            a kernel that compiles but forgets the scale
     make_script.py case NAME OUT    stub script of one case of test_run_llm_server.sh
 """
@@ -32,6 +33,21 @@ SLOW = cand(pre="    usleep(3000);\n")                      # correct, 3 ms per 
 FAST = cand()                                               # correct
 # correct, but slow on its first call in a process (the evaluation the test kills)
 FIRST_SLOW = cand(pre="    static int first = 1;\n    if (first) { first = 0; sleep(4); }\n")
+
+def stale(counter):
+    """Correct in the first evaluation that loads it, wrong in every later
+    one: each load counts itself in the file `counter` (the test runs with
+    --sandbox off so that the kernel may write it).  A kernel that passes
+    its step and fails every re-evaluation of the final re-timing."""
+    pre = ('    static int ev = 0;   /* which evaluation of this kernel this load is: 1 for its step */\n'
+           '    if (!ev) {\n'
+           '        FILE *f = fopen("%s", "r");\n'
+           '        if (!f || fscanf(f, "%%d", &ev) != 1) ev = 0;\n'
+           '        if (f) fclose(f);\n'
+           '        ev++;\n'
+           '        if ((f = fopen("%s", "w"))) { fprintf(f, "%%d\\n", ev); fclose(f); }\n'
+           '    }\n') % (counter, counter)
+    return HEAD.replace("<unistd.h>", "<stdio.h>") + BODY % (pre, "(ev == 1 ? 2.0f : 1.0f) * x[i]")
 
 def fenced(code, prose="Here is the kernel."):
     return "%s\n\n```c\n%s```\nIt computes y = relu(2x).\n" % (prose, code)
@@ -97,5 +113,9 @@ if __name__ == "__main__":
         sys.stdout.write(WRONG)
     else:
         n = int(sys.argv[2])
+        if len(sys.argv) > 3 and sys.argv[3] == "stale":
+            # two such kernels, alike in speed (both finalists), then nothing left
+            d = sys.argv[4]
+            SEQUENCES["stale"] = [fenced(stale(d + "/first")), ANALYSIS, fenced(stale(d + "/second")), NO_MORE]
         seq = SEQUENCES[sys.argv[3] if len(sys.argv) > 3 else "resume"]
         sys.stdout.write(seq[min(n, len(seq) - 1)])
