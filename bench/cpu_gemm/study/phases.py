@@ -15,8 +15,12 @@ phases     every A packing call, every B block's packing and every tile
            of: pack A, pack B, the first tile of each micro-row (its A
            micro-panel comes from L3, prefetched during the row before),
            the other tiles, and from the team's fork to the thread's first
-           line; then the call's wall ms.  TSC ticks are converted with a
-           50 ms calibration against CLOCK_MONOTONIC.
+           line, and (AMX kernels) in panel claims, waiting for a panel another
+           thread packs included; then the call's wall ms.  TSC ticks are
+           converted with a 50 ms calibration against CLOCK_MONOTONIC.  AMX
+           kernels without row panels: every call site of the packing is
+           timed, and "first tiles" are the first column panel of a group
+           against each row panel.
 aprefetch D L  the next A micro-panel prefetch D micro-rows ahead (0: none;
            the generator's is 1) with locality L (__builtin_prefetch's 0-3;
            the generator's 2, into L2), still a share per tile of the row.
@@ -34,7 +38,7 @@ HEAD = r'''
 #include <x86intrin.h>
 #include <stdio.h>
 #include <time.h>
-#define KF_PH_N 5
+#define KF_PH_N 6
 static uint64_t kf_ph[256][8] __attribute__((aligned(64)));   /* [thread][phase], a line a thread */
 static uint64_t kf_ph_wall, kf_ph_calls, kf_ph_fork;
 static inline void kf_ph_add(int k, uint64_t t0) { kf_ph[omp_get_thread_num() & 255][k] += __rdtsc() - t0; }
@@ -45,7 +49,7 @@ __attribute__((destructor)) static void kf_ph_print(void)
     double w0 = kf_ph_now(); uint64_t c0 = __rdtsc();
     while (kf_ph_now() - w0 < 0.05) {}
     double hz = (double)(__rdtsc() - c0) / (kf_ph_now() - w0), ms = 1e3 / hz / (double)kf_ph_calls;
-    static const char *name[KF_PH_N] = {"pack A", "pack B", "first tiles", "other tiles", "fork to start"};
+    static const char *name[KF_PH_N] = {"pack A", "pack B", "first tiles", "other tiles", "fork to start", "claim/wait"};
     int nt = 0;
     for (int t = 0; t < 256; t++) if (kf_ph[t][4] || kf_ph[t][3]) nt = t + 1;
     fprintf(stderr, "phases %s: %llu calls, %d threads, TSC %.3f GHz; ms a call per thread (mean, max)\n",
@@ -57,6 +61,8 @@ __attribute__((destructor)) static void kf_ph_print(void)
     }
     fprintf(stderr, "phases %s:   %-14s %8.4f\n", KF_PH_LABEL, "call (wall)", kf_ph_wall * ms);
 }
+/* a panel claim of the AMX kernels (kf_claim: 1 to pack it, else 0 once another thread has) */
+#define KF_CLAIM_T(st_, u_) ({ uint64_t tc_ = __rdtsc(); int rc_ = kf_claim(st_, u_); kf_ph_add(5, tc_); rc_; })
 /* ---- end of the instrumentation ---- */
 '''
 
@@ -75,11 +81,20 @@ def phases(k, label):
         sys.exit("phases.py: no #include \"kforge-cpu.h\"")
     cut = m.end()
     k = k[:cut] + '#include <omp.h>\n#define KF_PH_LABEL "%s"\n' % label + HEAD + k[cut:]
-    k = sub1(r'^(\s*)(kf_pack_a\(Ab,.*\);)$', r'\1{ uint64_t t_ = __rdtsc(); \2 kf_ph_add(0, t_); }', k, "pack A")
-    k = sub1(r'^(\s*)(for \(int64_t jp = 0; jp \* KF_NR < nc; jp\+\+\)\n\s*kf_pack_b\(.*\);)$',
-             r'\1{ uint64_t t_ = __rdtsc();\n\1\2\n\1kf_ph_add(1, t_); }', k, "pack B")
-    k = sub1(r'^(\s*)(group\d+_tile\(a, kc, apk.*\n.*tb\);)$',
-             r'\1{ uint64_t t_ = __rdtsc();\n\1\2\n\1kf_ph_add(jr == 0 ? 2 : 3, t_); }', k, "tile")
+    if 'kf_pack_b_c(Bb' not in k:   # fp32 (and vdpbf16ps) column order
+        k = sub1(r'^(\s*)(kf_pack_a\(Ab,.*\);)$', r'\1{ uint64_t t_ = __rdtsc(); \2 kf_ph_add(0, t_); }', k, "pack A")
+        k = sub1(r'^(\s*)(for \(int64_t jp = 0; jp \* KF_NR < nc; jp\+\+\)\n\s*kf_pack_b\(.*\);)$',
+                 r'\1{ uint64_t t_ = __rdtsc();\n\1\2\n\1kf_ph_add(1, t_); }', k, "pack B")
+        k = sub1(r'^(\s*)(group\d+_tile\(a, kc, apk.*\n.*tb\);)$',
+                 r'\1{ uint64_t t_ = __rdtsc();\n\1\2\n\1kf_ph_add(jr == 0 ? 2 : 3, t_); }', k, "tile")
+    else:   # AMX tiles without row panels (emit_gemm_group_amx): every call site, and the panel claims
+        k = sub1(r'^(\s*)(kf_pack_a_c\(Ab,.*\);)$', r'\1{ uint64_t t_ = __rdtsc(); \2 kf_ph_add(0, t_); }', k,
+                 "pack A", count=2)
+        k = sub1(r'^(\s*)(kf_pack_b_c\(Bb,.*\n.*\);)$', r'\1{ uint64_t t_ = __rdtsc(); \2 kf_ph_add(1, t_); }', k,
+                 "pack B", count=2)
+        k = sub1(r'^(\s*)(group\d+_tile\(a, kc, apk.*\n.*\n.*tb, vp_\);)$',
+                 r'\1{ uint64_t t_ = __rdtsc();\n\1\2\n\1kf_ph_add(jp == jq ? 2 : 3, t_); }', k, "tile")
+        k = sub1(r'kf_claim\(st, ', 'KF_CLAIM_T(st, ', k, "claims", count=3)
     # the fork of the work-item team, and each thread's first line in it
     k = sub1(r'^(\s*)(#pragma omp parallel num_threads\(nt\)\n\s*\{)$',
              r'\1kf_ph_fork = __rdtsc();\n\1\2\n\1    kf_ph_add(4, kf_ph_fork);', k, "team")
