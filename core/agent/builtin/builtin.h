@@ -355,6 +355,9 @@ int kf_bt_point_knob(const kf_bt_point *p, const char *name, int dflt);
 /* Up to `max` neighbouring points of p (one knob changed), in a fixed
  * order, valid for the backend and sizes.  Returns how many. */
 int kf_bt_neighbours(const kf_bt_point *p, const kf_resolved *r, kf_bt_point *out, int max);
+/* Online CPUs of this host (at least 1): the threads a point with no
+ * thread knob runs on, for the cost model and the emitters' blocking. */
+int kf_bt_host_threads(void);
 
 /* The analyzer's memory: every point tried and its median time. */
 typedef struct kf_bt_tried {

@@ -519,7 +519,7 @@ static void measure_work(const kf_resolved *r, work_t *w)
     }
 }
 
-static int host_threads(void)
+int kf_bt_host_threads(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
@@ -530,11 +530,11 @@ static int host_threads(void)
 static double model_time(const kf_bt_point *p, const work_t *w, const kf_roofline *rf)
 {
     int threads = p->em->threads ? p->em->threads(p) : 0;
-    if (threads <= 0) threads = host_threads();
+    if (threads <= 0) threads = kf_bt_host_threads();
     double peak = rf->peak_flops > 0 ? rf->peak_flops : 1e11;
     double bw = rf->peak_bytes_per_s > 0 ? rf->peak_bytes_per_s : 1e10;
-    double per_thread = peak / host_threads();
-    kf_bt_gemm_work gw = {w->max_m, w->max_n, host_threads(), w->row_tail};
+    double per_thread = peak / kf_bt_host_threads();
+    kf_bt_gemm_work gw = {w->max_m, w->max_n, kf_bt_host_threads(), w->row_tail};
     double eff = p->em->gemm_eff ? p->em->gemm_eff(p, &gw, threads) : 0.5;
     double t = w->gemm_flops / (per_thread * threads * eff);
     /* every unfused tail pass reads and writes its tensor */
@@ -634,7 +634,7 @@ int kf_bt_analyze(kf_bt_history *h, const kf_resolved *r, const kf_bt_point *cur
     /* target 0 (--target 0): no roofline target; only the budgets and
        running out of recommendations stop the run */
     const double target = target_fraction > 0 ? target_fraction : INFINITY;
-    double tail_t = w.tail_ns * 1e-9 / host_threads();
+    double tail_t = w.tail_ns * 1e-9 / kf_bt_host_threads();
     const char *bn;
     if (t < 100e-6 && frac < 0.1) bn = "launch";
     else if (tail_t > 0.3 * t) bn = "tail";

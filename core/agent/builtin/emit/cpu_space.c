@@ -476,8 +476,7 @@ static void refit_fusion(kf_bt_point *q, const kf_resolved *r)
 {
     if (!r || !q->knob[KC_PACK] || q->fusion != KF_BT_FUSE_ROWS || !has_row_tail(r) || q->knob[KC_LOOP_ORDER] == 2)
         return;
-    long nproc = sysconf(_SC_NPROCESSORS_ONLN);
-    int threads = q->knob[KC_THREADS] ? q->knob[KC_THREADS] : nproc > 0 ? (int)nproc : 1;
+    int threads = q->knob[KC_THREADS] ? q->knob[KC_THREADS] : kf_bt_host_threads();
     kf_bt_cpu_blocking bk;
     kf_bt_cpu_derive_blocking((int64_t)host_cache(_SC_LEVEL1_DCACHE_SIZE, 32768),
                               (int64_t)host_cache(_SC_LEVEL2_CACHE_SIZE, 1 << 20),
