@@ -113,9 +113,10 @@ if __name__ == "__main__":
         sys.stdout.write(WRONG)
     else:
         n = int(sys.argv[2])
-        if len(sys.argv) > 3 and sys.argv[3] == "stale":
-            # two such kernels, alike in speed (both finalists), then nothing left
+        name = sys.argv[3] if len(sys.argv) > 3 else "resume"
+        if name == "stale":   # two such kernels, alike in speed (both finalists), then nothing left
             d = sys.argv[4]
-            SEQUENCES["stale"] = [fenced(stale(d + "/first")), ANALYSIS, fenced(stale(d + "/second")), NO_MORE]
-        seq = SEQUENCES[sys.argv[3] if len(sys.argv) > 3 else "resume"]
+            seq = [fenced(stale(d + "/first")), ANALYSIS, fenced(stale(d + "/second")), NO_MORE]
+        else:
+            seq = SEQUENCES[name]
         sys.stdout.write(seq[min(n, len(seq) - 1)])
