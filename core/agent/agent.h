@@ -90,6 +90,9 @@ typedef struct kf_agent_ctx {
     double deadline;                 /* kf_now_s() when the run's time budget ends; 0 none:
                                         no request of an LLM agent outlives it */
     double baseline_s;               /* the op-by-op baseline's median time, 0 unknown */
+    int precision;                   /* kf_precision_policy (problem/precision.h): FP32 keeps
+                                        the builtin agent's points to fp32 and tells the LLM
+                                        agents (the problem's bound is lowered already) */
 } kf_agent_ctx;
 
 /* --from RUN_DIR: the verified best kernel of another run (usually another

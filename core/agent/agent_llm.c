@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "agent.h"
+#include "problem/precision.h"
 #include "llm/answer.h"
 #include "llm/llm.h"
 #include "util/clock.h"
@@ -277,8 +278,13 @@ static void fill_values(const kf_agent_ctx *ctx, const kf_candidate *last, const
     v[V_INPUTS] = inputs_text(r);
     v[V_OUTPUTS] = outputs_text(r);
     v[V_DIMS] = dims_text(r);
-    if (asprintf(&v[V_TOL], "atol %g, rtol %g, relative L2 error per output <= %g", r->problem->atol,
-                 r->problem->rtol, r->problem->rel_l2) < 0) v[V_TOL] = NULL;
+    if (asprintf(&v[V_TOL], "atol %g, rtol %g, relative L2 error per output <= %g%s", r->problem->atol,
+                 r->problem->rtol, r->problem->rel_l2,
+                 ctx->precision == KF_PRECISION_FP32
+                     ? " (this run asks for fp32 accuracy: compute in fp32 with fp32 accumulation; GEMMs on "
+                       "bf16, fp16 or TF32 inputs, AMX or tensor-core shortcuts that round the inputs, fail "
+                       "this bound)"
+                     : "") < 0) v[V_TOL] = NULL;
     v[V_ROOF] = roofline_text(ctx, 0);
     v[V_BACKEND] = strdup(ctx->backend);
     v[V_GUIDE] = guide_text(ctx, err);

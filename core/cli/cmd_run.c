@@ -56,6 +56,10 @@ static void run_usage(FILE *f)
         "  --from RUN_DIR       give the agent that run's verified best kernel (another\n"
         "                       backend's) as a reference for its first candidate\n"
         "  --no-baseline        do not measure the op-by-op baseline\n"
+        "  --precision P        any (default): any arithmetic whose results pass the problem's\n"
+        "                       tolerance (bf16, TF32, AMX tiles where the device has them);\n"
+        "                       fp32: fp32's accuracy, the relative-L2 bound lowered to 1e-5\n"
+        "                       for every candidate and the agents kept to fp32\n"
         "  --confirm-rounds N   after the last step, time the best and the correct candidates\n"
         "                       within 2x of it again, N rounds back to back, and keep the\n"
         "                       fastest by its median round (default 3, at most 9; 0: keep\n"
@@ -77,10 +81,11 @@ int kf_cmd_run(int argc, char **argv)
     kf_run_opts o;
     kf_run_opts_default(&o);
     kf_run_opts cli_budget = {0};     /* which budgets the user set (for --resume) */
-    int quiet = 0, json = 0;
+    int quiet = 0, json = 0, precision_given = 0;
     enum { O_BACKEND = 1, O_DEVICE, O_PRESET, O_AGENT, O_OUT, O_RESUME, O_ITER, O_TIME, O_COST,
            O_SAMPLES, O_TARGET, O_PROMPTS, O_RECORD, O_TRIALS, O_REPS, O_SEED, O_NOBASE, O_QUIET,
-           O_JSON, O_HELP, O_SANDBOX, O_MEM, O_AGENT_SEED, O_FROM, O_MAXTOK, O_TEMP, O_CTX, O_RTMO, O_COUNTERS, O_CONFIRM };
+           O_JSON, O_HELP, O_SANDBOX, O_MEM, O_AGENT_SEED, O_FROM, O_MAXTOK, O_TEMP, O_CTX, O_RTMO, O_COUNTERS, O_CONFIRM,
+           O_PRECISION };
     static const struct option opts[] = {
         {"backend", required_argument, 0, O_BACKEND}, {"device", required_argument, 0, O_DEVICE},
         {"preset", required_argument, 0, O_PRESET}, {"agent", required_argument, 0, O_AGENT},
@@ -97,7 +102,7 @@ int kf_cmd_run(int argc, char **argv)
         {"agent-seed", required_argument, 0, O_AGENT_SEED}, {"from", required_argument, 0, O_FROM},
         {"max-tokens", required_argument, 0, O_MAXTOK}, {"temperature", required_argument, 0, O_TEMP},
         {"context-tokens", required_argument, 0, O_CTX}, {"request-timeout", required_argument, 0, O_RTMO},
-        {0, 0, 0, 0}};
+        {"precision", required_argument, 0, O_PRECISION}, {0, 0, 0, 0}};
     int c;
     long long iv;
     optind = 1;
@@ -159,6 +164,9 @@ int kf_cmd_run(int argc, char **argv)
             o.confirm_rounds = (int)iv;
             cli_budget.confirm_rounds = 1;
             break;
+        case O_PRECISION: if (kf_cli_precision(optarg, &o.precision)) return KF_EXIT_BAD_INPUT;
+            precision_given = 1;
+            break;
         case O_QUIET: quiet = 1; break;
         case O_JSON: json = 1; break;
         case O_HELP: run_usage(stdout); return 0;
@@ -175,8 +183,8 @@ int kf_cmd_run(int argc, char **argv)
         run_usage(stderr);
         return KF_EXIT_BAD_INPUT;
     }
-    if (o.resume_dir && (o.agent_seed || o.from_dir)) {
-        kf_cli_error("--resume keeps the run's --agent-seed and --from (run.json): give neither");
+    if (o.resume_dir && (o.agent_seed || o.from_dir || precision_given)) {
+        kf_cli_error("--resume keeps the run's --agent-seed, --from and --precision (run.json): give none of them");
         return KF_EXIT_BAD_INPUT;
     }
     if (o.resume_dir) {

@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "common.h"
 #include "sandbox_opts.h"
+#include "problem/precision.h"
 #include "util/error.h"
 #include "suite/report.h"
 #include "suite/suite.h"
@@ -36,6 +37,8 @@ static void suite_usage(FILE *f)
         "                       the reports then give speedups over --anchors only)\n"
         "  --confirm-rounds N   each problem's final re-timing of its best candidates\n"
         "                       (default 3; 0: none; see 'kforge run --help')\n"
+        "  --precision P        any (default) or fp32: fp32's accuracy for every problem\n"
+        "                       (see 'kforge run --help')\n"
         "  --sandbox MODE       auto (default), strict or off: the worker sandbox (doc/sandbox.md)\n"
         "  --mem-limit SIZE     memory of a worker and its compiler (e.g. 8G; default half the RAM)\n"
         "  --counters MODE      auto (default), off or ncu: hardware counters (see 'kforge run --help')\n"
@@ -199,6 +202,8 @@ static char *settings_json(const kf_run_opts *ro, int jobs, int seeds, const cha
     if (!ro->baseline) json_object_object_add(o, "baseline", json_object_new_boolean(0));
     if (ro->confirm_rounds != KF_CONFIRM_ROUNDS)
         json_object_object_add(o, "confirm_rounds", json_object_new_int(ro->confirm_rounds));
+    if (ro->precision != KF_PRECISION_ANY)
+        json_object_object_add(o, "precision", json_object_new_string(kf_precision_policy_name(ro->precision)));
     char *s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
     json_object_put(o);
     return s;
@@ -213,7 +218,7 @@ int kf_cmd_suite(int argc, char **argv)
     int quiet = 0;
     enum { O_BACKEND = 1, O_DEVICE, O_PRESET, O_AGENT, O_JOBS, O_ITER, O_TIME, O_REPORT, O_ONLY, O_QUIET,
            O_HELP, O_SANDBOX, O_MEM, O_ANCHORS, O_SLURM, O_SLURM_DRY, O_PARTITION, O_GRES, O_STIME, O_ACCOUNT,
-           O_MAXPAR, O_RETRIES, O_STATUS, O_SEEDS, O_NOBASE, O_COUNTERS, O_CONFIRM };
+           O_MAXPAR, O_RETRIES, O_STATUS, O_SEEDS, O_NOBASE, O_COUNTERS, O_CONFIRM, O_PRECISION };
     kf_slurm_opts sl = {0};
     sl.retries = 2;
     int slurm = 0;
@@ -233,7 +238,8 @@ int kf_cmd_suite(int argc, char **argv)
         {"max-parallel", required_argument, 0, O_MAXPAR}, {"slurm-retries", required_argument, 0, O_RETRIES},
         {"status", required_argument, 0, O_STATUS}, {"seeds", required_argument, 0, O_SEEDS},
         {"no-baseline", no_argument, 0, O_NOBASE}, {"counters", required_argument, 0, O_COUNTERS},
-        {"confirm-rounds", required_argument, 0, O_CONFIRM}, {0, 0, 0, 0}};
+        {"confirm-rounds", required_argument, 0, O_CONFIRM}, {"precision", required_argument, 0, O_PRECISION},
+        {0, 0, 0, 0}};
     int c;
     long long iv;
     optind = 1;
@@ -284,6 +290,8 @@ int kf_cmd_suite(int argc, char **argv)
         case O_NOBASE: so.run.baseline = 0; break;
         case O_CONFIRM: if (kf_cli_int("--confirm-rounds", optarg, 0, KF_CONFIRM_MAX_ROUNDS, &iv)) return KF_EXIT_BAD_INPUT;
             so.run.confirm_rounds = (int)iv;
+            break;
+        case O_PRECISION: if (kf_cli_precision(optarg, &so.run.precision)) return KF_EXIT_BAD_INPUT;
             break;
         case O_ONLY: only = optarg; break;
         case O_QUIET: quiet = 1; break;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "util/error.h"
+#include "problem/precision.h"
 
 static void to_stdout(void *ud, const char *text)
 {
@@ -82,6 +83,13 @@ int kf_cli_int(const char *opt, const char *s, long long lo, long long hi, long 
     }
     *out = v;
     return 0;
+}
+
+int kf_cli_precision(const char *s, int *out)
+{
+    if (kf_precision_policy_parse(s, out) == 0) return 0;
+    kf_cli_error("--precision: expected any or fp32, got '%s'", s ? s : "");
+    return -1;
 }
 
 int kf_cli_double(const char *opt, const char *s, double lo, double hi, int lo_open, double *out)

@@ -20,6 +20,10 @@ int kf_cli_int(const char *opt, const char *s, long long lo, long long hi, long 
 /* lo_open: the value must be > lo (else >= lo). */
 int kf_cli_double(const char *opt, const char *s, double lo, double hi, int lo_open, double *out);
 
+/* --precision: "any" or "fp32" -> *out (kf_precision_policy); else
+ * "kforge: --precision: ..." and -1 (the caller exits 2). */
+int kf_cli_precision(const char *s, int *out);
+
 /* Prints "kforge: " + message to stderr. */
 void kf_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The library's progress receiver for the CLI: text to stdout (flushed at

@@ -29,6 +29,7 @@
 #include "candidate/candidate.h"
 #include "util/clock.h"
 #include "util/fmt.h"
+#include "problem/precision.h"
 #include "problem/problem.h"
 #include "run_record.h"
 #include "llm/llm.h"
@@ -918,6 +919,7 @@ static int open_everything(run_state *st, kf_error *err)
 {
     st->p = kf_problem_load(st->o.problem_path, err);
     if (!st->p) return -1;
+    if (st->o.precision == KF_PRECISION_FP32) kf_problem_require_fp32(st->p);   /* every evaluation's bound */
     int preset = kf_problem_find_preset(st->p, st->o.preset ? st->o.preset : "small");
     if (preset < 0) {
         if (st->o.preset)
@@ -972,6 +974,7 @@ static int open_everything(run_state *st, kf_error *err)
     st->ctx.prompts_dir = st->o.prompts_dir;
     st->ctx.target_fraction = st->o.target_fraction;
     st->ctx.agent_seed = st->o.agent_seed;
+    st->ctx.precision = st->o.precision;
     if (st->o.from_dir) {
         kf_error fe = {0};
         if (kf_loop_from_load(st, st->o.from_dir, &fe) != 0) {
@@ -1005,6 +1008,7 @@ static int write_run_json(run_state *st, kf_error *err)
     json_object_object_add(o, "confirm_rounds", json_object_new_int(st->o.confirm_rounds));
     json_object_object_add(o, "seed", json_object_new_int64((int64_t)st->o.seed));
     json_object_object_add(o, "agent_seed", json_object_new_int64((int64_t)st->o.agent_seed));
+    json_object_object_add(o, "precision", json_object_new_string(kf_precision_policy_name(st->o.precision)));
     json_object *from = kf_loop_from_json(st);
     if (from) json_object_object_add(o, "from", from);
     if (st->o.prompts_dir) {
@@ -1069,6 +1073,15 @@ static int load_run_json(run_state *st, const kf_run_opts *cli, kf_error *err)
     if (json_object_object_get_ex(o, "samples", &v)) st->o.samples = json_object_get_int(v);
     if (json_object_object_get_ex(o, "seed", &v)) st->o.seed = (uint64_t)json_object_get_int64(v);
     if (json_object_object_get_ex(o, "agent_seed", &v)) st->o.agent_seed = (uint64_t)json_object_get_int64(v);
+    /* runs recorded before --precision existed: "any" */
+    st->o.precision = KF_PRECISION_ANY;
+    if (json_object_object_get_ex(o, "precision", &v) &&
+        kf_precision_policy_parse(json_object_get_string(v), &st->o.precision) != 0) {
+        kf_fail(err, KF_E_BAD_INPUT, "%s: precision '%s' is neither any nor fp32; cannot resume", path,
+                json_object_get_string(v));
+        json_object_put(o);
+        return -1;
+    }
     json_object *from;
     free(st->from_recorded);
     st->from_recorded = json_object_object_get_ex(o, "from", &from) ? dup_json_str(from, "run_dir") : NULL;
@@ -1148,6 +1161,9 @@ static int write_result(run_state *st, const char *reason, kf_run_summary *out, 
     json_object_object_add(o, "cost_usd", json_object_new_double(st->cost));
     json_object_object_add(o, "wall_s", json_object_new_double(elapsed(st)));
     if (st->o.agent_seed) json_object_object_add(o, "agent_seed", json_object_new_int64((int64_t)st->o.agent_seed));
+    json_object_object_add(o, "precision", json_object_new_string(kf_precision_policy_name(st->o.precision)));
+    if (st->o.precision == KF_PRECISION_FP32)
+        json_object_object_add(o, "rel_l2_bound", json_object_new_double(st->p->rel_l2));
     json_object *from = kf_loop_from_json(st);
     if (from) json_object_object_add(o, "from", from);
     json_object *bl = json_object_new_object();

@@ -70,6 +70,10 @@ typedef struct kf_run_opts {
     const char *from_dir;        /* --from RUN_DIR: another run whose verified best kernel
                                     the generation agent gets as a reference (loop_from.c) */
     int baseline;                /* 1: measure the op-by-op baseline (default) */
+    int precision;               /* kf_precision_policy (problem/precision.h, --precision):
+                                    FP32 lowers the problem's relative-L2 bound for every
+                                    evaluation and keeps the agents to fp32; recorded in
+                                    run.json, kept on resume */
     int confirm_rounds;          /* the final re-timing's rounds (loop_confirm.c), default
                                     KF_CONFIRM_ROUNDS; 0: none, the search's best as timed in its
                                     step; -1 (resume): as run.json says */

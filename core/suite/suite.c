@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "problem/precision.h"
 #include "run/journal.h"
 #include "backend/registry.h"
 #include "report.h"
@@ -75,8 +76,9 @@ int kf_suite_prepare(const char *report_dir, const char *settings_json, kf_error
     return kf_report_save_suite(report_dir, settings_json, err);
 }
 
-/* An existing run directory must belong to this suite's backend and agent
- * (and preset, when one is asked for): a resumed run keeps its settings. */
+/* An existing run directory must belong to this suite's backend, agent and
+ * precision (and preset, when one is asked for): a resumed run keeps its
+ * settings. */
 int kf_suite_check_run_dir(const kf_run_opts *run, const char *run_dir, uint64_t want_seed, kf_error *err)
 {
     char p[8600];
@@ -94,6 +96,7 @@ int kf_suite_check_run_dir(const kf_run_opts *run, const char *run_dir, uint64_t
     const char *agent = json_object_object_get_ex(j, "agent", &v) ? json_object_get_string(v) : "builtin";
     const char *want_agent = run->agent ? run->agent : "builtin";
     long long seed = json_object_object_get_ex(j, "agent_seed", &v) ? (long long)json_object_get_int64(v) : 0;
+    const char *precision = json_object_object_get_ex(j, "precision", &v) ? json_object_get_string(v) : "any";
     int rc = 0;
     if (strcmp(backend, run->backend) || (run->preset && strcmp(preset, run->preset)) ||
         strcmp(agent, want_agent))
@@ -102,6 +105,9 @@ int kf_suite_check_run_dir(const kf_run_opts *run, const char *run_dir, uint64_t
     else if (seed != (long long)want_seed)
         rc = kf_fail(err, KF_E_BAD_INPUT, "%s holds a run with agent seed %lld, not %llu: use another --report directory "
                      "(or the same --seeds as before)", run_dir, seed, (unsigned long long)want_seed);
+    else if (strcmp(precision, kf_precision_policy_name(run->precision)))
+        rc = kf_fail(err, KF_E_BAD_INPUT, "%s holds a run with --precision %s, not %s: use another --report directory",
+                     run_dir, precision, kf_precision_policy_name(run->precision));
     json_object_put(j);
     return rc;
 }

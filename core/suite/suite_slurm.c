@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "problem/precision.h"
 #include "util/fileio.h"
 
 void kf_slurm_plan_free(kf_slurm_plan *p)
@@ -154,6 +155,8 @@ static int write_task_script(const kf_slurm_opts *o, const kf_slurm_task *t, kf_
     kf_sb_puts(&b, " --agent ");
     kf_slurm_sh_word(&b, o->run.agent ? o->run.agent : "builtin");
     if (t->seed) kf_sb_printf(&b, " --agent-seed %d", t->seed);   /* kforge run --agent-seed (seeds) */
+    if (o->run.precision != KF_PRECISION_ANY)   /* a resumed run keeps its own (run.json) */
+        kf_sb_printf(&b, " --precision %s", kf_precision_policy_name(o->run.precision));
     budget_args(&b, o);
     kf_sb_puts(&b, " --out \"$run\"\n");
     return write_script(t->script, &b, err);

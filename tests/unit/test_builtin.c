@@ -21,6 +21,7 @@
 #include "agent/builtin/emit/ocl_knobs.h"
 #include "eval/eval.h"
 #include "kf_test.h"
+#include "problem/precision.h"
 #include "problem/problem.h"
 #include "backend/registry.h"
 
@@ -1761,6 +1762,102 @@ KF_TEST(precision_misses_are_remembered)
         kf_bt_history_free(&h0);
     }
     kf_bt_history_free(&h);
+    unload(&l);
+}
+
+/* --precision fp32 (problem/precision.h): the agent's first point is fp32
+ * where its default would take tensor cores (CUDA on an H100: BF16 wgmma),
+ * keeping the default's tiling; its analyses recommend fp32 points only
+ * (and every other precision is ruled out); a start point that names another
+ * precision is refused by the check, one that names none runs in fp32. */
+KF_TEST(fp32_policy_keeps_every_point_fp32)
+{
+    KF_CHECK_INT(kf_precision_policy_parse("fp32", &(int){0}), 0);
+    int pol = -1;
+    KF_CHECK(kf_precision_policy_parse("any", &pol) == 0 && pol == KF_PRECISION_ANY);
+    KF_CHECK(kf_precision_policy_parse("bf16", &pol) != 0 && kf_precision_policy_parse(NULL, &pol) != 0);
+    KF_CHECK_STR(kf_precision_policy_name(KF_PRECISION_FP32), "fp32");
+
+    loaded l;
+    load(&l, "problems/level2/09_Matmul_Subtract_Multiply_ReLU.json", "kernelbench");
+    KF_CHECK_NEAR(l.p->rel_l2, 1e-2, 1e-15);
+    kf_problem_require_fp32(l.p);
+    KF_CHECK_NEAR(l.p->rel_l2, KF_FP32_REL_L2, 1e-20);
+    l.p->rel_l2 = 1e-7;   /* a tighter bound of the problem's own is kept */
+    kf_problem_require_fp32(l.p);
+    KF_CHECK_NEAR(l.p->rel_l2, 1e-7, 1e-20);
+    kf_device_info h100;
+    memset(&h100, 0, sizeof h100);
+    snprintf(h100.kind, sizeof h100.kind, "gpu");
+    snprintf(h100.detail, sizeof h100.detail, "compute capability 9.0 (sm_90), 132 SMs");
+    kf_agent_ctx ctx = ctx_for(&l.r, "cuda");
+    ctx.device = &h100;
+    kf_bt_point dflt, pt;
+    kf_bt_point_default(&kf_bt_emit_cuda_c, "cuda", &l.r, &h100, &dflt);
+    KF_CHECK_INT(dflt.precision, KF_BT_BF16);   /* what "any" starts from */
+    kf_error err = {0};
+    for (int pass = 0; pass < 2; pass++) {
+        ctx.precision = pass ? KF_PRECISION_FP32 : KF_PRECISION_ANY;
+        kf_agent *a = kf_builtin_agent_open(NULL, &err);
+        KF_CHECK(a != NULL);
+        kf_gen_request req = {.kind = KF_GEN_FIRST};
+        kf_gen_result g = {0};
+        KF_CHECK_MSG(a->ops->generate(a, &ctx, &req, &g, &err) == 0 && g.cand, "%s", g.error ? g.error : err.msg);
+        const char *pj = g.cand ? strstr(g.cand->notes, "builtin point: ") : NULL;
+        char *js = pj && strchr(pj, '}') ? strndup(pj + 15, (size_t)(strchr(pj, '}') - pj - 14)) : NULL;
+        KF_CHECK_MSG(js && kf_bt_point_from_json(js, &kf_bt_emit_cuda_c, "cuda", &l.r, &h100, &pt, &err) == 0,
+                     "%s", err.msg);
+        free(js);
+        KF_CHECK_INT(pt.precision, pass ? KF_BT_FP32 : KF_BT_BF16);
+        for (int k = 0; k < kf_bt_emit_cuda_c.n_knobs; k++) KF_CHECK_INT(pt.knob[k], dflt.knob[k]);
+        kf_gen_result_free(&g);
+        kf_agent_close(a);
+    }
+    unload(&l);
+
+    /* the analyses: from the C emitter's fp32 point and from an AMX one */
+    load(&l, "problems/level2/12_Gemm_Multiply_LeakyReLU.json", "small");
+    kf_bt_point p;
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, NULL, &p);
+    p.knob[KC_PACK] = 1; p.knob[KC_MR] = 32; p.knob[KC_NR] = 32;
+    kf_eval_result ev;
+    fake_eval(&l.r, 1e-3, 0.05, &ev);
+    for (int from = 0; from < 2; from++) {
+        p.precision = from ? KF_BT_AMX_BF16 : KF_BT_FP32;
+        kf_bt_history h;
+        memset(&h, 0, sizeof h);
+        h.fp32_only = 1;
+        kf_analysis an = {0};
+        KF_CHECK_MSG(kf_bt_analyze(&h, &l.r, &p, &ev, 0, 0.99, &an, &err) == 0, "%s", err.msg);
+        /* from fp32, faster fp32 points; from AMX (not a point this policy
+           starts from) the fp32 ones are modelled slower: none, and no AMX */
+        if (!from) KF_CHECK_MSG(an.n_recs > 0, "no recommendation: %s", an.text ? an.text : "");
+        for (int i = 0; i < an.n_recs; i++)
+            KF_CHECK_MSG(strstr(an.recs[i].params, "\"precision\":0,") != NULL, "%s", an.recs[i].params);
+        for (int pr = 1; pr < KF_BT_N_PRECISIONS; pr++) KF_CHECK(kf_bt_precision_ruled_out(&h, pr));
+        KF_CHECK(!kf_bt_precision_ruled_out(&h, KF_BT_FP32));
+        kf_analysis_free(&an);
+        kf_bt_history_free(&h);
+    }
+    /* start points */
+    kf_agent_ctx cc = ctx_for(&l.r, "cpu-simd");
+    cc.precision = KF_PRECISION_FP32;
+    kf_agent *a = kf_builtin_agent_open("{\"precision\":5,\"mr\":32,\"nr\":32}", &err);
+    KF_CHECK(a != NULL);
+    KF_CHECK(kf_agent_check(a, &cc, &err) != 0);
+    KF_CHECK_CONTAINS(err.msg, "--precision fp32");
+    cc.precision = KF_PRECISION_ANY;
+    KF_CHECK(kf_agent_check(a, &cc, &err) == 0);
+    kf_agent_close(a);
+    cc.precision = KF_PRECISION_FP32;
+    a = kf_builtin_agent_open("{\"mr\":16}", &err);
+    KF_CHECK(a != NULL && kf_agent_check(a, &cc, &err) == 0);
+    kf_gen_request req = {.kind = KF_GEN_FIRST};
+    kf_gen_result g = {0};
+    KF_CHECK(a->ops->generate(a, &cc, &req, &g, &err) == 0 && g.cand);
+    KF_CHECK(g.cand && strstr(g.cand->notes, "\"precision\":0,") && strstr(g.cand->notes, "\"mr\":16"));
+    kf_gen_result_free(&g);
+    kf_agent_close(a);
     unload(&l);
 }
 

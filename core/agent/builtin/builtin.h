@@ -383,6 +383,8 @@ typedef struct kf_bt_history {
     uint64_t seed;            /* the agent seed (--agent-seed; 0: none), set by the
                                  agent before every analysis; not saved (run.json
                                  keeps it): see kf_bt_analyze */
+    int fp32_only;            /* --precision fp32 (problem/precision.h): every precision
+                                 but fp32 ruled out; set like seed, not saved */
 } kf_bt_history;
 
 void kf_bt_history_free(kf_bt_history *h);
@@ -394,7 +396,7 @@ int kf_bt_history_has(const kf_bt_history *h, const kf_bt_point *pt);
  * unknown): each kept as the largest seen. */
 void kf_bt_history_missed(kf_bt_history *h, int precision, double frac, double worst);
 /* 1 when the analysis should not offer `precision` on this problem again:
- * a reduced precision that missed the tolerance (at any knobs: the
+ * any but fp32 under h->fp32_only; a reduced precision that missed the tolerance (at any knobs: the
  * rounding, not the tiling, decides), bf16c after bf16 missed in more
  * than 1 element in 100000, 2xbf16 after bf16 missed in more than 1 in
  * 1000 or with its worst element over KF_BT_MISS_WIDE of its allowance (the

@@ -15,11 +15,13 @@
  * {json}") so the analyzer and the fixer can read it back. */
 #include "builtin.h"
 
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agent/agent.h"
+#include "problem/precision.h"
 
 #define POINT_TAG "builtin point: "
 
@@ -239,6 +241,7 @@ static int bt_generate(kf_agent *a, const kf_agent_ctx *ctx, const kf_gen_reques
                 return res->error ? 0 : kf_fail(err, KF_E_INTERNAL, "out of memory");
             }
             why = "start point of --agent builtin:POINT";
+            if (ctx->precision == KF_PRECISION_FP32) pt.precision = KF_BT_FP32;   /* bt_check refused any other given */
             break;
         }
         kf_bt_point_default(emitter(ctx), ctx->backend, ctx->r, ctx->device, &pt);
@@ -254,6 +257,8 @@ static int bt_generate(kf_agent *a, const kf_agent_ctx *ctx, const kf_gen_reques
                 why = "the --from kernel's point does not fit this backend: default point";
             }
         }
+        /* --precision fp32: the default's (or the --from kernel's) tiling in fp32 */
+        if (ctx->precision == KF_PRECISION_FP32) pt.precision = KF_BT_FP32;
         break;
     }
     if (!pt.baseline && kf_bt_history_add(&im->hist, &pt, 0) != 0) return kf_fail(err, KF_E_INTERNAL, "out of memory");
@@ -273,6 +278,7 @@ static int bt_analyze(kf_agent *a, const kf_agent_ctx *ctx, const kf_analyze_req
         kf_bt_point_default(emitter(ctx), ctx->backend, ctx->r, ctx->device, &pt);
     }
     im->hist.seed = ctx->agent_seed;
+    im->hist.fp32_only = ctx->precision == KF_PRECISION_FP32;
     return kf_bt_analyze(&im->hist, ctx->r, &pt, req->eval, req->previous_time_s, ctx->target_fraction,
                          out, err);
 }
@@ -308,6 +314,22 @@ static void bt_close(kf_agent *a)
     free(a);
 }
 
+/* --precision fp32 with `--agent builtin:POINT` naming another precision:
+ * refused before anything is measured (a point that names none is laid
+ * over the default and run in fp32). */
+static int bt_check(kf_agent *a, const kf_agent_ctx *ctx, kf_error *err)
+{
+    bt_impl *im = a->impl;
+    if (ctx->precision != KF_PRECISION_FP32 || !im->start) return 0;
+    json_object *o = json_tokener_parse(im->start), *v;
+    int prec = o && json_object_object_get_ex(o, "precision", &v) ? json_object_get_int(v) : KF_BT_FP32;
+    json_object_put(o);
+    if (prec != KF_BT_FP32)
+        return kf_fail(err, KF_E_BAD_INPUT, "--agent builtin:POINT names precision %d, and the run asks for "
+                       "--precision fp32: drop the point's \"precision\" (or give 0), or run with --precision any", prec);
+    return 0;
+}
+
 static const kf_agent_ops BT_OPS = {
     .kind = "builtin",
     .generate = bt_generate,
@@ -315,6 +337,7 @@ static const kf_agent_ops BT_OPS = {
     .close = bt_close,
     .save_state = bt_save_state,
     .load_state = bt_load_state,
+    .check = bt_check,
 };
 
 kf_agent *kf_builtin_agent_open(const char *start, kf_error *err)

@@ -332,6 +332,7 @@ void kf_bt_history_missed(kf_bt_history *h, int precision, double frac, double w
 int kf_bt_precision_ruled_out(const kf_bt_history *h, int precision)
 {
     if (precision < 0 || precision >= KF_BT_N_PRECISIONS) return 0;
+    if (h->fp32_only && precision != KF_BT_FP32) return 1;
     if (kf_bt_precision_lossy(precision) && h->missed[precision] > 0) return 1;
     if (precision == KF_BT_AMX_BF16C && h->missed[KF_BT_AMX_BF16] > KF_BT_MISS_SLIGHT) return 1;
     if (precision == KF_BT_AMX_BF16X2 &&
