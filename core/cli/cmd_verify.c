@@ -14,6 +14,7 @@
 #include "candidate/candidate.h"
 #include "commands.h"
 #include "common.h"
+#include "problem/precision.h"
 #include "util/error.h"
 #include "util/fmt.h"
 #include "eval/eval.h"
@@ -40,6 +41,8 @@ static void usage(FILE *f, const char *cmd)
         "      --seed S         base seed; trial t draws with S+t (default 1)\n"
         "      --timeout S      wall-clock limit of one run in seconds (default 10); profiling\n"
         "                       gets that times its number of runs (at least 120 s)\n"
+        "      --precision P    any (default: the problem's tolerance) or fp32: the relative-L2\n"
+        "                       bound lowered to 1e-5, fp32's accuracy (see 'kforge run --help')\n"
         "      --json           print the result as JSON\n"
         "      --keep-work DIR  keep the worker's files (candidate, build) in DIR\n"
         "      --compile-only   (verify) compile for a target of the backend with no device and\n"
@@ -168,7 +171,7 @@ int kf_cmd_verify(int argc, char **argv)
     int profile = strcmp(cmd, "profile") == 0;
     const char *backend = NULL, *problem = NULL, *preset = NULL, *device = NULL, *keep = NULL;
     const char *target = NULL, *out_path = NULL;
-    int json = 0, compile_only = 0;
+    int json = 0, compile_only = 0, precision = KF_PRECISION_ANY;
     kf_eval_opts o;
     kf_eval_opts_default(&o);
     static const struct option longopts[] = {
@@ -178,7 +181,7 @@ int kf_cmd_verify(int argc, char **argv)
         {"seed", required_argument, NULL, 's'},    {"timeout", required_argument, NULL, 'T'},
         {"json", no_argument, NULL, 'j'},          {"keep-work", required_argument, NULL, 'k'},
         {"sandbox", required_argument, NULL, 'S'}, {"mem-limit", required_argument, NULL, 'M'},
-        {"counters", required_argument, NULL, 'K'},
+        {"counters", required_argument, NULL, 'K'}, {"precision", required_argument, NULL, 'R'},
         {"compile-only", no_argument, NULL, 'C'},  {"target", required_argument, NULL, 'A'},
         {"arch", required_argument, NULL, 'A'},    {"out", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
@@ -201,6 +204,7 @@ int kf_cmd_verify(int argc, char **argv)
         case 'S': if (kf_cli_sandbox_mode(optarg, &o)) return KF_EXIT_BAD_INPUT; break;
         case 'M': if (kf_cli_mem_limit(optarg, &o)) return KF_EXIT_BAD_INPUT; break;
         case 'K': if (kf_cli_counters(optarg, &o)) return KF_EXIT_BAD_INPUT; break;
+        case 'R': if (kf_cli_precision(optarg, &precision)) return KF_EXIT_BAD_INPUT; break;
         case 't':
             if (kf_cli_int("--trials", optarg, 1, 1000000, &v)) return KF_EXIT_BAD_INPUT;
             o.trials = v > 1000000 ? 1000000 : (int)v;
@@ -294,6 +298,7 @@ int kf_cmd_verify(int argc, char **argv)
     }
     if (!compile_only && pick_device(pl, device, &o.device) != 0) goto out;
     if (kf_cli_load_problem(problem, preset, &p, &r) != 0) goto out;
+    if (precision == KF_PRECISION_FP32) kf_problem_require_fp32(p);   /* r reads the bound through p */
     c = kf_candidate_load(cand_path, &err);
     if (!c) {
         kf_cli_error("%s", err.msg);
