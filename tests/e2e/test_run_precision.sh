@@ -8,13 +8,14 @@
 # model; run.json and result.json record the policy (result.json the bound);
 # --resume keeps it and refuses it given again; the built-in agent runs fp32
 # points only and refuses a start point that names another precision; a
-# suite does not mix policies in one report directory.
+# suite does not mix policies in one report directory, and its Slurm tasks
+# pass the policy to their fresh runs.
 set -u
 here="$KF_SRCDIR/tests/e2e/llm"
 prob="$here/scale_relu.json"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 . "$KF_SRCDIR/tests/e2e/tap.sh"
-echo "1..11"
+echo "1..12"
 export XDG_CACHE_HOME="$tmp/cache"
 
 cat >"$tmp/bf16.c" <<'C'
@@ -159,4 +160,12 @@ agent suite fp32
     && ok "kforge suite --precision fp32 records it; the same report directory without it is refused" \
     || no "kforge suite --precision fp32 records it; the same report directory without it is refused" "exit $rc" \
           "$(tail -n 5 "$tmp/suite1.out")" "$(tail -n 5 "$tmp/suite2.out")"
+
+"$KFORGE" suite "$prob" --backend cpu-simd --report "$tmp/slurm" --slurm-dry-run --precision fp32 >"$tmp/slurm.out" 2>&1; rc=$?
+t=$(grep -rh -- "kforge run .*--out" "$tmp/slurm/slurm" 2>/dev/null | grep -v -- "--resume")
+r=$(grep -rh -- "run --resume" "$tmp/slurm/slurm" 2>/dev/null)
+[ $rc -eq 0 ] && echo "$t" | grep -q -- "--precision fp32" && [ -n "$r" ] && ! echo "$r" | grep -q -- "--precision" \
+    && ok "kforge suite --slurm: a task's fresh run gets --precision fp32, its resume does not (run.json keeps it)" \
+    || no "kforge suite --slurm: a task's fresh run gets --precision fp32, its resume does not (run.json keeps it)" "exit $rc" \
+          "$t" "$r" "$(tail -n 3 "$tmp/slurm.out")"
 tap_exit
