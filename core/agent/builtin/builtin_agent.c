@@ -241,7 +241,6 @@ static int bt_generate(kf_agent *a, const kf_agent_ctx *ctx, const kf_gen_reques
                 return res->error ? 0 : kf_fail(err, KF_E_INTERNAL, "out of memory");
             }
             why = "start point of --agent builtin:POINT";
-            if (ctx->precision == KF_PRECISION_FP32) pt.precision = KF_BT_FP32;   /* bt_check refused any other given */
             break;
         }
         kf_bt_point_default(emitter(ctx), ctx->backend, ctx->r, ctx->device, &pt);
@@ -257,10 +256,13 @@ static int bt_generate(kf_agent *a, const kf_agent_ctx *ctx, const kf_gen_reques
                 why = "the --from kernel's point does not fit this backend: default point";
             }
         }
-        /* --precision fp32: the default's (or the --from kernel's) tiling in fp32 */
-        if (ctx->precision == KF_PRECISION_FP32) pt.precision = KF_BT_FP32;
         break;
     }
+    /* --precision fp32: every point generated is fp32.  The analyses offer no
+       other (kf_bt_history.fp32_only) and bt_check refused a start point naming
+       one, so this sets the first point's precision: the default's (CUDA on
+       Hopper: BF16), the --from kernel's or a start point's tiling, in fp32 */
+    if (!pt.baseline && ctx->precision == KF_PRECISION_FP32) pt.precision = KF_BT_FP32;
     if (!pt.baseline && kf_bt_history_add(&im->hist, &pt, 0) != 0) return kf_fail(err, KF_E_INTERNAL, "out of memory");
     return build(ctx, &pt, res, why);
 }
