@@ -198,6 +198,54 @@ KF_TEST_TIMEOUT(other_points_pass, 120.0)
     kf_registry_close(reg);
 }
 
+/* The memory-bound row and map kernels at the cpu preset, where their
+ * outputs (64 MiB) reach the streaming stores (KC_STREAM; the small preset
+ * stays under KF_BT_CPU_STREAM_MIN_BYTES), BatchNorm's in-channel outputs
+ * (1 MiB channels), LayerNorm's one-pass statistics (rows of 4M) and the
+ * middle-dim sum in pages of its rows (1024 inner positions):
+ * generated as named and verified against the reference. */
+KF_TEST_TIMEOUT(memory_bound_variants_pass, 300.0)
+{
+    static const struct { const char *prob, *point, *want; } cases[] = {
+        {"problems/level1/19_ReLU.json", "{\"stream\":1}", "kf_stream_store(V1 + r * 16384 + j0, S1, j1 - j0);"},
+        {"problems/level1/23_Softmax.json", "{\"stream\":1}", "kf_stream_store(V1 + rr * 16384 + o0_, S1, o1_ - o0_);"},
+        {"problems/level1/35_GroupNorm.json", "{\"stream\":1}", "kf_stream_store(V1 + rr * 1048576 + o0_, S1, o1_ - o0_);"},
+        {"problems/level1/36_RMSNorm.json", "{\"stream\":1}", "kf_stream_fence();"},
+        {"problems/level1/40_LayerNorm.json", "{\"stream\":0}", "one pass: sums of x - x[0]"},
+        {"problems/level1/33_BatchNorm.json", "{\"stream\":0}", "const float mean = mean_c[c], rstd = rstd_c[c];\n        for (int64_t n = 0;"},
+        {"problems/level1/47_Sum_reduction_over_a_dimension.json", "{}", "i0 = (w % 2) * 1024;"},
+    };
+    kf_error err = {0};
+    kf_registry *reg = kf_registry_open(1, &err);
+    KF_CHECK(reg != NULL);
+    kf_plugin *pl = kf_registry_find(reg, "cpu-simd");
+    KF_CHECK(pl != NULL);
+    kf_agent *a = kf_builtin_agent_open(NULL, &err);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        loaded l;
+        load(&l, cases[i].prob, "cpu");
+        kf_recommendation rec = {.what = "t", .why = "t", .expected_gain = 1.1, .params = (char *)cases[i].point};
+        kf_analysis an = {.n_recs = 1, .recs = &rec};
+        kf_agent_ctx ctx = ctx_for(&l.r, "cpu-simd");
+        kf_gen_request req = {.kind = KF_GEN_OPTIMIZE, .analysis = &an, .rec_index = 0};
+        kf_gen_result g = {0};
+        KF_CHECK(a->ops->generate(a, &ctx, &req, &g, &err) == 0);
+        KF_CHECK_MSG(g.cand != NULL, "%s: %s", cases[i].prob, g.error ? g.error : "?");
+        KF_CHECK_CONTAINS(g.cand->sources[0].text, cases[i].want);
+        kf_eval_opts o;
+        kf_eval_opts_default(&o);
+        kf_eval_result res = {0};
+        KF_CHECK(kf_evaluate(pl, &l.r, g.cand, &o, 0, &res, &err) == 0);
+        KF_CHECK_MSG(res.verdict == KF_PASS, "%s [%s]: %s\n%.1500s", cases[i].prob, g.label,
+                     res.summary ? res.summary : "", res.diagnostics ? res.diagnostics : "");
+        kf_eval_result_free(&res);
+        kf_gen_result_free(&g);
+        unload(&l);
+    }
+    kf_agent_close(a);
+    kf_registry_close(reg);
+}
+
 KF_TEST(plan_groups)
 {
     loaded l;
@@ -1325,6 +1373,45 @@ KF_TEST(cpu_gemv_search_measures_one_thread)
     kf_analysis_free(&an);
     kf_bt_history_free(&h);
     unload(&l);
+}
+
+/* Streaming stores (KC_STREAM) are off by default and recommended by the
+ * analysis where the outputs leave the cache (19 ReLU at the cpu preset:
+ * 64 MiB, more than the L2 of every thread of any machine we run on), the
+ * first recommendation there; never at the small preset (0.2 MiB out). */
+KF_TEST(cpu_stream_recommended_where_outputs_leave_cache)
+{
+    for (int big = 0; big < 2; big++) {
+        loaded l;
+        load(&l, "problems/level1/19_ReLU.json", big ? "cpu" : "small");
+        kf_bt_history h = {0};
+        kf_bt_point cur;
+        kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, NULL, &cur);
+        KF_CHECK_INT(cur.knob[KC_STREAM], 0);
+        kf_eval_result e;
+        fake_eval(&l.r, l.r.min_bytes / 2e10 / 0.4, 0.4, &e);
+        e.roofline.floor_s = l.r.min_bytes / 2e10;
+        kf_analysis an;
+        kf_error err = {0};
+        KF_CHECK_MSG(kf_bt_analyze(&h, &l.r, &cur, &e, 0, 0.8, &an, &err) == 0, "%s", err.msg);
+        int streams = 0, first = -1;
+        for (int i = 0; i < an.n_recs; i++) {
+            kf_bt_point q;
+            KF_CHECK(kf_bt_point_from_json(an.recs[i].params, &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q, &err) == 0);
+            if (q.knob[KC_STREAM] && first < 0) first = i;
+            streams += q.knob[KC_STREAM];
+        }
+        if (big) {
+            KF_CHECK_MSG(first == 0, "streaming stores are recommendation %d of %d (first: %s)", first, an.n_recs,
+                         an.n_recs ? an.recs[0].what : "none");
+            KF_CHECK_CONTAINS(an.recs[0].what, "streaming (non-temporal) stores");
+        } else {
+            KF_CHECK_INT(streams, 0);
+        }
+        kf_analysis_free(&an);
+        kf_bt_history_free(&h);
+        unload(&l);
+    }
 }
 
 /* --agent-seed: the same recommendations, in a seed-dependent order; one

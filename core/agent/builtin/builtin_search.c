@@ -456,6 +456,7 @@ typedef struct work {
     double row_tail_elems;   /* elements of row groups that ROWS fusion keeps in cache */
     double epi_elems;        /* map-op elements that epilogue fusion saves a pass for */
     double tail_ns;          /* modelled single-thread time of the non-GEMM math, ns */
+    double out_bytes;        /* bytes the non-GEMM ops store into the problem's outputs */
     int regions;             /* ops: at most one parallel region each */
     int row_tail;            /* a row op follows a GEMM, after map ops or not */
 } work_t;
@@ -500,6 +501,8 @@ static void measure_work(const kf_resolved *r, work_t *w)
         int v = p->n_inputs + k;
         if (kf_op_is_shape(nd->op)) continue;   /* no work: an alias of its input */
         double e = (double)kf_shape_elems(&r->shapes[v]);
+        for (int o = 0; o < p->n_outputs; o++)
+            if (p->outputs[o] == v && nd->op != KF_OP_MATMUL && nd->op != KF_OP_LINEAR) w->out_bytes += e * 4.0;
         w->regions++;
         if (nd->op == KF_OP_MATMUL || nd->op == KF_OP_LINEAR) {
             const kf_shape *a = &r->shapes[nd->in[0].value];
@@ -543,6 +546,8 @@ static double model_time(const kf_bt_point *p, const work_t *w, const kf_rooflin
     if (p->fusion >= KF_BT_FUSE_EPILOGUE) passes -= w->epi_elems;
     if (p->fusion >= KF_BT_FUSE_ROWS) passes -= w->row_tail_elems * 0.7;
     t += passes * 8.0 / bw;
+    /* write-allocate reads of the outputs, where the emitter says so */
+    if (p->em->store_traffic) t += w->out_bytes * (p->em->store_traffic(p, w->out_bytes) - 1.0) / bw;
     /* tail math */
     t += w->tail_ns * 1e-9 / threads;
     /* team fork/join (fusion merges regions: counted per op, an upper bound) */

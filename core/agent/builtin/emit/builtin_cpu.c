@@ -27,8 +27,15 @@
 /* the GEMM library (emitted once when a GEMM group exists)            */
 
 /* The longest row whose per-element buffers a row op keeps on the stack
- * (emit_row_body: softmax's exps, small-group GroupNorm's mean and rstd) */
-#define KF_ROW_BUF 8192
+ * (emit_row_body: softmax's exps, small-group GroupNorm's mean and rstd;
+ * 64 KiB a buffer: 23 Softmax's rows of 16384 at the cpu preset computed
+ * each exp twice at 8192) */
+#define KF_ROW_BUF 16384
+/* Norm rows longer than this (floats: 1 MiB, half an L2 of the Xeons we
+ * measure on) take their mean and variance in one pass, as sums of the
+ * differences from the row's first element (double): the two-pass form
+ * reads a row that has left the cache from memory twice */
+#define KF_ROW_ONE_PASS 262144
 /* GroupNorm rows whose groups have fewer channels than this (and that fit
  * KF_ROW_BUF) are emitted with the statistics vectorised across the groups */
 #define KF_GN_SMALL_GROUP 16
@@ -442,6 +449,36 @@ static const char GEMM_LIB_BF16[] =
 /* ------------------------------------------------------------------ */
 /* helpers                                                             */
 
+/* Streaming stores (KC_STREAM, cpu_knobs.h): a chunk computed into an L1
+ * buffer goes out with non-temporal stores (the aligned middle; the ends
+ * as plain stores), so no output line is read before it is overwritten.
+ * kf_stream_fence orders them before the team's end (each thread, once). */
+static const char STREAM_LIB[] =
+    "#if defined(__x86_64__) || defined(__i386__)\n"
+    "#include <immintrin.h>\n"
+    "#endif\n"
+    "static inline __attribute__((unused)) void kf_stream_store(float *restrict dst, const float *restrict src, int64_t n)\n"
+    "{\n"
+    "    int64_t i = 0;\n"
+    "#if defined(__AVX512F__)\n"
+    "    for (; i < n && ((uintptr_t)(dst + i) & 63); i++) dst[i] = src[i];\n"
+    "    for (; i + 16 <= n; i += 16) _mm512_stream_ps(dst + i, _mm512_loadu_ps(src + i));\n"
+    "#elif defined(__AVX__)\n"
+    "    for (; i < n && ((uintptr_t)(dst + i) & 31); i++) dst[i] = src[i];\n"
+    "    for (; i + 8 <= n; i += 8) _mm256_stream_ps(dst + i, _mm256_loadu_ps(src + i));\n"
+    "#elif defined(__SSE2__)\n"
+    "    for (; i < n && ((uintptr_t)(dst + i) & 15); i++) dst[i] = src[i];\n"
+    "    for (; i + 4 <= n; i += 4) _mm_stream_ps(dst + i, _mm_loadu_ps(src + i));\n"
+    "#endif\n"
+    "    if (i < n) memcpy(dst + i, src + i, (size_t)(n - i) * sizeof(float));\n"
+    "}\n"
+    "static inline __attribute__((unused)) void kf_stream_fence(void)\n"
+    "{\n"
+    "#if defined(__SSE2__)\n"
+    "    _mm_sfence();\n"
+    "#endif\n"
+    "}\n\n";
+
 typedef struct gen {
     const kf_bt_plan *pl;
     const kf_resolved *r;
@@ -455,6 +492,8 @@ typedef struct gen {
     int blas_split;           /* the library is not the OpenMP build: run it single-threaded
                                  on each OpenMP thread's rows (one thread pool) */
     char *declared;           /* per value: V<v> declared in the current function */
+    int stream;               /* the group being emitted streams its stores (KC_STREAM) */
+    const char *st_idx;       /* set while streaming: the stores go to S<v>[st_idx], the chunk buffers */
     kf_error *err;
     int failed;
 } gen_t;
@@ -597,7 +636,8 @@ static void emit_chain(gen_t *g, int gi, int from, const char *cv, const char *e
             continue;
         }
         if (g->pl->store[v].kind == KF_BT_ST_LOCAL) continue;
-        kf_sb_printf(&g->b, "%sV%d[%s] = t%d;\n", indent, v, e, v);
+        if (g->st_idx) kf_sb_printf(&g->b, "%sS%d[%s] = t%d;\n", indent, v, g->st_idx, v);
+        else kf_sb_printf(&g->b, "%sV%d[%s] = t%d;\n", indent, v, e, v);
     }
 }
 
@@ -623,6 +663,79 @@ static void emit_rowoffs(gen_t *g, int gi, int from, const char *rv, const char 
 }
 
 /* ------------------------------------------------------------------ */
+/* streaming stores (KC_STREAM)                                         */
+
+/* Does group gi stream its stores: the knob on (never in the baseline), a
+ * map group or a row op with an output per element, and at least
+ * KF_BT_CPU_STREAM_MIN_BYTES stored? */
+static int group_streams(const gen_t *g, int gi)
+{
+    const kf_bt_group *gr = &g->pl->groups[gi];
+    if (g->pt->baseline || !g->pt->knob[KC_STREAM]) return 0;
+    if (gr->kind == KF_BT_ROW) {
+        switch (g->p->nodes[gr->nodes[0]].op) {
+        case KF_OP_SOFTMAX: case KF_OP_LOG_SOFTMAX: case KF_OP_LAYER_NORM: case KF_OP_RMS_NORM:
+        case KF_OP_INSTANCE_NORM: case KF_OP_GROUP_NORM: break;
+        default: return 0;
+        }
+    } else if (gr->kind != KF_BT_MAP) {
+        return 0;
+    }
+    int64_t bytes = 0;
+    for (int k = 0; k < gr->n_nodes; k++) {
+        int v = g->p->n_inputs + gr->nodes[k];
+        if (g->pl->store[v].kind != KF_BT_ST_LOCAL) bytes += elems(g, v) * (int64_t)sizeof(float);
+    }
+    return bytes >= KF_BT_CPU_STREAM_MIN_BYTES;
+}
+
+/* Does any group of the plan stream (then the kernel has STREAM_LIB)? */
+static int plan_streams(const gen_t *g)
+{
+    for (int gi = 0; gi < g->pl->n_groups; gi++)
+        if (g->pl->groups[gi].fused_into < 0 && group_streams(g, gi)) return 1;
+    return 0;
+}
+
+/* Declares the chunk buffers S<v> (n floats) of group gi's stored values. */
+static void stream_buffers(gen_t *g, int gi, int64_t n, const char *ind)
+{
+    const kf_bt_group *gr = &g->pl->groups[gi];
+    for (int k = 0; k < gr->n_nodes; k++) {
+        int v = g->p->n_inputs + gr->nodes[k];
+        if (g->pl->store[v].kind != KF_BT_ST_LOCAL)
+            kf_sb_printf(&g->b, "%sfloat S%d[%" PRId64 "] __attribute__((aligned(64)));\n", ind, v, n);
+    }
+}
+
+/* Streams the chunk: S<v>[0, count) to V<v> + off for each stored value. */
+static void stream_out(gen_t *g, int gi, const char *off, const char *count, const char *ind)
+{
+    const kf_bt_group *gr = &g->pl->groups[gi];
+    for (int k = 0; k < gr->n_nodes; k++) {
+        int v = g->p->n_inputs + gr->nodes[k];
+        if (g->pl->store[v].kind != KF_BT_ST_LOCAL)
+            kf_sb_printf(&g->b, "%skf_stream_store(V%d + %s, S%d, %s);\n", ind, v, off, v, count);
+    }
+}
+
+/* The team of a group's loop: one `parallel for`, or with streaming a
+ * parallel region whose threads fence their streamed stores after the
+ * loop (close_team). */
+static void open_team(gen_t *g)
+{
+    if (g->stream)
+        kf_sb_puts(&g->b, "    #pragma omp parallel num_threads(nt)\n    {\n    #pragma omp for schedule(static)\n");
+    else
+        kf_sb_puts(&g->b, "    #pragma omp parallel for num_threads(nt) schedule(static)\n");
+}
+
+static void close_team(gen_t *g)
+{
+    if (g->stream) kf_sb_puts(&g->b, "    kf_stream_fence();\n    }\n");
+}
+
+/* ------------------------------------------------------------------ */
 /* MAP groups                                                          */
 
 static void emit_map_group(gen_t *g, int gi)
@@ -633,16 +746,22 @@ static void emit_map_group(gen_t *g, int gi)
     int64_t chunk = cols < 4096 ? cols : 2048;
     int64_t nch = (cols + chunk - 1) / chunk;
     begin_fn(g);
+    g->stream = group_streams(g, gi);
     kf_sb_printf(&g->b, "static void group%d(const kf_cpu_args *a, int nt)\n{\n", gi);
     declare_group_ptrs(g, gi, 0);
+    kf_sb_printf(&g->b, "    /* elementwise over %" PRId64 " rows x %" PRId64 " columns, in chunks of %" PRId64 "%s */\n",
+                 rows, cols, chunk, g->stream ? ", stored through a buffer with streaming stores" : "");
+    open_team(g);
     kf_sb_printf(&g->b,
-                    "    /* elementwise over %" PRId64 " rows x %" PRId64 " columns, in chunks of %" PRId64 " */\n"
-                    "    #pragma omp parallel for num_threads(nt) schedule(static)\n"
                     "    for (int64_t w = 0; w < %" PRId64 "; w++) {\n"
                     "        const int64_t r = w / %" PRId64 ", j0 = (w %% %" PRId64 ") * %" PRId64 ";\n"
                     "        const int64_t j1 = j0 + %" PRId64 " < %" PRId64 " ? j0 + %" PRId64 " : %" PRId64 ";\n",
-                    rows, cols, chunk, rows * nch, nch, nch, chunk, chunk, cols, chunk, cols);
+                    rows * nch, nch, nch, chunk, chunk, cols, chunk, cols);
     emit_rowoffs(g, gi, 0, "r", "        ");
+    if (g->stream) {
+        stream_buffers(g, gi, chunk, "        ");
+        g->st_idx = "j - j0";
+    }
     kf_sb_puts(&g->b, "        #pragma omp simd\n        for (int64_t j = j0; j < j1; j++) {\n");
     /* the anchor itself is a map op over memory operands; the rest of the
        chain follows it in registers */
@@ -666,7 +785,17 @@ static void emit_map_group(gen_t *g, int gi)
     char e[64];
     snprintf(e, sizeof e, "r * %" PRId64 " + j", cols);
     emit_chain(g, gi, 1, "j", e, "            ", 1, NULL, NULL);
-    kf_sb_puts(&g->b, "        }\n    }\n}\n\n");
+    kf_sb_puts(&g->b, "        }\n");
+    if (g->stream) {
+        char off[64];
+        snprintf(off, sizeof off, "r * %" PRId64 " + j0", cols);
+        stream_out(g, gi, off, "j1 - j0", "        ");
+        g->st_idx = NULL;
+    }
+    kf_sb_puts(&g->b, "    }\n");
+    close_team(g);
+    kf_sb_puts(&g->b, "}\n\n");
+    g->stream = 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -718,6 +847,40 @@ static void emit_row_tail(gen_t *g, int gi, const char *ind)
     emit_chain(g, gi, 1, cv, e, ind2, 1, NULL, NULL);
 }
 
+/* The loop of a row op's outputs, o over [lo, hi) (C expressions), at
+ * indent ind.  Streaming (g->stream): in chunks of KF_BT_CPU_STREAM_CHUNK,
+ * the stores into the S<v> buffers, which close_out_loop streams out. */
+static void open_out_loop(gen_t *g, const char *ind, const char *lo, const char *hi)
+{
+    if (!g->stream) {
+        kf_sb_printf(&g->b, "%s#pragma omp simd\n%sfor (int64_t o = %s; o < %s; o++) {\n", ind, ind, lo, hi);
+        return;
+    }
+    kf_sb_printf(&g->b,
+                 "%sfor (int64_t o0_ = %s; o0_ < %s; o0_ += %d) {\n"
+                 "%s    const int64_t o1_ = o0_ + %d < %s ? o0_ + %d : %s;\n"
+                 "%s    #pragma omp simd\n"
+                 "%s    for (int64_t o = o0_; o < o1_; o++) {\n",
+                 ind, lo, hi, KF_BT_CPU_STREAM_CHUNK, ind, KF_BT_CPU_STREAM_CHUNK, hi, KF_BT_CPU_STREAM_CHUNK, hi,
+                 ind, ind);
+    g->st_idx = "o - o0_";
+}
+
+static void close_out_loop(gen_t *g, int gi, const char *ind)
+{
+    if (!g->stream) {
+        kf_sb_printf(&g->b, "%s}\n", ind);
+        return;
+    }
+    char in4[64], off[64];
+    snprintf(in4, sizeof in4, "%s    ", ind);
+    snprintf(off, sizeof off, "rr * %" PRId64 " + o0_", g->pl->groups[gi].row.out_len);
+    kf_sb_printf(&g->b, "%s}\n", in4);
+    stream_out(g, gi, off, "o1_ - o0_", in4);
+    kf_sb_printf(&g->b, "%s}\n", ind);
+    g->st_idx = NULL;
+}
+
 /* Emits the body that computes one row: input row pointer `xr`, row
  * index `rr` (0..rows-1), writes the tail's stores at flat index
  * rr*out_len + o.  Shared by standalone ROW groups and ROW tails fused
@@ -734,6 +897,10 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
     int wv = an->n_in > 1 && !an->in[1].is_scalar ? an->in[1].value : -1;
     int bv = an->n_in > 2 && !an->in[2].is_scalar ? an->in[2].value : -1;
     char wexpr[96] = "", bexpr[96] = "";
+    char ol[32], ind4[64];   /* the output length; the indent of a loop nested once */
+    snprintf(ol, sizeof ol, "%" PRId64, OL);
+    snprintf(ind4, sizeof ind4, "%s    ", ind);
+    int loop = 0;   /* the output loop is open (open_out_loop) */
 
     switch (an->op) {
     case KF_OP_SUM: case KF_OP_MEAN: case KF_OP_LOGSUMEXP: case KF_OP_AMAX: case KF_OP_AMIN: {
@@ -794,7 +961,8 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
             kf_sb_printf(b, "%sconst float inv = (float)(1.0 / s);\n", ind);
         else
             kf_sb_printf(b, "%sconst float lse = (float)log(s) + m;\n", ind);
-        kf_sb_printf(b, "%s#pragma omp simd\n%sfor (int64_t o = 0; o < %" PRId64 "; o++) {\n", ind, ind, OL);
+        open_out_loop(g, ind, "0", ol);
+        loop = 1;
         kf_sb_printf(b, an->op == KF_OP_LOG_SOFTMAX ? "%s    const float t%d = xr[o] - lse;\n"
                         : keep ? "%s    const float t%d = ex[o] * inv;\n"
                                : "%s    const float t%d = kf_exp(xr[o] - m) * inv;\n", ind, av);
@@ -808,6 +976,15 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
                             "%sfor (int64_t k = 0; k < %" PRId64 "; k++) q += (double)xr[k] * xr[k];\n"
                             "%sconst float mean = 0.0f, rstd = (float)(1.0 / sqrt(q / %" PRId64 ".0 + %s));\n",
                             ind, ind, ind, L, ind, L, epsl);
+        else if (L > KF_ROW_ONE_PASS)
+            kf_sb_printf(b,
+                            "%sconst double sh = xr[0];   /* one pass: sums of x - x[0] */\n"
+                            "%sdouble s = 0.0, q = 0.0;\n"
+                            "%s#pragma omp simd reduction(+:s, q)\n"
+                            "%sfor (int64_t k = 0; k < %" PRId64 "; k++) { double d = xr[k] - sh; s += d; q += d * d; }\n"
+                            "%sconst double mu = sh + s / %" PRId64 ".0, var = (q - s * s / %" PRId64 ".0) / %" PRId64 ".0;\n"
+                            "%sconst float mean = (float)mu, rstd = (float)(1.0 / sqrt((var > 0.0 ? var : 0.0) + %s));\n",
+                            ind, ind, ind, ind, L, ind, L, L, L, ind, epsl);
         else
             kf_sb_printf(b,
                             "%sdouble s = 0.0, q = 0.0;\n"
@@ -822,7 +999,8 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
             if (wv >= 0) snprintf(wexpr, sizeof wexpr, " * V%d[o]", wv);
             if (bv >= 0) snprintf(bexpr, sizeof bexpr, " + V%d[o]", bv);
         }
-        kf_sb_printf(b, "%s#pragma omp simd\n%sfor (int64_t o = 0; o < %" PRId64 "; o++) {\n", ind, ind, OL);
+        open_out_loop(g, ind, "0", ol);
+        loop = 1;
         kf_sb_printf(b, "%s    const float t%d = (xr[o] - mean) * rstd%s%s;\n", ind, av, wexpr, bexpr);
         break;
     case KF_OP_GROUP_NORM: {
@@ -863,7 +1041,9 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
                             "%s{\n",
                             ind, G, G, gl / inner, ind, L, L, ind, ind, G, ind, ind, gl, gl, ind, gl, ind, ind, ind, G,
                             ind, ind, gl, gl, ind, gl, epsl, ind, ind, G, ind, gl, ind, gl, ind, gl, ind, ind);
-            kf_sb_printf(b, "%s    #pragma omp simd\n%s    for (int64_t o = 0; o < %" PRId64 "; o++) {\n", ind, ind, L);
+            char len[32];
+            snprintf(len, sizeof len, "%" PRId64, L);
+            open_out_loop(g, ind4, "0", len);
             kf_sb_printf(b, "%s    const float t%d = (xr[o] - mean_e[o]) * rstd_e[o]%s%s;\n", ind, av, wexpr, bexpr);
             break;
         }
@@ -878,14 +1058,17 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
                         "%s    #pragma omp simd reduction(+:q)\n"
                         "%s    for (int64_t k = 0; k < %" PRId64 "; k++) { double d = xg[k] - mu; q += d * d; }\n"
                         "%s    mean_g[q0] = (float)mu;\n"
-                        "%s    rstd_g[q0] = (float)(1.0 / sqrt(q / %" PRId64 ".0 + %s));\n"
-                        "%s}\n",
+                        "%s    rstd_g[q0] = (float)(1.0 / sqrt(q / %" PRId64 ".0 + %s));\n",
                         ind, G, G, ind, G, gl / inner, ind, gl, ind, ind, ind, gl, ind, gl, ind, ind, gl,
-                        ind, ind, gl, epsl, ind);
-        kf_sb_printf(b, "%sfor (int64_t q0 = 0; q0 < %" PRId64 "; q0++) {\n", ind, G);
+                        ind, ind, gl, epsl);
+        /* each group's outputs right after its statistics, while the group
+           is still in cache (35 at the cpu preset: groups of 512 KiB, rows
+           of 4 MiB: the row was read from memory twice) */
         kf_sb_printf(b, "%s    const float mean = mean_g[q0], rstd = rstd_g[q0];\n", ind);
-        kf_sb_printf(b, "%s    #pragma omp simd\n%s    for (int64_t o = q0 * %" PRId64 "; o < (q0 + 1) * %" PRId64 "; o++) {\n",
-                        ind, ind, gl, gl);
+        char lo[48], hi[48];
+        snprintf(lo, sizeof lo, "q0 * %" PRId64, gl);
+        snprintf(hi, sizeof hi, "(q0 + 1) * %" PRId64, gl);
+        open_out_loop(g, ind4, lo, hi);
         kf_sb_printf(b, "%s    const float t%d = (xr[o] - mean) * rstd%s%s;\n", ind, av, wexpr, bexpr);
         break;
     }
@@ -916,8 +1099,14 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
     }
     /* the map tail, element o of this row */
     emit_row_tail(g, gi, ind);
-    if (an->op == KF_OP_GROUP_NORM) kf_sb_printf(b, "%s    }\n", ind);
-    kf_sb_printf(b, "%s}\n", ind);
+    if (an->op == KF_OP_GROUP_NORM) {
+        close_out_loop(g, gi, ind4);
+        kf_sb_printf(b, "%s}\n", ind);
+    } else if (loop) {
+        close_out_loop(g, gi, ind);
+    } else {
+        kf_sb_printf(b, "%s}\n", ind);
+    }
 }
 
 static void emit_row_group(gen_t *g, int gi)
@@ -930,15 +1119,20 @@ static void emit_row_group(gen_t *g, int gi)
     for (int i = 1; i < an->n_in; i++)
         if (!an->in[i].is_scalar) declare_ptr(g, an->in[i].value, 0);
     declare_group_ptrs(g, gi, 1);
+    g->stream = group_streams(g, gi);
+    kf_sb_printf(&g->b, "    /* %s over %" PRId64 " rows of %" PRId64 " contiguous elements%s */\n", kf_op_name(an->op),
+                 gr->row.rows, gr->row.row_len, g->stream ? ", outputs stored through a buffer with streaming stores" : "");
+    open_team(g);
     kf_sb_printf(&g->b,
-                    "    /* %s over %" PRId64 " rows of %" PRId64 " contiguous elements */\n"
-                    "    #pragma omp parallel for num_threads(nt) schedule(static)\n"
                     "    for (int64_t rr = 0; rr < %" PRId64 "; rr++) {\n"
                     "        const float *xr = V%d + rr * %" PRId64 ";\n",
-                    kf_op_name(an->op), gr->row.rows, gr->row.row_len, gr->row.rows, an->in[0].value,
-                    gr->row.row_len);
+                    gr->row.rows, an->in[0].value, gr->row.row_len);
+    if (g->stream) stream_buffers(g, gi, KF_BT_CPU_STREAM_CHUNK, "        ");
     emit_row_body(g, gi, "        ");
-    kf_sb_puts(&g->b, "    }\n}\n\n");
+    kf_sb_puts(&g->b, "    }\n");
+    close_team(g);
+    kf_sb_puts(&g->b, "}\n\n");
+    g->stream = 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -981,6 +1175,7 @@ static void emit_generic_group(gen_t *g, int gi)
     } while (0)
 
     if (an->op == KF_OP_BATCH_NORM) {
+        int in_channel = 0;   /* the outputs written in the statistics' channel loop */
         int wv = an->n_in > 1 ? an->in[1].value : -1, bv = an->n_in > 2 ? an->in[2].value : -1;
         int mv = an->n_in > 3 ? an->in[3].value : -1, vv = an->n_in > 4 ? an->in[4].value : -1;
         /* x is (N, C[, L]) = outer x len x inner: channel c = len index */
@@ -1031,9 +1226,14 @@ static void emit_generic_group(gen_t *g, int gi)
                                 "            for (int64_t l = 0; l < %" PRId64 "; l++) { double d = xr[l] - mu; q += d * d; }\n"
                                 "        }\n"
                                 "        mean_c[c] = (float)mu;\n"
-                                "        rstd_c[c] = (float)(1.0 / sqrt(q / %" PRId64 ".0 + %s));\n"
-                                "    }\n",
+                                "        rstd_c[c] = (float)(1.0 / sqrt(q / %" PRId64 ".0 + %s));\n",
                                 L, O, xv, L, I, I, O * I, O, xv, L, I, I, O * I, epsl);
+                /* a channel that fits half an L2 (KF_ROW_ONE_PASS floats) is
+                   normalised right after its statistics, while in cache (33
+                   at the cpu preset: 1 MiB a channel; the separate pass
+                   read all of x from memory again) */
+                in_channel = O * I <= KF_ROW_ONE_PASS;
+                if (!in_channel) kf_sb_puts(b, "    }\n");
             }
         } else {
             kf_sb_printf(b,
@@ -1046,25 +1246,38 @@ static void emit_generic_group(gen_t *g, int gi)
         char wexpr[48] = "", bexpr[48] = "";
         if (wv >= 0) snprintf(wexpr, sizeof wexpr, " * V%d[c]", wv);
         if (bv >= 0) snprintf(bexpr, sizeof bexpr, " + V%d[c]", bv);
+        if (in_channel)   /* inside the channel loop, after its statistics */
+            kf_sb_printf(b,
+                            "        const float mean = mean_c[c], rstd = rstd_c[c];\n"
+                            "        for (int64_t n = 0; n < %" PRId64 "; n++) {\n",
+                            O);
+        else
+            kf_sb_printf(b,
+                            "    #pragma omp parallel for num_threads(nt) schedule(static)\n"
+                            "    for (int64_t n = 0; n < %" PRId64 "; n++)\n"
+                            "        for (int64_t c = 0; c < %" PRId64 "; c++) {\n"
+                            "            const float mean = mean_c[c], rstd = rstd_c[c];\n",
+                            O, L);
         kf_sb_printf(b,
-                        "    #pragma omp parallel for num_threads(nt) schedule(static)\n"
-                        "    for (int64_t n = 0; n < %" PRId64 "; n++)\n"
-                        "        for (int64_t c = 0; c < %" PRId64 "; c++) {\n"
-                        "            const float mean = mean_c[c], rstd = rstd_c[c];\n"
                         "            #pragma omp simd\n"
                         "            for (int64_t l = 0; l < %" PRId64 "; l++) {\n"
                         "                const float t%d = (V%d[(n * %" PRId64 " + c) * %" PRId64 " + l] - mean) * rstd%s%s;\n",
-                        O, L, I, av, xv, L, I, wexpr, bexpr);
+                        I, av, xv, L, I, wexpr, bexpr);
         char e[96];
         snprintf(e, sizeof e, "(n * %" PRId64 " + c) * %" PRId64 " + l", L, I);
         TAIL("                ", e);
-        kf_sb_puts(b, "            }\n        }\n    free(mean_c);\n    free(rstd_c);\n}\n\n");
+        kf_sb_puts(b, in_channel ? "            }\n        }\n    }\n" : "            }\n        }\n");
+        kf_sb_puts(b, "    free(mean_c);\n    free(rstd_c);\n}\n\n");
         return;
     }
 
     /* reductions / softmax over dim of length L with I contiguous inner
-       elements: chunks of 256 inner positions accumulate together */
-    int64_t CH = I < 256 ? I : 256;
+       elements: chunks of 1024 inner positions (a page of each of the L
+       rows) accumulate together where that leaves 16 items or more, else
+       of 256 (47 at the cpu preset, 8 x 1024 x 2047: 1 KiB pieces of rows
+       8 KiB apart read at 10-12 GB/s on the 2-core Xeon, 4 KiB pieces at
+       16-18) */
+    int64_t CH = I < 256 ? I : O * ((I + 1023) / 1024) >= 16 ? (I < 1024 ? I : 1024) : 256;
     int64_t nch = (I + CH - 1) / CH;
     kf_sb_printf(b,
                     "    /* %s over a middle dim: outer %" PRId64 " x len %" PRId64 " x inner %" PRId64 " */\n"
@@ -2124,6 +2337,7 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
     }
     emit_header(&g, lab);
     kf_sb_puts(&g.b, kf_bt_prelude(KF_BT_C));
+    if (plan_streams(&g)) kf_sb_puts(&g.b, STREAM_LIB);
     if (has_gemm) {
         int mr = pt->knob[KC_MR], nr = pt->knob[KC_NR];
         kf_sb_printf(&g.b, "#define KF_MR %d\n#define KF_NR %d\n", mr, nr);

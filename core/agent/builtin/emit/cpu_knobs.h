@@ -18,6 +18,8 @@ enum {
                        2: skinny (A packed once, B streamed once in runs of
                        contiguous NR panels; builtin_cpu.c emit_gemm_skinny) */
     KC_UNROLL,      /* k-loop unroll of the micro-kernel: 1, 2, 4 */
+    KC_STREAM,      /* 1: the outputs of map and row groups written with non-temporal
+                       (streaming) stores, no write-allocate read of their lines */
     KC_N
 };
 
@@ -25,6 +27,17 @@ enum {
  * (an OpenMP team's wake-up costs more than the work). */
 #define KF_BT_CPU_TINY_FLOPS 2e6
 #define KF_BT_CPU_TINY_BYTES (256.0 * 1024)
+
+/* Streaming stores (KC_STREAM): a group's outputs are written through an
+ * L1 chunk buffer of this many floats and out with non-temporal stores, so
+ * the lines are not read before they are overwritten (memory traffic of a
+ * map from x to y: 3 x |y| -> 2 x |y|).  The emitter streams only groups
+ * that write at least KF_BT_CPU_STREAM_MIN_BYTES.  Off by default; the
+ * cost model (cpu_space.c, store_traffic) counts the write-allocate read
+ * where the outputs exceed the L2 of all threads, so the analysis
+ * recommends the knob there and the measurement keeps it or not. */
+#define KF_BT_CPU_STREAM_CHUNK 2048
+#define KF_BT_CPU_STREAM_MIN_BYTES (1 << 20)
 
 /* The GEMM's cache blocking from the cache sizes the cpu-simd probe reads
  * (kf_device_info.cache_*_bytes, one core's share; 0 = unknown), for one

@@ -104,7 +104,21 @@ static const kf_bt_knob KNOBS[KC_N] = {
     [KC_THREADS] = {"threads", 0, 4096, NULL, 0, "threads"},
     [KC_LOOP_ORDER] = {"loop_order", 0, 2, NULL, 0, "loop_order"},
     [KC_UNROLL] = {"unroll", 1, 8, NULL, 0, "the k-loop unroll"},
+    [KC_STREAM] = {"stream", 0, 1, NULL, 0, "streaming stores"},
 };
+
+/* Do streaming stores pay for `bytes` stored by the maps and row ops on
+ * `threads` threads (<= 0: this host's): more than the L2 of all of them,
+ * so the lines leave the cache before anything reads them again and the
+ * write-allocate read of each is wasted; below that the outputs stay in
+ * cache for the next reader and streaming would push them to memory. */
+static int stream_pays(double bytes, int threads)
+{
+    if (threads <= 0) threads = kf_bt_host_threads();
+    return bytes >= KF_BT_CPU_STREAM_MIN_BYTES && bytes > host_cache(_SC_LEVEL2_CACHE_SIZE, 1 << 20) * threads;
+}
+
+
 
 /* Rows of the GEMM with the fewest rows (M of C = x W^T), 0 if none. */
 static int64_t min_gemm_rows(const kf_resolved *r)
@@ -267,6 +281,13 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
     p->knob[KC_THREADS] = 0;
     p->knob[KC_LOOP_ORDER] = 0;
     p->knob[KC_UNROLL] = 1;
+    /* streaming stores are not the default: they pay where the outputs
+       leave the cache and the loop waits on memory (19 ReLU at the cpu
+       preset, 64 MiB out, 2-core Xeon: 7.0 -> 6.1 ms) and cost where it
+       computes (26 GELU: 11.1-12.3 -> 13.8-13.9 ms); the analysis
+       recommends them where the outputs leave the cache (store_traffic)
+       and the measurement decides */
+    p->knob[KC_STREAM] = 0;
     int known = dev && dev->struct_size >= sizeof *dev;   /* the ABI 1.3 fields */
     /* bf16 inputs (vdpbf16ps) only where the probe measured them faster
        than fp32 FMAs (the development VM's Xeon measured half the fp32
@@ -419,6 +440,7 @@ static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
     /* the other two loop orders */
     for (int o = 1; o <= 2; o++) { q = *p; q.knob[KC_LOOP_ORDER] = (p->knob[KC_LOOP_ORDER] + o) % 3; kf_bt_nbr_push(s, &q); }
     q = *p; q.knob[KC_THREADS] = p->knob[KC_THREADS] ? 0 : 1; kf_bt_nbr_push(s, &q);
+    q = *p; q.knob[KC_STREAM] = !p->knob[KC_STREAM]; kf_bt_nbr_push(s, &q);
 }
 
 static char *label(const kf_bt_point *p, const char *fusion, char *buf, size_t n)
@@ -433,6 +455,7 @@ static char *label(const kf_bt_point *p, const char *fusion, char *buf, size_t n
         snprintf(buf, n, "gemm plain loops %s %s", fusion, thr);
     if (k[KC_LOOP_ORDER] == 1) strncat(buf, " colmajor", n - strlen(buf) - 1);
     if (k[KC_LOOP_ORDER] == 2) strncat(buf, " skinny", n - strlen(buf) - 1);
+    if (k[KC_STREAM]) strncat(buf, " stream", n - strlen(buf) - 1);
     if (p->precision == KF_BT_BF16) strncat(buf, " bf16", n - strlen(buf) - 1);
     if (p->precision == KF_BT_AMX_BF16) strncat(buf, " amx-bf16", n - strlen(buf) - 1);
     if (p->precision == KF_BT_AMX_BF16X3) strncat(buf, " amx-3xbf16", n - strlen(buf) - 1);
@@ -454,6 +477,9 @@ static const char *describe_change(const kf_bt_point *pa, const kf_bt_point *pb,
         snprintf(buf, n, "%s", b[KC_LOOP_ORDER] == 2 ? "stream B once in runs of contiguous panels (skinny order)"
                                : b[KC_LOOP_ORDER] ? "order blocks column-major" : "order blocks row-major");
     else if (a[KC_THREADS] != b[KC_THREADS]) snprintf(buf, n, "use %s threads", b[KC_THREADS] ? "1" : "all");
+    else if (a[KC_STREAM] != b[KC_STREAM])
+        snprintf(buf, n, "%s", b[KC_STREAM] ? "write the outputs with streaming (non-temporal) stores"
+                                            : "write the outputs through the cache");
     else if (a[KC_PACK] != b[KC_PACK]) snprintf(buf, n, "%s packing", b[KC_PACK] ? "enable" : "disable");
     else if (pa->precision != pb->precision)
         snprintf(buf, n, "%s", pb->precision == KF_BT_BF16       ? "use bf16 inputs (vdpbf16ps, fp32 accumulation)"
@@ -574,6 +600,15 @@ static double gemm_eff(const kf_bt_point *pt, const kf_bt_gemm_work *w, int thre
     return e;
 }
 
+/* Memory traffic per byte the maps and row ops store into the outputs:
+ * two (each line read before it is overwritten) where the outputs leave
+ * the cache and the point does not stream them, else one. */
+static double store_traffic(const kf_bt_point *p, double bytes)
+{
+    if (!stream_pays(bytes, p->knob[KC_THREADS])) return 1.0;
+    return p->knob[KC_STREAM] && !p->baseline ? 1.0 : 2.0;
+}
+
 const kf_bt_emitter kf_bt_emit_c = {
     .language = "c",
     .what = "C + OpenMP, host entry kf_kernel",
@@ -590,6 +625,7 @@ const kf_bt_emitter kf_bt_emit_c = {
     .refit_fusion = refit_fusion,
     .threads = threads,
     .gemm_eff = gemm_eff,
+    .store_traffic = store_traffic,
     .generate = kf_bt_gen_cpu,
     .library_gemm = kf_bt_cpu_library_gemm,
 };

@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""bench/cpu/bandwidth_share.py — the memory-bound problems of a suite
+against the memory bandwidth measured in the same run (issue 15: "the
+single-op and memory-bound problems at >= 80% of measured bandwidth").
+
+    bench/cpu/bandwidth_share.py REPORT.json BW.json [BW.json...] [--kforge K]
+
+REPORT.json: a `kforge suite` report; BW.json: files whose last line is
+bench/cpu/stream_bw.c's JSON (before and after the suite).  Each problem's
+bytes are `kforge check --json`'s min_bytes at the report's preset (what
+must cross memory: every input read and every output written once), so a
+kernel's rate is min_bytes / its time.  Printed per problem: the time, that
+rate, its share of the copy with non-temporal stores (the stream such a
+kernel is: read x, write y) and of the best stream of the same run, taking
+the lower of the before / after figures (the host's rate when it was
+slowest: the share is then the kernel's best case; the higher figure is
+printed too), and PyTorch's time and speedup where the report has them.
+A Markdown table on stdout."""
+import json
+import os
+import subprocess
+import sys
+
+
+def last_json(path):
+    with open(path) as f:
+        lines = [l for l in f.read().splitlines() if l.startswith("{")]
+    if not lines:
+        sys.exit("bandwidth_share.py: no JSON line in %s" % path)
+    return json.loads(lines[-1])
+
+
+def main(argv):
+    kforge = os.environ.get("KFORGE", "kforge")
+    args = []
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--kforge":
+            kforge = argv[i + 1]
+            i += 2
+            continue
+        args.append(argv[i])
+        i += 1
+    if len(args) < 2:
+        sys.exit(__doc__)
+    rep = json.load(open(args[0]))
+    bws = [last_json(p) for p in args[1:]]
+    nt_lo = min(b["copy_nt_gbs"] for b in bws)
+    nt_hi = max(b["copy_nt_gbs"] for b in bws)
+    best_lo = min(b["best_gbs"] for b in bws)
+    print("Same-run bandwidth (bench/cpu/stream_bw.c, %d threads): copy-nt %.1f-%.1f GB/s, best stream %.1f-%.1f GB/s"
+          % (bws[0]["threads"], nt_lo, nt_hi, best_lo, max(b["best_gbs"] for b in bws)))
+    print()
+    print("| problem | precision | kforge ms | GB/s (min bytes) | % of copy-nt (low / high) | % of best stream (low) | PyTorch ms | vs PyTorch |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    preset = rep.get("settings", {}).get("preset", "cpu")
+    for p in rep["problems"]:
+        t = p.get("best_s")
+        prob = None
+        for d in ("problems/level1", "problems/level2"):
+            for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+                if f.startswith(p["name"].split("_")[0].zfill(2) + "_") and f[:-5].endswith(p["name"].split("_", 1)[1]):
+                    prob = os.path.join(d, f)
+        if not t or not prob:
+            print("| %s | - | - | - | - | - | - | - |" % p["name"])
+            continue
+        chk = json.loads(subprocess.run([kforge, "check", prob, "--preset", preset, "--json", "--no-trivial"],
+                                        capture_output=True, text=True, check=True).stdout)
+        gbs = chk["min_bytes"] / t / 1e9
+        pt = p.get("pytorch") or {}
+        eager = pt.get("eager_s")
+        print("| %s | %s | %.2f | %.1f | %.0f%% / %.0f%% | %.0f%% | %s | %s |"
+              % (p["name"], p.get("precision") or "-", t * 1e3, gbs, 100 * gbs / nt_lo, 100 * gbs / nt_hi,
+                 100 * gbs / best_lo, "%.2f" % (eager * 1e3) if eager else "-",
+                 "%.2fx" % pt["speedup_vs_eager"] if pt.get("speedup_vs_eager") else "-"))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
