@@ -56,10 +56,11 @@ def main(argv):
     preset = rep.get("settings", {}).get("preset", "cpu")
     for p in rep["problems"]:
         t = p.get("best_s")
-        prob = None
+        prob = None   # the problem file: its name with the number zero-padded ("4_X" is 04_X.json)
+        num, _, rest = p["name"].partition("_")
         for d in ("problems/level1", "problems/level2"):
             for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
-                if f.startswith(p["name"].split("_")[0].zfill(2) + "_") and f[:-5].endswith(p["name"].split("_", 1)[1]):
+                if prob is None and f == "%s_%s.json" % (num.zfill(2), rest):
                     prob = os.path.join(d, f)
         if not t or not prob:
             print("| %s | - | - | - | - | - | - | - |" % p["name"])
