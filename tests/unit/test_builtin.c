@@ -201,7 +201,8 @@ KF_TEST_TIMEOUT(other_points_pass, 120.0)
 /* The memory-bound row and map kernels at the cpu preset, where their
  * outputs (64 MiB) reach the streaming stores (KC_STREAM; the small preset
  * stays under KF_BT_CPU_STREAM_MIN_BYTES), BatchNorm's in-channel outputs
- * (1 MiB channels), LayerNorm's one-pass statistics (rows of 4M) and the
+ * (1 MiB channels), LayerNorm's one-pass statistics over rows of 4M split
+ * over the team (streamed or not) and the
  * middle-dim sum in pages of its rows (1024 inner positions):
  * generated as named and verified against the reference. */
 KF_TEST_TIMEOUT(memory_bound_variants_pass, 300.0)
@@ -212,6 +213,7 @@ KF_TEST_TIMEOUT(memory_bound_variants_pass, 300.0)
         {"problems/level1/35_GroupNorm.json", "{\"stream\":1}", "kf_stream_store(V1 + rr * 1048576 + o0_, S1, o1_ - o0_);"},
         {"problems/level1/36_RMSNorm.json", "{\"stream\":1}", "kf_stream_fence();"},
         {"problems/level1/40_LayerNorm.json", "{\"stream\":0}", "one pass: sums of x - x[0]"},
+        {"problems/level1/40_LayerNorm.json", "{\"stream\":1}", "part_[(rr * T_ + t_) * 2] = s;"},
         {"problems/level1/33_BatchNorm.json", "{\"stream\":0}", "const float mean = mean_c[c], rstd = rstd_c[c];\n        for (int64_t n = 0;"},
         {"problems/level1/47_Sum_reduction_over_a_dimension.json", "{}", "i0 = (w % 2) * 1024;"},
     };

@@ -36,6 +36,11 @@
  * differences from the row's first element (double): the two-pass form
  * reads a row that has left the cache from memory twice */
 #define KF_ROW_ONE_PASS 262144
+/* Fewer norm rows than this, each longer than KF_ROW_ONE_PASS, are split
+ * over the team (emit_row_group_split): 40 LayerNorm at the cpu preset has
+ * 4 rows of 4M, so 4 of the 16-core host's threads worked (34% of the
+ * roofline floor) */
+#define KF_SPLIT_ROWS 64
 /* GroupNorm rows whose groups have fewer channels than this (and that fit
  * KF_ROW_BUF) are emitted with the statistics vectorised across the groups */
 #define KF_GN_SMALL_GROUP 16
@@ -1109,8 +1114,100 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
     }
 }
 
+/* Is group gi a norm of few long rows (KF_SPLIT_ROWS) that each thread
+ * takes a slice of? */
+static int row_group_splits(const gen_t *g, int gi)
+{
+    const kf_bt_group *gr = &g->pl->groups[gi];
+    if (gr->kind != KF_BT_ROW || gr->fused_into >= 0) return 0;
+    kf_op op = g->p->nodes[gr->nodes[0]].op;
+    return (op == KF_OP_LAYER_NORM || op == KF_OP_RMS_NORM || op == KF_OP_INSTANCE_NORM) &&
+           gr->row.rows < KF_SPLIT_ROWS && gr->row.row_len > KF_ROW_ONE_PASS && gr->row.out_len == gr->row.row_len;
+}
+
+/* The OpenMP thread queries of emit_row_group_split, without OpenMP too. */
+static const char OMP_IDS[] =
+    "#ifdef _OPENMP\n"
+    "#include <omp.h>\n"
+    "#else\n"
+    "#define omp_get_thread_num() 0\n"
+    "#define omp_get_num_threads() 1\n"
+    "#endif\n";
+
+/* Norm rows split over the team (KF_SPLIT_ROWS): each thread takes a
+ * slice of every row, its partial one-pass sums (of x - x[0], double) go to
+ * a shared array, a barrier, then every thread combines them and writes its
+ * slice's outputs, the slice still in its cache (a thread's part of a row
+ * of 16 MiB is 1 MiB at 16 threads).  Rows are taken one at a time. */
+static void emit_row_group_split(gen_t *g, int gi)
+{
+    const kf_bt_group *gr = &g->pl->groups[gi];
+    const kf_node *an = &g->p->nodes[gr->nodes[0]];
+    kf_sb *b = &g->b;
+    int av = g->p->n_inputs + gr->nodes[0], rms = an->op == KF_OP_RMS_NORM;
+    int64_t L = gr->row.row_len, R = gr->row.rows;
+    char epsl[48], wexpr[96] = "", bexpr[96] = "";
+    kf_bt_flit(an->eps, epsl);
+    int wv = an->n_in > 1 && !an->in[1].is_scalar ? an->in[1].value : -1;
+    int bv = an->n_in > 2 && !an->in[2].is_scalar ? an->in[2].value : -1;
+    if (an->op != KF_OP_INSTANCE_NORM) {
+        if (wv >= 0) snprintf(wexpr, sizeof wexpr, " * V%d[o]", wv);
+        if (bv >= 0) snprintf(bexpr, sizeof bexpr, " + V%d[o]", bv);
+    }
+    begin_fn(g);
+    g->stream = group_streams(g, gi);
+    kf_sb_printf(b, "static void group%d(const kf_cpu_args *a, int nt)\n{\n", gi);
+    declare_ptr(g, an->in[0].value, 0);
+    for (int i = 1; i < an->n_in; i++)
+        if (!an->in[i].is_scalar) declare_ptr(g, an->in[i].value, 0);
+    declare_group_ptrs(g, gi, 1);
+    kf_sb_printf(b,
+                 "    /* %s over %" PRId64 " rows of %" PRId64 " contiguous elements, each row split over the team%s */\n"
+                 "    double *part_ = malloc((size_t)nt * %" PRId64 " * 2 * sizeof(double));   /* [row][thread][s, q] */\n"
+                 "    if (!part_) return;\n"
+                 "    #pragma omp parallel num_threads(nt)\n"
+                 "    {\n"
+                 "    const int t_ = omp_get_thread_num(), T_ = omp_get_num_threads();\n"
+                 "    const int64_t k0_ = %" PRId64 " * t_ / T_ / 16 * 16, k1_ = t_ == T_ - 1 ? %" PRId64 " : %" PRId64 " * (t_ + 1) / T_ / 16 * 16;\n",
+                 kf_op_name(an->op), R, L, g->stream ? ", outputs stored through a buffer with streaming stores" : "", R, L, L, L);
+    if (g->stream) stream_buffers(g, gi, KF_BT_CPU_STREAM_CHUNK, "    ");
+    kf_sb_printf(b,
+                 "    for (int64_t rr = 0; rr < %" PRId64 "; rr++) {\n"
+                 "        const float *xr = V%d + rr * %" PRId64 ";\n"
+                 "        const double sh = %s;   /* one pass: sums of x - x[0] */\n"
+                 "        double s = 0.0, q = 0.0;\n"
+                 "        #pragma omp simd reduction(+:s, q)\n"
+                 "        for (int64_t k = k0_; k < k1_; k++) { double d = xr[k] - sh; s += d; q += d * d; }\n"
+                 "        part_[(rr * T_ + t_) * 2] = s;\n"
+                 "        part_[(rr * T_ + t_) * 2 + 1] = q;\n"
+                 "        #pragma omp barrier\n"
+                 "        s = 0.0;\n"
+                 "        q = 0.0;\n"
+                 "        for (int i = 0; i < T_; i++) { s += part_[(rr * T_ + i) * 2]; q += part_[(rr * T_ + i) * 2 + 1]; }\n",
+                 R, an->in[0].value, L, rms ? "0.0" : "xr[0]");
+    if (rms)
+        kf_sb_printf(b, "        const float mean = 0.0f, rstd = (float)(1.0 / sqrt(q / %" PRId64 ".0 + %s));\n", L, epsl);
+    else
+        kf_sb_printf(b,
+                     "        const double mu = sh + s / %" PRId64 ".0, var = (q - s * s / %" PRId64 ".0) / %" PRId64 ".0;\n"
+                     "        const float mean = (float)mu, rstd = (float)(1.0 / sqrt((var > 0.0 ? var : 0.0) + %s));\n",
+                     L, L, L, epsl);
+    open_out_loop(g, "        ", "k0_", "k1_");
+    kf_sb_printf(b, "            const float t%d = (xr[o] - mean) * rstd%s%s;\n", av, wexpr, bexpr);
+    emit_row_tail(g, gi, "        ");
+    close_out_loop(g, gi, "        ");
+    kf_sb_puts(b, "    }\n");
+    if (g->stream) kf_sb_puts(b, "    kf_stream_fence();\n");
+    kf_sb_puts(b, "    }\n    free(part_);\n}\n\n");
+    g->stream = 0;
+}
+
 static void emit_row_group(gen_t *g, int gi)
 {
+    if (!g->pt->baseline && row_group_splits(g, gi)) {
+        emit_row_group_split(g, gi);
+        return;
+    }
     const kf_bt_group *gr = &g->pl->groups[gi];
     const kf_node *an = &g->p->nodes[gr->nodes[0]];
     begin_fn(g);
@@ -2338,6 +2435,11 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
     emit_header(&g, lab);
     kf_sb_puts(&g.b, kf_bt_prelude(KF_BT_C));
     if (plan_streams(&g)) kf_sb_puts(&g.b, STREAM_LIB);
+    for (int gi = 0; gi < plan->n_groups; gi++)
+        if (!pt->baseline && row_group_splits(&g, gi)) {
+            kf_sb_puts(&g.b, OMP_IDS);
+            break;
+        }
     if (has_gemm) {
         int mr = pt->knob[KC_MR], nr = pt->knob[KC_NR];
         kf_sb_printf(&g.b, "#define KF_MR %d\n#define KF_NR %d\n", mr, nr);
