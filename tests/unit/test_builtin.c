@@ -1380,7 +1380,8 @@ KF_TEST(cpu_gemv_search_measures_one_thread)
 /* Streaming stores (KC_STREAM) are off by default and recommended by the
  * analysis where the outputs leave the cache (19 ReLU at the cpu preset:
  * 64 MiB, more than the L2 of every thread of any machine we run on), the
- * first recommendation there; never at the small preset (0.2 MiB out). */
+ * first recommendation there; never at the small preset (0.2 MiB out) nor
+ * for a GEMM's epilogue. */
 KF_TEST(cpu_stream_recommended_where_outputs_leave_cache)
 {
     for (int big = 0; big < 2; big++) {
@@ -1414,6 +1415,28 @@ KF_TEST(cpu_stream_recommended_where_outputs_leave_cache)
         kf_bt_history_free(&h);
         unload(&l);
     }
+    /* a GEMM's epilogue stores from the C tile and never streams: 09 at the
+       cpu preset (4 MiB out) on one thread (more than one L2 of the hosts
+       we run on) gets no streaming recommendation */
+    loaded l;
+    load(&l, "problems/level2/09_Matmul_Subtract_Multiply_ReLU.json", "cpu");
+    kf_bt_history h = {0};
+    kf_bt_point cur;
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, NULL, &cur);
+    cur.knob[KC_THREADS] = 1;
+    kf_eval_result e;
+    fake_eval(&l.r, l.r.flops / 1e11 / 0.3, 0.3, &e);
+    kf_analysis an;
+    kf_error err = {0};
+    KF_CHECK_MSG(kf_bt_analyze(&h, &l.r, &cur, &e, 0, 0.8, &an, &err) == 0, "%s", err.msg);
+    for (int i = 0; i < an.n_recs; i++) {
+        kf_bt_point q;
+        KF_CHECK(kf_bt_point_from_json(an.recs[i].params, &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q, &err) == 0);
+        KF_CHECK_MSG(!q.knob[KC_STREAM], "09: recommendation %d streams: %s", i, an.recs[i].what);
+    }
+    kf_analysis_free(&an);
+    kf_bt_history_free(&h);
+    unload(&l);
 }
 
 /* --agent-seed: the same recommendations, in a seed-dependent order; one

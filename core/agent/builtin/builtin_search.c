@@ -456,7 +456,7 @@ typedef struct work {
     double row_tail_elems;   /* elements of row groups that ROWS fusion keeps in cache */
     double epi_elems;        /* map-op elements that epilogue fusion saves a pass for */
     double tail_ns;          /* modelled single-thread time of the non-GEMM math, ns */
-    double out_bytes;        /* bytes the non-GEMM ops store into the problem's outputs */
+    double out_bytes;        /* bytes the maps and row ops (not a GEMM's epilogue) store into the outputs */
     int regions;             /* ops: at most one parallel region each */
     int row_tail;            /* a row op follows a GEMM, after map ops or not */
 } work_t;
@@ -501,8 +501,12 @@ static void measure_work(const kf_resolved *r, work_t *w)
         int v = p->n_inputs + k;
         if (kf_op_is_shape(nd->op)) continue;   /* no work: an alias of its input */
         double e = (double)kf_shape_elems(&r->shapes[v]);
+        /* outputs of maps and row ops, not of a GEMM's epilogue (a map
+           after a GEMM: stored from the C tile, never streamed) */
         for (int o = 0; o < p->n_outputs; o++)
-            if (p->outputs[o] == v && nd->op != KF_OP_MATMUL && nd->op != KF_OP_LINEAR) w->out_bytes += e * 4.0;
+            if (p->outputs[o] == v && nd->op != KF_OP_MATMUL && nd->op != KF_OP_LINEAR &&
+                !(after_gemm && kf_bt_is_map_op(nd->op)))
+                w->out_bytes += e * 4.0;
         w->regions++;
         if (nd->op == KF_OP_MATMUL || nd->op == KF_OP_LINEAR) {
             const kf_shape *a = &r->shapes[nd->in[0].value];
