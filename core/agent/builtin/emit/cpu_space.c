@@ -118,8 +118,6 @@ static int stream_pays(double bytes, int threads)
     return bytes >= KF_BT_CPU_STREAM_MIN_BYTES && bytes > host_cache(_SC_LEVEL2_CACHE_SIZE, 1 << 20) * threads;
 }
 
-
-
 /* Rows of the GEMM with the fewest rows (M of C = x W^T), 0 if none. */
 static int64_t min_gemm_rows(const kf_resolved *r)
 {

@@ -102,8 +102,9 @@ typedef struct kf_bt_emitter {
     /* Optional: relative efficiency (0..1] of the GEMM at p with `threads`
      * threads; NULL: a constant 0.5. */
     double (*gemm_eff)(const struct kf_bt_point *p, const kf_bt_gemm_work *w, int threads);
-    /* Optional: bytes of memory traffic per byte that the non-GEMM ops
-     * store into the problem's outputs at p, `bytes` of them in all (2:
+    /* Optional: bytes of memory traffic per byte that the maps and row ops
+     * (not a GEMM's epilogue) store into the problem's outputs at p, `bytes`
+     * of them in all (2:
      * each line read before it is overwritten; 1: streaming stores, or
      * outputs that stay in cache); NULL: 1. */
     double (*store_traffic)(const struct kf_bt_point *p, double bytes);
