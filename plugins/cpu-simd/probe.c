@@ -243,7 +243,7 @@ static volatile float bw_sink;
  * its output (a plain copy pays for write-allocate traffic it does not
  * count).  The threads start together once all exist and each times its
  * own part, so thread creation is not counted (at 16 threads it was a
- * large share of a pass over 64 MiB: the 16-core Xeon's probe read 74
+ * large share of a pass over 64 MiB: the 16-core Xeon's probe read about 74
  * GB/s where a copy with streaming stores moves 107-141).  0 when memory
  * could not be had. */
 static double measure_bandwidth(int threads)
