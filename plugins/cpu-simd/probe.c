@@ -242,10 +242,11 @@ static volatile float bw_sink;
  * must not be beaten by a kernel that only reads, nor by one that streams
  * its output (a plain copy pays for write-allocate traffic it does not
  * count).  The threads start together once all exist and each times its
- * own part, so thread creation is not counted (at 16 threads it was a
- * large share of a pass over 64 MiB: the 16-core Xeon's probe read about 74
- * GB/s where a copy with streaming stores moves 107-141).  0 when memory
- * could not be had. */
+ * own part, so thread creation is not counted.  (The former probe, a
+ * memcpy and a read over 64 MiB timed around the threads' creation, read
+ * about 74 GB/s on the 16-core Xeon where a copy with streaming stores
+ * moved 107-141; which of the two causes weighed more was not measured.)
+ * 0 when memory could not be had. */
 static double measure_bandwidth(int threads)
 {
     unsigned char *src, *dst;
