@@ -1114,15 +1114,34 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
     }
 }
 
+/* The pointers of ROW group gi: its row op's operands (read-only), then
+ * its tail's outside operands and stored values (declare_group_ptrs). */
+static void declare_row_ptrs(gen_t *g, int gi)
+{
+    const kf_node *an = &g->p->nodes[g->pl->groups[gi].nodes[0]];
+    declare_ptr(g, an->in[0].value, 0);
+    for (int i = 1; i < an->n_in; i++)
+        if (!an->in[i].is_scalar) declare_ptr(g, an->in[i].value, 0);
+    declare_group_ptrs(g, gi, 1);
+}
+
 /* Is group gi a norm of few long rows (KF_SPLIT_ROWS) that each thread
- * takes a slice of? */
+ * takes a slice of (never in the baseline, which keeps a row a thread)? */
 static int row_group_splits(const gen_t *g, int gi)
 {
     const kf_bt_group *gr = &g->pl->groups[gi];
-    if (gr->kind != KF_BT_ROW || gr->fused_into >= 0) return 0;
+    if (g->pt->baseline || gr->kind != KF_BT_ROW || gr->fused_into >= 0) return 0;
     kf_op op = g->p->nodes[gr->nodes[0]].op;
     return (op == KF_OP_LAYER_NORM || op == KF_OP_RMS_NORM || op == KF_OP_INSTANCE_NORM) &&
            gr->row.rows < KF_SPLIT_ROWS && gr->row.row_len > KF_ROW_ONE_PASS && gr->row.out_len == gr->row.row_len;
+}
+
+/* Does any group of the plan split its rows (then the kernel has OMP_IDS)? */
+static int plan_splits(const gen_t *g)
+{
+    for (int gi = 0; gi < g->pl->n_groups; gi++)
+        if (row_group_splits(g, gi)) return 1;
+    return 0;
 }
 
 /* The OpenMP thread queries of emit_row_group_split, without OpenMP too. */
@@ -1157,10 +1176,7 @@ static void emit_row_group_split(gen_t *g, int gi)
     begin_fn(g);
     g->stream = group_streams(g, gi);
     kf_sb_printf(b, "static void group%d(const kf_cpu_args *a, int nt)\n{\n", gi);
-    declare_ptr(g, an->in[0].value, 0);
-    for (int i = 1; i < an->n_in; i++)
-        if (!an->in[i].is_scalar) declare_ptr(g, an->in[i].value, 0);
-    declare_group_ptrs(g, gi, 1);
+    declare_row_ptrs(g, gi);
     kf_sb_printf(b,
                  "    /* %s over %" PRId64 " rows of %" PRId64 " contiguous elements, each row split over the team%s */\n"
                  "    double *part_ = malloc((size_t)nt * %" PRId64 " * 2 * sizeof(double));   /* [row][thread][s, q] */\n"
@@ -1204,7 +1220,7 @@ static void emit_row_group_split(gen_t *g, int gi)
 
 static void emit_row_group(gen_t *g, int gi)
 {
-    if (!g->pt->baseline && row_group_splits(g, gi)) {
+    if (row_group_splits(g, gi)) {
         emit_row_group_split(g, gi);
         return;
     }
@@ -1212,10 +1228,7 @@ static void emit_row_group(gen_t *g, int gi)
     const kf_node *an = &g->p->nodes[gr->nodes[0]];
     begin_fn(g);
     kf_sb_printf(&g->b, "static void group%d(const kf_cpu_args *a, int nt)\n{\n", gi);
-    declare_ptr(g, an->in[0].value, 0);
-    for (int i = 1; i < an->n_in; i++)
-        if (!an->in[i].is_scalar) declare_ptr(g, an->in[i].value, 0);
-    declare_group_ptrs(g, gi, 1);
+    declare_row_ptrs(g, gi);
     g->stream = group_streams(g, gi);
     kf_sb_printf(&g->b, "    /* %s over %" PRId64 " rows of %" PRId64 " contiguous elements%s */\n", kf_op_name(an->op),
                  gr->row.rows, gr->row.row_len, g->stream ? ", outputs stored through a buffer with streaming stores" : "");
@@ -2461,11 +2474,7 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
     emit_header(&g, lab);
     kf_sb_puts(&g.b, kf_bt_prelude(KF_BT_C));
     if (plan_streams(&g)) kf_sb_puts(&g.b, STREAM_LIB);
-    for (int gi = 0; gi < plan->n_groups; gi++)
-        if (!pt->baseline && row_group_splits(&g, gi)) {
-            kf_sb_puts(&g.b, OMP_IDS);
-            break;
-        }
+    if (plan_splits(&g)) kf_sb_puts(&g.b, OMP_IDS);
     if (has_gemm) {
         int mr = pt->knob[KC_MR], nr = pt->knob[KC_NR];
         kf_sb_printf(&g.b, "#define KF_MR %d\n#define KF_NR %d\n", mr, nr);
