@@ -8,6 +8,7 @@ timing).
 
   paired_anchors.py OUT.json SUITE_DIR PROBLEM.json|DIR... [--tool torch|ort]
                     [--threads N] [--rounds 3] [--reps 30] [--preset cpu] [--kforge PATH]
+                    [--inputs same|fresh|both]
 
 SUITE_DIR is a `kforge suite` report directory (runs/<problem name>/ with
 result.json); each problem's best kernel is profiled as it is.  The suite's
@@ -20,7 +21,16 @@ the ratio per problem is the median of the rounds' ratios (the anchor's
 median time over the kernel's).  Prints one line per problem and round and
 a summary (geomean of the per-problem median ratios, the problems under 1x,
 those whose kernel failed a round's profile: left out of the geomean, never
-silently); OUT.json keeps every round's times."""
+silently); OUT.json keeps every round's times.
+
+--inputs (PyTorch only): how the anchor's inputs stand between its timed calls.
+`same` (the default; KernelBench's convention) calls it back to back on the same
+inputs, which stay in the last-level cache when they fit (the 16-core host's L3
+is 300 MiB: problem 47's 64 MiB input is read from it); `fresh` draws new values
+into the inputs before each timed call, after an untimed call on the previous
+ones, as kforge's timed runs do (torch_anchors.bench); `both` times the anchor
+both ways in each round and reports a ratio for each (anchor_ms and
+anchor_fresh_ms; the summary's second line is against the fresh timing)."""
 import argparse
 import json
 import math
@@ -47,10 +57,15 @@ class TorchAnchor:
         self.version = "pytorch " + torch.__version__
 
     def prepare(self, prob, dims):
-        return self.t.build(prob, "cpu"), self.t.make_inputs(prob, dims, "cpu")
+        return self.t.build(prob, "cpu"), self.t.make_inputs(prob, dims, "cpu"), prob, dims
 
-    def time(self, prep):
-        return self.t.bench(prep[0], prep[1], self.args.reps, self.args.warmup, "cpu")["ms"]
+    def time(self, prep, fresh=False):
+        refill = None
+        if fresh:
+            import torch
+            g = torch.Generator().manual_seed(int.from_bytes(os.urandom(8), "little") >> 1)
+            refill = lambda xs: self.t.refill_inputs(prep[2], prep[3], xs, g)  # noqa: E731
+        return self.t.bench(prep[0], prep[1], self.args.reps, self.args.warmup, "cpu", refill)["ms"]
 
 
 class OrtAnchor:
@@ -67,7 +82,7 @@ class OrtAnchor:
     def prepare(self, prob, dims):
         return prob, dims
 
-    def time(self, prep):
+    def time(self, prep, fresh=False):
         return self.o.bench(prep[0], prep[1], self.args)["ms"]
 
 
@@ -107,9 +122,15 @@ def main(argv=None):
     ap.add_argument("--pause", type=float, default=0.3, help="seconds between the two sides (idle threads sleep)")
     ap.add_argument("--kforge", default=os.environ.get("KFORGE", "kforge"))
     ap.add_argument("--tool", choices=("torch", "ort"), default="torch")
+    ap.add_argument("--inputs", choices=("same", "fresh", "both"), default="same",
+                    help="the anchor's inputs between timed calls (PyTorch only; see above)")
     args = ap.parse_args(argv)
     if args.rounds < 1 or args.reps < 20:
         ap.error("--rounds >= 1 and --reps >= 20")
+    if args.inputs != "same" and args.tool != "torch":
+        ap.error("--inputs fresh|both: PyTorch only (--tool torch)")
+    same = args.inputs in ("same", "both")
+    fresh = args.inputs in ("fresh", "both")
     args.threads = args.threads or len(os.sched_getaffinity(0))
     anchor = TorchAnchor(args) if args.tool == "torch" else OrtAnchor(args)
     env = dict(os.environ, KFORGE_THREADS=str(args.threads))
@@ -125,56 +146,72 @@ def main(argv=None):
                       "rounds": []})
     res = {"tool": args.tool, "version": anchor.version, "threads": args.threads, "preset": args.preset,
            "machine": {"cpu": cpu_model(), "cpus": os.cpu_count()}, "suite": os.path.abspath(args.suite),
-           "reps": args.reps, "rounds": args.rounds,
+           "reps": args.reps, "rounds": args.rounds, "inputs": args.inputs,
            "timing": "per round: the anchor's median of --reps wall-clock calls (after --warmup) and kforge "
-                     "profile's median of the best kernel, one right after the other; ratio = anchor / kernel",
+                     "profile's median of the best kernel, one right after the other; ratio = anchor / kernel; "
+                     "anchor_ms: back-to-back calls on the same inputs, anchor_fresh_ms: new inputs drawn "
+                     "before each timed call after an untimed call (kforge's conditions)",
            "problems": {}}
+    # (key of the anchor's time in a round, suffix of the ratio fields, words in the summary line)
+    sides = ([("anchor_ms", "", "same inputs")] if same else []) + \
+        ([("anchor_fresh_ms", "_fresh", "fresh inputs")] if fresh else [])
 
     def summarize_rounds(final):
         """every problem's rounds so far -> res; the summary printed at the end"""
-        ratios = []
-        for p in probs:
-            rs = [r["anchor_ms"] / r["kforge_ms"] for r in p["rounds"] if r["kforge_ms"]]
-            e = {"candidate": p["cand"], "rounds": p["rounds"]}
-            if rs:
-                e.update({"ratio_median": statistics.median(rs), "ratio_min": min(rs), "ratio_max": max(rs),
-                          "anchor_ms_median": statistics.median(r["anchor_ms"] for r in p["rounds"]),
-                          "kforge_ms_median": statistics.median(r["kforge_ms"] for r in p["rounds"]
-                                                                if r["kforge_ms"])})
-                ratios.append((p["name"], e["ratio_median"]))
-            res["problems"][p["name"]] = e
-        failed = [p["name"] for p in probs if any(not r["kforge_ms"] for r in p["rounds"])]
-        if ratios:
-            g = math.exp(sum(math.log(r) for _, r in ratios) / len(ratios))
-            under = [n for n, r in ratios if r < 1]
-            res["summary"] = {"geomean_ratio": g, "problems": len(ratios), "under_1x": under,
-                              "rounds_done": min(len(p["rounds"]) for p in probs), "profile_failed": failed}
-            if final:
-                print("paired: %.2fx over %s (geomean of %d per-problem medians of %d rounds); "
-                      "under 1x: %s%s" % (g, anchor.name, len(ratios), args.rounds, ", ".join(under) or "none",
-                                          "; a profile failed: " + ", ".join(failed) if failed else ""),
-                      flush=True)
+        done = []
+        for key, sfx, words in sides:
+            ratios = []
+            for p in probs:
+                rs = [r[key] / r["kforge_ms"] for r in p["rounds"] if r["kforge_ms"]]
+                e = res["problems"].setdefault(p["name"], {})
+                e.update({"candidate": p["cand"], "rounds": p["rounds"]})
+                if rs:
+                    e.update({"ratio_median" + sfx: statistics.median(rs), "ratio_min" + sfx: min(rs),
+                              "ratio_max" + sfx: max(rs),
+                              key + "_median": statistics.median(r[key] for r in p["rounds"]),
+                              "kforge_ms_median": statistics.median(r["kforge_ms"] for r in p["rounds"]
+                                                                    if r["kforge_ms"])})
+                    ratios.append((p["name"], e["ratio_median" + sfx]))
+            failed = [p["name"] for p in probs if any(not r["kforge_ms"] for r in p["rounds"])]
+            if ratios:
+                g = math.exp(sum(math.log(r) for _, r in ratios) / len(ratios))
+                under = [n for n, r in ratios if r < 1]
+                res["summary" + sfx] = {"geomean_ratio": g, "problems": len(ratios), "under_1x": under,
+                                        "rounds_done": min(len(p["rounds"]) for p in probs),
+                                        "profile_failed": failed, "anchor_inputs": words}
+                if final:
+                    print("paired: %.2fx over %s, %s (geomean of %d per-problem medians of %d rounds); "
+                          "under 1x: %s%s" % (g, anchor.name, words, len(ratios), args.rounds,
+                                              ", ".join(under) or "none",
+                                              "; a profile failed: " + ", ".join(failed) if failed else ""),
+                          flush=True)
+            done.append(ratios)
         with open(args.out, "w") as f:   # rewritten after every pair: a timeout keeps what was done
             json.dump(res, f, indent=1)
-        return ratios
+        return all(done)
+
+    def time_anchor(p):
+        return {key: anchor.time(p["prep"], fresh=bool(sfx)) for key, sfx, _ in sides}
 
     for rnd in range(args.rounds):
         # each round starts at another problem, so no problem always follows the same one
         order = probs[rnd % len(probs):] + probs[:rnd % len(probs)] if probs else []
         for p in order:
             if rnd % 2 == 0:   # the side that goes first alternates by round
-                t = anchor.time(p["prep"])
+                t = time_anchor(p)
                 time.sleep(args.pause)
                 k, verdict = profile(args, p["path"], p["cand"], env)
             else:
                 k, verdict = profile(args, p["path"], p["cand"], env)
                 time.sleep(args.pause)
-                t = anchor.time(p["prep"])
+                t = time_anchor(p)
             time.sleep(args.pause)
-            p["rounds"].append({"anchor_ms": t, "kforge_ms": k, "verdict": verdict})
-            print("round %d %-40s %s %8.3f ms  kforge %s  %s" % (
-                rnd + 1, p["name"][:40], args.tool, t, "%8.3f ms" % k if k else "   -    ",
-                "%.2fx" % (t / k) if k else verdict), flush=True)
+            p["rounds"].append(dict(t, kforge_ms=k, verdict=verdict))
+            print("round %d %-40s %s  kforge %s  %s" % (
+                rnd + 1, p["name"][:40],
+                "  ".join("%s%s %8.3f ms" % (args.tool, sfx, t[key]) for key, sfx, _ in sides),
+                "%8.3f ms" % k if k else "   -    ",
+                "  ".join("%.2fx" % (t[key] / k) for key, _, _ in sides) if k else verdict), flush=True)
             if rnd + 1 < args.rounds or p is not order[-1]:
                 summarize_rounds(False)   # a round cut short by a timeout keeps its pairs
     return 0 if summarize_rounds(True) else 1

@@ -33,6 +33,8 @@
 #   --anchors-only      measure the anchors, run no suite
 #   --no-anchors-after  skip step 3
 #   --paired R          step 4 with R rounds (the reps are --reps, at least 20)
+#   --paired-inputs M   step 4's anchor inputs: same (default), fresh or both
+#                       (torch only: paired_anchors.py --inputs)
 #   PROBLEMS            problem files or directories (default: problems/level2)
 #
 # The kforge binary is $KFORGE, else the one on PATH.  The record: machine.txt
@@ -44,7 +46,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-tool=ort py= threads= preset=cpu reps=20 warmup=5 name= out= suite_dir= anchors_only=0 no_compile=0 after=1 paired=0
+tool=ort py= threads= preset=cpu reps=20 warmup=5 name= out= suite_dir= anchors_only=0 no_compile=0 after=1 paired=0 paired_inputs=same
 problems=() extra=()
 die() { echo "run_cpu_anchors.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -61,9 +63,10 @@ while [ $# -gt 0 ]; do
     --anchors-only) anchors_only=1; shift ;;
     --no-anchors-after) after=0; shift ;;
     --paired) paired=${2-}; shift 2 || die "--paired needs a value" ;;
+    --paired-inputs) paired_inputs=${2-}; shift 2 || die "--paired-inputs needs a value" ;;
     --no-compile) no_compile=1; shift ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,45p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) die "unknown option '$1' (see --help)" ;;
     *) problems+=("$1"); shift ;;
     esac
@@ -146,7 +149,7 @@ if [ $anchors_only -eq 0 ]; then
     if [ "$paired" -gt 0 ]; then
         echo "== paired: the suite's best kernels and the $tool anchors, $paired rounds" >&2
         KFORGE="$kforge" "$py" "$top/bench/cpu/paired_anchors.py" "$out/paired.json" "$suite_dir" "${problems[@]}" --tool "$tool" \
-            --threads "$threads" --rounds "$paired" --reps "$reps" --warmup "$warmup" --preset "$preset" 2>&1 |
+            --threads "$threads" --rounds "$paired" --reps "$reps" --warmup "$warmup" --preset "$preset" --inputs "$paired_inputs" 2>&1 |
             tee "$out/paired.out" >&2
         [ "${PIPESTATUS[0]}" -eq 0 ] || echo "run_cpu_anchors.sh: the paired timing failed: see $out/paired.out" >&2
     fi
