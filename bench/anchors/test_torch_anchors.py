@@ -145,50 +145,27 @@ class Semantics(unittest.TestCase):
         self.assertAlmostEqual(n.std().item(), 2.0, delta=0.15)
         self.assertTrue(torch.equal(W, ta.make_inputs(prob, {"N": 50, "K": 400}, "cpu")[0]))   # seeded
 
-    def test_refill_in_place(self):
-        prob = {"inputs": [{"name": "W", "shape": ["N", 1000], "init": {"dist": "kaiming_uniform", "fan_in": "K"}},
-                           {"name": "c", "shape": [], "init": {"dist": "constant", "value": 3}},
-                           {"name": "u", "shape": [4000], "init": {"dist": "uniform", "low": 2.0, "high": 5.0}},
-                           {"name": "n", "shape": [4000], "init": {"dist": "normal", "mean": 1.0, "std": 2.0}}]}
-        dims = {"N": 50, "K": 400}
-        xs = ta.make_inputs(prob, dims, "cpu")
-        before = [x.clone() for x in xs]
-        ptrs = [x.data_ptr() for x in xs]
-        ta.refill_inputs(prob, dims, xs, torch.Generator().manual_seed(7))
-        self.assertEqual(ptrs, [x.data_ptr() for x in xs])   # the same storage, written in place
-        W, c, u, n = xs
-        for old, new in ((before[0], W), (before[2], u), (before[3], n)):
-            self.assertEqual(old.shape, new.shape)
-            self.assertFalse(torch.equal(old, new))
-        self.assertEqual(c.item(), 3.0)
-        self.assertLessEqual(W.abs().max().item(), 1 / 20)
-        self.assertGreaterEqual(u.min().item(), 2.0)
-        self.assertLessEqual(u.max().item(), 5.0)
-        self.assertAlmostEqual(n.mean().item(), 1.0, delta=0.15)
-        self.assertAlmostEqual(n.std().item(), 2.0, delta=0.15)
-
     def test_bench_fresh_inputs(self):
-        """with refill, every timed call sees new inputs, after an untimed call on the old ones"""
+        """with fresh, every timed call sees new inputs, copied in after an untimed call on the old ones"""
         x = torch.zeros(8)
-        seen, refills = [], []
+        seen, draws = [], []
 
         def fn(t):
             seen.append(t.sum().item())
 
-        def refill(xs):
-            refills.append(len(seen))
-            xs[0].fill_(float(len(refills)))
-        self.assertGreater(ta.bench(fn, [x], 3, 2, "cpu", refill)["ms"], 0)
-        # 2 warm-up calls, then per timed run: a call on the current inputs, the refill, the timed call
-        self.assertEqual(refills, [3, 5, 7])
+        def fresh():
+            draws.append(len(seen))
+            return [torch.full((8,), float(len(draws)))]
+        self.assertGreater(ta.bench(fn, [x], 3, 2, "cpu", fresh)["ms"], 0)
+        # 2 warm-up calls, then per timed run: the draw, a call on the current inputs, the copy, the timed call
+        self.assertEqual(draws, [2, 4, 6])
         self.assertEqual(seen, [0, 0, 0, 8, 8, 16, 16, 24])
+        self.assertEqual(x.tolist(), [3.0] * 8)   # copied into the caller's tensor
         seen.clear()
         ta.bench(fn, [x], 3, 2, "cpu")   # the same inputs back to back
         self.assertEqual(seen, [24] * 5)
         with self.assertRaises(ta.Unsupported):
-            ta.bench(fn, [x], 3, 2, "cuda", refill)
-
-
+            ta.bench(fn, [x], 3, 2, "cuda", fresh)
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

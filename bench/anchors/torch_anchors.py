@@ -170,37 +170,18 @@ def build(prob, device):
     return fn
 
 
-def refill_inputs(prob, dims, xs, g):
-    """Draws new values into the input tensors xs in place, each per its `init`
-    (as make_inputs), from generator g: no tensor is allocated and none is read."""
-    for inp, t in zip(prob["inputs"], xs):
-        init = inp.get("init", {"dist": "uniform"})
-        dist = init["dist"]
-        if dist == "uniform":
-            t.uniform_(init.get("low", 0.0), init.get("high", 1.0), generator=g)
-        elif dist == "normal":
-            t.normal_(init.get("mean", 0.0), init.get("std", 1.0), generator=g)
-        elif dist == "kaiming_uniform":
-            bound = 1.0 / math.sqrt(resolve(init["fan_in"], dims))
-            t.uniform_(-bound, bound, generator=g)
-        elif dist == "constant":
-            t.fill_(float(init["value"]))
-        else:
-            raise Unsupported("input %s: init dist '%s'" % (inp["name"], dist))
-
-
-def bench(fn, xs, reps, warmup, device, refill=None):
+def bench(fn, xs, reps, warmup, device, fresh=None):
     """Per-run times (ms): warm-up, then `reps` runs timed separately, with CUDA
     events on CUDA, by wall clock (time.perf_counter_ns) on the CPU.
 
-    refill (CPU only): None times back-to-back calls on the same inputs (KernelBench's
+    fresh (CPU only): None times back-to-back calls on the same inputs (KernelBench's
     convention: inputs that fit the last-level cache stay there between calls); else a
-    function that draws new values into xs in place (refill_inputs), and each timed run
-    is preceded, untimed, by a call on the current inputs and then the refill: the
-    conditions of kforge's own timed runs (core/eval/eval_profile.c: a lead-in run on
-    the previous inputs, then fresh inputs written, then the timed run)."""
+    function returning new input tensors (make_inputs with a new seed), and each timed run
+    is prepared as kforge prepares its own (core/eval/eval_profile.c, doc/sandbox.md): new
+    inputs drawn into memory of their own, an untimed call on the current inputs, then the
+    new ones copied into the inputs, then the timed call."""
     cuda = device.startswith("cuda")
-    if refill and cuda:
+    if fresh and cuda:
         raise Unsupported("fresh inputs are a CPU timing mode")
     with torch.no_grad():
         for _ in range(warmup):
@@ -217,9 +198,12 @@ def bench(fn, xs, reps, warmup, device, refill=None):
                 torch.cuda.synchronize()
                 ts.append(a.elapsed_time(b))
             else:
-                if refill:
+                if fresh:
+                    new = fresh()
                     fn(*xs)
-                    refill(xs)
+                    for x, n in zip(xs, new):
+                        x.copy_(n)
+                    del new
                 t0 = time.perf_counter_ns()
                 fn(*xs)
                 ts.append((time.perf_counter_ns() - t0) * 1e-6)

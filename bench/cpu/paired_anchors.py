@@ -26,9 +26,10 @@ silently); OUT.json keeps every round's times.
 --inputs (PyTorch only): how the anchor's inputs stand between its timed calls.
 `same` (the default; KernelBench's convention) calls it back to back on the same
 inputs, which stay in the last-level cache when they fit (the 16-core host's L3
-is 300 MiB: problem 47's 64 MiB input is read from it); `fresh` draws new values
-into the inputs before each timed call, after an untimed call on the previous
-ones, as kforge's timed runs do (torch_anchors.bench); `both` times the anchor
+is 300 MiB: problem 47's 64 MiB input is read from it); `fresh` prepares each
+timed call as kforge prepares its own timed runs: new inputs drawn into memory
+of their own, an untimed call on the previous ones, the new ones copied in
+(torch_anchors.bench); `both` times the anchor
 both ways in each round and reports a ratio for each (anchor_ms and
 anchor_fresh_ms; the summary's second line is against the fresh timing)."""
 import argparse
@@ -60,12 +61,11 @@ class TorchAnchor:
         return self.t.build(prob, "cpu"), self.t.make_inputs(prob, dims, "cpu"), prob, dims
 
     def time(self, prep, fresh=False):
-        refill = None
+        draw = None
         if fresh:
-            import torch
-            g = torch.Generator().manual_seed(int.from_bytes(os.urandom(8), "little") >> 1)
-            refill = lambda xs: self.t.refill_inputs(prep[2], prep[3], xs, g)  # noqa: E731
-        return self.t.bench(prep[0], prep[1], self.args.reps, self.args.warmup, "cpu", refill)["ms"]
+            draw = lambda: self.t.make_inputs(prep[2], prep[3], "cpu",  # noqa: E731
+                                              seed=int.from_bytes(os.urandom(8), "little") >> 1)
+        return self.t.bench(prep[0], prep[1], self.args.reps, self.args.warmup, "cpu", draw)["ms"]
 
 
 class OrtAnchor:
