@@ -105,8 +105,8 @@ KFORGE="$KFORGE" "$script" --tool ort --paired 2 --reps 5 --out "$tmp/r" >"$tmp/
 # a one-problem record with the paired step, then paired_anchors.py on a
 # problem the suite did not run
 torchpy=${KFORGE_PYTHON:-$venv_py}
-name="run_cpu_anchors.sh --paired 2: the suite's best kernel and PyTorch in 2 rounds, in paired.json and record.md"
-name2="paired_anchors.py --tool ort: ONNX Runtime beside the kernel; a problem without a run in the suite is skipped, saying so"
+name="run_cpu_anchors.sh --paired 2 --paired-inputs both: the suite's best kernel and PyTorch on the same and on fresh inputs in 2 rounds, in paired.json and record.md"
+name2="paired_anchors.py --tool ort: ONNX Runtime beside the kernel; a problem without a run in the suite is skipped, saying so; --inputs fresh refused for ort"
 if ! "$torchpy" -c "import torch, numpy" >/dev/null 2>&1; then
     skip "$name" "$torchpy cannot import torch, numpy"
     skip "$name2" "$torchpy cannot import torch, numpy"
@@ -119,21 +119,28 @@ else
     p12="$KF_SRCDIR/problems/level2/12_Gemm_Multiply_LeakyReLU.json"
     p14="$KF_SRCDIR/problems/level2/14_Gemm_Divide_Sum_Scaling.json"
     KFORGE="$KFORGE" "$script" --tool torch --python "$torchpy" --threads 2 --preset small --reps 20 --warmup 1 \
-        --no-compile --no-anchors-after --paired 2 --out "$tmp/rec3" --suite-dir "$tmp/suite3" "$p12" \
+        --no-compile --no-anchors-after --paired 2 --paired-inputs both --out "$tmp/rec3" --suite-dir "$tmp/suite3" "$p12" \
         -- --max-iterations 1 --no-baseline > "$tmp/o9" 2>&1; rc=$?
     res=$("$torchpy" -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
 e = r["problems"]["12_Gemm_Multiply_LeakyReLU"]
-ok = (len(e["rounds"]) == 2 and all(x["anchor_ms"] > 0 and x["kforge_ms"] > 0 for x in e["rounds"]) and
+ok = (len(e["rounds"]) == 2 and all(x["anchor_ms"] > 0 and x["anchor_fresh_ms"] > 0 and x["kforge_ms"] > 0
+                                    for x in e["rounds"]) and
       e["ratio_min"] <= e["ratio_median"] <= e["ratio_max"] and r["summary"]["problems"] == 1 and
-      r["summary"]["rounds_done"] == 2 and r["threads"] == 2 and r["tool"] == "torch")
+      e["ratio_min_fresh"] <= e["ratio_median_fresh"] <= e["ratio_max_fresh"] and
+      r["summary_fresh"]["problems"] == 1 and r["summary_fresh"]["anchor_inputs"] == "fresh inputs" and
+      r["summary"]["rounds_done"] == 2 and r["threads"] == 2 and r["tool"] == "torch" and r["inputs"] == "both")
 print("ok" if ok else json.dumps(r)[:600])' "$tmp/rec3/paired.json" 2>&1)
-    [ $rc -eq 0 ] && [ "$res" = ok ] && grep -q '^    paired: .*over PyTorch eager' "$tmp/rec3/record.md" \
+    [ $rc -eq 0 ] && [ "$res" = ok ] && grep -q '^    paired: .*over PyTorch eager, same inputs' "$tmp/rec3/record.md" \
+        && grep -q '^    paired: .*over PyTorch eager, fresh inputs' "$tmp/rec3/record.md" \
         && ok "$name" || no "$name" "exit $rc: $res" "$(tail -n 12 "$tmp/o9")"
     KFORGE="$KFORGE" "$ortpy" "$KF_SRCDIR/bench/cpu/paired_anchors.py" "$tmp/p2.json" "$tmp/suite3" "$p12" "$p14" \
         --tool ort --threads 2 --rounds 1 --reps 20 --preset small > "$tmp/o10" 2>&1; rc=$?
-    [ $rc -eq 0 ] && grep -q '^14_Gemm_Divide_Sum_Scaling .*skipped: .*result.json' "$tmp/o10" &&
+    KFORGE="$KFORGE" "$ortpy" "$KF_SRCDIR/bench/cpu/paired_anchors.py" "$tmp/p2f.json" "$tmp/suite3" "$p12" \
+        --tool ort --inputs fresh > "$tmp/o10f" 2>&1; rcf=$?
+    [ $rc -eq 0 ] && [ $rcf -eq 2 ] && grep -q 'PyTorch only' "$tmp/o10f" && [ ! -e "$tmp/p2f.json" ] &&
+        grep -q '^14_Gemm_Divide_Sum_Scaling .*skipped: .*result.json' "$tmp/o10" &&
         grep -q '^paired: .*over ONNX Runtime' "$tmp/o10" &&
         "$ortpy" -c 'import json,sys; r=json.load(open(sys.argv[1])); p=r["problems"]; sys.exit(sorted(p) != ["12_Gemm_Multiply_LeakyReLU"] or r["tool"] != "ort" or not p["12_Gemm_Multiply_LeakyReLU"]["rounds"][0]["anchor_ms"] > 0)' "$tmp/p2.json" \
         && ok "$name2" || no "$name2" "exit $rc" "$(cat "$tmp/o10")"

@@ -1168,9 +1168,11 @@ static const char OMP_IDS[] =
  * double (sum, mean), so each thread reads its rows front to back; where
  * the team outnumbers the blocks, each block's rows are cut into parts (at
  * least KF_MID_PART_ROWS rows each) whose results a second loop combines in
- * a fixed order.  The old form (pieces of 1024 inner positions of every row,
- * 8 KiB apart) read 47 at the cpu preset in 4.4-4.5 ms on the 2-core Xeon,
- * this one in 3.3-3.6 (bench/results/xeon2-cpu-midrows-2026-11-29).
+ * a fixed order.  Problem 47 at the cpu preset, old form (pieces of 1024
+ * inner positions of every row, 8 KiB apart) against this one, medians in
+ * turns: 3.8-4.4 against 2.7-3.2 ms on the 2-core Xeon, 0.70-1.20 against
+ * 0.57-0.87 ms on the 16-core host (bench/results/xeon2-cpu-membound-
+ * 2026-11-29, xeon16-cpu-membound-2026-11-29).
  * Emits the group's function up to the combine loop's body, inside which
  * double r_ is the result of output (oi, i); the caller writes the tail
  * and closes the two loops, the part buffer (part_) and the function. */
