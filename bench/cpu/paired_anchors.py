@@ -149,8 +149,9 @@ def main(argv=None):
            "reps": args.reps, "rounds": args.rounds, "inputs": args.inputs,
            "timing": "per round: the anchor's median of --reps wall-clock calls (after --warmup) and kforge "
                      "profile's median of the best kernel, one right after the other; ratio = anchor / kernel; "
-                     "anchor_ms: back-to-back calls on the same inputs, anchor_fresh_ms: new inputs drawn "
-                     "before each timed call after an untimed call (kforge's conditions)",
+                     "anchor_ms: back-to-back calls on the same inputs; anchor_fresh_ms: before each timed call, "
+                     "new inputs drawn, an untimed call on the old ones, the new ones copied in (as kforge "
+                     "prepares its timed runs)",
            "problems": {}}
     # (key of the anchor's time in a round, suffix of the ratio fields, words in the summary line)
     sides = ([("anchor_ms", "", "same inputs")] if same else []) + \
