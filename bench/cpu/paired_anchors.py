@@ -160,6 +160,7 @@ def main(argv=None):
     def summarize_rounds(final):
         """every problem's rounds so far -> res; the summary printed at the end"""
         done = []
+        failed = [p["name"] for p in probs if any(not r["kforge_ms"] for r in p["rounds"])]
         for key, sfx, words in sides:
             ratios = []
             for p in probs:
@@ -173,7 +174,6 @@ def main(argv=None):
                               "kforge_ms_median": statistics.median(r["kforge_ms"] for r in p["rounds"]
                                                                     if r["kforge_ms"])})
                     ratios.append((p["name"], e["ratio_median" + sfx]))
-            failed = [p["name"] for p in probs if any(not r["kforge_ms"] for r in p["rounds"])]
             if ratios:
                 g = math.exp(sum(math.log(r) for _, r in ratios) / len(ratios))
                 under = [n for n, r in ratios if r < 1]

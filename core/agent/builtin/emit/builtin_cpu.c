@@ -1176,6 +1176,17 @@ static const char OMP_IDS[] =
  * Emits the group's function up to the combine loop's body, inside which
  * double r_ is the result of output (oi, i); the caller writes the tail
  * and closes the two loops, the part buffer (part_) and the function. */
+/* The lines of emit_middle_rows_open's two loops that place block blk:
+ * its outer index oi, first inner position i0 and width n (CB, less in the
+ * row's last block). */
+static void emit_middle_block(kf_sb *b, int64_t nch, int64_t CB, int64_t I)
+{
+    kf_sb_printf(b,
+                 "        const int64_t oi = blk / %" PRId64 ", i0 = (blk %% %" PRId64 ") * %" PRId64 ";\n"
+                 "        const int64_t n = i0 + %" PRId64 " < %" PRId64 " ? %" PRId64 " : %" PRId64 " - i0;\n",
+                 nch, nch, CB, CB, I, CB, I);
+}
+
 static void emit_middle_rows_open(gen_t *g, const kf_node *an, int xv, int64_t O, int64_t L, int64_t I)
 {
     kf_sb *b = &g->b;
@@ -1193,15 +1204,15 @@ static void emit_middle_rows_open(gen_t *g, const kf_node *an, int xv, int64_t O
                  "    if (!part_) return;\n"
                  "    #pragma omp parallel for num_threads(nt) schedule(static)\n"
                  "    for (int64_t w = 0; w < %" PRId64 " * P_; w++) {\n"
-                 "        const int64_t blk = w / P_, p = w %% P_;\n"
-                 "        const int64_t oi = blk / %" PRId64 ", i0 = (blk %% %" PRId64 ") * %" PRId64 ";\n"
-                 "        const int64_t n = i0 + %" PRId64 " < %" PRId64 " ? %" PRId64 " : %" PRId64 " - i0;\n"
+                 "        const int64_t blk = w / P_, p = w %% P_;\n",
+                 kf_op_name(an->op), O, L, I, CB, O * nch, O * nch, O * nch, maxp, maxp, O * nch * CB, O * nch);
+    emit_middle_block(b, nch, CB, I);
+    kf_sb_printf(b,
                  "        const int64_t k0 = %" PRId64 " * p / P_, k1 = %" PRId64 " * (p + 1) / P_;\n"
                  "        const float *xo = V%d + oi * %" PRId64 " + i0;\n"
                  "        double *s = part_ + w * %" PRId64 ";\n"
                  "        float f[%" PRId64 "];\n",
-                 kf_op_name(an->op), O, L, I, CB, O * nch, O * nch, O * nch, maxp, maxp, O * nch * CB, O * nch,
-                 nch, nch, CB, CB, I, CB, I, L, L, xv, L * I, CB, CB);
+                 L, L, xv, L * I, CB, CB);
     if (mx)
         kf_sb_printf(b,
                      "        for (int64_t i = 0; i < n; i++) f[i] = xo[k0 * %" PRId64 " + i];\n"
@@ -1232,13 +1243,14 @@ static void emit_middle_rows_open(gen_t *g, const kf_node *an, int xv, int64_t O
                      KF_MID_FLOAT_ROWS, KF_MID_FLOAT_ROWS, KF_MID_FLOAT_ROWS, I, I);
     kf_sb_printf(b,
                  "    #pragma omp parallel for num_threads(nt) schedule(static)\n"
-                 "    for (int64_t blk = 0; blk < %" PRId64 "; blk++) {\n"
-                 "        const int64_t oi = blk / %" PRId64 ", i0 = (blk %% %" PRId64 ") * %" PRId64 ";\n"
-                 "        const int64_t n = i0 + %" PRId64 " < %" PRId64 " ? %" PRId64 " : %" PRId64 " - i0;\n"
+                 "    for (int64_t blk = 0; blk < %" PRId64 "; blk++) {\n",
+                 O * nch);
+    emit_middle_block(b, nch, CB, I);
+    kf_sb_printf(b,
                  "        for (int64_t i = i0; i < i0 + n; i++) {\n"
                  "            const double *sp = part_ + blk * P_ * %" PRId64 " + (i - i0);\n"
                  "            double r_ = sp[0];\n",
-                 O * nch, nch, nch, CB, CB, I, CB, I, CB);
+                 CB);
     if (mx)
         kf_sb_printf(b, "            for (int64_t p = 1; p < P_; p++) { double v = sp[p * %" PRId64 "]; if (v %s r_ || v != v) r_ = v; }\n",
                      CB, cmp);
@@ -1490,12 +1502,13 @@ static void emit_generic_group(gen_t *g, int gi)
         return;
     }
 
-    /* reductions / softmax over dim of length L with I contiguous inner
-       elements: chunks of 1024 inner positions (a page of each of the L
-       rows) accumulate together where that leaves 16 items or more, else
-       of 256 (47 at the cpu preset, 8 x 1024 x 2047: 1 KiB pieces of rows
-       8 KiB apart read at 10-12 GB/s on the 2-core Xeon, 4 KiB pieces at
-       16-18) */
+    /* the other reductions over dim of length L with I contiguous inner
+       elements (softmax, log_softmax, logsumexp; sum, mean, max, min with
+       I < KF_MID_ROWS_MIN): chunks of 1024 inner positions (a page of each
+       of the L rows) accumulate together where that leaves 16 items or
+       more, else of 256 (measured on 47's sum before it took whole rows:
+       1 KiB pieces of rows 8 KiB apart read at 10-12 GB/s on the 2-core
+       Xeon, 4 KiB pieces at 16-18) */
     int64_t CH = I < 256 ? I : O * ((I + 1023) / 1024) >= 16 ? (I < 1024 ? I : 1024) : 256;
     int64_t nch = (I + CH - 1) / CH;
     kf_sb_printf(b,
