@@ -318,6 +318,33 @@ KF_TEST(prelude_and_expressions)
     KF_CHECK(strstr(kf_bt_prelude(KF_BT_OCL), "erff") == NULL);
 }
 
+/* The C prelude's math (kf__exp .. kf_mish, the softmax row helpers)
+ * against glibc's double math: tests/unit/prelude_math_check.c compiled
+ * after the prelude text with the cpu-simd plugin's flags (GCC vectorises
+ * the loops as in a kernel; on x86-64 this CPU's ISA, which takes the
+ * AVX-512 row helpers where it has them, and AVX2, which takes their
+ * portable loops), and once without vectorisation. */
+KF_TEST_TIMEOUT(c_prelude_math_against_libm, 180.0)
+{
+    char *dir = kf_test_tmpdir();
+    char path[512], *out = NULL, cmd[2048];
+    snprintf(path, sizeof path, "%s/kf_prelude.h", dir);
+    KF_CHECK(kf_test_write_file(path, kf_bt_prelude(KF_BT_C)) == 0);
+    const char *cc = getenv("KFORGE_CC") && *getenv("KFORGE_CC") ? getenv("KFORGE_CC") : "cc";
+    const char *modes[] = {"-O3 -march=native -fopenmp", "-O3 -march=x86-64-v3 -fopenmp", "-O1"};
+    for (int m = 0; m < 3; m++) {
+#if !defined(__x86_64__)
+        if (m == 1) continue;
+#endif
+        snprintf(cmd, sizeof cmd, "%s -std=gnu11 %s -I%s -o %s/check %s/tests/unit/prelude_math_check.c -lm && %s/check",
+                 cc, modes[m], dir, dir, kf_test_srcdir(), dir);
+        int rc = kf_test_run(cmd, &out);
+        if (rc != 0 || !strstr(out, "\nok\n")) kf_test_fail(__FILE__, __LINE__, "%s: rc %d\n%s", modes[m], rc, out);
+        free(out);
+    }
+    free(dir);
+}
+
 /* The GEMM blocking comes from the probed cache sizes: KC so that the
  * micro-panel kept in L1 fills half of it, the L2 block half of L2, the
  * other the L3 share; then split until every thread has

@@ -507,6 +507,7 @@ typedef struct gen {
     char *declared;           /* per value: V<v> declared in the current function */
     int stream;               /* the group being emitted streams its stores (KC_STREAM) */
     const char *st_idx;       /* set while streaming: the stores go to S<v>[st_idx], the chunk buffers */
+    const char *row_next;     /* set in a row group: the next row's first element (prefetched), or NULL */
     kf_error *err;
     int failed;
 } gen_t;
@@ -924,15 +925,11 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
             kf_sb_printf(b, "%sconst float t%d = m;\n", ind, av);
         } else if (an->op == KF_OP_LOGSUMEXP) {
             kf_sb_printf(b,
-                            "%sfloat m = -INFINITY;\n"
-                            "%s#pragma omp simd reduction(max:m)   /* as softmax's */\n"
-                            "%sfor (int64_t k = 0; k < %" PRId64 "; k++) m = xr[k] > m ? xr[k] : m;\n"
+                            "%sfloat m = kf_row_max(xr, %" PRId64 ");   /* as softmax's */\n"
                             "%sif (isinf(m)) m = 0.0f;   /* all -inf (or an inf): as torch.logsumexp */\n"
-                            "%sdouble s = 0.0;\n"
-                            "%s#pragma omp simd reduction(+:s)\n"
-                            "%sfor (int64_t k = 0; k < %" PRId64 "; k++) s += kf_exp(xr[k] - m);\n"
+                            "%sconst double s = kf_row_exp_sum(xr, m, NULL, %" PRId64 ", %s);\n"
                             "%sconst float t%d = (float)(log(s) + m);\n",
-                            ind, ind, ind, L, ind, ind, ind, ind, L, ind, av);
+                            ind, L, ind, ind, L, g->row_next ? g->row_next : "NULL", ind, av);
         } else {
             char div[48] = "";
             if (an->op == KF_OP_MEAN) snprintf(div, sizeof div, " / %" PRId64 ".0", L);
@@ -947,29 +944,23 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
         break;
     }
     case KF_OP_SOFTMAX: case KF_OP_LOG_SOFTMAX: {
-        /* the max as a simd reduction (a scalar compare-and-select chain
-           otherwise: NaN is never taken, as before); softmax keeps each
-           exp in a row buffer where the row fits KF_ROW_BUF, so the output
-           loop does not compute it again (99's softmax row op: 23% -> 10%
-           of its AMX kernel's samples on the 2-core VM) */
+        /* the max and the sum of exps through the prelude's row helpers
+           (AVX-512 intrinsics where the CPU has them: GCC's vectorised
+           kf_exp took about twice the instructions; NaN is never the max,
+           as before); softmax keeps each exp in a row buffer where the row
+           fits KF_ROW_BUF, so the output loop does not compute it again
+           (99's softmax row op: 23% -> 10% of its AMX kernel's samples on
+           the 2-core VM) */
         int keep = an->op == KF_OP_SOFTMAX && OL == L && L <= KF_ROW_BUF;
-        kf_sb_printf(b,
-                        "%sfloat m = -INFINITY;\n"
-                        "%s#pragma omp simd reduction(max:m)\n"
-                        "%sfor (int64_t k = 0; k < %" PRId64 "; k++) m = xr[k] > m ? xr[k] : m;\n"
-                        "%sdouble s = 0.0;\n",
-                        ind, ind, ind, L, ind);
+        kf_sb_printf(b, "%sconst float m = kf_row_max(xr, %" PRId64 ");\n", ind, L);
         if (keep)
             kf_sb_printf(b,
                             "%sfloat ex[%" PRId64 "] __attribute__((aligned(64)));\n"
-                            "%s#pragma omp simd reduction(+:s)\n"
-                            "%sfor (int64_t k = 0; k < %" PRId64 "; k++) { ex[k] = kf_exp(xr[k] - m); s += ex[k]; }\n",
-                            ind, L, ind, ind, L);
+                            "%sconst double s = kf_row_exp_sum(xr, m, ex, %" PRId64 ", %s);\n",
+                            ind, L, ind, L, g->row_next ? g->row_next : "NULL");
         else
-            kf_sb_printf(b,
-                            "%s#pragma omp simd reduction(+:s)\n"
-                            "%sfor (int64_t k = 0; k < %" PRId64 "; k++) s += kf_exp(xr[k] - m);\n",
-                            ind, ind, L);
+            kf_sb_printf(b, "%sconst double s = kf_row_exp_sum(xr, m, NULL, %" PRId64 ", %s);\n", ind, L,
+                         g->row_next ? g->row_next : "NULL");
         if (an->op == KF_OP_SOFTMAX)
             kf_sb_printf(b, "%sconst float inv = (float)(1.0 / s);\n", ind);
         else
@@ -1343,7 +1334,11 @@ static void emit_row_group(gen_t *g, int gi)
                     "        const float *xr = V%d + rr * %" PRId64 ";\n",
                     gr->row.rows, an->in[0].value, gr->row.row_len);
     if (g->stream) stream_buffers(g, gi, KF_BT_CPU_STREAM_CHUNK, "        ");
+    char next[96];   /* the next row follows this one (the same thread's next, rr + 1) */
+    snprintf(next, sizeof next, "rr + 1 < %" PRId64 " ? xr + %" PRId64 " : NULL", gr->row.rows, gr->row.row_len);
+    g->row_next = next;
     emit_row_body(g, gi, "        ");
+    g->row_next = NULL;
     kf_sb_puts(&g->b, "    }\n");
     close_team(g);
     kf_sb_puts(&g->b, "}\n\n");

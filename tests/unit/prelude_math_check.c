@@ -1,0 +1,202 @@
+/* prelude_math_check.c — the C prelude's float math against glibc's double
+ * math, compiled by test_builtin's c_prelude_math_against_libm case with
+ * the cpu-simd plugin's flags (so GCC vectorises the loops as it does in a
+ * kernel) after the prelude text, written to kf_prelude.h beside it.
+ *
+ * Each function is evaluated twice over the same inputs: in a loop GCC
+ * vectorises (`omp simd`, as the kernels' loops) and one value at a time
+ * through a noinline call (the scalar code).  Inputs: a dense sweep of each
+ * function's interesting range, every float exponent from tiny to huge with
+ * both signs, and the special values (±0, ±inf, NaN, the edges of exp's
+ * float range).  Error: |got - want| <= atol + rtol |want| with want the
+ * double result rounded to float; NaN must give NaN, inf the same inf.
+ * Prints one line per function (worst error in ulps of want, count of
+ * failures) and exits 1 if any check failed. */
+#include "kf_prelude.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N_MAX 400000
+
+static float xs[N_MAX], vec[N_MAX], sca[N_MAX];
+static int n_x;
+
+static void add(float x) { if (n_x < N_MAX) xs[n_x++] = x; }
+
+static void inputs(float lo, float hi, int dense)
+{
+    n_x = 0;
+    for (int i = 0; i <= dense; i++) add(lo + (hi - lo) * (float)i / (float)dense);
+    for (int e = -149; e <= 127; e++)
+        for (int m = 0; m < 8; m++) {
+            float v = ldexpf(1.0f + (float)m / 8.0f, e);
+            add(v);
+            add(-v);
+        }
+    const float sp[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, 88.0f, 88.5f, 88.72f, 88.73f,
+                        89.0f, -87.0f, -87.5f, -88.0f, -100.0f, -103.0f, -104.0f, -110.0f,
+                        FLT_MIN, -FLT_MIN, FLT_MAX, -FLT_MAX, 1e-30f, -1e-30f, 0.5f, -0.5f};
+    for (size_t i = 0; i < sizeof sp / sizeof sp[0]; i++) add(sp[i]);
+}
+
+typedef struct {
+    const char *name;
+    float lo, hi;          /* dense sweep */
+    double atol, rtol;
+} fn_spec;
+
+#define DEF(NAME, EXPR_F, EXPR_D)                                                            \
+    static void vec_##NAME(const float *restrict x, float *restrict y, int n)               \
+    {                                                                                        \
+        _Pragma("omp simd")                                                                  \
+        for (int i = 0; i < n; i++) y[i] = EXPR_F(x[i]);                                     \
+    }                                                                                        \
+    static __attribute__((noinline)) float sca_##NAME(float v) { return EXPR_F(v); }        \
+    static double ref_##NAME(double v) { return EXPR_D; }
+
+static double gelu_d(double x) { return 0.5 * x * (1.0 + erf(x / sqrt(2.0))); }
+static double gelu_tanh_d(double x)
+{
+    return 0.5 * x * (1.0 + tanh(0.79788456080286536 * (x + 0.044715 * x * x * x)));
+}
+static double softplus_d(double x) { return x > 20.0 ? x : log1p(exp(x)); }
+static double mish_d(double x) { return x * tanh(softplus_d(x)); }
+static float softplus_f(float x) { return kf_softplus(x, 1.0f, 20.0f); }
+static float elu_f(float x) { return kf_elu(x, 1.0f); }
+
+DEF(exp, kf__exp, exp(v))
+DEF(expm1, kf__expm1, expm1(v))
+DEF(log, kf__log, log(v))
+DEF(log1p, kf__log1p, log1p(v))
+DEF(tanh, kf__tanh, tanh(v))
+DEF(erf, kf__erf, erf(v))
+DEF(sigmoid, kf_sigmoid, 1.0 / (1.0 + exp(-v)))
+DEF(silu, kf_silu, v / (1.0 + exp(-v)))
+DEF(gelu, kf_gelu, gelu_d(v))
+DEF(gelu_tanh, kf_gelu_tanh, gelu_tanh_d(v))
+DEF(softplus, softplus_f, softplus_d(v))
+DEF(mish, kf_mish, mish_d(v))
+DEF(elu, elu_f, v > 0 ? v : expm1(v))
+DEF(selu, kf_selu, 1.0507009873554805 * (v > 0 ? v : 1.6732632423543772 * expm1(v)))
+
+typedef struct {
+    fn_spec s;
+    void (*vec)(const float *, float *, int);
+    float (*sca)(float);
+    double (*ref)(double);
+} fn;
+
+#define FN(NAME, LO, HI, ATOL, RTOL) {{#NAME, LO, HI, ATOL, RTOL}, vec_##NAME, sca_##NAME, ref_##NAME}
+
+/* kf_row_max and kf_row_exp_sum (AVX-512 intrinsics where the CPU has
+ * them): every exp stored against exp() in double, the sum against the
+ * double sum, over row lengths around the vector, unroll and 256-term
+ * block edges; rows with -inf (exp 0), one NaN (sum NaN) and all -inf. */
+static int check_rows(void)
+{
+    static const int64_t lens[] = {0, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 255, 256, 257, 1000, 16384, 16397};
+    static float x[16400], ex[16400];
+    int bad = 0;
+    for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+        int64_t n = lens[li];
+        for (int kind = 0; kind < 4; kind++) {
+            for (int64_t k = 0; k < n; k++) x[k] = (float)((k * 7919) % 2003) / 97.0f - 10.0f;
+            if (kind == 1 && n > 3) x[n / 3] = -INFINITY, x[n - 1] = -INFINITY;
+            if (kind == 2 && n > 0) x[n / 2] = NAN;
+            if (kind == 3) for (int64_t k = 0; k < n; k++) x[k] = -INFINITY;
+            double mw = -INFINITY;
+            for (int64_t k = 0; k < n; k++) if (x[k] > mw) mw = x[k];
+            float m = kf_row_max(x, n);
+            if (m != (float)mw) { printf("  kf_row_max: n %lld kind %d: %g, want %g\n", (long long)n, kind, m, mw); bad++; }
+            double s = kf_row_exp_sum(x, m, ex, n, NULL), sw = 0.0;
+            double s2 = kf_row_exp_sum(x, m, NULL, n, x);   /* prefetching the row itself: same sums */
+            for (int64_t k = 0; k < n; k++) {
+                double e = exp((double)(x[k] - m));   /* the difference rounded as the helper rounds it */
+                sw += e;
+                int ok = isnan(e) ? isnan(ex[k]) : fabs(ex[k] - e) <= 1e-38 + 4e-7 * e;
+                if (!ok && bad++ < 3) printf("  kf_row_exp_sum: n %lld kind %d: ex[%lld] = %g, want %g\n", (long long)n, kind, (long long)k, ex[k], e);
+            }
+            int ok = isnan(sw) ? isnan(s) && isnan(s2) : fabs(s - sw) <= 1e-6 * sw && s2 == s;
+            if (!ok) { printf("  kf_row_exp_sum: n %lld kind %d: sum %.9g / %.9g, want %.9g\n", (long long)n, kind, s, s2, sw); bad++; }
+        }
+    }
+    /* the vector exp over the whole float range (m = 0): overflow, the
+     * denormals, underflow, ±inf and NaN */
+    inputs(-110.0f, 90.0f, 200000);
+    kf_row_exp_sum(xs, 0.0f, vec, n_x, NULL);
+    for (int i = 0; i < n_x; i++) {
+        double e = exp((double)xs[i]);
+        float want = (float)e;
+        int ok = isnan(e) ? isnan(vec[i]) : isinf(want) ? vec[i] == want : fabs(vec[i] - e) <= 1e-45 + 4e-7 * e;
+        if (!ok && bad++ < 6) printf("  kf_row_exp_sum: exp(%.9g) = %.9g, want %.9g\n", xs[i], vec[i], want);
+    }
+    printf("rows       %d failed\n", bad);
+    return bad;
+}
+
+int main(void)
+{
+    /* Bounds: a few ulps relative (rtol) plus an absolute floor where the
+     * function passes through 0 or the formula cancels (erf's A-S 7.1.26:
+     * 1.5e-7 absolute; expm1/log1p near their switch points). */
+    const fn fns[] = {
+        FN(exp, -104.0f, 89.0f, 1e-45, 4e-7),
+        FN(expm1, -20.0f, 20.0f, 1e-37, 4e-7),
+        FN(log, 1e-6f, 1e6f, 1e-37, 4e-7),
+        FN(log1p, -0.999f, 100.0f, 1e-37, 4e-7),
+        FN(tanh, -12.0f, 12.0f, 1e-37, 5e-7),
+        FN(erf, -6.0f, 6.0f, 3e-7, 4e-7),
+        FN(sigmoid, -104.0f, 104.0f, 1.2e-38, 5e-7),   /* 1 / (1 + inf) = 0 under 1e-38, as PyTorch */
+        /* x / (1 + e^-x) and 0.5 x (1 + tanh(..)) in float, as PyTorch
+         * computes them: 0 where the true value is under 1e-36 / 1e-7 */
+        FN(silu, -104.0f, 104.0f, 1e-36, 5e-7),
+        FN(gelu, -12.0f, 12.0f, 3e-7, 5e-7),
+        FN(gelu_tanh, -12.0f, 12.0f, 1e-7, 1e-6),
+        FN(softplus, -104.0f, 40.0f, 1e-37, 5e-7),
+        FN(mish, -30.0f, 30.0f, 1e-36, 1e-6),
+        FN(elu, -104.0f, 20.0f, 1e-37, 4e-7),
+        FN(selu, -104.0f, 20.0f, 1e-37, 4e-7),
+    };
+    int bad_total = check_rows();
+    for (size_t f = 0; f < sizeof fns / sizeof fns[0]; f++) {
+        const fn *F = &fns[f];
+        inputs(F->s.lo, F->s.hi, 200000);
+        F->vec(xs, vec, n_x);
+        for (int i = 0; i < n_x; i++) sca[i] = F->sca(xs[i]);
+        int bad = 0;
+        double worst = 0.0;
+        float worst_x = 0.0f;
+        for (int i = 0; i < n_x; i++) {
+            double wd = F->ref((double)xs[i]);
+            float want = (float)wd;
+            for (int k = 0; k < 2; k++) {
+                float got = k ? sca[i] : vec[i];
+                int ok;
+                if (isnan(want)) ok = isnan(got);
+                else if (isinf(want)) ok = got == want;
+                else if (!isfinite(got)) ok = 0;
+                else ok = fabs((double)got - wd) <= F->s.atol + F->s.rtol * fabs(wd);
+                if (!isnan(want) && isfinite(got) && want != 0.0f) {
+                    double ulps = fabs((double)got - wd) / (nextafterf(fabsf(want), INFINITY) - fabsf(want));
+                    if (ulps > worst) { worst = ulps; worst_x = xs[i]; }
+                }
+                if (!ok) {
+                    if (bad < 3)
+                        printf("  %s(%.9g) = %.9g (%s), want %.9g\n", F->s.name, xs[i], got,
+                               k ? "scalar" : "vector", want);
+                    bad++;
+                }
+            }
+        }
+        printf("%-10s %d inputs, worst %.1f ulp at %.9g, %d failed\n", F->s.name, n_x, worst,
+               worst_x, bad);
+        bad_total += bad;
+    }
+    printf("%s\n", bad_total ? "FAILED" : "ok");
+    return bad_total != 0;
+}
