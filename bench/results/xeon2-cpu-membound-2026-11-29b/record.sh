@@ -1,0 +1,20 @@
+#!/bin/bash
+# 2-core VM record (issue 15, 2026-11-29, second session): stream_bw, problem 23's kernels before and
+# after 4d81c22 in turns (/tmp/ab23 = .carry/ab23: streamed and plain), the ten memory-bound problems
+# beside PyTorch eager (2 threads), paired on same and fresh inputs, stream_bw.  Build: /tmp/bld at 4d81c22.
+set -u
+B=/tmp/bld; SRC=/work/main; OUTD=/tmp/rec2b; rm -rf $OUTD /tmp/suite-rec2b; mkdir -p $OUTD
+export KFORGE=$B/core/kforge KFORGE_PLUGIN_PATH=$B/plugins/cpu-simd/.libs KFORGE_WORKER=$B/core/kforge-worker KFORGE_PROMPTS=$SRC/prompts
+export KFORGE_PYTHON=/root/.cache/kforge/test-deps/torch-venv/bin/python
+cd $SRC
+/tmp/stream_bw 2 256 5 > $OUTD/bw-before.txt
+for r in 1 2 3 4; do for k in old_s new_s old_p new_p; do printf "23 %s round %d: " $k $r
+  $KFORGE profile --backend cpu-simd --problem problems/level1/23_Softmax.json --preset cpu --json /tmp/ab23/$k.c |
+    python3 -c "import json,sys; d=json.load(sys.stdin); t=d.get('timing') or {}; print(d['verdict'], 'median %.3f ms min %.3f ms' % (t.get('median_s',0)*1e3, t.get('min_s',0)*1e3))"
+done; done > $OUTD/ab23.txt 2>&1
+P=""; for p in 04 19 23 26 33 35 36 40 47 88; do P="$P $(ls problems/level1/${p}_*.json)"; done
+bash bench/cpu/run_cpu_anchors.sh --tool torch --threads 2 --no-compile --out $OUTD/rec --suite-dir /tmp/suite-rec2b $P \
+    --paired 2 --paired-inputs both -- --max-iterations 4 --max-time 40 > $OUTD/suite.log 2>&1
+/tmp/stream_bw 2 256 5 > $OUTD/bw-after.txt
+python3 bench/cpu/bandwidth_share.py $OUTD/rec/report.json $OUTD/bw-before.txt $OUTD/bw-after.txt > $OUTD/share.md 2>&1
+echo done > $OUTD/DONE
