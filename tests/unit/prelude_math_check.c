@@ -93,7 +93,7 @@ typedef struct {
 
 #define FN(NAME, LO, HI, ATOL, RTOL) {{#NAME, LO, HI, ATOL, RTOL}, vec_##NAME, sca_##NAME, ref_##NAME}
 
-/* kf_row_max and kf_row_exp_sum (AVX-512 intrinsics where the CPU has
+/* kf_row_max, kf_row_exp_sum and kf_row_moments (AVX-512 intrinsics where the CPU has
  * them): every exp stored against exp() in double, the sum against the
  * double sum, over row lengths around the vector, unroll and 256-term
  * block edges; rows with -inf (exp 0), one NaN (sum NaN) and all -inf. */
@@ -123,6 +123,20 @@ static int check_rows(void)
             }
             int ok = isnan(sw) ? isnan(s) && isnan(s2) : fabs(s - sw) <= 1e-6 * sw && s2 == s;
             if (!ok) { printf("  kf_row_exp_sum: n %lld kind %d: sum %.9g / %.9g, want %.9g\n", (long long)n, kind, s, s2, sw); bad++; }
+            if (kind != 0) continue;
+            /* kf_row_moments about 0, x[0] and an offset mean (the rows
+             * shifted by 1000: the float differences stay exact-ish) */
+            for (int64_t k = 0; k < n; k++) x[k] += 1000.0f;
+            const float cs[3] = {0.0f, n ? x[0] : 0.0f, 1000.37f};
+            for (int ci = 0; ci < 3; ci++) {
+                double ms, mq, ws = 0.0, wq = 0.0;
+                kf_row_moments(x, n, cs[ci], &ms, &mq, ci == 2 ? x : NULL);
+                for (int64_t k = 0; k < n; k++) { double d = (double)x[k] - cs[ci]; ws += d; wq += d * d; }
+                if (fabs(ms - ws) > 1e-6 * (fabs(ws) + 1e-3 * wq + 1.0) || fabs(mq - wq) > 1e-6 * wq + 1e-30) {
+                    printf("  kf_row_moments: n %lld c %g: %.9g %.9g, want %.9g %.9g\n", (long long)n, cs[ci], ms, mq, ws, wq);
+                    bad++;
+                }
+            }
         }
     }
     /* the vector exp over the whole float range (m = 0): overflow, the

@@ -215,6 +215,7 @@ KF_TEST_TIMEOUT(memory_bound_variants_pass, 300.0)
         {"problems/level1/40_LayerNorm.json", "{\"stream\":0}", "one pass: sums of x - x[0]"},
         {"problems/level1/40_LayerNorm.json", "{\"stream\":1}", "part_[(rr * T_ + t_) * 2] = s;"},
         {"problems/level1/33_BatchNorm.json", "{\"stream\":0}", "const float mean = mean_c[c], rstd = rstd_c[c];\n        for (int64_t n = 0;"},
+        {"problems/level1/33_BatchNorm.json", "{\"stream\":1}", "kf_stream_store(V1 + (n * 64 + c) * 16384 + l0_, S1, l1_ - l0_);"},
         {"problems/level1/47_Sum_reduction_over_a_dimension.json", "{}", "whole rows in order"},
     };
     kf_error err = {0};

@@ -682,11 +682,23 @@ static void emit_rowoffs(gen_t *g, int gi, int from, const char *rv, const char 
 /* Does group gi stream its stores: the knob on (never in the baseline), a
  * map group or a row op with an output per element, and at least
  * KF_BT_CPU_STREAM_MIN_BYTES stored? */
+/* A training batch_norm over (N, C, L) whose channel (N x L floats) fits
+ * half an L2 is normalised right after its statistics, in the channel loop
+ * (emit_generic_group). */
+static int bn_in_channel(const gen_t *g, const kf_bt_group *gr)
+{
+    const kf_node *an = &g->p->nodes[gr->nodes[0]];
+    return gr->kind == KF_BT_GENERIC && an->op == KF_OP_BATCH_NORM && an->training && gr->gen.inner > 1 &&
+           gr->gen.outer * gr->gen.inner <= KF_ROW_ONE_PASS;
+}
+
 static int group_streams(const gen_t *g, int gi)
 {
     const kf_bt_group *gr = &g->pl->groups[gi];
     if (g->pt->baseline || !g->pt->knob[KC_STREAM]) return 0;
-    if (gr->kind == KF_BT_ROW) {
+    if (bn_in_channel(g, gr)) {
+        /* streams: the rows of the channel's outputs */
+    } else if (gr->kind == KF_BT_ROW) {
         switch (g->p->nodes[gr->nodes[0]].op) {
         case KF_OP_SOFTMAX: case KF_OP_LOG_SOFTMAX: case KF_OP_LAYER_NORM: case KF_OP_RMS_NORM:
         case KF_OP_INSTANCE_NORM: case KF_OP_GROUP_NORM: break;
@@ -973,32 +985,32 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
         break;
     }
     case KF_OP_LAYER_NORM: case KF_OP_RMS_NORM: case KF_OP_INSTANCE_NORM:
+        /* the statistics through the prelude's kf_row_moments (float
+           block sums added in double; the per-element double arithmetic
+           before was the most of 33's time with its channel in L2) */
         if (an->op == KF_OP_RMS_NORM)
             kf_sb_printf(b,
-                            "%sdouble q = 0.0;\n"
-                            "%s#pragma omp simd reduction(+:q)\n"
-                            "%sfor (int64_t k = 0; k < %" PRId64 "; k++) q += (double)xr[k] * xr[k];\n"
+                            "%sdouble s, q;\n"
+                            "%skf_row_moments(xr, %" PRId64 ", 0.0f, &s, &q, %s);\n"
                             "%sconst float mean = 0.0f, rstd = (float)(1.0 / sqrt(q / %" PRId64 ".0 + %s));\n",
-                            ind, ind, ind, L, ind, L, epsl);
+                            ind, ind, L, g->row_next ? g->row_next : "NULL", ind, L, epsl);
         else if (L > KF_ROW_ONE_PASS)
             kf_sb_printf(b,
-                            "%sconst double sh = xr[0];   /* one pass: sums of x - x[0] */\n"
-                            "%sdouble s = 0.0, q = 0.0;\n"
-                            "%s#pragma omp simd reduction(+:s, q)\n"
-                            "%sfor (int64_t k = 0; k < %" PRId64 "; k++) { double d = xr[k] - sh; s += d; q += d * d; }\n"
+                            "%sconst float sh = xr[0];   /* one pass: sums of x - x[0] */\n"
+                            "%sdouble s, q;\n"
+                            "%skf_row_moments(xr, %" PRId64 ", sh, &s, &q, %s);\n"
                             "%sconst double mu = sh + s / %" PRId64 ".0, var = (q - s * s / %" PRId64 ".0) / %" PRId64 ".0;\n"
                             "%sconst float mean = (float)mu, rstd = (float)(1.0 / sqrt((var > 0.0 ? var : 0.0) + %s));\n",
-                            ind, ind, ind, ind, L, ind, L, L, L, ind, epsl);
+                            ind, ind, ind, L, g->row_next ? g->row_next : "NULL", ind, L, L, L, ind, epsl);
         else
             kf_sb_printf(b,
-                            "%sdouble s = 0.0, q = 0.0;\n"
-                            "%s#pragma omp simd reduction(+:s)\n"
-                            "%sfor (int64_t k = 0; k < %" PRId64 "; k++) s += xr[k];\n"
+                            "%sdouble s, q;   /* two passes: the mean, then sums of x - mean */\n"
+                            "%skf_row_moments(xr, %" PRId64 ", 0.0f, &s, &q, NULL);\n"
                             "%sconst double mu = s / %" PRId64 ".0;\n"
-                            "%s#pragma omp simd reduction(+:q)\n"
-                            "%sfor (int64_t k = 0; k < %" PRId64 "; k++) { double d = xr[k] - mu; q += d * d; }\n"
-                            "%sconst float mean = (float)mu, rstd = (float)(1.0 / sqrt(q / %" PRId64 ".0 + %s));\n",
-                            ind, ind, ind, L, ind, L, ind, ind, L, ind, L, epsl);
+                            "%skf_row_moments(xr, %" PRId64 ", (float)mu, &s, &q, %s);\n"
+                            "%sconst double var = (q - s * s / %" PRId64 ".0) / %" PRId64 ".0;\n"
+                            "%sconst float mean = (float)mu, rstd = (float)(1.0 / sqrt((var > 0.0 ? var : 0.0) + %s));\n",
+                            ind, ind, L, ind, L, ind, L, g->row_next ? g->row_next : "NULL", ind, L, L, ind, epsl);
         if (an->op != KF_OP_INSTANCE_NORM) {
             if (wv >= 0) snprintf(wexpr, sizeof wexpr, " * V%d[o]", wv);
             if (bv >= 0) snprintf(bexpr, sizeof bexpr, " + V%d[o]", bv);
@@ -1055,16 +1067,15 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
                         "%sfloat mean_g[%" PRId64 "], rstd_g[%" PRId64 "];\n"
                         "%sfor (int64_t q0 = 0; q0 < %" PRId64 "; q0++) {   /* groups of %" PRId64 " contiguous channels */\n"
                         "%s    const float *xg = xr + q0 * %" PRId64 ";\n"
-                        "%s    double s = 0.0, q = 0.0;\n"
-                        "%s    #pragma omp simd reduction(+:s)\n"
-                        "%s    for (int64_t k = 0; k < %" PRId64 "; k++) s += xg[k];\n"
+                        "%s    double s, q;   /* the mean, then sums of x - mean */\n"
+                        "%s    kf_row_moments(xg, %" PRId64 ", 0.0f, &s, &q, NULL);\n"
                         "%s    const double mu = s / %" PRId64 ".0;\n"
-                        "%s    #pragma omp simd reduction(+:q)\n"
-                        "%s    for (int64_t k = 0; k < %" PRId64 "; k++) { double d = xg[k] - mu; q += d * d; }\n"
+                        "%s    kf_row_moments(xg, %" PRId64 ", (float)mu, &s, &q, NULL);\n"
+                        "%s    const double var = (q - s * s / %" PRId64 ".0) / %" PRId64 ".0;\n"
                         "%s    mean_g[q0] = (float)mu;\n"
-                        "%s    rstd_g[q0] = (float)(1.0 / sqrt(q / %" PRId64 ".0 + %s));\n",
-                        ind, G, G, ind, G, gl / inner, ind, gl, ind, ind, ind, gl, ind, gl, ind, ind, gl,
-                        ind, ind, gl, epsl);
+                        "%s    rstd_g[q0] = (float)(1.0 / sqrt((var > 0.0 ? var : 0.0) + %s));\n",
+                        ind, G, G, ind, G, gl / inner, ind, gl, ind, ind, gl, ind, gl, ind, gl, ind, gl, gl,
+                        ind, ind, epsl);
         /* each group's outputs right after its statistics, while the group
            is still in cache (35 at the cpu preset: groups of 512 KiB, rows
            of 4 MiB: the row was read from memory twice) */
@@ -1286,17 +1297,16 @@ static void emit_row_group_split(gen_t *g, int gi)
     kf_sb_printf(b,
                  "    for (int64_t rr = 0; rr < %" PRId64 "; rr++) {\n"
                  "        const float *xr = V%d + rr * %" PRId64 ";\n"
-                 "        const double sh = %s;   /* one pass: sums of x - x[0] */\n"
-                 "        double s = 0.0, q = 0.0;\n"
-                 "        #pragma omp simd reduction(+:s, q)\n"
-                 "        for (int64_t k = k0_; k < k1_; k++) { double d = xr[k] - sh; s += d; q += d * d; }\n"
+                 "        const float sh = %s;   /* one pass: sums of x - x[0] */\n"
+                 "        double s, q;\n"
+                 "        kf_row_moments(xr + k0_, k1_ - k0_, sh, &s, &q, NULL);\n"
                  "        part_[(rr * T_ + t_) * 2] = s;\n"
                  "        part_[(rr * T_ + t_) * 2 + 1] = q;\n"
                  "        #pragma omp barrier\n"
                  "        s = 0.0;\n"
                  "        q = 0.0;\n"
                  "        for (int i = 0; i < T_; i++) { s += part_[(rr * T_ + i) * 2]; q += part_[(rr * T_ + i) * 2 + 1]; }\n",
-                 R, an->in[0].value, L, rms ? "0.0" : "xr[0]");
+                 R, an->in[0].value, L, rms ? "0.0f" : "xr[0]");
     if (rms)
         kf_sb_printf(b, "        const float mean = 0.0f, rstd = (float)(1.0 / sqrt(q / %" PRId64 ".0 + %s));\n", L, epsl);
     else
@@ -1420,29 +1430,33 @@ static void emit_generic_group(gen_t *g, int gi)
                                 "    }\n",
                                 L, L, L, O, xv, L, O, O, xv, L, O, epsl);
             } else {
-                kf_sb_printf(b,
-                                "    #pragma omp parallel for num_threads(nt) schedule(static)\n"
-                                "    for (int64_t c = 0; c < %" PRId64 "; c++) {\n"
-                                "        double s = 0.0, q = 0.0;\n"
-                                "        for (int64_t n = 0; n < %" PRId64 "; n++) {\n"
-                                "            const float *xr = V%d + (n * %" PRId64 " + c) * %" PRId64 ";\n"
-                                "            #pragma omp simd reduction(+:s)\n"
-                                "            for (int64_t l = 0; l < %" PRId64 "; l++) s += xr[l];\n"
-                                "        }\n"
-                                "        const double mu = s / %" PRId64 ".0;\n"
-                                "        for (int64_t n = 0; n < %" PRId64 "; n++) {\n"
-                                "            const float *xr = V%d + (n * %" PRId64 " + c) * %" PRId64 ";\n"
-                                "            #pragma omp simd reduction(+:q)\n"
-                                "            for (int64_t l = 0; l < %" PRId64 "; l++) { double d = xr[l] - mu; q += d * d; }\n"
-                                "        }\n"
-                                "        mean_c[c] = (float)mu;\n"
-                                "        rstd_c[c] = (float)(1.0 / sqrt(q / %" PRId64 ".0 + %s));\n",
-                                L, O, xv, L, I, I, O * I, O, xv, L, I, I, O * I, epsl);
                 /* a channel that fits half an L2 (KF_ROW_ONE_PASS floats) is
                    normalised right after its statistics, while in cache (33
                    at the cpu preset: 1 MiB a channel; the separate pass
-                   read all of x from memory again) */
-                in_channel = O * I <= KF_ROW_ONE_PASS;
+                   read all of x from memory again), its outputs streamed
+                   where the search asks (the stores' lines are not read
+                   from memory first) */
+                in_channel = bn_in_channel(g, gr);
+                g->stream = in_channel && group_streams(g, gi);
+                open_team(g);
+                kf_sb_printf(b,
+                                "    for (int64_t c = 0; c < %" PRId64 "; c++) {\n"
+                                "        double s = 0.0, q = 0.0, sn, qn;   /* the mean, then sums of x - mean */\n"
+                                "        for (int64_t n = 0; n < %" PRId64 "; n++) {\n"
+                                "            kf_row_moments(V%d + (n * %" PRId64 " + c) * %" PRId64 ", %" PRId64 ", 0.0f, &sn, &qn, NULL);\n"
+                                "            s += sn;\n"
+                                "        }\n"
+                                "        const double mu = s / %" PRId64 ".0;\n"
+                                "        s = 0.0;\n"
+                                "        for (int64_t n = 0; n < %" PRId64 "; n++) {\n"
+                                "            kf_row_moments(V%d + (n * %" PRId64 " + c) * %" PRId64 ", %" PRId64 ", (float)mu, &sn, &qn, NULL);\n"
+                                "            s += sn;\n"
+                                "            q += qn;\n"
+                                "        }\n"
+                                "        const double var = (q - s * s / %" PRId64 ".0) / %" PRId64 ".0;\n"
+                                "        mean_c[c] = (float)mu;\n"
+                                "        rstd_c[c] = (float)(1.0 / sqrt((var > 0.0 ? var : 0.0) + %s));\n",
+                                L, O, xv, L, I, I, O * I, O, xv, L, I, I, O * I, O * I, epsl);
                 if (!in_channel) kf_sb_puts(b, "    }\n");
             }
         } else {
@@ -1456,6 +1470,33 @@ static void emit_generic_group(gen_t *g, int gi)
         char wexpr[48] = "", bexpr[48] = "";
         if (wv >= 0) snprintf(wexpr, sizeof wexpr, " * V%d[c]", wv);
         if (bv >= 0) snprintf(bexpr, sizeof bexpr, " + V%d[c]", bv);
+        if (in_channel && g->stream) {   /* in chunks, each streamed from the S buffers */
+            kf_sb_printf(b,
+                            "        const float mean = mean_c[c], rstd = rstd_c[c];\n"
+                            "        for (int64_t n = 0; n < %" PRId64 "; n++)\n"
+                            "        for (int64_t l0_ = 0; l0_ < %" PRId64 "; l0_ += %d) {\n"
+                            "            const int64_t l1_ = l0_ + %d < %" PRId64 " ? l0_ + %d : %" PRId64 ";\n",
+                            O, I, KF_BT_CPU_STREAM_CHUNK, KF_BT_CPU_STREAM_CHUNK, I, KF_BT_CPU_STREAM_CHUNK, I);
+            stream_buffers(g, gi, KF_BT_CPU_STREAM_CHUNK, "            ");
+            g->st_idx = "l - l0_";
+            kf_sb_printf(b,
+                            "            #pragma omp simd\n"
+                            "            for (int64_t l = l0_; l < l1_; l++) {\n"
+                            "                const float t%d = (V%d[(n * %" PRId64 " + c) * %" PRId64 " + l] - mean) * rstd%s%s;\n",
+                            av, xv, L, I, wexpr, bexpr);
+            char e[96], off[96];
+            snprintf(e, sizeof e, "(n * %" PRId64 " + c) * %" PRId64 " + l", L, I);
+            TAIL("                ", e);
+            kf_sb_puts(b, "            }\n");
+            snprintf(off, sizeof off, "(n * %" PRId64 " + c) * %" PRId64 " + l0_", L, I);
+            stream_out(g, gi, off, "l1_ - l0_", "            ");
+            g->st_idx = NULL;
+            kf_sb_puts(b, "        }\n    }\n");
+            close_team(g);
+            g->stream = 0;
+            kf_sb_puts(b, "    free(mean_c);\n    free(rstd_c);\n}\n\n");
+            return;
+        }
         if (in_channel)   /* inside the channel loop, after its statistics */
             kf_sb_printf(b,
                             "        const float mean = mean_c[c], rstd = rstd_c[c];\n"
