@@ -221,7 +221,7 @@ static const char C_TAIL[] =
     " * is NULL; float partial sums of at most 256 terms, added in double.  next:\n"
     " * the n floats to be read after these (the next row), prefetched into L2 while\n"
     " * the exps are computed (the max pass reads them from memory otherwise, with\n"
-    " * no arithmetic to overlap: 23 at 2 threads, 6.8-8.1 -> 5.6-5.9 ms), or NULL */\n"
+    " * no arithmetic to overlap), or NULL */\n"
     "KF_FN double kf_row_exp_sum(const float *restrict x, float m, float *restrict ex, int64_t n,\n"
     "                            const float *next)\n"
     "{\n"
