@@ -9,7 +9,8 @@
  * function's interesting range, every float exponent from tiny to huge with
  * both signs, and the special values (±0, ±inf, NaN, the edges of exp's
  * float range).  Error: |got - want| <= atol + rtol |want| with want the
- * double result rounded to float; NaN must give NaN, inf the same inf.
+ * double result; where that rounds to NaN or inf in float, got must be NaN
+ * or the same inf.
  * Prints one line per function (worst error in ulps of want, count of
  * failures) and exits 1 if any check failed. */
 #include "kf_prelude.h"
