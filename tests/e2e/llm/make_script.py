@@ -38,7 +38,10 @@ def stale(counter):
     """Correct in the first evaluation that loads it, wrong in every later
     one: each load counts itself in the file `counter` (the test runs with
     --sandbox off so that the kernel may write it).  A kernel that passes
-    its step and fails every re-evaluation of the final re-timing."""
+    its step and fails every re-evaluation of the final re-timing.  Each
+    call sleeps 1 ms, so that two of them time alike (within the finalists'
+    ratio) however loaded the machine: at a few microseconds a call, CI's
+    load once timed one 3.8x the other and the final re-timing never ran."""
     pre = ('    static int ev = 0;   /* which evaluation of this kernel this load is: 1 for its step */\n'
            '    if (!ev) {\n'
            '        FILE *f = fopen("%s", "r");\n'
@@ -46,8 +49,9 @@ def stale(counter):
            '        if (f) fclose(f);\n'
            '        ev++;\n'
            '        if ((f = fopen("%s", "w"))) { fprintf(f, "%%d\\n", ev); fclose(f); }\n'
-           '    }\n') % (counter, counter)
-    return HEAD.replace("<unistd.h>", "<stdio.h>") + BODY % (pre, "(ev == 1 ? 2.0f : 1.0f) * x[i]")
+           '    }\n'
+           '    usleep(1000);\n') % (counter, counter)
+    return HEAD.replace("<unistd.h>", "<stdio.h>\n#include <unistd.h>") + BODY % (pre, "(ev == 1 ? 2.0f : 1.0f) * x[i]")
 
 def fenced(code, prose="Here is the kernel."):
     return "%s\n\n```c\n%s```\nIt computes y = relu(2x).\n" % (prose, code)
