@@ -274,9 +274,20 @@ KFORGE_SLURM_KFORGE="$tmp/kforge-task2" "$KFORGE" suite "$probs/19_ReLU.json" "$
 jq=$(sed -n 's/^submitted job array \([0-9]*\) (1 tasks).*/\1/p' "$tmp/rq.out")
 i=0; while [ ! -e "$tmp/requeued" ] && [ $i -lt 600 ]; do sleep 0.2; i=$((i+1)); done
 scontrol requeue "${jq}_0" >"$tmp/rq.scontrol" 2>&1
-# a requeued job waits for a BeginTime delay: release it now
-i=0; while ! squeue -h -r -t PENDING -o '%i' | grep -qx "${jq}_0" && [ $i -lt 100 ]; do sleep 0.2; i=$((i+1)); done
-scontrol update JobId="${jq}_0" StartTime=now >>"$tmp/rq.scontrol" 2>&1
+# a requeued job waits for a BeginTime delay: release it as soon as it is
+# pending again, and again while it stays pending (under CI's load the kill
+# and the requeue took longer than a single 20 s wait once, and the task
+# never restarted)
+seen=0; i=0
+while [ $i -lt 600 ]; do
+    if squeue -h -r -t PENDING -o '%i' | grep -qx "${jq}_0"; then
+        seen=1
+        scontrol update JobId="${jq}_0" StartTime=now >>"$tmp/rq.scontrol" 2>&1
+        sleep 1; i=$((i + 5)); continue
+    fi
+    [ $seen = 1 ] && break
+    sleep 0.2; i=$((i + 1))
+done
 wait_jobs 120
 r=$(fields "$tmp/rq/report.json" | head -n 1)
 [ -n "$jq" ] && grep -q "restart 1" "$tmp/rq/logs/19_ReLU.log" && grep -q "slurm: resuming the run" "$tmp/rq/logs/19_ReLU.log" \
