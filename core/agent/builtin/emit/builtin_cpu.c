@@ -907,6 +907,12 @@ static void close_out_loop(gen_t *g, int gi, const char *ind)
     g->st_idx = NULL;
 }
 
+/* The next row's pointer for the row helpers' prefetch: C text, "NULL" outside a row group. */
+static const char *row_next(const gen_t *g)
+{
+    return g->row_next ? g->row_next : "NULL";
+}
+
 /* Emits the body that computes one row: input row pointer `xr`, row
  * index `rr` (0..rows-1), writes the tail's stores at flat index
  * rr*out_len + o.  Shared by standalone ROW groups and ROW tails fused
@@ -941,7 +947,7 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
                             "%sif (isinf(m)) m = 0.0f;   /* all -inf (or an inf): as torch.logsumexp */\n"
                             "%sconst double s = kf_row_exp_sum(xr, m, NULL, %" PRId64 ", %s);\n"
                             "%sconst float t%d = (float)(log(s) + m);\n",
-                            ind, L, ind, ind, L, g->row_next ? g->row_next : "NULL", ind, av);
+                            ind, L, ind, ind, L, row_next(g), ind, av);
         } else {
             char div[48] = "";
             if (an->op == KF_OP_MEAN) snprintf(div, sizeof div, " / %" PRId64 ".0", L);
@@ -969,10 +975,10 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
             kf_sb_printf(b,
                             "%sfloat ex[%" PRId64 "] __attribute__((aligned(64)));\n"
                             "%sconst double s = kf_row_exp_sum(xr, m, ex, %" PRId64 ", %s);\n",
-                            ind, L, ind, L, g->row_next ? g->row_next : "NULL");
+                            ind, L, ind, L, row_next(g));
         else
             kf_sb_printf(b, "%sconst double s = kf_row_exp_sum(xr, m, NULL, %" PRId64 ", %s);\n", ind, L,
-                         g->row_next ? g->row_next : "NULL");
+                         row_next(g));
         if (an->op == KF_OP_SOFTMAX)
             kf_sb_printf(b, "%sconst float inv = (float)(1.0 / s);\n", ind);
         else
@@ -994,7 +1000,7 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
                             "%sdouble s, q;\n"
                             "%skf_row_moments(xr, %" PRId64 ", 0.0f, &s, &q, %s);\n"
                             "%sconst float mean = 0.0f, rstd = (float)(1.0 / sqrt(q / %" PRId64 ".0 + %s));\n",
-                            ind, ind, L, g->row_next ? g->row_next : "NULL", ind, L, epsl);
+                            ind, ind, L, row_next(g), ind, L, epsl);
         else if (L > KF_ROW_ONE_PASS)
             kf_sb_printf(b,
                             "%sconst float sh = xr[0];   /* one pass: sums of x - x[0] */\n"
@@ -1002,7 +1008,7 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
                             "%skf_row_moments(xr, %" PRId64 ", sh, &s, &q, %s);\n"
                             "%sconst double mu = sh + s / %" PRId64 ".0, var = (q - s * s / %" PRId64 ".0) / %" PRId64 ".0;\n"
                             "%sconst float mean = (float)mu, rstd = (float)(1.0 / sqrt((var > 0.0 ? var : 0.0) + %s));\n",
-                            ind, ind, ind, L, g->row_next ? g->row_next : "NULL", ind, L, L, L, ind, epsl);
+                            ind, ind, ind, L, row_next(g), ind, L, L, L, ind, epsl);
         else
             kf_sb_printf(b,
                             "%sdouble s, q;   /* two passes: the mean, then sums of x - mean */\n"
@@ -1011,7 +1017,7 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
                             "%skf_row_moments(xr, %" PRId64 ", (float)mu, &s, &q, %s);\n"
                             "%sconst double var = (q - s * s / %" PRId64 ".0) / %" PRId64 ".0;\n"
                             "%sconst float mean = (float)mu, rstd = (float)(1.0 / sqrt((var > 0.0 ? var : 0.0) + %s));\n",
-                            ind, ind, L, ind, L, ind, L, g->row_next ? g->row_next : "NULL", ind, L, L, ind, epsl);
+                            ind, ind, L, ind, L, ind, L, row_next(g), ind, L, L, ind, epsl);
         if (an->op != KF_OP_INSTANCE_NORM) {
             if (wv >= 0) snprintf(wexpr, sizeof wexpr, " * V%d[o]", wv);
             if (bv >= 0) snprintf(bexpr, sizeof bexpr, " + V%d[o]", bv);
@@ -1471,38 +1477,11 @@ static void emit_generic_group(gen_t *g, int gi)
         char wexpr[48] = "", bexpr[48] = "";
         if (wv >= 0) snprintf(wexpr, sizeof wexpr, " * V%d[c]", wv);
         if (bv >= 0) snprintf(bexpr, sizeof bexpr, " + V%d[c]", bv);
-        if (in_channel && g->stream) {   /* in chunks, each streamed from the S buffers */
-            kf_sb_printf(b,
-                            "        const float mean = mean_c[c], rstd = rstd_c[c];\n"
-                            "        for (int64_t n = 0; n < %" PRId64 "; n++)\n"
-                            "        for (int64_t l0_ = 0; l0_ < %" PRId64 "; l0_ += %d) {\n"
-                            "            const int64_t l1_ = l0_ + %d < %" PRId64 " ? l0_ + %d : %" PRId64 ";\n",
-                            O, I, KF_BT_CPU_STREAM_CHUNK, KF_BT_CPU_STREAM_CHUNK, I, KF_BT_CPU_STREAM_CHUNK, I);
-            stream_buffers(g, gi, KF_BT_CPU_STREAM_CHUNK, "            ");
-            g->st_idx = "l - l0_";
-            kf_sb_printf(b,
-                            "            #pragma omp simd\n"
-                            "            for (int64_t l = l0_; l < l1_; l++) {\n"
-                            "                const float t%d = (V%d[(n * %" PRId64 " + c) * %" PRId64 " + l] - mean) * rstd%s%s;\n",
-                            av, xv, L, I, wexpr, bexpr);
-            char e[96], off[96];
-            snprintf(e, sizeof e, "(n * %" PRId64 " + c) * %" PRId64 " + l", L, I);
-            TAIL("                ", e);
-            kf_sb_puts(b, "            }\n");
-            snprintf(off, sizeof off, "(n * %" PRId64 " + c) * %" PRId64 " + l0_", L, I);
-            stream_out(g, gi, off, "l1_ - l0_", "            ");
-            g->st_idx = NULL;
-            kf_sb_puts(b, "        }\n    }\n");
-            close_team(g);
-            g->stream = 0;
-            kf_sb_puts(b, "    free(mean_c);\n    free(rstd_c);\n}\n\n");
-            return;
-        }
         if (in_channel)   /* inside the channel loop, after its statistics */
             kf_sb_printf(b,
                             "        const float mean = mean_c[c], rstd = rstd_c[c];\n"
-                            "        for (int64_t n = 0; n < %" PRId64 "; n++) {\n",
-                            O);
+                            "        for (int64_t n = 0; n < %" PRId64 "; n++)%s\n",
+                            O, g->stream ? "" : " {");
         else
             kf_sb_printf(b,
                             "    #pragma omp parallel for num_threads(nt) schedule(static)\n"
@@ -1510,15 +1489,38 @@ static void emit_generic_group(gen_t *g, int gi)
                             "        for (int64_t c = 0; c < %" PRId64 "; c++) {\n"
                             "            const float mean = mean_c[c], rstd = rstd_c[c];\n",
                             O, L);
+        char lo[8] = "0", hi[32];
+        snprintf(hi, sizeof hi, "%" PRId64, I);
+        if (g->stream) {   /* in chunks, each streamed from the S buffers */
+            kf_sb_printf(b,
+                            "        for (int64_t l0_ = 0; l0_ < %" PRId64 "; l0_ += %d) {\n"
+                            "            const int64_t l1_ = l0_ + %d < %" PRId64 " ? l0_ + %d : %" PRId64 ";\n",
+                            I, KF_BT_CPU_STREAM_CHUNK, KF_BT_CPU_STREAM_CHUNK, I, KF_BT_CPU_STREAM_CHUNK, I);
+            stream_buffers(g, gi, KF_BT_CPU_STREAM_CHUNK, "            ");
+            g->st_idx = "l - l0_";
+            snprintf(lo, sizeof lo, "l0_");
+            snprintf(hi, sizeof hi, "l1_");
+        }
         kf_sb_printf(b,
                         "            #pragma omp simd\n"
-                        "            for (int64_t l = 0; l < %" PRId64 "; l++) {\n"
+                        "            for (int64_t l = %s; l < %s; l++) {\n"
                         "                const float t%d = (V%d[(n * %" PRId64 " + c) * %" PRId64 " + l] - mean) * rstd%s%s;\n",
-                        I, av, xv, L, I, wexpr, bexpr);
+                        lo, hi, av, xv, L, I, wexpr, bexpr);
         char e[96];
         snprintf(e, sizeof e, "(n * %" PRId64 " + c) * %" PRId64 " + l", L, I);
         TAIL("                ", e);
-        kf_sb_puts(b, in_channel ? "            }\n        }\n    }\n" : "            }\n        }\n");
+        if (g->stream) {
+            char off[96];
+            snprintf(off, sizeof off, "(n * %" PRId64 " + c) * %" PRId64 " + l0_", L, I);
+            kf_sb_puts(b, "            }\n");
+            stream_out(g, gi, off, "l1_ - l0_", "            ");
+            g->st_idx = NULL;
+            kf_sb_puts(b, "        }\n    }\n");
+            close_team(g);
+            g->stream = 0;
+        } else {
+            kf_sb_puts(b, in_channel ? "            }\n        }\n    }\n" : "            }\n        }\n");
+        }
         kf_sb_puts(b, "    free(mean_c);\n    free(rstd_c);\n}\n\n");
         return;
     }
