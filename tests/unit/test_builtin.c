@@ -204,19 +204,25 @@ KF_TEST_TIMEOUT(other_points_pass, 120.0)
  * (1 MiB channels), LayerNorm's one-pass statistics over rows of 4M split
  * over the team (streamed or not) and the
  * middle-dim sum in pages of its rows (1024 inner positions):
- * generated as named and verified against the reference. */
+ * generated as named and verified against the reference.  The fixtures
+ * stream_odd_* stream rows of 1001 and 1073 elements: every row ends in a
+ * partial block and most start off the 64-byte alignment that
+ * kf_stream_block's vector stores need (its fallback). */
 KF_TEST_TIMEOUT(memory_bound_variants_pass, 300.0)
 {
-    static const struct { const char *prob, *point, *want; } cases[] = {
-        {"problems/level1/19_ReLU.json", "{\"stream\":1}", "kf_stream_store(V1 + r * 16384 + j0, S1, j1 - j0);"},
-        {"problems/level1/23_Softmax.json", "{\"stream\":1}", "kf_stream_store(V1 + rr * 16384 + o0_, S1, o1_ - o0_);"},
-        {"problems/level1/35_GroupNorm.json", "{\"stream\":1}", "kf_stream_store(V1 + rr * 1048576 + o0_, S1, o1_ - o0_);"},
-        {"problems/level1/36_RMSNorm.json", "{\"stream\":1}", "kf_stream_fence();"},
-        {"problems/level1/40_LayerNorm.json", "{\"stream\":0}", "one pass: sums of x - x[0]"},
-        {"problems/level1/40_LayerNorm.json", "{\"stream\":1}", "part_[(rr * T_ + t_) * 2] = s;"},
-        {"problems/level1/33_BatchNorm.json", "{\"stream\":0}", "const float mean = mean_c[c], rstd = rstd_c[c];\n        for (int64_t n = 0;"},
-        {"problems/level1/33_BatchNorm.json", "{\"stream\":1}", "kf_stream_store(V1 + (n * 64 + c) * 16384 + l0_, S1, l1_ - l0_);"},
-        {"problems/level1/47_Sum_reduction_over_a_dimension.json", "{}", "whole rows in order"},
+    static const struct { const char *prob, *preset, *point, *want; } cases[] = {
+        {"problems/level1/19_ReLU.json", "cpu", "{\"stream\":1}", "kf_stream_block(V1 + r * 16384 + c0_, S1);"},
+        {"problems/level1/23_Softmax.json", "cpu", "{\"stream\":1}", "kf_stream_block(V1 + rr * 16384 + c0_, S1);"},
+        {"problems/level1/35_GroupNorm.json", "cpu", "{\"stream\":1}", "kf_stream_block(V1 + rr * 1048576 + c0_, S1);"},
+        {"problems/level1/36_RMSNorm.json", "cpu", "{\"stream\":1}", "kf_stream_fence();"},
+        {"problems/level1/40_LayerNorm.json", "cpu", "{\"stream\":0}", "one pass: sums of x - x[0]"},
+        {"problems/level1/40_LayerNorm.json", "cpu", "{\"stream\":1}", "part_[(rr * T_ + t_) * 2] = s;"},
+        {"problems/level1/33_BatchNorm.json", "cpu", "{\"stream\":0}", "const float mean = mean_c[c], rstd = rstd_c[c];\n        for (int64_t n = 0;"},
+        {"problems/level1/33_BatchNorm.json", "cpu", "{\"stream\":1}", "kf_stream_block(V1 + (n * 64 + c) * 16384 + c0_, S1);"},
+        {"problems/level1/47_Sum_reduction_over_a_dimension.json", "cpu", "{}", "whole rows in order"},
+        {"tests/golden/problems/stream_odd_map.json", "small", "{\"stream\":1}", "kf_stream_store(V1 + r * 1001 + c0_, S1, j1 - c0_);"},
+        {"tests/golden/problems/stream_odd_softmax.json", "small", "{\"stream\":1}", "kf_stream_store(V1 + rr * 1001 + c0_, S1, 1001 - c0_);"},
+        {"tests/golden/problems/stream_odd_batchnorm.json", "small", "{\"stream\":1}", "kf_stream_store(V1 + (n * 64 + c) * 1073 + c0_, S1, 1073 - c0_);"},
     };
     kf_error err = {0};
     kf_registry *reg = kf_registry_open(1, &err);
@@ -226,7 +232,7 @@ KF_TEST_TIMEOUT(memory_bound_variants_pass, 300.0)
     kf_agent *a = kf_builtin_agent_open(NULL, &err);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         loaded l;
-        load(&l, cases[i].prob, "cpu");
+        load(&l, cases[i].prob, cases[i].preset);
         kf_recommendation rec = {.what = "t", .why = "t", .expected_gain = 1.1, .params = (char *)cases[i].point};
         kf_analysis an = {.n_recs = 1, .recs = &rec};
         kf_agent_ctx ctx = ctx_for(&l.r, "cpu-simd");

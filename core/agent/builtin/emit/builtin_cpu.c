@@ -462,8 +462,13 @@ static const char GEMM_LIB_BF16[] =
 /* ------------------------------------------------------------------ */
 /* helpers                                                             */
 
-/* Streaming stores (KC_STREAM, cpu_knobs.h): a chunk computed into an L1
- * buffer goes out with non-temporal stores (the aligned middle; the ends
+#define KF_STR_(x) #x
+#define KF_STR(x) KF_STR_(x)
+
+/* Streaming stores (KC_STREAM, cpu_knobs.h): a block computed into an L1
+ * buffer goes out with non-temporal stores (kf_stream_block: one full
+ * block, 64-byte aligned destinations straight to the vector stores;
+ * kf_stream_store: any length, the aligned middle streamed and the ends
  * as plain stores), so no output line is read before it is overwritten.
  * kf_stream_fence orders them before the team's end (each thread, once). */
 static const char STREAM_LIB[] =
@@ -484,6 +489,27 @@ static const char STREAM_LIB[] =
     "    for (; i + 4 <= n; i += 4) _mm_stream_ps(dst + i, _mm_loadu_ps(src + i));\n"
     "#endif\n"
     "    if (i < n) memcpy(dst + i, src + i, (size_t)(n - i) * sizeof(float));\n"
+    "}\n"
+    "#define KF_STREAM_BLOCK " KF_STR(KF_BT_CPU_STREAM_BLOCK) "\n"
+    "static inline __attribute__((unused)) void kf_stream_block(float *restrict dst, const float *restrict src)\n"
+    "{   /* KF_STREAM_BLOCK floats from a 64-byte aligned src */\n"
+    "#if defined(__AVX512F__)\n"
+    "    if (!((uintptr_t)dst & 63)) {\n"
+    "        for (int i = 0; i < KF_STREAM_BLOCK; i += 16) _mm512_stream_ps(dst + i, _mm512_load_ps(src + i));\n"
+    "        return;\n"
+    "    }\n"
+    "#elif defined(__AVX__)\n"
+    "    if (!((uintptr_t)dst & 31)) {\n"
+    "        for (int i = 0; i < KF_STREAM_BLOCK; i += 8) _mm256_stream_ps(dst + i, _mm256_load_ps(src + i));\n"
+    "        return;\n"
+    "    }\n"
+    "#elif defined(__SSE2__)\n"
+    "    if (!((uintptr_t)dst & 15)) {\n"
+    "        for (int i = 0; i < KF_STREAM_BLOCK; i += 4) _mm_stream_ps(dst + i, _mm_load_ps(src + i));\n"
+    "        return;\n"
+    "    }\n"
+    "#endif\n"
+    "    kf_stream_store(dst, src, KF_STREAM_BLOCK);\n"
     "}\n"
     "static inline __attribute__((unused)) void kf_stream_fence(void)\n"
     "{\n"
@@ -506,7 +532,9 @@ typedef struct gen {
                                  on each OpenMP thread's rows (one thread pool) */
     char *declared;           /* per value: V<v> declared in the current function */
     int stream;               /* the group being emitted streams its stores (KC_STREAM) */
-    const char *st_idx;       /* set while streaming: the stores go to S<v>[st_idx], the chunk buffers */
+    const char *st_idx;       /* set while streaming: the stores go to S<v>[st_idx], the block buffers */
+    size_t sl_body;           /* open_stream_loop: where the loop's body starts in b */
+    char sl_var[8], sl_hi[64];   /* ... its index variable and end */
     const char *row_next;     /* set in a row group: the next row's first element (prefetched), or NULL */
     kf_error *err;
     int failed;
@@ -723,26 +751,99 @@ static int plan_streams(const gen_t *g)
     return 0;
 }
 
-/* Declares the chunk buffers S<v> (n floats) of group gi's stored values. */
-static void stream_buffers(gen_t *g, int gi, int64_t n, const char *ind)
+/* Declares the block buffers S<v> of group gi's stored values. */
+static void stream_buffers(gen_t *g, int gi, const char *ind)
 {
     const kf_bt_group *gr = &g->pl->groups[gi];
     for (int k = 0; k < gr->n_nodes; k++) {
         int v = g->p->n_inputs + gr->nodes[k];
         if (g->pl->store[v].kind != KF_BT_ST_LOCAL)
-            kf_sb_printf(&g->b, "%sfloat S%d[%" PRId64 "] __attribute__((aligned(64)));\n", ind, v, n);
+            kf_sb_printf(&g->b, "%sfloat S%d[%d] __attribute__((aligned(64)));\n", ind, v, KF_BT_CPU_STREAM_BLOCK);
     }
 }
 
-/* Streams the chunk: S<v>[0, count) to V<v> + off for each stored value. */
+/* Streams a block out for each stored value: S<v>[0, count) to V<v> + off,
+ * count NULL for a full block. */
 static void stream_out(gen_t *g, int gi, const char *off, const char *count, const char *ind)
 {
     const kf_bt_group *gr = &g->pl->groups[gi];
     for (int k = 0; k < gr->n_nodes; k++) {
         int v = g->p->n_inputs + gr->nodes[k];
-        if (g->pl->store[v].kind != KF_BT_ST_LOCAL)
+        if (g->pl->store[v].kind == KF_BT_ST_LOCAL) continue;
+        if (count)
             kf_sb_printf(&g->b, "%skf_stream_store(V%d + %s, S%d, %s);\n", ind, v, off, v, count);
+        else
+            kf_sb_printf(&g->b, "%skf_stream_block(V%d + %s, S%d);\n", ind, v, off, v);
     }
+}
+
+/* A streamed loop: `var` over [lo, hi) (C expressions, hi evaluated once a
+ * block) in blocks of KF_BT_CPU_STREAM_BLOCK.  A full block runs a loop of
+ * constant trip count whose stores go to S<v>[l_] and then out with
+ * kf_stream_block; the last, partial block runs the same body and
+ * kf_stream_store.  The caller emits the body once, indented one level
+ * under `ind`, between open_stream_loop and close_stream_loop, which copies
+ * it into both loops; `off` (close) is the stores' offset at the block's
+ * start c0_. */
+static void open_stream_loop(gen_t *g, const char *ind, const char *var, const char *lo, const char *hi)
+{
+    kf_sb_printf(&g->b,
+                 "%sfor (int64_t c0_ = %s; c0_ < %s; c0_ += %d) {\n"
+                 "%s    if (c0_ + %d <= %s) {\n"
+                 "%s        #pragma omp simd\n"
+                 "%s        for (int64_t l_ = 0; l_ < %d; l_++) {\n"
+                 "%s            const int64_t %s = c0_ + l_;\n",
+                 ind, lo, hi, KF_BT_CPU_STREAM_BLOCK, ind, KF_BT_CPU_STREAM_BLOCK, hi, ind, ind,
+                 KF_BT_CPU_STREAM_BLOCK, ind, var);
+    g->sl_body = g->b.len;
+    snprintf(g->sl_var, sizeof g->sl_var, "%s", var);
+    snprintf(g->sl_hi, sizeof g->sl_hi, "%s", hi);
+    g->st_idx = "l_";
+}
+
+/* Appends text with every line indented by ind more. */
+static void append_indented(kf_sb *b, const char *text, const char *ind)
+{
+    while (*text) {
+        const char *nl = strchr(text, '\n');
+        size_t n = nl ? (size_t)(nl - text) + 1 : strlen(text);
+        if (n > 1) kf_sb_puts(b, ind);
+        kf_sb_append(b, text, n);
+        text += n;
+    }
+}
+
+static void close_stream_loop(gen_t *g, int gi, const char *ind, const char *off)
+{
+    char *body = strdup(g->b.s + g->sl_body);
+    if (!body) {
+        g->failed = 1;
+        kf_fail(g->err, KF_E_INTERNAL, "out of memory");
+        return;
+    }
+    g->b.len = g->sl_body;
+    g->b.s[g->b.len] = '\0';
+    char in8[64], in4[64];
+    snprintf(in4, sizeof in4, "%s    ", ind);
+    snprintf(in8, sizeof in8, "%s        ", ind);
+    const char *v = g->sl_var;
+    append_indented(&g->b, body, "        ");
+    kf_sb_printf(&g->b, "%s}\n", in8);
+    stream_out(g, gi, off, NULL, in8);
+    kf_sb_printf(&g->b,
+                 "%s} else {   /* the last block, partial */\n"
+                 "%s#pragma omp simd\n"
+                 "%sfor (int64_t %s = c0_; %s < %s; %s++) {\n"
+                 "%s    const int64_t l_ = %s - c0_;\n",
+                 in4, in8, in8, v, v, g->sl_hi, v, in8, v);
+    append_indented(&g->b, body, "        ");
+    free(body);
+    char count[80];
+    snprintf(count, sizeof count, "%s - c0_", g->sl_hi);
+    kf_sb_printf(&g->b, "%s}\n", in8);
+    stream_out(g, gi, off, count, in8);
+    kf_sb_printf(&g->b, "%s}\n%s}\n", in4, ind);
+    g->st_idx = NULL;
 }
 
 /* The team of a group's loop: one `parallel for`, or with streaming a
@@ -776,7 +877,7 @@ static void emit_map_group(gen_t *g, int gi)
     kf_sb_printf(&g->b, "static void group%d(const kf_cpu_args *a, int nt)\n{\n", gi);
     declare_group_ptrs(g, gi, 0);
     kf_sb_printf(&g->b, "    /* elementwise over %" PRId64 " rows x %" PRId64 " columns, in chunks of %" PRId64 "%s */\n",
-                 rows, cols, chunk, g->stream ? ", stored through a buffer with streaming stores" : "");
+                 rows, cols, chunk, g->stream ? ", stored in blocks through a buffer with streaming stores" : "");
     open_team(g);
     kf_sb_printf(&g->b,
                     "    for (int64_t w = 0; w < %" PRId64 "; w++) {\n"
@@ -785,10 +886,11 @@ static void emit_map_group(gen_t *g, int gi)
                     rows * nch, nch, nch, chunk, chunk, cols, chunk, cols);
     emit_rowoffs(g, gi, 0, "r", "        ");
     if (g->stream) {
-        stream_buffers(g, gi, chunk, "        ");
-        g->st_idx = "j - j0";
+        stream_buffers(g, gi, "        ");
+        open_stream_loop(g, "        ", "j", "j0", "j1");
+    } else {
+        kf_sb_puts(&g->b, "        #pragma omp simd\n        for (int64_t j = j0; j < j1; j++) {\n");
     }
-    kf_sb_puts(&g->b, "        #pragma omp simd\n        for (int64_t j = j0; j < j1; j++) {\n");
     /* the anchor itself is a map op over memory operands; the rest of the
        chain follows it in registers */
     const kf_node *an = &g->p->nodes[gr->nodes[0]];
@@ -811,12 +913,12 @@ static void emit_map_group(gen_t *g, int gi)
     char e[64];
     snprintf(e, sizeof e, "r * %" PRId64 " + j", cols);
     emit_chain(g, gi, 1, "j", e, "            ", 1, NULL, NULL);
-    kf_sb_puts(&g->b, "        }\n");
     if (g->stream) {
         char off[64];
-        snprintf(off, sizeof off, "r * %" PRId64 " + j0", cols);
-        stream_out(g, gi, off, "j1 - j0", "        ");
-        g->st_idx = NULL;
+        snprintf(off, sizeof off, "r * %" PRId64 " + c0_", cols);
+        close_stream_loop(g, gi, "        ", off);
+    } else {
+        kf_sb_puts(&g->b, "        }\n");
     }
     kf_sb_puts(&g->b, "    }\n");
     close_team(g);
@@ -874,22 +976,13 @@ static void emit_row_tail(gen_t *g, int gi, const char *ind)
 }
 
 /* The loop of a row op's outputs, o over [lo, hi) (C expressions), at
- * indent ind.  Streaming (g->stream): in chunks of KF_BT_CPU_STREAM_CHUNK,
- * the stores into the S<v> buffers, which close_out_loop streams out. */
+ * indent ind; streamed (g->stream) through open_stream_loop. */
 static void open_out_loop(gen_t *g, const char *ind, const char *lo, const char *hi)
 {
-    if (!g->stream) {
+    if (g->stream)
+        open_stream_loop(g, ind, "o", lo, hi);
+    else
         kf_sb_printf(&g->b, "%s#pragma omp simd\n%sfor (int64_t o = %s; o < %s; o++) {\n", ind, ind, lo, hi);
-        return;
-    }
-    kf_sb_printf(&g->b,
-                 "%sfor (int64_t o0_ = %s; o0_ < %s; o0_ += %d) {\n"
-                 "%s    const int64_t o1_ = o0_ + %d < %s ? o0_ + %d : %s;\n"
-                 "%s    #pragma omp simd\n"
-                 "%s    for (int64_t o = o0_; o < o1_; o++) {\n",
-                 ind, lo, hi, KF_BT_CPU_STREAM_CHUNK, ind, KF_BT_CPU_STREAM_CHUNK, hi, KF_BT_CPU_STREAM_CHUNK, hi,
-                 ind, ind);
-    g->st_idx = "o - o0_";
 }
 
 static void close_out_loop(gen_t *g, int gi, const char *ind)
@@ -898,13 +991,9 @@ static void close_out_loop(gen_t *g, int gi, const char *ind)
         kf_sb_printf(&g->b, "%s}\n", ind);
         return;
     }
-    char in4[64], off[64];
-    snprintf(in4, sizeof in4, "%s    ", ind);
-    snprintf(off, sizeof off, "rr * %" PRId64 " + o0_", g->pl->groups[gi].row.out_len);
-    kf_sb_printf(&g->b, "%s}\n", in4);
-    stream_out(g, gi, off, "o1_ - o0_", in4);
-    kf_sb_printf(&g->b, "%s}\n", ind);
-    g->st_idx = NULL;
+    char off[64];
+    snprintf(off, sizeof off, "rr * %" PRId64 " + c0_", g->pl->groups[gi].row.out_len);
+    close_stream_loop(g, gi, ind, off);
 }
 
 /* The next row's pointer for the row helpers' prefetch: C text, "NULL" outside a row group. */
@@ -1024,7 +1113,7 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
         }
         open_out_loop(g, ind, "0", ol);
         loop = 1;
-        kf_sb_printf(b, "%s    const float t%d = (xr[o] - mean) * rstd%s%s;\n", ind, av, wexpr, bexpr);
+        kf_sb_printf(b, "%s    const float t%d = (xr[o] - mean) * rstd%s%s;\n", ind4, av, wexpr, bexpr);
         break;
     case KF_OP_GROUP_NORM: {
         int64_t G = an->groups, gl = L / G, inner = gr->row.inner;
@@ -1067,7 +1156,7 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
             char len[32];
             snprintf(len, sizeof len, "%" PRId64, L);
             open_out_loop(g, ind4, "0", len);
-            kf_sb_printf(b, "%s    const float t%d = (xr[o] - mean_e[o]) * rstd_e[o]%s%s;\n", ind, av, wexpr, bexpr);
+            kf_sb_printf(b, "%s    const float t%d = (xr[o] - mean_e[o]) * rstd_e[o]%s%s;\n", ind4, av, wexpr, bexpr);
             break;
         }
         kf_sb_printf(b,
@@ -1091,7 +1180,7 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
         snprintf(lo, sizeof lo, "q0 * %" PRId64, gl);
         snprintf(hi, sizeof hi, "(q0 + 1) * %" PRId64, gl);
         open_out_loop(g, ind4, lo, hi);
-        kf_sb_printf(b, "%s    const float t%d = (xr[o] - mean) * rstd%s%s;\n", ind, av, wexpr, bexpr);
+        kf_sb_printf(b, "%s    const float t%d = (xr[o] - mean) * rstd%s%s;\n", ind4, av, wexpr, bexpr);
         break;
     }
     case KF_OP_MAX_POOL1D: case KF_OP_AVG_POOL1D: {
@@ -1119,8 +1208,8 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
         kf_fail(g->err, KF_E_INTERNAL, "builtin cpu generator: %s is not a row op", kf_op_name(an->op));
         return;
     }
-    /* the map tail, element o of this row */
-    emit_row_tail(g, gi, ind);
+    /* the map tail, element o of this row (group norm's loop is nested once) */
+    emit_row_tail(g, gi, an->op == KF_OP_GROUP_NORM ? ind4 : ind);
     if (an->op == KF_OP_GROUP_NORM) {
         close_out_loop(g, gi, ind4);
         kf_sb_printf(b, "%s}\n", ind);
@@ -1300,7 +1389,7 @@ static void emit_row_group_split(gen_t *g, int gi)
                  "    const int t_ = omp_get_thread_num(), T_ = omp_get_num_threads();\n"
                  "    const int64_t k0_ = %" PRId64 " * t_ / T_ / 16 * 16, k1_ = t_ == T_ - 1 ? %" PRId64 " : %" PRId64 " * (t_ + 1) / T_ / 16 * 16;\n",
                  kf_op_name(an->op), R, L, g->stream ? ", outputs stored through a buffer with streaming stores" : "", R, L, L, L);
-    if (g->stream) stream_buffers(g, gi, KF_BT_CPU_STREAM_CHUNK, "    ");
+    if (g->stream) stream_buffers(g, gi, "    ");
     kf_sb_printf(b,
                  "    for (int64_t rr = 0; rr < %" PRId64 "; rr++) {\n"
                  "        const float *xr = V%d + rr * %" PRId64 ";\n"
@@ -1350,7 +1439,7 @@ static void emit_row_group(gen_t *g, int gi)
                     "    for (int64_t rr = 0; rr < %" PRId64 "; rr++) {\n"
                     "        const float *xr = V%d + rr * %" PRId64 ";\n",
                     gr->row.rows, an->in[0].value, gr->row.row_len);
-    if (g->stream) stream_buffers(g, gi, KF_BT_CPU_STREAM_CHUNK, "        ");
+    if (g->stream) stream_buffers(g, gi, "        ");
     char next[96];   /* the next row follows this one (the same thread's next, rr + 1) */
     snprintf(next, sizeof next, "rr + 1 < %" PRId64 " ? xr + %" PRId64 " : NULL", gr->row.rows, gr->row.row_len);
     g->row_next = next;
@@ -1477,45 +1566,33 @@ static void emit_generic_group(gen_t *g, int gi)
         char wexpr[48] = "", bexpr[48] = "";
         if (wv >= 0) snprintf(wexpr, sizeof wexpr, " * V%d[c]", wv);
         if (bv >= 0) snprintf(bexpr, sizeof bexpr, " + V%d[c]", bv);
-        if (in_channel)   /* inside the channel loop, after its statistics */
-            kf_sb_printf(b,
-                            "        const float mean = mean_c[c], rstd = rstd_c[c];\n"
-                            "        for (int64_t n = 0; n < %" PRId64 "; n++)%s\n",
-                            O, g->stream ? "" : " {");
-        else
+        if (in_channel) {   /* inside the channel loop, after its statistics */
+            kf_sb_puts(b, "        const float mean = mean_c[c], rstd = rstd_c[c];\n");
+            if (g->stream) stream_buffers(g, gi, "        ");
+            kf_sb_printf(b, "        for (int64_t n = 0; n < %" PRId64 "; n++)%s\n", O, g->stream ? "" : " {");
+        } else
             kf_sb_printf(b,
                             "    #pragma omp parallel for num_threads(nt) schedule(static)\n"
                             "    for (int64_t n = 0; n < %" PRId64 "; n++)\n"
                             "        for (int64_t c = 0; c < %" PRId64 "; c++) {\n"
                             "            const float mean = mean_c[c], rstd = rstd_c[c];\n",
                             O, L);
-        char lo[8] = "0", hi[32];
+        char hi[32];
         snprintf(hi, sizeof hi, "%" PRId64, I);
-        if (g->stream) {   /* in chunks, each streamed from the S buffers */
-            kf_sb_printf(b,
-                            "        for (int64_t l0_ = 0; l0_ < %" PRId64 "; l0_ += %d) {\n"
-                            "            const int64_t l1_ = l0_ + %d < %" PRId64 " ? l0_ + %d : %" PRId64 ";\n",
-                            I, KF_BT_CPU_STREAM_CHUNK, KF_BT_CPU_STREAM_CHUNK, I, KF_BT_CPU_STREAM_CHUNK, I);
-            stream_buffers(g, gi, KF_BT_CPU_STREAM_CHUNK, "            ");
-            g->st_idx = "l - l0_";
-            snprintf(lo, sizeof lo, "l0_");
-            snprintf(hi, sizeof hi, "l1_");
-        }
-        kf_sb_printf(b,
-                        "            #pragma omp simd\n"
-                        "            for (int64_t l = %s; l < %s; l++) {\n"
-                        "                const float t%d = (V%d[(n * %" PRId64 " + c) * %" PRId64 " + l] - mean) * rstd%s%s;\n",
-                        lo, hi, av, xv, L, I, wexpr, bexpr);
+        if (g->stream)   /* in blocks, each streamed from the S buffers */
+            open_stream_loop(g, "            ", "l", "0", hi);
+        else
+            kf_sb_printf(b, "            #pragma omp simd\n            for (int64_t l = 0; l < %s; l++) {\n", hi);
+        kf_sb_printf(b, "                const float t%d = (V%d[(n * %" PRId64 " + c) * %" PRId64 " + l] - mean) * rstd%s%s;\n",
+                     av, xv, L, I, wexpr, bexpr);
         char e[96];
         snprintf(e, sizeof e, "(n * %" PRId64 " + c) * %" PRId64 " + l", L, I);
         TAIL("                ", e);
         if (g->stream) {
             char off[96];
-            snprintf(off, sizeof off, "(n * %" PRId64 " + c) * %" PRId64 " + l0_", L, I);
-            kf_sb_puts(b, "            }\n");
-            stream_out(g, gi, off, "l1_ - l0_", "            ");
-            g->st_idx = NULL;
-            kf_sb_puts(b, "        }\n    }\n");
+            snprintf(off, sizeof off, "(n * %" PRId64 " + c) * %" PRId64 " + c0_", L, I);
+            close_stream_loop(g, gi, "            ", off);
+            kf_sb_puts(b, "    }\n");
             close_team(g);
             g->stream = 0;
         } else {

@@ -29,14 +29,19 @@ enum {
 #define KF_BT_CPU_TINY_BYTES (256.0 * 1024)
 
 /* Streaming stores (KC_STREAM): a group's outputs are written through an
- * L1 chunk buffer of this many floats and out with non-temporal stores, so
- * the lines are not read before they are overwritten (memory traffic of a
- * map from x to y: 3 x |y| -> 2 x |y|).  The emitter streams only groups
+ * L1 buffer of one block of this many floats (a loop of constant trip
+ * count) and out with non-temporal stores right after it, so the lines are
+ * not read before they are overwritten (memory traffic of a map from x to
+ * y: 3 x |y| -> 2 x |y|), and the loads and the streamed stores stay
+ * interleaved (a 2048-float buffer filled and then streamed alternated
+ * them: 19's ReLU 11-14% slower on the 2-core VM,
+ * bench/results/xeon2-cpu-stream-block-2026-11-29).  The
+ * emitter streams only groups
  * that write at least KF_BT_CPU_STREAM_MIN_BYTES.  Off by default; the
  * cost model (cpu_space.c, store_traffic) counts the write-allocate read
  * where the outputs exceed the L2 of all threads, so the analysis
  * recommends the knob there and the measurement keeps it or not. */
-#define KF_BT_CPU_STREAM_CHUNK 2048
+#define KF_BT_CPU_STREAM_BLOCK 64
 #define KF_BT_CPU_STREAM_MIN_BYTES (1 << 20)
 
 /* The GEMM's cache blocking from the cache sizes the cpu-simd probe reads
