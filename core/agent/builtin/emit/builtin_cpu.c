@@ -467,9 +467,9 @@ static const char GEMM_LIB_BF16[] =
 
 /* Streaming stores (KC_STREAM, cpu_knobs.h): a block computed into an L1
  * buffer goes out with non-temporal stores (kf_stream_block: one full
- * block, 64-byte aligned destinations straight to the vector stores;
- * kf_stream_store: any length, the aligned middle streamed and the ends
- * as plain stores), so no output line is read before it is overwritten.
+ * block, streamed where the destination is aligned; kf_stream_store: any
+ * length, the aligned middle streamed and the ends as plain stores), so
+ * no output line is read before it is overwritten.
  * kf_stream_fence orders them before the team's end (each thread, once). */
 static const char STREAM_LIB[] =
     "#if defined(__x86_64__) || defined(__i386__)\n"
@@ -492,24 +492,26 @@ static const char STREAM_LIB[] =
     "}\n"
     "#define KF_STREAM_BLOCK " KF_STR(KF_BT_CPU_STREAM_BLOCK) "\n"
     "static inline __attribute__((unused)) void kf_stream_block(float *restrict dst, const float *restrict src)\n"
-    "{   /* KF_STREAM_BLOCK floats from a 64-byte aligned src */\n"
+    "{   /* KF_STREAM_BLOCK floats from a 64-byte aligned src: streamed where dst is aligned, else plain\n"
+    "       vector stores (no scalar peel: the compiler keeps src in registers) */\n"
     "#if defined(__AVX512F__)\n"
-    "    if (!((uintptr_t)dst & 63)) {\n"
+    "    if (!((uintptr_t)dst & 63))\n"
     "        for (int i = 0; i < KF_STREAM_BLOCK; i += 16) _mm512_stream_ps(dst + i, _mm512_load_ps(src + i));\n"
-    "        return;\n"
-    "    }\n"
+    "    else\n"
+    "        for (int i = 0; i < KF_STREAM_BLOCK; i += 16) _mm512_storeu_ps(dst + i, _mm512_load_ps(src + i));\n"
     "#elif defined(__AVX__)\n"
-    "    if (!((uintptr_t)dst & 31)) {\n"
+    "    if (!((uintptr_t)dst & 31))\n"
     "        for (int i = 0; i < KF_STREAM_BLOCK; i += 8) _mm256_stream_ps(dst + i, _mm256_load_ps(src + i));\n"
-    "        return;\n"
-    "    }\n"
+    "    else\n"
+    "        for (int i = 0; i < KF_STREAM_BLOCK; i += 8) _mm256_storeu_ps(dst + i, _mm256_load_ps(src + i));\n"
     "#elif defined(__SSE2__)\n"
-    "    if (!((uintptr_t)dst & 15)) {\n"
+    "    if (!((uintptr_t)dst & 15))\n"
     "        for (int i = 0; i < KF_STREAM_BLOCK; i += 4) _mm_stream_ps(dst + i, _mm_load_ps(src + i));\n"
-    "        return;\n"
-    "    }\n"
+    "    else\n"
+    "        for (int i = 0; i < KF_STREAM_BLOCK; i += 4) _mm_storeu_ps(dst + i, _mm_load_ps(src + i));\n"
+    "#else\n"
+    "    memcpy(dst, src, KF_STREAM_BLOCK * sizeof(float));\n"
     "#endif\n"
-    "    kf_stream_store(dst, src, KF_STREAM_BLOCK);\n"
     "}\n"
     "static inline __attribute__((unused)) void kf_stream_fence(void)\n"
     "{\n"
@@ -785,16 +787,20 @@ static void stream_out(gen_t *g, int gi, const char *off, const char *count, con
  * under `ind`, between open_stream_loop and close_stream_loop, which copies
  * it into both loops; `off` (close) is the stores' offset at the block's
  * start c0_. */
-static void open_stream_loop(gen_t *g, const char *ind, const char *var, const char *lo, const char *hi)
+static void open_stream_loop(gen_t *g, int gi, const char *ind, const char *var, const char *lo, const char *hi)
 {
+    char in8[64];
+    snprintf(in8, sizeof in8, "%s        ", ind);
     kf_sb_printf(&g->b,
                  "%sfor (int64_t c0_ = %s; c0_ < %s; c0_ += %d) {\n"
-                 "%s    if (c0_ + %d <= %s) {\n"
-                 "%s        #pragma omp simd\n"
-                 "%s        for (int64_t l_ = 0; l_ < %d; l_++) {\n"
-                 "%s            const int64_t %s = c0_ + l_;\n",
-                 ind, lo, hi, KF_BT_CPU_STREAM_BLOCK, ind, KF_BT_CPU_STREAM_BLOCK, hi, ind, ind,
-                 KF_BT_CPU_STREAM_BLOCK, ind, var);
+                 "%s    if (c0_ + %d <= %s) {\n",
+                 ind, lo, hi, KF_BT_CPU_STREAM_BLOCK, ind, KF_BT_CPU_STREAM_BLOCK, hi);
+    stream_buffers(g, gi, in8);
+    kf_sb_printf(&g->b,
+                 "%s#pragma omp simd\n"
+                 "%sfor (int64_t l_ = 0; l_ < %d; l_++) {\n"
+                 "%s    const int64_t %s = c0_ + l_;\n",
+                 in8, in8, KF_BT_CPU_STREAM_BLOCK, in8, var);
     g->sl_body = g->b.len;
     snprintf(g->sl_var, sizeof g->sl_var, "%s", var);
     snprintf(g->sl_hi, sizeof g->sl_hi, "%s", hi);
@@ -830,12 +836,13 @@ static void close_stream_loop(gen_t *g, int gi, const char *ind, const char *off
     append_indented(&g->b, body, "        ");
     kf_sb_printf(&g->b, "%s}\n", in8);
     stream_out(g, gi, off, NULL, in8);
+    kf_sb_printf(&g->b, "%s} else {   /* the last block, partial */\n", in4);
+    stream_buffers(g, gi, in8);
     kf_sb_printf(&g->b,
-                 "%s} else {   /* the last block, partial */\n"
                  "%s#pragma omp simd\n"
                  "%sfor (int64_t %s = c0_; %s < %s; %s++) {\n"
                  "%s    const int64_t l_ = %s - c0_;\n",
-                 in4, in8, in8, v, v, g->sl_hi, v, in8, v);
+                 in8, in8, v, v, g->sl_hi, v, in8, v);
     append_indented(&g->b, body, "        ");
     free(body);
     char count[80];
@@ -886,8 +893,7 @@ static void emit_map_group(gen_t *g, int gi)
                     rows * nch, nch, nch, chunk, chunk, cols, chunk, cols);
     emit_rowoffs(g, gi, 0, "r", "        ");
     if (g->stream) {
-        stream_buffers(g, gi, "        ");
-        open_stream_loop(g, "        ", "j", "j0", "j1");
+        open_stream_loop(g, gi, "        ", "j", "j0", "j1");
     } else {
         kf_sb_puts(&g->b, "        #pragma omp simd\n        for (int64_t j = j0; j < j1; j++) {\n");
     }
@@ -977,10 +983,10 @@ static void emit_row_tail(gen_t *g, int gi, const char *ind)
 
 /* The loop of a row op's outputs, o over [lo, hi) (C expressions), at
  * indent ind; streamed (g->stream) through open_stream_loop. */
-static void open_out_loop(gen_t *g, const char *ind, const char *lo, const char *hi)
+static void open_out_loop(gen_t *g, int gi, const char *ind, const char *lo, const char *hi)
 {
     if (g->stream)
-        open_stream_loop(g, ind, "o", lo, hi);
+        open_stream_loop(g, gi, ind, "o", lo, hi);
     else
         kf_sb_printf(&g->b, "%s#pragma omp simd\n%sfor (int64_t o = %s; o < %s; o++) {\n", ind, ind, lo, hi);
 }
@@ -1072,7 +1078,7 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
             kf_sb_printf(b, "%sconst float inv = (float)(1.0 / s);\n", ind);
         else
             kf_sb_printf(b, "%sconst float lse = (float)log(s) + m;\n", ind);
-        open_out_loop(g, ind, "0", ol);
+        open_out_loop(g, gi, ind, "0", ol);
         loop = 1;
         kf_sb_printf(b, an->op == KF_OP_LOG_SOFTMAX ? "%s    const float t%d = xr[o] - lse;\n"
                         : keep ? "%s    const float t%d = ex[o] * inv;\n"
@@ -1111,7 +1117,7 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
             if (wv >= 0) snprintf(wexpr, sizeof wexpr, " * V%d[o]", wv);
             if (bv >= 0) snprintf(bexpr, sizeof bexpr, " + V%d[o]", bv);
         }
-        open_out_loop(g, ind, "0", ol);
+        open_out_loop(g, gi, ind, "0", ol);
         loop = 1;
         kf_sb_printf(b, "%s    const float t%d = (xr[o] - mean) * rstd%s%s;\n", ind4, av, wexpr, bexpr);
         break;
@@ -1155,7 +1161,7 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
                             ind, ind, gl, gl, ind, gl, epsl, ind, ind, G, ind, gl, ind, gl, ind, gl, ind, ind);
             char len[32];
             snprintf(len, sizeof len, "%" PRId64, L);
-            open_out_loop(g, ind4, "0", len);
+            open_out_loop(g, gi, ind4, "0", len);
             kf_sb_printf(b, "%s    const float t%d = (xr[o] - mean_e[o]) * rstd_e[o]%s%s;\n", ind4, av, wexpr, bexpr);
             break;
         }
@@ -1179,7 +1185,7 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
         char lo[48], hi[48];
         snprintf(lo, sizeof lo, "q0 * %" PRId64, gl);
         snprintf(hi, sizeof hi, "(q0 + 1) * %" PRId64, gl);
-        open_out_loop(g, ind4, lo, hi);
+        open_out_loop(g, gi, ind4, lo, hi);
         kf_sb_printf(b, "%s    const float t%d = (xr[o] - mean) * rstd%s%s;\n", ind4, av, wexpr, bexpr);
         break;
     }
@@ -1389,7 +1395,6 @@ static void emit_row_group_split(gen_t *g, int gi)
                  "    const int t_ = omp_get_thread_num(), T_ = omp_get_num_threads();\n"
                  "    const int64_t k0_ = %" PRId64 " * t_ / T_ / 16 * 16, k1_ = t_ == T_ - 1 ? %" PRId64 " : %" PRId64 " * (t_ + 1) / T_ / 16 * 16;\n",
                  kf_op_name(an->op), R, L, g->stream ? ", outputs stored through a buffer with streaming stores" : "", R, L, L, L);
-    if (g->stream) stream_buffers(g, gi, "    ");
     kf_sb_printf(b,
                  "    for (int64_t rr = 0; rr < %" PRId64 "; rr++) {\n"
                  "        const float *xr = V%d + rr * %" PRId64 ";\n"
@@ -1410,7 +1415,7 @@ static void emit_row_group_split(gen_t *g, int gi)
                      "        const double mu = sh + s / %" PRId64 ".0, var = (q - s * s / %" PRId64 ".0) / %" PRId64 ".0;\n"
                      "        const float mean = (float)mu, rstd = (float)(1.0 / sqrt((var > 0.0 ? var : 0.0) + %s));\n",
                      L, L, L, epsl);
-    open_out_loop(g, "        ", "k0_", "k1_");
+    open_out_loop(g, gi, "        ", "k0_", "k1_");
     kf_sb_printf(b, "            const float t%d = (xr[o] - mean) * rstd%s%s;\n", av, wexpr, bexpr);
     emit_row_tail(g, gi, "        ");
     close_out_loop(g, gi, "        ");
@@ -1439,7 +1444,6 @@ static void emit_row_group(gen_t *g, int gi)
                     "    for (int64_t rr = 0; rr < %" PRId64 "; rr++) {\n"
                     "        const float *xr = V%d + rr * %" PRId64 ";\n",
                     gr->row.rows, an->in[0].value, gr->row.row_len);
-    if (g->stream) stream_buffers(g, gi, "        ");
     char next[96];   /* the next row follows this one (the same thread's next, rr + 1) */
     snprintf(next, sizeof next, "rr + 1 < %" PRId64 " ? xr + %" PRId64 " : NULL", gr->row.rows, gr->row.row_len);
     g->row_next = next;
@@ -1568,7 +1572,6 @@ static void emit_generic_group(gen_t *g, int gi)
         if (bv >= 0) snprintf(bexpr, sizeof bexpr, " + V%d[c]", bv);
         if (in_channel) {   /* inside the channel loop, after its statistics */
             kf_sb_puts(b, "        const float mean = mean_c[c], rstd = rstd_c[c];\n");
-            if (g->stream) stream_buffers(g, gi, "        ");
             kf_sb_printf(b, "        for (int64_t n = 0; n < %" PRId64 "; n++)%s\n", O, g->stream ? "" : " {");
         } else
             kf_sb_printf(b,
@@ -1580,7 +1583,7 @@ static void emit_generic_group(gen_t *g, int gi)
         char hi[32];
         snprintf(hi, sizeof hi, "%" PRId64, I);
         if (g->stream)   /* in blocks, each streamed from the S buffers */
-            open_stream_loop(g, "            ", "l", "0", hi);
+            open_stream_loop(g, gi, "            ", "l", "0", hi);
         else
             kf_sb_printf(b, "            #pragma omp simd\n            for (int64_t l = 0; l < %s; l++) {\n", hi);
         kf_sb_printf(b, "                const float t%d = (V%d[(n * %" PRId64 " + c) * %" PRId64 " + l] - mean) * rstd%s%s;\n",
