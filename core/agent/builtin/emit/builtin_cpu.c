@@ -802,6 +802,11 @@ static void open_stream_loop(gen_t *g, int gi, const char *ind, const char *var,
                  "%s    const int64_t %s = c0_ + l_;\n",
                  in8, in8, KF_BT_CPU_STREAM_BLOCK, in8, var);
     g->sl_body = g->b.len;
+    if (strlen(var) >= sizeof g->sl_var || strlen(hi) >= sizeof g->sl_hi) {
+        g->failed = 1;
+        kf_fail(g->err, KF_E_INTERNAL, "builtin cpu generator: streamed loop bound too long (%s)", hi);
+        return;
+    }
     snprintf(g->sl_var, sizeof g->sl_var, "%s", var);
     snprintf(g->sl_hi, sizeof g->sl_hi, "%s", hi);
     g->st_idx = "l_";
@@ -1119,7 +1124,7 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
         }
         open_out_loop(g, gi, ind, "0", ol);
         loop = 1;
-        kf_sb_printf(b, "%s    const float t%d = (xr[o] - mean) * rstd%s%s;\n", ind4, av, wexpr, bexpr);
+        kf_sb_printf(b, "%s    const float t%d = (xr[o] - mean) * rstd%s%s;\n", ind, av, wexpr, bexpr);
         break;
     case KF_OP_GROUP_NORM: {
         int64_t G = an->groups, gl = L / G, inner = gr->row.inner;
