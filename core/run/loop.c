@@ -1125,9 +1125,12 @@ static json_object *anchor_json(const run_state *st)
         json_object_object_add(a, "runs", json_object_new_int(st->anchor_runs));
         json_object_object_add(a, "median_s", json_object_new_double(st->anchor_s));
         json_object_object_add(a, "min_s", json_object_new_double(st->anchor_min_s));
-        if (st->baseline_s > 0) {
-            json_object_object_add(a, "baseline_over_anchor", json_object_new_double(st->baseline_s / st->anchor_s));
-            char *w = kf_anchor_warning(st->baseline_s, st->anchor_s);
+        /* the anchor was timed right after the baseline, at the run's start:
+           compared with the baseline's time from then */
+        double bs = st->baseline_start_s > 0 ? st->baseline_start_s : st->baseline_s;
+        if (bs > 0) {
+            json_object_object_add(a, "baseline_over_anchor", json_object_new_double(bs / st->anchor_s));
+            char *w = kf_anchor_warning(bs, st->anchor_s);
             if (w) json_object_object_add(a, "warning", json_object_new_string(w));
             free(w);
         }
@@ -1170,6 +1173,10 @@ static int write_result(run_state *st, const char *reason, kf_run_summary *out, 
     json_object_object_add(bl, "how", json_object_new_string(st->baseline_how ? st->baseline_how : "not measured"));
     json_object_object_add(bl, "dir", json_object_new_string("baseline"));
     if (st->baseline_s > 0) json_object_object_add(bl, "median_s", json_object_new_double(st->baseline_s));
+    if (st->baseline_start_s > 0) {   /* median_s is the final re-timing's (loop_confirm.c) */
+        json_object_object_add(bl, "start_median_s", json_object_new_double(st->baseline_start_s));
+        json_object_object_add(bl, "confirm_rounds", json_object_new_int(st->baseline_rounds));
+    }
     if (st->anchor_state != 0) json_object_object_add(bl, "gemm_anchor", anchor_json(st));
     json_object_object_add(o, "baseline", bl);
     double speed = 0;

@@ -19,6 +19,15 @@
  * the check.  Only completed rounds count; none starts once the run's
  * clock passes max_time_s * (1 + KF_CONFIRM_OVERRUN).
  *
+ * The op-by-op baseline, when the run measured one, is evaluated in the
+ * same rounds (last in the first round's order; never a finalist), and its
+ * median over them replaces its time from the run's start: the speedups
+ * then divide two times taken in one stretch of the machine's state (a
+ * host that slowed by a quarter during a run reported a kernel at 0.82x
+ * the baseline timed before the slowdown, bench/results/
+ * xeon16-cpu-membound-2026-11-29d).  A baseline that fails or cannot be
+ * loaded keeps its first time.
+ *
  * Nothing here is replayed by --resume: a resumed run takes its best from
  * the step evaluations (loop_resume.c) and, at its end, confirms again. */
 #include "loop_internal.h"
@@ -140,8 +149,26 @@ static int evaluate(run_state *st, finalist *f, int idx, int r, kf_error *err)
     return 0;
 }
 
+/* The baseline as the round's last entry f[n] (0: none to re-time). */
+static int load_baseline(run_state *st, finalist *b)
+{
+    if (!(st->baseline_s > 0)) return 0;
+    char cdir[4200];
+    snprintf(b->sdir, sizeof b->sdir, "%s/baseline", st->dir);
+    snprintf(cdir, sizeof cdir, "%s/candidate", b->sdir);
+    kf_error e = {0};
+    b->cand = kf_candidate_load(cdir, &e);
+    if (!b->cand) {
+        if (st->o.progress.fn && !st->o.json_progress)
+            kf_progressf(&st->o.progress, "confirm: the baseline is not timed again (%s); its first time stands\n", e.msg);
+        return 0;
+    }
+    b->step_s = st->baseline_s;
+    return 1;
+}
+
 static void journal_confirm(run_state *st, const finalist *f, int n, int rounds, const double *t, const double *med,
-                            int pick, const char *stopped)
+                            int pick, const char *stopped, const double *bt, double bmed)
 {
     json_object *ev = json_object_new_object();
     json_object_object_add(ev, "rounds", json_object_new_int(rounds));
@@ -159,6 +186,15 @@ static void journal_confirm(run_state *st, const finalist *f, int n, int rounds,
         json_object_array_add(a, o);
     }
     json_object_object_add(ev, "finalists", a);
+    if (bt) {
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "step_s", json_object_new_double(f[n].step_s));
+        json_object *ts = json_object_new_array();
+        for (int r = 0; r < rounds; r++) json_object_array_add(ts, json_object_new_double(bt[r]));
+        json_object_object_add(o, "times_s", ts);
+        json_object_object_add(o, "median_s", json_object_new_double(bmed));
+        json_object_object_add(ev, "baseline", o);
+    }
     json_object_object_add(ev, "chosen", pick >= 0 ? json_object_new_string(kf_loop_rel(st, f[pick].sdir)) : NULL);
     kf_loop_journal(st, "confirm", ev, NULL);
     json_object_put(ev);
@@ -168,11 +204,12 @@ int kf_loop_confirm(run_state *st, kf_error *err)
 {
     int want = st->o.confirm_rounds < KF_CONFIRM_MAX_ROUNDS ? st->o.confirm_rounds : KF_CONFIRM_MAX_ROUNDS;
     if (want <= 0 || !st->best || !st->best_eval || !st->best_dir) return 0;
-    finalist f[KF_CONFIRM_FINALISTS];
+    finalist f[KF_CONFIRM_FINALISTS + 1];   /* the finalists, then the baseline */
     memset(f, 0, sizeof f);
     int n = pick_finalists(st, f, err);
     if (n < 0) return -1;
     if (n == 1) return 0;   /* no other correct candidate within the ratio: nothing to choose */
+    int m = n + load_baseline(st, &f[n]);   /* entries evaluated each round */
     if (st->o.progress.fn && !st->o.json_progress)
         kf_progressf(&st->o.progress, "confirm: the best and %d other correct candidate%s within %gx of it timed again, "
                      "%d round%s back to back\n", n - 1, n == 2 ? "" : "s", KF_CONFIRM_RATIO, want, want == 1 ? "" : "s");
@@ -187,8 +224,8 @@ int kf_loop_confirm(run_state *st, kf_error *err)
             stopped = "time budget";
             break;
         }
-        for (int k = 0; k < n && rc == 0; k++) {
-            int i = r % 2 ? n - 1 - k : k;
+        for (int k = 0; k < m && rc == 0; k++) {
+            int i = r % 2 ? m - 1 - k : k;
             if (!still_in(&f[i], r)) continue;   /* out */
             rc = evaluate(st, &f[i], i, r, err);
         }
@@ -202,7 +239,24 @@ int kf_loop_confirm(run_state *st, kf_error *err)
     int pick = rounds > 0 ? kf_loop_confirm_pick(t, n, rounds, med, at) : -1;
     if (rounds == 0)
         for (int i = 0; i < n; i++) med[i] = 0;
-    if (rc == 0) journal_confirm(st, f, n, rounds, t, med, pick, stopped);
+    double bt[KF_CONFIRM_MAX_ROUNDS], bmed = 0;
+    if (m > n) {
+        for (int r = 0; r < rounds; r++) bt[r] = still_in(&f[n], r + 1) ? f[n].res[r]->timing.median_s : 0;
+        if (rounds > 0 && kf_loop_confirm_pick(bt, 1, rounds, &bmed, NULL) < 0) bmed = 0;
+    }
+    if (rc == 0) journal_confirm(st, f, n, rounds, t, med, pick, stopped, m > n ? bt : NULL, bmed);
+    if (rc == 0 && bmed > 0) {
+        char a[32], b[32];
+        if (st->o.progress.fn && !st->o.json_progress)
+            kf_progressf(&st->o.progress, "confirm: baseline %s (median of %d round%s; %s at the run's start): the "
+                         "speedups use this time\n", kf_fmt_duration(bmed, a, sizeof a), rounds, rounds == 1 ? "" : "s",
+                         kf_fmt_duration(st->baseline_s, b, sizeof b));
+        st->baseline_start_s = st->baseline_s;
+        st->baseline_s = bmed;
+        st->baseline_rounds = rounds;
+    } else if (rc == 0 && m > n && rounds > 0 && st->o.progress.fn && !st->o.json_progress) {
+        kf_progressf(&st->o.progress, "confirm: the baseline failed its re-evaluation; its first time stands\n");
+    }
 
     char a[32], b[32];
     if (rc != 0 || rounds == 0) {
@@ -247,7 +301,7 @@ int kf_loop_confirm(run_state *st, kf_error *err)
             f[pick].cand = NULL;
         }
     }
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < m; i++) {
         if (i > 0) kf_candidate_free(f[i].cand);
         for (int r = 0; r < KF_CONFIRM_MAX_ROUNDS; r++) kf_loop_eval_free(f[i].res[r]);
     }

@@ -91,6 +91,8 @@ typedef struct run_state {
     int confirm_rounds_done, confirm_finalists;
     double confirm_step_s;
     char *confirm_replaced;
+    double baseline_start_s;      /* > 0: baseline_s was re-timed in the final rounds; this is its first time */
+    int baseline_rounds;          /* ... in this many rounds */
 
     /* test hook KFORGE_TEST_DIE_AFTER=EV[:N] (see kf_loop_journal) */
     char die_ev[32];

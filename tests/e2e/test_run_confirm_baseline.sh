@@ -1,0 +1,73 @@
+#!/bin/bash
+# The op-by-op baseline in the final re-timing: a run with its baseline
+# keeps a slow kernel (step 1, sleeps 3 ms a call) and a fast one (step 2);
+# step 1's recorded time is then made just faster than step 2's so that both
+# are finalists, and the run is resumed.  The baseline is evaluated in each
+# of the three rounds beside them (never chosen), its median over the rounds
+# becomes the time the speedups use, and its time from the run's start is
+# kept: the journal's confirm event holds its rounds, result.json's baseline
+# the re-timed median, the start's time and the round count, and the best's
+# speedup is the re-timed baseline over the best's re-timed median.
+set -u
+here="$KF_SRCDIR/tests/e2e/llm"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+. "$KF_SRCDIR/tests/e2e/tap.sh"
+echo "1..3"
+export XDG_CACHE_HOME="$tmp/cache"
+
+cat >"$tmp/agent.sh" <<AG
+#!/bin/sh
+cat >/dev/null
+c=\$(cat "$tmp/calls" 2>/dev/null || echo 0)
+echo \$((c + 1)) >"$tmp/calls"
+exec "$PYTHON3" "$here/make_script.py" answer \$c records
+AG
+chmod +x "$tmp/agent.sh"
+
+"$KFORGE" run "$here/scale_relu.json" --backend cpu-simd --agent "cmd:$tmp/agent.sh" \
+    --out "$tmp/run" --target 0 --max-iterations 4 >"$tmp/out" 2>&1
+rc=$?
+"$PYTHON3" - "$tmp/run" <<'PY' 2>"$tmp/forge.err"
+import json, sys
+run = sys.argv[1]
+b = json.load(open(run + "/result.json"))
+assert b["best"]["dir"] == "steps/0002-0/candidate" and b["baseline"]["median_s"] > 0, b
+assert "start_median_s" not in b["baseline"], b["baseline"]   # no finalist besides the best: no re-timing
+m2 = json.load(open(run + "/steps/0002-0/eval.json"))["timing"]["median_s"]
+p = run + "/steps/0001-0/eval.json"
+e = json.load(open(p)); e["timing"]["median_s"] = 0.9 * m2; json.dump(e, open(p, "w"))
+PY
+[ $rc -eq 0 ] && [ ! -s "$tmp/forge.err" ] && ok "a run with its baseline keeps step 2 (no re-timing: the only finalist)" \
+    || no "a run with its baseline keeps step 2 (no re-timing: the only finalist)" "exit $rc" "$(cat "$tmp/forge.err")" \
+        "$(tail -n 20 "$tmp/out")"
+
+"$KFORGE" run --resume "$tmp/run" >"$tmp/r.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q 'confirm: round 1  baseline ' "$tmp/r.out" \
+    && grep -q 'confirm: baseline .* (median of 3 rounds; .* at the run.s start): the speedups use this time' "$tmp/r.out" \
+    && ok "the baseline is timed in each round and says which time the speedups use" \
+    || no "the baseline is timed in each round and says which time the speedups use" "exit $rc" "$(cat "$tmp/r.out")"
+
+"$PYTHON3" - "$tmp/run" <<'PY' 2>"$tmp/j.err"
+import json, sys
+run = sys.argv[1]
+ev = [json.loads(l) for l in open(run + "/journal.jsonl") if l.strip()]
+start = [e for e in ev if e["ev"] == "baseline"][0]["median_s"]
+c = [e for e in ev if e["ev"] == "confirm"]
+assert len(c) == 1 and c[0]["rounds"] == 3 and c[0]["chosen"] == "steps/0002-0", c
+bl = c[0]["baseline"]
+assert len(bl["times_s"]) == 3 and min(bl["times_s"]) > 0 and bl["step_s"] == start, bl
+assert sorted(bl["times_s"])[1] == bl["median_s"], bl
+assert all(x["dir"] != "baseline" for x in c[0]["finalists"]), c   # never a finalist
+r = json.load(open(run + "/result.json"))
+b = r["baseline"]
+assert b["median_s"] == bl["median_s"] and b["start_median_s"] == start and b["confirm_rounds"] == 3, b
+best = r["best"]
+assert abs(best["speedup_vs_baseline"] - b["median_s"] / best["median_s"]) < 1e-12 * best["speedup_vs_baseline"], best
+for rr in (1, 2, 3):
+    json.load(open("%s/confirm/%d-2/eval.json" % (run, rr)))   # the baseline's evaluations, after the 2 finalists
+PY
+[ $? -eq 0 ] && ok "journal, result.json and confirm/ hold the baseline's rounds; the speedup uses them" \
+    || no "journal, result.json and confirm/ hold the baseline's rounds; the speedup uses them" "$(cat "$tmp/j.err")" \
+        "$(grep -e confirm -e '"baseline"' "$tmp/run/journal.jsonl")" "$(cat "$tmp/run/result.json")"
+tap_exit
