@@ -195,7 +195,7 @@ int kf_report_entry_load(const char *dir, kf_report_entry *e, kf_error *err)
             if (!e->anchor_how) e->anchor_how = get_str(an, "how");
             /* the anchor was timed beside the baseline's first time (start_median_s when
                the final re-timing timed the baseline again) */
-            double bs = get_num(bl, "start_median_s") > 0 ? get_num(bl, "start_median_s") : e->baseline_s;
+            double start = get_num(bl, "start_median_s"), bs = start > 0 ? start : e->baseline_s;
             if (e->anchor_s > 0 && bs > 0) {
                 e->baseline_over_anchor = bs / e->anchor_s;
                 e->anchor_warning = kf_anchor_warning(bs, e->anchor_s);

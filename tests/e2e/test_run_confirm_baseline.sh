@@ -7,12 +7,15 @@
 # becomes the time the speedups use, and its time from the run's start is
 # kept: the journal's confirm event holds its rounds, result.json's baseline
 # the re-timed median, the start's time and the round count, and the best's
-# speedup is the re-timed baseline over the best's re-timed median.
+# speedup is the re-timed baseline over the best's re-timed median.  A copy
+# whose baseline kernel is then replaced by a wrong one: the baseline fails
+# its re-evaluation, the run says its first time stands, and result.json
+# keeps that time (no start_median_s) while the finalists are still chosen.
 set -u
 here="$KF_SRCDIR/tests/e2e/llm"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 . "$KF_SRCDIR/tests/e2e/tap.sh"
-echo "1..3"
+echo "1..5"
 export XDG_CACHE_HOME="$tmp/cache"
 
 cat >"$tmp/agent.sh" <<AG
@@ -40,6 +43,9 @@ PY
 [ $rc -eq 0 ] && [ ! -s "$tmp/forge.err" ] && ok "a run with its baseline keeps step 2 (no re-timing: the only finalist)" \
     || no "a run with its baseline keeps step 2 (no re-timing: the only finalist)" "exit $rc" "$(cat "$tmp/forge.err")" \
         "$(tail -n 20 "$tmp/out")"
+
+cp -a "$tmp/run" "$tmp/f"
+"$PYTHON3" "$here/make_script.py" wrong >"$tmp/f/baseline/candidate/kernel.c"
 
 "$KFORGE" run --resume "$tmp/run" >"$tmp/r.out" 2>&1
 rc=$?
@@ -70,4 +76,25 @@ PY
 [ $? -eq 0 ] && ok "journal, result.json and confirm/ hold the baseline's rounds; the speedup uses them" \
     || no "journal, result.json and confirm/ hold the baseline's rounds; the speedup uses them" "$(cat "$tmp/j.err")" \
         "$(grep -e confirm -e '"baseline"' "$tmp/run/journal.jsonl")" "$(cat "$tmp/run/result.json")"
+"$KFORGE" run --resume "$tmp/f" >"$tmp/f.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q 'confirm: round 1  baseline .*out: mismatch' "$tmp/f.out" \
+    && grep -q 'confirm: the baseline failed its re-evaluation; its first time stands' "$tmp/f.out" \
+    && ok "a baseline failing its re-evaluation: the run says its first time stands" \
+    || no "a baseline failing its re-evaluation: the run says its first time stands" "exit $rc" "$(cat "$tmp/f.out")"
+"$PYTHON3" - "$tmp/f" <<'PY' 2>"$tmp/f.err"
+import json, sys
+run = sys.argv[1]
+ev = [json.loads(l) for l in open(run + "/journal.jsonl") if l.strip()]
+start = [e for e in ev if e["ev"] == "baseline"][0]["median_s"]
+c = [e for e in ev if e["ev"] == "confirm"]
+assert len(c) == 1 and c[0]["chosen"] == "steps/0002-0", c
+assert c[0]["baseline"]["median_s"] == 0 and c[0]["baseline"]["times_s"][0] == 0, c[0]["baseline"]
+r = json.load(open(run + "/result.json"))
+assert r["baseline"]["median_s"] == start and "start_median_s" not in r["baseline"], r["baseline"]
+assert abs(r["best"]["speedup_vs_baseline"] - start / r["best"]["median_s"]) < 1e-12 * r["best"]["speedup_vs_baseline"], r["best"]
+PY
+[ $? -eq 0 ] && ok "result.json keeps the baseline's first time; the best is still chosen" \
+    || no "result.json keeps the baseline's first time; the best is still chosen" "$(cat "$tmp/f.err")" \
+        "$(grep -e confirm "$tmp/f/journal.jsonl")" "$(cat "$tmp/f/result.json")"
 tap_exit

@@ -789,6 +789,11 @@ static void stream_out(gen_t *g, int gi, const char *off, const char *count, con
  * start c0_. */
 static void open_stream_loop(gen_t *g, int gi, const char *ind, const char *var, const char *lo, const char *hi)
 {
+    if (strlen(var) >= sizeof g->sl_var || strlen(hi) >= sizeof g->sl_hi) {
+        g->failed = 1;
+        kf_fail(g->err, KF_E_INTERNAL, "builtin cpu generator: streamed loop bound too long (%s)", hi);
+        return;
+    }
     char in8[64];
     snprintf(in8, sizeof in8, "%s        ", ind);
     kf_sb_printf(&g->b,
@@ -802,11 +807,6 @@ static void open_stream_loop(gen_t *g, int gi, const char *ind, const char *var,
                  "%s    const int64_t %s = c0_ + l_;\n",
                  in8, in8, KF_BT_CPU_STREAM_BLOCK, in8, var);
     g->sl_body = g->b.len;
-    if (strlen(var) >= sizeof g->sl_var || strlen(hi) >= sizeof g->sl_hi) {
-        g->failed = 1;
-        kf_fail(g->err, KF_E_INTERNAL, "builtin cpu generator: streamed loop bound too long (%s)", hi);
-        return;
-    }
     snprintf(g->sl_var, sizeof g->sl_var, "%s", var);
     snprintf(g->sl_hi, sizeof g->sl_hi, "%s", hi);
     g->st_idx = "l_";
@@ -826,6 +826,7 @@ static void append_indented(kf_sb *b, const char *text, const char *ind)
 
 static void close_stream_loop(gen_t *g, int gi, const char *ind, const char *off)
 {
+    if (g->failed) return;   /* open_stream_loop failed: no loop to close */
     char *body = strdup(g->b.s + g->sl_body);
     if (!body) {
         g->failed = 1;
