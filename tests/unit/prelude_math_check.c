@@ -11,8 +11,8 @@
  * float range).  Error: |got - want| <= atol + rtol |want| with want the
  * double result; where that rounds to NaN or inf in float, got must be NaN
  * or the same inf.
- * Prints one line per function (worst error in ulps of want, count of
- * failures) and exits 1 if any check failed. */
+ * Prints one line per function (worst error in ulps of want, the largest
+ * error as a share of its bound, count of failures) and exits 1 if any check failed. */
 #include "kf_prelude.h"
 
 #include <float.h>
@@ -184,8 +184,8 @@ int main(void)
         F->vec(xs, vec, n_x);
         for (int i = 0; i < n_x; i++) sca[i] = F->sca(xs[i]);
         int bad = 0;
-        double worst = 0.0;
-        float worst_x = 0.0f;
+        double worst = 0.0, share = 0.0;   /* ulps; the largest error over its bound */
+        float worst_x = 0.0f, share_x = 0.0f;
         for (int i = 0; i < n_x; i++) {
             double wd = F->ref((double)xs[i]);
             float want = (float)wd;
@@ -195,7 +195,11 @@ int main(void)
                 if (isnan(want)) ok = isnan(got);
                 else if (isinf(want)) ok = got == want;
                 else if (!isfinite(got)) ok = 0;
-                else ok = fabs((double)got - wd) <= F->s.atol + F->s.rtol * fabs(wd);
+                else {
+                    double bound = F->s.atol + F->s.rtol * fabs(wd), e = fabs((double)got - wd);
+                    ok = e <= bound;
+                    if (e / bound > share) { share = e / bound; share_x = xs[i]; }
+                }
                 if (!isnan(want) && isfinite(got) && want != 0.0f) {
                     double ulps = fabs((double)got - wd) / (nextafterf(fabsf(want), INFINITY) - fabsf(want));
                     if (ulps > worst) { worst = ulps; worst_x = xs[i]; }
@@ -208,8 +212,8 @@ int main(void)
                 }
             }
         }
-        printf("%-10s %d inputs, worst %.1f ulp at %.9g, %d failed\n", F->s.name, n_x, worst,
-               worst_x, bad);
+        printf("%-10s %d inputs, worst %.1f ulp at %.9g, %.2f of the bound at %.9g, %d failed\n", F->s.name,
+               n_x, worst, worst_x, share, share_x, bad);
         bad_total += bad;
     }
     printf("%s\n", bad_total ? "FAILED" : "ok");
