@@ -513,6 +513,13 @@ static const char STREAM_LIB[] =
     "    memcpy(dst, src, KF_STREAM_BLOCK * sizeof(float));\n"
     "#endif\n"
     "}\n"
+    "#define KF_PREFETCH_AHEAD " KF_STR(KF_BT_CPU_PREFETCH_AHEAD) "\n"
+    "/* the line KF_PREFETCH_AHEAD floats past p into L1: an address, not a pointer (it may pass\n"
+    " * the array's end; a prefetch never faults) */\n"
+    "static inline __attribute__((unused)) void kf_prefetch_ahead(const float *p)\n"
+    "{\n"
+    "    __builtin_prefetch((const void *)((uintptr_t)p + KF_PREFETCH_AHEAD * sizeof(float)), 0, 3);\n"
+    "}\n"
     "static inline __attribute__((unused)) void kf_stream_fence(void)\n"
     "{\n"
     "#if defined(__SSE2__)\n"
@@ -779,39 +786,6 @@ static void stream_out(gen_t *g, int gi, const char *off, const char *count, con
     }
 }
 
-/* A streamed loop: `var` over [lo, hi) (C expressions, hi evaluated once a
- * block) in blocks of KF_BT_CPU_STREAM_BLOCK.  A full block runs a loop of
- * constant trip count whose stores go to S<v>[l_] and then out with
- * kf_stream_block; the last, partial block runs the same body and
- * kf_stream_store.  The caller emits the body once, indented one level
- * under `ind`, between open_stream_loop and close_stream_loop, which copies
- * it into both loops; `off` (close) is the stores' offset at the block's
- * start c0_. */
-static void open_stream_loop(gen_t *g, int gi, const char *ind, const char *var, const char *lo, const char *hi)
-{
-    if (strlen(var) >= sizeof g->sl_var || strlen(hi) >= sizeof g->sl_hi) {
-        g->failed = 1;
-        kf_fail(g->err, KF_E_INTERNAL, "builtin cpu generator: streamed loop bound too long (%s)", hi);
-        return;
-    }
-    char in8[64];
-    snprintf(in8, sizeof in8, "%s        ", ind);
-    kf_sb_printf(&g->b,
-                 "%sfor (int64_t c0_ = %s; c0_ < %s; c0_ += %d) {\n"
-                 "%s    if (c0_ + %d <= %s) {\n",
-                 ind, lo, hi, KF_BT_CPU_STREAM_BLOCK, ind, KF_BT_CPU_STREAM_BLOCK, hi);
-    stream_buffers(g, gi, in8);
-    kf_sb_printf(&g->b,
-                 "%s#pragma omp simd\n"
-                 "%sfor (int64_t l_ = 0; l_ < %d; l_++) {\n"
-                 "%s    const int64_t %s = c0_ + l_;\n",
-                 in8, in8, KF_BT_CPU_STREAM_BLOCK, in8, var);
-    g->sl_body = g->b.len;
-    snprintf(g->sl_var, sizeof g->sl_var, "%s", var);
-    snprintf(g->sl_hi, sizeof g->sl_hi, "%s", hi);
-    g->st_idx = "l_";
-}
-
 /* Appends text with every line indented by ind more. */
 static void append_indented(kf_sb *b, const char *text, const char *ind)
 {
@@ -822,6 +796,42 @@ static void append_indented(kf_sb *b, const char *text, const char *ind)
         kf_sb_append(b, text, n);
         text += n;
     }
+}
+
+/* A streamed loop: `var` over [lo, hi) (C expressions, hi evaluated once a
+ * block) in blocks of KF_BT_CPU_STREAM_BLOCK.  A full block runs a loop of
+ * constant trip count whose stores go to S<v>[l_] and then out with
+ * kf_stream_block; the last, partial block runs the same body and
+ * kf_stream_store.  The caller emits the body once, indented one level
+ * under `ind`, between open_stream_loop and close_stream_loop, which copies
+ * it into both loops; `off` (close) is the stores' offset at the block's
+ * start c0_.  pf (or NULL): statements run at each block's start, one a
+ * line (the map's prefetches). */
+static void open_stream_loop(gen_t *g, int gi, const char *ind, const char *var, const char *lo, const char *hi,
+                             const char *pf)
+{
+    if (strlen(var) >= sizeof g->sl_var || strlen(hi) >= sizeof g->sl_hi) {
+        g->failed = 1;
+        kf_fail(g->err, KF_E_INTERNAL, "builtin cpu generator: streamed loop bound too long (%s)", hi);
+        return;
+    }
+    char in8[64];
+    snprintf(in8, sizeof in8, "%s        ", ind);
+    char in4[64];
+    snprintf(in4, sizeof in4, "%s    ", ind);
+    kf_sb_printf(&g->b, "%sfor (int64_t c0_ = %s; c0_ < %s; c0_ += %d) {\n", ind, lo, hi, KF_BT_CPU_STREAM_BLOCK);
+    if (pf) append_indented(&g->b, pf, in4);
+    kf_sb_printf(&g->b, "%sif (c0_ + %d <= %s) {\n", in4, KF_BT_CPU_STREAM_BLOCK, hi);
+    stream_buffers(g, gi, in8);
+    kf_sb_printf(&g->b,
+                 "%s#pragma omp simd\n"
+                 "%sfor (int64_t l_ = 0; l_ < %d; l_++) {\n"
+                 "%s    const int64_t %s = c0_ + l_;\n",
+                 in8, in8, KF_BT_CPU_STREAM_BLOCK, in8, var);
+    g->sl_body = g->b.len;
+    snprintf(g->sl_var, sizeof g->sl_var, "%s", var);
+    snprintf(g->sl_hi, sizeof g->sl_hi, "%s", hi);
+    g->st_idx = "l_";
 }
 
 static void close_stream_loop(gen_t *g, int gi, const char *ind, const char *off)
@@ -898,8 +908,24 @@ static void emit_map_group(gen_t *g, int gi)
                     "        const int64_t j1 = j0 + %" PRId64 " < %" PRId64 " ? j0 + %" PRId64 " : %" PRId64 ";\n",
                     rows * nch, nch, nch, chunk, chunk, cols, chunk, cols);
     emit_rowoffs(g, gi, 0, "r", "        ");
-    if (g->stream) {
-        open_stream_loop(g, gi, "        ", "j", "j0", "j1");
+    if (g->stream) {   /* the full-size inputs prefetched ahead of each block */
+        kf_sb pf = {0};
+        int ops[64], nops = outside_operands(g, gi, 0, ops, 64);
+        for (int i = 0; i < nops; i++) {
+            const kf_shape *us = &g->r->shapes[ops[i]];
+            int64_t st[KF_MAX_RANK];
+            int other_shape = kf_bt_bcast_strides(us, S, st) != 0;
+            if (kf_shape_elems(us) == kf_shape_elems(S) && (us->rank == S->rank || other_shape))
+                kf_sb_printf(&pf, "kf_prefetch_ahead(V%d + ro%d + c0_);\n", ops[i], ops[i]);
+        }
+        if (pf.oom) {
+            kf_sb_free(&pf);
+            g->failed = 1;
+            kf_fail(g->err, KF_E_INTERNAL, "out of memory");
+            return;
+        }
+        open_stream_loop(g, gi, "        ", "j", "j0", "j1", pf.s);
+        kf_sb_free(&pf);
     } else {
         kf_sb_puts(&g->b, "        #pragma omp simd\n        for (int64_t j = j0; j < j1; j++) {\n");
     }
@@ -992,7 +1018,7 @@ static void emit_row_tail(gen_t *g, int gi, const char *ind)
 static void open_out_loop(gen_t *g, int gi, const char *ind, const char *lo, const char *hi)
 {
     if (g->stream)
-        open_stream_loop(g, gi, ind, "o", lo, hi);
+        open_stream_loop(g, gi, ind, "o", lo, hi, NULL);
     else
         kf_sb_printf(&g->b, "%s#pragma omp simd\n%sfor (int64_t o = %s; o < %s; o++) {\n", ind, ind, lo, hi);
 }
@@ -1589,7 +1615,7 @@ static void emit_generic_group(gen_t *g, int gi)
         char hi[32];
         snprintf(hi, sizeof hi, "%" PRId64, I);
         if (g->stream)   /* in blocks, each streamed from the S buffers */
-            open_stream_loop(g, gi, "            ", "l", "0", hi);
+            open_stream_loop(g, gi, "            ", "l", "0", hi, NULL);
         else
             kf_sb_printf(b, "            #pragma omp simd\n            for (int64_t l = 0; l < %s; l++) {\n", hi);
         kf_sb_printf(b, "                const float t%d = (V%d[(n * %" PRId64 " + c) * %" PRId64 " + l] - mean) * rstd%s%s;\n",

@@ -43,6 +43,12 @@ enum {
  * recommends the knob there and the measurement keeps it or not. */
 #define KF_BT_CPU_STREAM_BLOCK 64
 #define KF_BT_CPU_STREAM_MIN_BYTES (1 << 20)
+/* A streamed map's full-size inputs are prefetched this many floats ahead
+ * of each block (4 KiB: across the page boundary where the hardware's
+ * streamer stops).  On the 2-core VM, 19's ReLU took 0.89-0.93x its time
+ * at 2 threads with 1024 or 2048 (0.94-0.96x with 256), 26's GELU
+ * 0.87-0.92x (bench/results/xeon2-cpu-map-prefetch-2026-11-29). */
+#define KF_BT_CPU_PREFETCH_AHEAD 1024
 
 /* The GEMM's cache blocking from the cache sizes the cpu-simd probe reads
  * (kf_device_info.cache_*_bytes, one core's share; 0 = unknown), for one
