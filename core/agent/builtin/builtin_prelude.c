@@ -192,8 +192,8 @@ static const char C_HEAD[] =
  * second exp and division); no cancellation for x < 0 (n ~ 2e), and for x
  * >= 20 the ratio is 1 in float (softplus's threshold), so e is taken at
  * min(x, 20) and never overflows.
- * Its sigmoid, silu and GELUs likewise: one kf__exp_sat (one scaling by 2^n)
- * and one division each; GELU as x Phi(x) with Phi(-|x|) = erfc(|x|/sqrt 2)/2
+ * Its sigmoid, silu and GELUs likewise: one kf__exp_sat or kf__exp_neg (one
+ * scaling by 2^n) and one division each; GELU as x Phi(x) with Phi(-|x|) = erfc(|x|/sqrt 2)/2
  * (no series branch, no cancellation for x < 0), the tanh GELU as
  * x / (1 + e^(-2u)).  On the 2-core Xeon, GELU's map over 1024 x 16384 took
  * 0.72x the time of the body's forms, the tanh GELU 0.65-0.68x

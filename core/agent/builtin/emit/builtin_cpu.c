@@ -596,18 +596,26 @@ static int in_group(const gen_t *g, int gi, int v) { return g->pl->group_of[v] =
 /* Rows x cols view of a shape: cols = last dim (1 for rank 0). */
 static int64_t ncols(const kf_shape *s) { return s->rank ? s->d[s->rank - 1] : 1; }
 
+/* Is operand u of a group of shape S read whole, element for element (the
+ * same number of elements, not broadcast): then its offset is ro<u> plus
+ * the column.  st: its broadcast strides against S. */
+static int full_size_operand(const gen_t *g, int u, const kf_shape *S, int64_t st[KF_MAX_RANK])
+{
+    const kf_shape *us = &g->r->shapes[u];
+    int other_shape = kf_bt_bcast_strides(us, S, st) != 0;   /* the operand of a shape-op copy */
+    return kf_shape_elems(us) == kf_shape_elems(S) && (us->rank == S->rank || other_shape);
+}
+
 /* Offset expression of out-of-group operand u in a group of shape S at
  * element (row variable rv, column variable cv); per-row parts are hoisted
  * into a variable ro<u> declared by emit_rowoffs(). */
 static void operand_offset(gen_t *g, int u, const kf_shape *S, const char *cv, char *out, size_t n)
 {
-    const kf_shape *us = &g->r->shapes[u];
     int64_t st[KF_MAX_RANK];
-    int other_shape = kf_bt_bcast_strides(us, S, st) != 0;   /* the operand of a shape-op copy */
-    int64_t ue = kf_shape_elems(us);
+    int full = full_size_operand(g, u, S, st);
     int64_t last = S->rank ? st[S->rank - 1] : 0;
-    if (ue == 1) { snprintf(out, n, "0"); return; }
-    if (ue == kf_shape_elems(S) && (us->rank == S->rank || other_shape)) { snprintf(out, n, "ro%d + %s", u, cv); return; }
+    if (kf_shape_elems(&g->r->shapes[u]) == 1) { snprintf(out, n, "0"); return; }
+    if (full) { snprintf(out, n, "ro%d + %s", u, cv); return; }
     if (last == 0) snprintf(out, n, "ro%d", u);
     else if (last == 1) snprintf(out, n, "ro%d + %s", u, cv);
     else snprintf(out, n, "ro%d + %s * %" PRId64, u, cv, last);
@@ -616,11 +624,10 @@ static void operand_offset(gen_t *g, int u, const kf_shape *S, const char *cv, c
 /* Declares int64_t ro<u> = row offset of operand u at row variable rv. */
 static void emit_rowoff(gen_t *g, int u, const kf_shape *S, const char *rv, const char *indent)
 {
-    const kf_shape *us = &g->r->shapes[u];
     int64_t st[KF_MAX_RANK];
-    int other_shape = kf_bt_bcast_strides(us, S, st) != 0;   /* the operand of a shape-op copy */
-    if (kf_shape_elems(us) == 1) return;
-    if (kf_shape_elems(us) == kf_shape_elems(S) && (us->rank == S->rank || other_shape)) {
+    int full = full_size_operand(g, u, S, st);
+    if (kf_shape_elems(&g->r->shapes[u]) == 1) return;
+    if (full) {
         kf_sb_printf(&g->b, "%sconst int64_t ro%d = %s * %" PRId64 ";\n", indent, u, rv, ncols(S));
         return;
     }
@@ -912,10 +919,8 @@ static void emit_map_group(gen_t *g, int gi)
         kf_sb pf = {0};
         int ops[64], nops = outside_operands(g, gi, 0, ops, 64);
         for (int i = 0; i < nops; i++) {
-            const kf_shape *us = &g->r->shapes[ops[i]];
             int64_t st[KF_MAX_RANK];
-            int other_shape = kf_bt_bcast_strides(us, S, st) != 0;
-            if (kf_shape_elems(us) == kf_shape_elems(S) && (us->rank == S->rank || other_shape))
+            if (full_size_operand(g, ops[i], S, st))
                 kf_sb_printf(&pf, "kf_prefetch_ahead(V%d + ro%d + c0_);\n", ops[i], ops[i]);
         }
         if (pf.oom) {
