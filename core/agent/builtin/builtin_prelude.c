@@ -95,7 +95,7 @@ static const char C_HEAD[] =
     "    return (y + y) * kf__bits2f((int32_t)((uint32_t)(ni + 126) << 23));\n"
     "}\n"
     "/* kf__exp_sat for x <= 0 (or NaN): the lower clamp only (gcc turns the two clamps into\n"
-    " * three compares and two blends; one costs a compare and a blend: GELU's loop 11% less) */\n"
+    " * three compares and two blends; one costs a compare and a blend: GELU's loop 9-14% less) */\n"
     "KF_FN float kf__exp_neg(float x)\n"
     "{\n"
     "    float xc = x < -86.0f ? -86.0f : x;\n"
@@ -196,8 +196,8 @@ static const char C_HEAD[] =
  * scaling by 2^n) and one division each; GELU as x Phi(x) with Phi(-|x|) = erfc(|x|/sqrt 2)/2
  * (no series branch, no cancellation for x < 0), the tanh GELU as
  * x / (1 + e^(-2u)).  On the 2-core Xeon, GELU's map over 1024 x 16384 took
- * 0.72x the time of the body's forms, the tanh GELU 0.65-0.68x
- * (bench/results/xeon2-cpu-gelu-2026-11-29). */
+ * 0.69-0.73x the time of the body's forms at 2 threads, the tanh GELU
+ * 0.66-0.67x (bench/results/xeon2-cpu-gelu-2026-11-29). */
 static const char C_TAIL[] =
     "/* ---- the C dialect's mish, sigmoid, silu and GELUs (replace the body's) ---- */\n"
     "#undef kf_mish\n"
