@@ -366,99 +366,6 @@ static const char GEMM_LIB_FP32[] =
     "}\n"
     "/* ---- end of GEMM library ---- */\n";
 
-/* bf16 (precision KF_BT_BF16): A and B rounded to bf16 while packing, two
- * consecutive k in one 32-bit lane, so one vdpbf16ps does two multiply-adds
- * per fp32 accumulator lane; accumulation, C and the epilogue stay fp32.
- * The packed panels take the fp32 layout's offsets (kc floats per row of a
- * micro-panel hold ceil(kc/2) pairs), so the blocking code is shared. */
-static const char GEMM_LIB_BF16[] =
-    "#if !defined(__AVX512BF16__) || KF_VL != 16\n"
-    "#error \"precision bf16 needs AVX512_BF16 (vdpbf16ps) and AVX-512 on this CPU: use precision 0 (fp32)\"\n"
-    "#endif\n"
-    "/* fp32 -> bf16, round to nearest even (NaN stays NaN) */\n"
-    "static inline uint32_t kf_bf16(float f)\n"
-    "{\n"
-    "    uint32_t u;\n"
-    "    memcpy(&u, &f, sizeof u);\n"
-    "    if ((u & 0x7fffffffu) > 0x7f800000u) return (u >> 16) | 0x40u;\n"
-    "    return (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;\n"
-    "}\n"
-    "\n"
-    "/* Packs rows [i0, i0+mc) x depth [p0, p0+kc) of row-major A into\n"
-    " * ceil(mc/MR) micro-panels of bf16 pairs [k/2][MR], zero-padded. */\n"
-    "static void kf_pack_a(const float *A, int64_t lda, int64_t i0, int64_t mc, int64_t p0, int64_t kc, float *ap)\n"
-    "{\n"
-    "    const int64_t kq = (kc + 1) / 2;\n"
-    "    for (int64_t ir = 0; ir < mc; ir += KF_MR) {\n"
-    "        uint32_t *dst = (uint32_t *)(void *)(ap + ir * kc);\n"
-    "        int64_t m = mc - ir < KF_MR ? mc - ir : KF_MR;\n"
-    "        for (int64_t ii = 0; ii < KF_MR; ii++) {\n"
-    "            if (ii < m) {\n"
-    "                const float *src = A + (i0 + ir + ii) * lda + p0;\n"
-    "                for (int64_t q = 0; q < kq; q++)\n"
-    "                    dst[q * KF_MR + ii] = kf_bf16(src[2 * q]) | (2 * q + 1 < kc ? kf_bf16(src[2 * q + 1]) << 16 : 0u);\n"
-    "            } else {\n"
-    "                for (int64_t q = 0; q < kq; q++) dst[q * KF_MR + ii] = 0u;\n"
-    "            }\n"
-    "        }\n"
-    "    }\n"
-    "}\n"
-    "\n"
-    "/* Packs NR-column micro-panel jp of B, depth [p0, p0+kc), into bf16 pairs\n"
-    " * [k/2][NR], zero-padded past column n and past kc. */\n"
-    "static void kf_pack_b(const float *B, int64_t ldb, int trans_b, int64_t n, int64_t jp, int64_t p0, int64_t kc, float *bp)\n"
-    "{\n"
-    "    uint32_t *dst = (uint32_t *)(void *)bp;\n"
-    "    const int64_t kq = (kc + 1) / 2, j0 = jp * KF_NR;\n"
-    "    int64_t w = n - j0 < KF_NR ? n - j0 : KF_NR;\n"
-    "    if (trans_b) {\n"
-    "        for (int64_t jj = 0; jj < KF_NR; jj++) {\n"
-    "            const float *src = B + (j0 + jj) * ldb + p0;\n"
-    "            for (int64_t q = 0; q < kq; q++)\n"
-    "                dst[q * KF_NR + jj] = jj < w ? kf_bf16(src[2 * q]) | (2 * q + 1 < kc ? kf_bf16(src[2 * q + 1]) << 16 : 0u) : 0u;\n"
-    "        }\n"
-    "    } else {\n"
-    "        for (int64_t q = 0; q < kq; q++) {\n"
-    "            const float *r0 = B + (p0 + 2 * q) * ldb + j0, *r1 = 2 * q + 1 < kc ? r0 + ldb : NULL;\n"
-    "            for (int64_t jj = 0; jj < KF_NR; jj++)\n"
-    "                dst[q * KF_NR + jj] = jj < w ? kf_bf16(r0[jj]) | (r1 ? kf_bf16(r1[jj]) << 16 : 0u) : 0u;\n"
-    "        }\n"
-    "    }\n"
-    "}\n"
-    "\n"
-    "/* c[MR x NR] = (add ? c : 0) + ap * bp over kc, bf16 products, fp32 sums. */\n"
-    "static inline void kf_ukernel(int64_t kc, const float *restrict ap, const float *restrict bp,\n"
-    "                              float *restrict c, int64_t ldc, int add)\n"
-    "{\n"
-    "    const uint32_t *a32 = (const uint32_t *)(const void *)ap, *b32 = (const uint32_t *)(const void *)bp;\n"
-    "    const int64_t kq = (kc + 1) / 2;\n"
-    "    __m512 acc[KF_MR][KF_NV];\n"
-    "#pragma GCC unroll 64\n"
-    "    for (int i = 0; i < KF_MR; i++)\n"
-    "#pragma GCC unroll 8\n"
-    "        for (int v = 0; v < KF_NV; v++) acc[i][v] = _mm512_setzero_ps();\n"
-    "#pragma GCC unroll KF_UNROLL_LIT\n"
-    "    for (int64_t q = 0; q < kq; q++) {\n"
-    "        __m512bh b[KF_NV];\n"
-    "#pragma GCC unroll 8\n"
-    "        for (int v = 0; v < KF_NV; v++) b[v] = (__m512bh)_mm512_loadu_si512((const void *)(b32 + q * KF_NR + v * 16));\n"
-    "#pragma GCC unroll 64\n"
-    "        for (int i = 0; i < KF_MR; i++) {\n"
-    "            __m512bh a = (__m512bh)_mm512_set1_epi32((int)a32[q * KF_MR + i]);\n"
-    "#pragma GCC unroll 8\n"
-    "            for (int v = 0; v < KF_NV; v++) acc[i][v] = _mm512_dpbf16_ps(acc[i][v], a, b[v]);\n"
-    "        }\n"
-    "    }\n"
-    "#pragma GCC unroll 64\n"
-    "    for (int i = 0; i < KF_MR; i++)\n"
-    "#pragma GCC unroll 8\n"
-    "        for (int v = 0; v < KF_NV; v++) {\n"
-    "            float *p = c + i * ldc + v * KF_VL;\n"
-    "            kf_vstore(p, add ? kf_vadd(kf_vload(p), acc[i][v]) : acc[i][v]);\n"
-    "        }\n"
-    "}\n"
-    "/* ---- end of GEMM library (bf16) ---- */\n";
-
 /* ------------------------------------------------------------------ */
 /* helpers                                                             */
 
@@ -2764,12 +2671,16 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
         char unr[16];
         snprintf(unr, sizeof unr, "%d", pt->knob[KC_UNROLL] < 1 ? 1 : pt->knob[KC_UNROLL]);
         kf_sb_puts(&g.b, GEMM_LIB);
-        const char *lib = pt->precision == KF_BT_BF16 ? GEMM_LIB_BF16 : amx ? kf_bt_cpu_gemm_lib_amx : GEMM_LIB_FP32;
-        if (pt->precision == KF_BT_BF16) kf_sb_puts(&g.b, "KF_CPU_USES(KF_CPU_UNIT_DPBF16);\n");
+        const int bf16 = pt->precision == KF_BT_BF16;
+        const char *lib = bf16 ? kf_bt_cpu_gemm_lib_bf16 : amx ? kf_bt_cpu_gemm_lib_amx : GEMM_LIB_FP32;
         if (pt->precision == KF_BT_AMX_BF16X3) kf_sb_puts(&g.b, "#define KF_AMX_X3 1   /* 3xbf16 */\n");
         if (pt->precision == KF_BT_AMX_BF16X2) kf_sb_puts(&g.b, "#define KF_AMX_X2 1   /* 2xbf16 */\n");
         if (kf_bt_precision_amx_centred(pt->precision))
             kf_sb_puts(&g.b, "#define KF_AMX_CENTRE 1   /* A's columns centred (kf_amx_centre) */\n");
+        if (bf16 || amx) {   /* the library's head, then the packing both bf16 libraries share */
+            kf_sb_puts(&g.b, bf16 ? kf_bt_cpu_gemm_lib_bf16_head : kf_bt_cpu_gemm_lib_amx_head);
+            kf_sb_puts(&g.b, kf_bt_cpu_bf16_pack);
+        }
         const char *pos = strstr(lib, "KF_UNROLL_LIT");
         kf_sb_printf(&g.b, "%.*s%s%s", (int)(pos - lib), lib, unr, pos + strlen("KF_UNROLL_LIT"));
         kf_sb_puts(&g.b, "\n");

@@ -91,9 +91,13 @@ typedef struct kf_bt_cpu_blocking {
 void kf_bt_cpu_derive_blocking(int64_t l1d, int64_t l2, int64_t l3, int mr, int nr, int64_t m, int64_t n,
                                int threads, int order, kf_bt_cpu_blocking *out);
 
-/* The GEMM library of precision KF_BT_AMX_BF16 (cpu_gemm_amx.c): AMX
- * tiles, MR and NR 16 or 32, packing to bf16. */
-extern const char kf_bt_cpu_gemm_lib_amx[];
+/* The GEMM libraries with bf16 inputs, each emitted as its head, then
+ * kf_bt_cpu_bf16_pack (the packing both share, cpu_gemm_bf16.c), then the
+ * library: precision KF_BT_BF16 (vdpbf16ps, cpu_gemm_bf16.c) and the AMX
+ * precisions (cpu_gemm_amx.c: tiles, MR and NR 16 or 32). */
+extern const char kf_bt_cpu_bf16_pack[];
+extern const char kf_bt_cpu_gemm_lib_bf16_head[], kf_bt_cpu_gemm_lib_bf16[];
+extern const char kf_bt_cpu_gemm_lib_amx_head[], kf_bt_cpu_gemm_lib_amx[];
 
 /* The GEMM anchor's candidate: cblas_sgemm per batch (emit.h, library_gemm). */
 int kf_bt_cpu_library_gemm(const kf_resolved *r, const struct kf_bt_gemm *g, const char *backend,

@@ -28,11 +28,13 @@ static int host_has_avx512(void)
 #endif
 }
 
+/* vdpbf16ps usable: AVX512_BF16, and AVX512BW for the packing's 16-bit
+ * permutes (cpu_gemm_bf16.c) */
 static int host_has_bf16(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16");
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw");
 #else
     return 0;
 #endif
@@ -51,7 +53,7 @@ static int host_has_amx(void)
     unsigned ea, eb, ec, ed;
     if (!__get_cpuid_count(7, 0, &ea, &eb, &ec, &ed) || !(ed & (1u << 24)) || !(ed & (1u << 22))) return 0;
     __builtin_cpu_init();
-    if (!(host_has_bf16() && __builtin_cpu_supports("avx512bw"))) return 0;
+    if (!host_has_bf16()) return 0;
     unsigned long mask = 0;
     return syscall(SYS_arch_prctl, 0x1022 /* ARCH_GET_XCOMP_PERM */, &mask) == 0 && (mask & (1ul << 18 /* XTILEDATA */));
 #else
