@@ -17,7 +17,7 @@ import re
 import sys
 
 NAMES = {0: "fp32", 1: "fp16-storage", 2: "tf32", 3: "bf16", 4: "3xbf16", 5: "amx-bf16", 6: "amx-3xbf16",
-         7: "amx-2xbf16", 8: "amx-bf16c"}
+         7: "amx-2xbf16", 8: "amx-bf16c", 9: "bf16c-avx512"}
 
 
 def main(dirs):

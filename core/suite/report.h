@@ -85,12 +85,13 @@ typedef struct kf_report_entry {
  * directory is best_dir (result.json best.dir, STEP/candidate, relative to
  * e->run_dir): the profile counter "compute_unit" of STEP/eval.json (the
  * unit a cpu-simd kernel names; "amx-bf16c" where that is amx-bf16 and the
- * point says precision 8), else the "precision" of the built-in
+ * point says precision 8, "bf16c-avx512" where it is bf16-avx512 and the
+ * point says 9), else the "precision" of the built-in
  * agent's point in the candidate's notes; sets e->precision and
  * e->precision_from, leaves them NULL when neither is recorded. */
 void kf_report_entry_precision(kf_report_entry *e, const char *best_dir);
 /* The name of a built-in point's precision (kf_bt_precision: 0 fp32 ..
- * 8 amx-bf16c; 3 is "bf16-avx512" for the C emitter's language, "bf16"
+ * 9 bf16c-avx512; 3 is "bf16-avx512" for the C emitter's language, "bf16"
  * elsewhere) and of a
  * cpu-simd compute_unit (0 fp32, 1 bf16-avx512, 2 amx-bf16); NULL when
  * out of range. */

@@ -66,6 +66,7 @@ const char *kf_report_precision_name(int precision, const char *language)
     case 6: return "amx-3xbf16";
     case 7: return "amx-2xbf16";
     case 8: return "amx-bf16c";
+    case 9: return "bf16c-avx512";
     default: return NULL;
     }
 }
@@ -105,9 +106,9 @@ void kf_report_entry_precision(kf_report_entry *e, const char *best_dir)
     }
     json_object_put(ev);
     /* the built-in agent's search point, from the candidate's notes: read
-       without a counter, and beside amx-bf16 (bf16 or bf16c) */
+       without a counter, and beside amx-bf16 and bf16-avx512 (bf16 or bf16c) */
     int p = -1;
-    if (!name || !strcmp(name, "amx-bf16")) {
+    if (!name || !strcmp(name, "amx-bf16") || !strcmp(name, "bf16-avx512")) {
         if (step_len >= 0) snprintf(path, sizeof path, "%s/%s/candidate.json", e->run_dir, best_dir);
         else snprintf(path, sizeof path, "%s/%s/candidate/candidate.json", e->run_dir, best_dir);
         json_object *c = read_json(path);
@@ -118,8 +119,8 @@ void kf_report_entry_precision(kf_report_entry *e, const char *best_dir)
     if (name) {
         /* bf16c runs on the same unit as bf16 (the tiles' peak): the point
            tells the two apart */
-        int centred = !strcmp(name, "amx-bf16") && p == 8;
-        e->precision = strdup(centred ? "amx-bf16c" : name);
+        int centred = (!strcmp(name, "amx-bf16") && p == 8) || (!strcmp(name, "bf16-avx512") && p == 9);
+        e->precision = strdup(centred ? (p == 8 ? "amx-bf16c" : "bf16c-avx512") : name);
         e->precision_from = strdup(centred ? "compute_unit counter and builtin point" : "compute_unit counter");
         return;
     }

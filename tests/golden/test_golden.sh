@@ -38,10 +38,10 @@ if command -v "$xcc" > /dev/null 2>&1; then
         awk '/^=== kernel.c$/ {on = 1; next} /^=== / {on = 0} on' "$g" > "$tmp/kernel.c"
         if "$xcc" -std=gnu11 -O2 -march=armv8.2-a -fopenmp -S -I"$KF_SRCDIR/plugins/cpu-simd" -o "$tmp/k.s" \
                "$tmp/kernel.c" > "$tmp/cc.log" 2>&1; then
-            grep -q '"precision":[35678]' "$g" && bf16="$bf16 $(basename "$g") compiled"
+            grep -q '"precision":[356789]' "$g" && bf16="$bf16 $(basename "$g") compiled"
             # the GEMM's micro-kernel (a map or norm kernel need not fuse a multiply-add)
             ! grep -q '^#define KF_MR' "$tmp/kernel.c" || grep -q 'fmla' "$tmp/k.s" || bad="$bad $(basename "$g") (no fmla)"
-        elif grep -q '"precision":3' "$g"; then
+        elif grep -q '"precision":[39]' "$g"; then
             grep -q 'precision bf16 needs AVX512_BF16' "$tmp/cc.log" || bf16="$bf16 $(basename "$g"): $(head -c 200 "$tmp/cc.log")"
         elif grep -q '"precision":[5678]' "$g"; then
             grep -q 'precision amx-bf16 needs AMX' "$tmp/cc.log" || bf16="$bf16 $(basename "$g"): $(head -c 200 "$tmp/cc.log")"

@@ -770,8 +770,12 @@ KF_TEST(cpu_amx_precision)
     KF_CHECK(kf_bt_point_from_json("{\"precision\":5,\"mr\":32,\"nr\":32,\"pack\":0}", &kf_bt_emit_c, "cpu-simd", &l.r,
                                    NULL, &q, &err) != 0);
     KF_CHECK_CONTAINS(err.msg, "needs pack = 1");
-    KF_CHECK(kf_bt_point_from_json("{\"precision\":9}", &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q, &err) != 0);
-    KF_CHECK_CONTAINS(err.msg, "out of range 0..8");
+    KF_CHECK(kf_bt_point_from_json("{\"precision\":10}", &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q, &err) != 0);
+    KF_CHECK_CONTAINS(err.msg, "out of range 0..9");
+    /* bf16c on vdpbf16ps: nr a multiple of 16, packing */
+    KF_CHECK(kf_bt_point_from_json("{\"precision\":9,\"mr\":6,\"nr\":24}", &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q,
+                                   &err) != 0);
+    KF_CHECK_CONTAINS(err.msg, "precision 9 (bf16c) needs pack = 1 and nr a multiple of 16");
     KF_CHECK(kf_bt_point_from_json("{\"precision\":8,\"mr\":12,\"nr\":32}", &kf_bt_emit_c, "cpu-simd", &l.r, NULL,
                                    &q, &err) != 0);
     KF_CHECK_CONTAINS(err.msg, "mr, nr of 16 or 32");
@@ -846,8 +850,8 @@ KF_TEST(cpu_amx_precision)
     kf_bt_plan plan_e;
     KF_CHECK_MSG(kf_bt_plan_build(&l.r, KF_BT_FUSE_EPILOGUE, &plan_e, &err) == 0, "%s", err.msg);
     KF_CHECK_MSG(kf_bt_gen_cpu(&plan_e, &pc, "cpu-simd", NULL, &c, &label, &err) == 0, "%s", err.msg);
-    KF_CHECK_CONTAINS(c->sources[0].text, "#define KF_AMX_CENTRE 1");
-    KF_CHECK_CONTAINS(c->sources[0].text, "kf_amx_centre(Ab, ");
+    KF_CHECK_CONTAINS(c->sources[0].text, "#define KF_CENTRE_A 1");
+    KF_CHECK_CONTAINS(c->sources[0].text, "kf_centre_a(Ab, ");
     KF_CHECK_CONTAINS(c->sources[0].text, "KF_CPU_USES(KF_CPU_UNIT_AMX_BF16);");
     KF_CHECK(strstr(c->sources[0].text, "#define KF_AMX_X2 1") == NULL);
     kf_candidate_free(c);
@@ -856,7 +860,7 @@ KF_TEST(cpu_amx_precision)
     label = NULL;
     pc.precision = KF_BT_AMX_BF16;   /* bf16 itself stays uncentred */
     KF_CHECK_MSG(kf_bt_gen_cpu(&plan_e, &pc, "cpu-simd", NULL, &c, &label, &err) == 0, "%s", err.msg);
-    KF_CHECK(strstr(c->sources[0].text, "#define KF_AMX_CENTRE 1") == NULL);
+    KF_CHECK(strstr(c->sources[0].text, "#define KF_CENTRE_A 1") == NULL);
     kf_candidate_free(c);
     free(label);
     kf_bt_plan_free(&plan_e);
@@ -1853,6 +1857,88 @@ KF_TEST(broad_amx_bf16_miss_skips_2xbf16)
     free(ra[0].params);
     free(rc[0].params);
     for (int i = 0; i < 3; i++) free(rs[i].params);
+    unload(&l);
+}
+
+/* vdpbf16ps bf16 (precision 3) that missed in at most 1 element in 100000
+ * steps to bf16c (precision 9, A centred), out of row panels where it was
+ * in them, both as the first step's fallback and as the next
+ * recommendation after a failed variant; a wider miss goes to fp32 (the C
+ * emitter has no split precisions off AMX), and so does a bf16c miss. */
+KF_TEST(bf16_slight_miss_tries_bf16c)
+{
+    loaded l;
+    load(&l, "problems/level2/30_Gemm_GroupNorm_Hardtanh.json", "small");
+    kf_agent_ctx ctx = ctx_for(&l.r, "cpu-simd");
+    const char *start[3] = {
+        "{\"fusion\":1,\"precision\":3,\"mr\":12,\"nr\":32,\"kc\":96,\"mc\":64,\"nc\":64,\"pack\":1,\"loop_order\":1}",
+        "{\"fusion\":2,\"precision\":3,\"mr\":12,\"nr\":32,\"kc\":96,\"mc\":64,\"nc\":64,\"pack\":1,\"loop_order\":0}",
+        "{\"fusion\":1,\"precision\":9,\"mr\":12,\"nr\":32,\"kc\":96,\"mc\":64,\"nc\":64,\"pack\":1,\"loop_order\":1}"};
+    /* 3 of 1048576 wrong (30 at the cpu preset), 261 (33) */
+    const int startk[4] = {0, 0, 1, 2};
+    const int64_t bad[4] = {3, 261, 3, 3};
+    /* bf16c is offered only where the CPU has AVX512_BF16 (and AVX512BW) */
+    __builtin_cpu_init();
+    const int hb = __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw");
+    const char *c9 = hb ? "\"precision\":9" : "\"precision\":0";
+    const char *want[4] = {c9, "\"precision\":0", c9, "\"precision\":0"};
+    for (int k = 0; k < 4; k++) {
+        kf_error err = {0};
+        kf_agent *a = kf_builtin_agent_open(start[startk[k]], &err);
+        KF_CHECK_MSG(a != NULL, "%s", err.msg);
+        kf_candidate *c1 = generate(a, &l.r, KF_GEN_FIRST, NULL);
+        kf_output_stats st = {.n_bad = bad[k], .n_elems = 1048576, .max_tol_frac = 1.2};
+        kf_eval_result ev = {.verdict = KF_FAIL_MISMATCH, .n_outputs = 1, .stats = &st};
+        kf_gen_request fix = {.kind = KF_GEN_FIX_MISMATCH, .last = c1, .last_eval = &ev};
+        kf_gen_result g = {0};
+        KF_CHECK(a->ops->generate(a, &ctx, &fix, &g, &err) == 0 && g.cand);
+        KF_CHECK_MSG(g.cand && strstr(g.cand->notes, want[k]), "case %d: %s", k, g.cand ? g.cand->notes : "none");
+        if (hb && (k == 0 || k == 2)) {
+            KF_CHECK_CONTAINS(g.label, "centred");
+            KF_CHECK_CONTAINS(g.label, " bf16c");
+            KF_CHECK_CONTAINS(g.cand->sources[0].text, "#define KF_CENTRE_A 1");
+            KF_CHECK_CONTAINS(g.cand->sources[0].text, "_mm512_dpbf16_ps");
+            KF_CHECK(strstr(g.cand->sources[0].text, "_tile_dpbf16ps") == NULL);   /* not the AMX library */
+            /* out of row panels (fusion 2 had put GroupNorm's GEMM in them) */
+            KF_CHECK(strstr(g.cand->notes, "\"fusion\":2") == NULL);
+        }
+        kf_gen_result_free(&g);
+        kf_candidate_free(c1);
+        kf_agent_close(a);
+    }
+    /* after a failed variant (a best exists): the recommendation bf16c is
+       taken after a slight bf16 miss and passed over after a wide one */
+    kf_bt_point pb, pc;
+    kf_error err = {0};
+    KF_CHECK(kf_bt_point_from_json(start[0], &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &pb, &err) == 0);
+    pc = pb;
+    pc.precision = KF_BT_BF16C;
+    kf_recommendation rb[1] = {{.params = kf_bt_point_json(&pb)}}, rc[1] = {{.params = kf_bt_point_json(&pc)}};
+    kf_analysis anb = {.n_recs = 1, .recs = rb}, anc = {.n_recs = 1, .recs = rc};
+    for (int k = 0; k < 2; k++) {
+        kf_agent *a = kf_builtin_agent_open(NULL, &err);
+        kf_candidate *best = generate(a, &l.r, KF_GEN_FIRST, NULL);
+        kf_gen_request opt = {.kind = KF_GEN_OPTIMIZE, .last = best, .best = best, .analysis = &anb, .rec_index = 0};
+        kf_gen_result g1 = {0}, g2 = {0};
+        KF_CHECK(a->ops->generate(a, &ctx, &opt, &g1, &err) == 0 && g1.cand);
+        kf_output_stats st = {.n_bad = k ? 261 : 3, .n_elems = 1048576, .max_tol_frac = 1.2};
+        kf_eval_result ev = {.verdict = KF_FAIL_MISMATCH, .n_outputs = 1, .stats = &st};
+        kf_gen_request fix = {.kind = KF_GEN_FIX_MISMATCH, .last = g1.cand, .last_eval = &ev, .best = best, .analysis = &anc};
+        KF_CHECK(a->ops->generate(a, &ctx, &fix, &g2, &err) == 0 && g2.cand);
+        KF_CHECK_INT(g2.cand && strstr(g2.cand->notes, "\"precision\":9") != NULL, !k);
+        kf_gen_result_free(&g1);
+        kf_gen_result_free(&g2);
+        kf_candidate_free(best);
+        kf_agent_close(a);
+    }
+    free(rb[0].params);
+    free(rc[0].params);
+    kf_bt_history h;
+    memset(&h, 0, sizeof h);
+    kf_bt_history_missed(&h, KF_BT_BF16, 3e-6, 0);
+    KF_CHECK(!kf_bt_precision_ruled_out(&h, KF_BT_BF16C));
+    kf_bt_history_missed(&h, KF_BT_BF16, 2e-4, 0);
+    KF_CHECK(kf_bt_precision_ruled_out(&h, KF_BT_BF16C));
     unload(&l);
 }
 

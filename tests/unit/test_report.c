@@ -148,12 +148,15 @@ KF_TEST(fast_p_and_geomean_by_hand)
 }
 
 /* bf16c (precision 8) runs on the tiles' unit as bf16 does: the counter
- * says amx-bf16, the point tells them apart; a bf16 point keeps amx-bf16 */
+ * says amx-bf16, the point tells them apart; a bf16 point keeps amx-bf16.
+ * The same on vdpbf16ps: unit 1 with point 9 is bf16c-avx512, with 3
+ * bf16-avx512 */
 KF_TEST(amx_bf16c_named_from_counter_and_point)
 {
     char *root = kf_test_tmpdir();
-    const char *want[2] = {"amx-bf16c", "amx-bf16"};
-    for (int k = 0; k < 2; k++) {
+    const char *want[4] = {"amx-bf16c", "amx-bf16", "bf16c-avx512", "bf16-avx512"};
+    const int unit[4] = {2, 2, 1, 1}, prec[4] = {8, 5, 9, 3};
+    for (int k = 0; k < 4; k++) {
         char p[4400], run[4300];
         snprintf(run, sizeof run, "%s/run%d", root, k);
         mkdir(run, 0777);
@@ -164,22 +167,26 @@ KF_TEST(amx_bf16c_named_from_counter_and_point)
         snprintf(p, sizeof p, "%s/steps/0003-0/candidate", run);
         mkdir(p, 0777);
         snprintf(p, sizeof p, "%s/steps/0003-0/eval.json", run);
-        kf_test_write_file(p, "{\"timing\": {\"counters\": {\"compute_unit\": 2}}}");
+        char js[256];
+        snprintf(js, sizeof js, "{\"timing\": {\"counters\": {\"compute_unit\": %d}}}", unit[k]);
+        kf_test_write_file(p, js);
         snprintf(p, sizeof p, "%s/steps/0003-0/candidate/candidate.json", run);
-        kf_test_write_file(p, k == 0 ? "{\"notes\": \"builtin point: {\\\"backend\\\":\\\"cpu-simd\\\",\\\"precision\\\":8}\"}"
-                                     : "{\"notes\": \"builtin point: {\\\"backend\\\":\\\"cpu-simd\\\",\\\"precision\\\":5}\"}");
+        snprintf(js, sizeof js, "{\"notes\": \"builtin point: {\\\"backend\\\":\\\"cpu-simd\\\",\\\"precision\\\":%d}\"}",
+                 prec[k]);
+        kf_test_write_file(p, js);
         kf_report_entry e;
         memset(&e, 0, sizeof e);
         e.run_dir = run;
         kf_report_entry_precision(&e, "steps/0003-0/candidate");
         KF_CHECK_MSG(e.precision && !strcmp(e.precision, want[k]), "%s", e.precision ? e.precision : "(null)");
-        KF_CHECK_MSG(e.precision_from && !strcmp(e.precision_from, k == 0 ? "compute_unit counter and builtin point"
+        KF_CHECK_MSG(e.precision_from && !strcmp(e.precision_from, k % 2 == 0 ? "compute_unit counter and builtin point"
                                                                             : "compute_unit counter"),
                      "%s", e.precision_from ? e.precision_from : "(null)");
         free(e.precision);
         free(e.precision_from);
     }
     KF_CHECK_STR(kf_report_precision_name(8, NULL), "amx-bf16c");
+    KF_CHECK_STR(kf_report_precision_name(9, NULL), "bf16c-avx512");
     free(root);
 }
 

@@ -250,7 +250,7 @@ typedef enum kf_bt_precision {
                                  two tile products, only B's rounding left
                                  (about 1/sqrt(2) of BF16's error), half
                                  the tiles' rate; kept only if it passes */
-    KF_BT_AMX_BF16C = 8       /* AMX BF16 with A's columns centred first
+    KF_BT_AMX_BF16C = 8,      /* AMX BF16 with A's columns centred first
                                  (their mean over sampled rows taken off,
                                  its products with B added back in fp32):
                                  one tile product, about half BF16's error
@@ -258,6 +258,12 @@ typedef enum kf_bt_precision {
                                  7-14% slower; for GEMMs without row
                                  panels; 6 and 7 centre too there (not
                                  in row panels) */
+    KF_BT_BF16C = 9           /* bf16 on vdpbf16ps (as 3) with A's columns
+                                 centred as 8 does, in the same
+                                 column-split GEMM (cpu_gemm_bf16.c): for
+                                 CPUs with AVX512_BF16 and no AMX, where
+                                 bf16 misses a tolerance by a few
+                                 elements (norms); not in row panels */
 } kf_bt_precision;
 
 /* 1 for the precisions that run on Intel AMX tiles (5, 6, 7, 8) */
@@ -286,11 +292,19 @@ static inline int kf_bt_precision_lossy(int precision)
  * trials; 88 2.06 -> 0.96, failing on some draws), so past 1.6 it would sit
  * at the tolerance's edge (core/eval/eval.h, KF_EDGE_TOL_FRAC) */
 #define KF_BT_MISS_WIDE 1.6
-/* 1 for the AMX precisions whose column-split GEMM centres A's columns
- * (cpu_gemm_amx.c's kf_amx_centre): bf16c, 2xbf16 and 3xbf16 */
-static inline int kf_bt_precision_amx_centred(int precision)
+/* 1 for the precisions whose column-split GEMM centres A's columns
+ * (kf_centre_a, cpu_gemm_bf16.c): bf16c on AMX or vdpbf16ps, 2xbf16 and
+ * 3xbf16 */
+static inline int kf_bt_precision_centred(int precision)
 {
-    return precision == KF_BT_AMX_BF16C || precision == KF_BT_AMX_BF16X2 || precision == KF_BT_AMX_BF16X3;
+    return precision == KF_BT_AMX_BF16C || precision == KF_BT_AMX_BF16X2 || precision == KF_BT_AMX_BF16X3 ||
+           precision == KF_BT_BF16C;
+}
+/* 1 for bf16c, on AMX tiles (8) or vdpbf16ps (9): bf16 plus the centre,
+ * tried where bf16 missed in few elements */
+static inline int kf_bt_precision_bf16c(int precision)
+{
+    return precision == KF_BT_AMX_BF16C || precision == KF_BT_BF16C;
 }
 /* 1 for the AMX precisions that pack a low part (2xbf16, 3xbf16): they need
  * an even depth in every GEMM and an even kc (both parts in a panel's room) */
@@ -354,6 +368,9 @@ int kf_bt_point_knob(const kf_bt_point *p, const char *name, int dflt);
 
 /* Up to `max` neighbouring points of p (one knob changed), in a fixed
  * order, valid for the backend and sizes.  Returns how many. */
+/* 1 when a GEMM of the problem runs in row panels with its row op where
+ * the rows are fused (builtin_cpu.c refuses bf16c there) */
+int kf_bt_has_row_panels(const kf_resolved *r);
 int kf_bt_neighbours(const kf_bt_point *p, const kf_resolved *r, kf_bt_point *out, int max);
 /* Online CPUs of this host (at least 1): the threads a point with no
  * thread knob runs on, for the cost model and the emitters' blocking. */
@@ -365,7 +382,7 @@ typedef struct kf_bt_tried {
     double time_s;            /* median, 0 if it failed */
 } kf_bt_tried;
 
-#define KF_BT_N_PRECISIONS 9   /* kf_bt_precision 0 .. 8 */
+#define KF_BT_N_PRECISIONS 10   /* kf_bt_precision 0 .. 9 */
 
 typedef struct kf_bt_history {
     int n, cap;

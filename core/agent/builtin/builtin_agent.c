@@ -113,6 +113,40 @@ static double miss_fraction(const kf_eval_result *ev)
     return frac;
 }
 
+/* 1 when the last candidate failed verification in at most 1 element in
+ * 100000 (KF_BT_MISS_SLIGHT): a bf16 miss that bf16c (half its error) may
+ * mend */
+static int slight_bf16_miss(const kf_gen_request *req)
+{
+    return req->last_eval && req->last_eval->verdict == KF_FAIL_MISMATCH && req->last_eval->stats &&
+           miss_fraction(req->last_eval) <= KF_BT_MISS_SLIGHT;
+}
+
+/* The C emitter's first step towards accuracy after a bf16 (vdpbf16ps)
+ * point missed in few elements: the same point with A's columns centred
+ * (precision 9), out of row panels (epilogue fusion) where it was in them;
+ * 1 when *pt was changed.  Other misses, and other emitters' bf16 (tensor
+ * cores: their own ladder), take kf_bt_point_conservative. */
+static int bf16c_instead(bt_impl *im, const kf_agent_ctx *ctx, const kf_gen_request *req, kf_bt_point *pt)
+{
+    if (pt->precision != KF_BT_BF16 || !slight_bf16_miss(req) ||
+        kf_bt_precision_ruled_out(&im->hist, KF_BT_BF16C))
+        return 0;
+    kf_bt_point q = *pt;
+    q.precision = KF_BT_BF16C;
+    if (q.fusion == KF_BT_FUSE_ROWS && kf_bt_has_row_panels(ctx->r)) {
+        q.fusion = KF_BT_FUSE_EPILOGUE;
+        if (q.em->refit_fusion) q.em->refit_fusion(&q, ctx->r);
+    }
+    /* the C emitter's precision 9 (the others' bf16 is on tensor cores) */
+    if (!q.em->language || strcmp(q.em->language, "c") != 0 || (q.em->offerable && !q.em->offerable(&q)) ||
+        (q.em->check && q.em->check(&q, NULL) != 0) ||
+        kf_bt_history_has(&im->hist, &q))
+        return 0;
+    *pt = q;
+    return 1;
+}
+
 /* An optimization variant failed while a correct best exists.  The builtin
  * candidates are correct by construction, so the cause is a reduced
  * precision that missed the tolerance, or a limit of the device (a kernel's
@@ -151,6 +185,9 @@ static int variant_failed(bt_impl *im, const kf_agent_ctx *ctx, const kf_gen_req
         broad = frac > KF_BT_MISS_BROAD || kf_eval_worst_tol_frac(req->last_eval) > KF_BT_MISS_WIDE;
         slight = failed.precision == KF_BT_AMX_BF16 && frac <= KF_BT_MISS_SLIGHT;
     }
+    /* the same step on vdpbf16ps (no split precisions there): bf16c after
+       a slight bf16 miss only */
+    int slight_v = failed.precision == KF_BT_BF16 && slight_bf16_miss(req);
     const kf_analysis *an = req->analysis;
     for (int i = 0; an && i < an->n_recs; i++) {
         kf_bt_point q;
@@ -160,6 +197,7 @@ static int variant_failed(bt_impl *im, const kf_agent_ctx *ctx, const kf_gen_req
         if (kf_bt_history_has(&im->hist, &q)) continue;
         if (broad && q.precision == KF_BT_AMX_BF16X2) continue;
         if (!slight && q.precision == KF_BT_AMX_BF16C) continue;
+        if (!slight_v && q.precision == KF_BT_BF16C) continue;
         *pt = q;
         *why = broad ? "the last variant failed: bf16 on the tiles missed the tolerance in more than 1 element in "
                        "1000, or its worst element used over 1.6 times its allowance, too many for 2xbf16; next untried "
@@ -225,7 +263,10 @@ static int bt_generate(kf_agent *a, const kf_agent_ctx *ctx, const kf_gen_reques
     case KF_GEN_FIX_MISMATCH:
         if (variant_failed(im, ctx, req, &pt, &why)) break;
         if (point_of(req->last, ctx, &pt) != 0) kf_bt_point_default(emitter(ctx), ctx->backend, ctx->r, ctx->device, &pt);
-        if (kf_bt_point_conservative(&pt)) {
+        if (req->kind == KF_GEN_FIX_MISMATCH && bf16c_instead(im, ctx, req, &pt)) {
+            why = "fallback after a failure: bf16 missed the tolerance in at most 1 element in 100000; bf16 with "
+                  "A's columns centred (about half its error)";
+        } else if (kf_bt_point_conservative(&pt)) {
             why = "fallback after a failure: more conservative point";
         } else {
             res->error = strdup("the most conservative builtin candidate failed too: this is a builtin "

@@ -83,7 +83,7 @@ int kf_bt_point_knob(const kf_bt_point *p, const char *name, int dflt)
 /* the common fields */
 typedef struct { const char *name; size_t off; int lo, hi; } field_t;
 #define F(n, lo, hi) {#n, offsetof(kf_bt_point, n), lo, hi}
-static const field_t FIELDS[] = {F(baseline, 0, 1), F(fusion, 0, 2), F(precision, 0, 8)};
+static const field_t FIELDS[] = {F(baseline, 0, 1), F(fusion, 0, 2), F(precision, 0, KF_BT_N_PRECISIONS - 1)};
 #undef F
 
 char *kf_bt_point_json(const kf_bt_point *p)
@@ -270,9 +270,7 @@ static int has_odd_depth(const kf_resolved *r)
     return odd;
 }
 
-/* 1 when a GEMM of the problem runs in row panels with its row op where
- * the rows are fused (builtin_cpu.c refuses bf16c there) */
-static int has_row_panels(const kf_resolved *r)
+int kf_bt_has_row_panels(const kf_resolved *r)
 {
     kf_bt_plan plan;
     if (!r || kf_bt_plan_build(r, KF_BT_FUSE_ROWS, &plan, NULL) != 0) return 0;
@@ -297,7 +295,7 @@ int kf_bt_neighbours(const kf_bt_point *p, const kf_resolved *r, kf_bt_point *ou
     for (int i = 0; i < s.k; i++) {
         if (kf_bt_precision_amx_split(out[i].precision) && (odd < 0 ? (odd = has_odd_depth(r)) : odd)) continue;
         int f = out[i].em->plan_fusion ? out[i].em->plan_fusion(&out[i], out[i].fusion) : out[i].fusion;
-        if (out[i].precision == KF_BT_AMX_BF16C && f == KF_BT_FUSE_ROWS && (rows < 0 ? (rows = has_row_panels(r)) : rows))
+        if (kf_bt_precision_bf16c(out[i].precision) && f == KF_BT_FUSE_ROWS && (rows < 0 ? (rows = kf_bt_has_row_panels(r)) : rows))
             continue;
         out[k++] = out[i];
     }
@@ -335,6 +333,7 @@ int kf_bt_precision_ruled_out(const kf_bt_history *h, int precision)
     if (h->fp32_only && precision != KF_BT_FP32) return 1;
     if (kf_bt_precision_lossy(precision) && h->missed[precision] > 0) return 1;
     if (precision == KF_BT_AMX_BF16C && h->missed[KF_BT_AMX_BF16] > KF_BT_MISS_SLIGHT) return 1;
+    if (precision == KF_BT_BF16C && h->missed[KF_BT_BF16] > KF_BT_MISS_SLIGHT) return 1;
     if (precision == KF_BT_AMX_BF16X2 &&
         (h->missed[KF_BT_AMX_BF16] > KF_BT_MISS_BROAD || h->missed_worst[KF_BT_AMX_BF16] > KF_BT_MISS_WIDE))
         return 1;
@@ -617,6 +616,7 @@ static const char *knob_change(const kf_bt_point *a, const kf_bt_point *b, char 
                                    : b->precision == KF_BT_AMX_BF16X3 ? "3xbf16 on AMX tiles (split high/low parts)"
                                    : b->precision == KF_BT_AMX_BF16X2 ? "2xbf16 on AMX tiles (A split high/low, B rounded)"
                                    : b->precision == KF_BT_AMX_BF16C ? "bf16 on AMX tiles with A's columns centred"
+                                   : b->precision == KF_BT_BF16C ? "bf16 (vdpbf16ps) with A's columns centred"
                                    : b->precision == KF_BT_BF16X3 ? "3xBF16 tensor cores (split high/low parts)"
                                    : b->precision == KF_BT_BF16 ? "BF16 tensor cores" : b->precision == KF_BT_TF32 ? "TF32 tensor cores"
                                    : b->precision ? "fp16 storage" : "fp32");

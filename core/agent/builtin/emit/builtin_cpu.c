@@ -2013,8 +2013,9 @@ static void emit_gemm_group(gen_t *g, int gi)
                   "    }\n}\n\n");
 }
 
-/* Emits a GEMM group of precision 5 (AMX tiles) without row panels, in
- * either loop order: all of A and B converted to bf16 and packed once per
+/* Emits a GEMM group of the AMX precisions (5 to 8), or of bf16c on
+ * vdpbf16ps (9: the same loops over the vdpbf16ps library), without row
+ * panels, in any loop order: all of A and B converted to bf16 and packed once per
  * call, every depth block, by all threads, and shared; work items of gm x
  * gn tiles (MC / MR row panels by NC / NR column panels, halved at run
  * time, the larger side first, until every thread has four) each run their
@@ -2041,6 +2042,7 @@ static void emit_gemm_group_amx(gen_t *g, int gi)
     int64_t GN = (pt->knob[KC_NC] + NR - 1) / NR;
     if (GN > NP) GN = NP;
     if (GN < 1) GN = 1;
+    const int amx = kf_bt_precision_amx(pt->precision);
 
     emit_epilogue_fn(g, gi, "dst");
     emit_tile_fn(g, gi, KB, NP * NR);
@@ -2058,23 +2060,24 @@ static void emit_gemm_group_amx(gen_t *g, int gi)
     declare_ptr(g, gr->last_value, 1);
     kf_sb_printf(b,
                     "    /* C[%" PRId64 " x %" PRId64 "] = A[%" PRId64 " x %" PRId64 "] * %s, %" PRId64 " batch(es);\n"
-                    "     * AMX tiles %d x %d, depth blocks KC=%" PRId64 " (%s), A and B packed once to bf16.\n"
+                    "     * %s %d x %d, depth blocks KC=%" PRId64 " (%s), A and B packed once to bf16.\n"
                     "     * The threads split the columns (a row split too where they outnumber\n"
                     "     * the column panels): each packs the B panels of its columns, %" PRId64 " at a time,\n"
                     "     * and runs every row panel of its rows against them while they are in its\n"
                     "     * L2; the A panels are shared, packed first, each by one thread */\n"
                     "    float *restrict bpk = a->scratch[%d], *restrict apk = a->scratch[%d];\n"
                     "    const int64_t mp_ = %" PRId64 ", np_ = %" PRId64 ", kb_ = %" PRId64 ", kc_ = %" PRId64 ", gn_ = %" PRId64 ";\n"
-                    "    /* A's columns centred (KF_AMX_CENTRE): A - 1 cen goes to bf16, and the fp32\n"
+                    "    /* A's columns centred (KF_CENTRE_A): A - 1 cen goes to bf16, and the fp32\n"
                     "       products cen B (vp_, per depth block, while B is packed) start the tiles */\n"
-                    "    const int centre_ = KF_AMX_CENTRE;\n"
+                    "    const int centre_ = KF_CENTRE_A;\n"
                     "    int *st = kf_keep(KF_KEEP_STATE, (size_t)(kb_ * (mp_ + np_)) * sizeof *st);   /* per panel and depth block: kf_claim */\n"
                     "    float *vp_ = centre_ ? kf_keep(KF_KEEP_CENTRE_B, %" PRId64 " * sizeof(float)) : NULL;\n"
                     "    float *cens_ = centre_ ? kf_keep(KF_KEEP_CENTRES, (size_t)nt * %" PRId64 " * sizeof(float)) : NULL;   /* a centre a thread */\n"
                     "    if (!st || (centre_ && (!vp_ || !cens_)))   /* outputs left unwritten: the check fails */\n"
                     "        return;\n",
-                    M, N, M, K, gm->trans_b ? "B^T (B is N x K, packed by rows)" : "B (K x N)", gm->batch, MR, NR, KC,
-                    KB == 1 ? "all of K: C stays in the tiles" : "C through memory between them", GN, sb, sa, MP,
+                    M, N, M, K, gm->trans_b ? "B^T (B is N x K, packed by rows)" : "B (K x N)", gm->batch,
+                    amx ? "AMX tiles" : "vdpbf16ps micro-kernel", MR, NR, KC,
+                    KB == 1 ? (amx ? "all of K: C stays in the tiles" : "all of K") : "C through memory between them", GN, sb, sa, MP,
                     NP, KB, KC, GN, (KB * NP * NR + 15) / 16 * 16, (K + 15) / 16 * 16);
     emit_batch_open(b, gm, 1);
     kf_sb_printf(b,
@@ -2090,7 +2093,7 @@ static void emit_gemm_group_amx(gen_t *g, int gi)
                     "            float *own = tm_ == 1 ? kf_keep(KF_KEEP_PACK, (size_t)(gn_ * KF_NR * kc_) * sizeof(float)) : NULL;\n"
                     "            /* the centre: each thread its own copy, for the panels it packs */\n"
                     "            float *cen_ = cens_ ? cens_ + t * %" PRId64 " : NULL;\n"
-                    "            if (cen_) kf_amx_centre(Ab, %" PRId64 ", %" PRId64 ", %" PRId64 ", cen_);\n"
+                    "            if (cen_) kf_centre_a(Ab, %" PRId64 ", %" PRId64 ", %" PRId64 ", cen_);\n"
                     "            for (int64_t w = t; w < kb_ * mp_; w += T) {   /* the A panels, shared */\n"
                     "                const int64_t pb = w / mp_, u = w %% mp_, p0 = pb * kc_;\n"
                     "                const int64_t kc = %" PRId64 " - p0 < kc_ ? %" PRId64 " - p0 : kc_;\n"
@@ -2618,17 +2621,18 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
         return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision %d (%s on AMX) needs an even K in every GEMM",
                        pt->precision, kf_bt_amx_split_name(pt->precision));
     }
-    /* bf16c is bf16 plus the centre, which only the column-split AMX GEMM
+    /* bf16c is bf16 plus the centre, which only the column-split GEMM
        (emit_gemm_group_amx) has: refused where a GEMM would run in row
        panels instead, rather than emitted as plain bf16 under its name */
-    for (int gi = 0; pt->precision == KF_BT_AMX_BF16C && pt->knob[KC_PACK] && gi < plan->n_groups; gi++) {
+    for (int gi = 0; kf_bt_precision_bf16c(pt->precision) && pt->knob[KC_PACK] && gi < plan->n_groups; gi++) {
         if (sum_row[gi] < 0 && kf_bt_gemm_in_row_panels(&plan->groups[gi])) {
             free(sum_row);
             free(sum_ac);
             free(g.declared);
-            return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision 8 (bf16c on AMX) centres A in the GEMM "
+            return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision %d (bf16c%s) centres A in the GEMM "
                            "without row panels; group %d runs in row panels with its row op (fusion 2): use fusion "
-                           "0 or 1, or precision 5", gi);
+                           "0 or 1, or precision %d", pt->precision, pt->precision == KF_BT_BF16C ? "" : " on AMX", gi,
+                           pt->precision == KF_BT_BF16C ? KF_BT_BF16 : KF_BT_AMX_BF16);
         }
     }
 
@@ -2671,12 +2675,12 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
         char unr[16];
         snprintf(unr, sizeof unr, "%d", pt->knob[KC_UNROLL] < 1 ? 1 : pt->knob[KC_UNROLL]);
         kf_sb_puts(&g.b, GEMM_LIB);
-        const int bf16 = pt->precision == KF_BT_BF16;
+        const int bf16 = pt->precision == KF_BT_BF16 || pt->precision == KF_BT_BF16C;   /* vdpbf16ps */
         const char *lib = bf16 ? kf_bt_cpu_gemm_lib_bf16 : amx ? kf_bt_cpu_gemm_lib_amx : GEMM_LIB_FP32;
         if (pt->precision == KF_BT_AMX_BF16X3) kf_sb_puts(&g.b, "#define KF_AMX_X3 1   /* 3xbf16 */\n");
         if (pt->precision == KF_BT_AMX_BF16X2) kf_sb_puts(&g.b, "#define KF_AMX_X2 1   /* 2xbf16 */\n");
-        if (kf_bt_precision_amx_centred(pt->precision))
-            kf_sb_puts(&g.b, "#define KF_AMX_CENTRE 1   /* A's columns centred (kf_amx_centre) */\n");
+        if (kf_bt_precision_centred(pt->precision))
+            kf_sb_puts(&g.b, "#define KF_CENTRE_A 1   /* A's columns centred (kf_centre_a) */\n");
         if (bf16 || amx) {   /* the library's head, then the packing both bf16 libraries share */
             kf_sb_puts(&g.b, bf16 ? kf_bt_cpu_gemm_lib_bf16_head : kf_bt_cpu_gemm_lib_amx_head);
             kf_sb_puts(&g.b, kf_bt_cpu_bf16_pack);
@@ -2695,7 +2699,7 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
             else if (pt->baseline && g.uses_blas) emit_gemm_blas(&g, gi);
             else if (gr->gemm.N == 1 && gr->row_tail < 0 && !pt->baseline) emit_gemv(&g, gi);
             else if (!pt->knob[KC_PACK]) emit_gemm_plain(&g, gi);
-            else if (amx && gr->row_tail < 0) emit_gemm_group_amx(&g, gi);
+            else if ((amx || pt->precision == KF_BT_BF16C) && gr->row_tail < 0) emit_gemm_group_amx(&g, gi);
             else if (pt->knob[KC_LOOP_ORDER] == 2 && gr->row_tail < 0) emit_gemm_skinny(&g, gi);
             else emit_gemm_group(&g, gi);
             break;

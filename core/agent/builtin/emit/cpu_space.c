@@ -361,10 +361,12 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
 
 static int check(const kf_bt_point *p, kf_error *err)
 {
-    if (p->precision != KF_BT_FP32 && p->precision != KF_BT_BF16 && !kf_bt_precision_amx(p->precision))
+    if (p->precision != KF_BT_FP32 && p->precision != KF_BT_BF16 && p->precision != KF_BT_BF16C &&
+        !kf_bt_precision_amx(p->precision))
         return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision %d; the C emitter writes fp32 (0) or bf16 "
                        "inputs with fp32 accumulation (3: vdpbf16ps, 5: AMX tiles, 6: 3xbf16 on AMX tiles, "
-                       "7: 2xbf16 on AMX tiles, 8: bf16 on AMX tiles with A's columns centred)", p->precision);
+                       "7: 2xbf16 on AMX tiles, 8: bf16 on AMX tiles with A's columns centred, 9: vdpbf16ps with "
+                       "A's columns centred)", p->precision);
     if (kf_bt_precision_amx(p->precision) &&
         (!p->knob[KC_PACK] || (p->knob[KC_MR] != 16 && p->knob[KC_MR] != 32) ||
          (p->knob[KC_NR] != 16 && p->knob[KC_NR] != 32)))
@@ -374,9 +376,10 @@ static int check(const kf_bt_point *p, kf_error *err)
     if (kf_bt_precision_amx_split(p->precision) && (p->knob[KC_KC] & 1))   /* both parts in a panel's fp32 room */
         return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision %d (%s on AMX) needs an even kc; got %d",
                        p->precision, kf_bt_amx_split_name(p->precision), p->knob[KC_KC]);
-    if (p->precision == KF_BT_BF16 && (!p->knob[KC_PACK] || p->knob[KC_NR] % 16 != 0))
-        return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision 3 (bf16) needs pack = 1 and nr a multiple of 16 "
-                       "(the AVX-512 width); got pack = %d, nr = %d", p->knob[KC_PACK], p->knob[KC_NR]);
+    if ((p->precision == KF_BT_BF16 || p->precision == KF_BT_BF16C) && (!p->knob[KC_PACK] || p->knob[KC_NR] % 16 != 0))
+        return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision %d (%s) needs pack = 1 and nr a multiple of 16 "
+                       "(the AVX-512 width); got pack = %d, nr = %d", p->precision,
+                       p->precision == KF_BT_BF16 ? "bf16" : "bf16c", p->knob[KC_PACK], p->knob[KC_NR]);
     if (p->knob[KC_NR] % 8 != 0)
         return kf_fail(err, KF_E_BAD_INPUT, "builtin point: nr = %d must be a multiple of 8 (the AVX2 vector width)",
                        p->knob[KC_NR]);
@@ -393,7 +396,7 @@ static int conservative(kf_bt_point *p)
  * elsewhere); AMX only where this process holds the tile permission. */
 static int offerable(const kf_bt_point *p)
 {
-    return p->precision == KF_BT_FP32 || (p->precision == KF_BT_BF16 && host_has_bf16()) ||
+    return p->precision == KF_BT_FP32 || ((p->precision == KF_BT_BF16 || p->precision == KF_BT_BF16C) && host_has_bf16()) ||
            (kf_bt_precision_amx(p->precision) && host_has_amx());
 }
 
@@ -416,6 +419,9 @@ static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
         }
     } else {
         q = *p; q.precision = p->precision == KF_BT_BF16 ? KF_BT_FP32 : KF_BT_BF16; kf_bt_nbr_push(s, &q);
+        /* vdpbf16ps with A centred where bf16 misses by a few elements (the
+           agent passes it over otherwise: kf_bt_precision_ruled_out) */
+        if (p->precision != KF_BT_BF16C) { q = *p; q.precision = KF_BT_BF16C; kf_bt_nbr_push(s, &q); }
         if (host_has_amx()) {   /* bf16 on the tiles, and bf16c, 2xbf16, 3xbf16 where bf16 misses the tolerance */
             q = *p; to_amx(&q); kf_bt_nbr_push(s, &q);
             q.precision = KF_BT_AMX_BF16C; kf_bt_nbr_push(s, &q);
@@ -461,6 +467,7 @@ static char *label(const kf_bt_point *p, const char *fusion, char *buf, size_t n
     if (p->precision == KF_BT_AMX_BF16X3) strncat(buf, " amx-3xbf16", n - strlen(buf) - 1);
     if (p->precision == KF_BT_AMX_BF16X2) strncat(buf, " amx-2xbf16", n - strlen(buf) - 1);
     if (p->precision == KF_BT_AMX_BF16C) strncat(buf, " amx-bf16c", n - strlen(buf) - 1);
+    if (p->precision == KF_BT_BF16C) strncat(buf, " bf16c", n - strlen(buf) - 1);
     return buf;
 }
 
@@ -487,6 +494,7 @@ static const char *describe_change(const kf_bt_point *pa, const kf_bt_point *pb,
                                : pb->precision == KF_BT_AMX_BF16X3 ? "use 3xbf16 on AMX tiles (high and low parts, near-fp32 accuracy)"
                                : pb->precision == KF_BT_AMX_BF16X2 ? "use 2xbf16 on AMX tiles (A in high and low parts, B rounded)"
                                : pb->precision == KF_BT_AMX_BF16C ? "use bf16 on AMX tiles with A's columns centred (about half bf16's error)"
+                               : pb->precision == KF_BT_BF16C ? "use bf16 inputs (vdpbf16ps) with A's columns centred (about half bf16's error)"
                                                                  : "use fp32");
     else return NULL;
     return buf;
@@ -549,6 +557,8 @@ static double gemm_eff(const kf_bt_point *pt, const kf_bt_gemm_work *w, int thre
        while packing (2-core Xeon, micro.sh, problem 30: 7-14% slower,
        bench/results/xeon2-cpu-ort-2026-11-25d/study/bf16c-cost.txt) */
     if (pt->precision == KF_BT_AMX_BF16C) e = 1.8 * (p[KC_MR] == 32 && p[KC_NR] == 32 ? 1.0 : 0.8);
+    /* the same on vdpbf16ps: bf16's rate less the centre's share */
+    if (pt->precision == KF_BT_BF16C) e = 0.9;
     int on_tiles = kf_bt_precision_amx(pt->precision);
     /* vector width and registers: AVX-512 16 floats x 32, AVX2 8 x 16,
        NEON (aarch64) 4 x 32 */
