@@ -366,11 +366,11 @@ char *kf_bt_point_label(const kf_bt_point *p, char *buf, size_t n);
 /* The value of knob `name` of p, or `dflt` when p's emitter has none. */
 int kf_bt_point_knob(const kf_bt_point *p, const char *name, int dflt);
 
-/* Up to `max` neighbouring points of p (one knob changed), in a fixed
- * order, valid for the backend and sizes.  Returns how many. */
 /* 1 when a GEMM of the problem runs in row panels with its row op where
  * the rows are fused (builtin_cpu.c refuses bf16c there) */
 int kf_bt_has_row_panels(const kf_resolved *r);
+/* Up to `max` neighbouring points of p (one knob changed), in a fixed
+ * order, valid for the backend and sizes.  Returns how many. */
 int kf_bt_neighbours(const kf_bt_point *p, const kf_resolved *r, kf_bt_point *out, int max);
 /* Online CPUs of this host (at least 1): the threads a point with no
  * thread knob runs on, for the cost model and the emitters' blocking. */
