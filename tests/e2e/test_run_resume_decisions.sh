@@ -7,7 +7,9 @@
 #     candidate it generates (point, label, the agent's whole search history)
 #     must be A's own, byte for byte;
 #  2. a run stopped by --max-iterations 2 and resumed to 5: no point tried
-#     twice, and every analysis sees the roofline (no "0 GFLOP/s of 0 peak").
+#     twice (the resume goes on, or stops because its analysis has nothing
+#     untried to offer), and every analysis sees the roofline (no "0 GFLOP/s
+#     of 0 peak").
 set -u
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 . "$KF_SRCDIR/tests/e2e/tap.sh"
@@ -81,7 +83,13 @@ import glob, json, sys
 pts = [json.load(open(f))["notes"].split("builtin point: ")[1] for f in sorted(glob.glob(sys.argv[1] + "/steps/*-0/candidate/candidate.json"))]
 print(len(pts), len(set(pts)))' "$tmp/c")
 set -- $points
-[ $rc -eq 0 ] && [ "$1" -ge 3 ] && [ "$1" = "$2" ] && ok "stopped by the budget and resumed: $1 steps, no point tried twice" \
+# the resumed run takes more steps, or its first analysis offers nothing new
+# (every neighbour it rates above the best already tried before the cut: the
+# cost model's gains depend on the measured times, and on a 2-core Zen 4 VM
+# the second step's analysis had nothing left about half the time)
+more=0
+[ "$1" -ge 3 ] || grep -q 'stopped: the analysis agent has nothing left to try' "$tmp/c2.out" && more=1
+[ $rc -eq 0 ] && [ "$1" -ge 2 ] && [ $more = 1 ] && [ "$1" = "$2" ] && ok "stopped by the budget and resumed: $1 steps, no point tried twice" \
     || no "stopped by the budget and resumed: no point tried twice" "exit $rc; points: $points" "$(cat "$tmp/c2.out")"
 texts=$("$PYTHON3" -c '
 import glob, json, sys

@@ -182,9 +182,18 @@ int kf_bt_point_from_json(const char *json, const kf_bt_emitter *em, const char 
     json_object *o = parse_object(json, err);
     if (!o) return -1;
     int rc = apply_fields(o, backend, &p, err);
+    /* the precision is the device's default unless the point names one */
+    const int fixed = json_object_object_get_ex(o, "precision", NULL) || p.precision == KF_BT_FP32;
     json_object_put(o);
     if (rc != 0) return -1;
-    if (em->check && em->check(&p, err) != 0) return -1;
+    if (em->check && em->check(&p, fixed ? err : NULL) != 0) {
+        /* a point that names no precision is not refused for the default's
+           sake: where its knobs cannot hold it (the C emitter's bf16 needs nr
+           a multiple of 16), it takes fp32 */
+        if (fixed) return -1;
+        p.precision = KF_BT_FP32;
+        if (em->check(&p, err) != 0) return -1;
+    }
     *out = p;
     return 0;
 }

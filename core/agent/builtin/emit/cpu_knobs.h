@@ -82,6 +82,14 @@ enum { KF_BT_CPU_ORDER_BLOCKS = 0, KF_BT_CPU_ORDER_ROWS = 1, KF_BT_CPU_ORDER_COL
  * NC = NR.  The default takes it where every GEMM has at most
  * KF_BT_CPU_SKINNY_ROWS rows whose A fits in L2 and a B of at least 4 x L2. */
 #define KF_BT_CPU_SKINNY_ROWS 256
+/* The smallest relative-L2 bound, and atol or rtol, at which bf16 is the C
+ * emitter's default precision (where the probe measured it faster): bf16
+ * GEMMs measured relative L2 errors of 3.5e-4 to 2.4e-3 on the Level-2
+ * problems (core/problem/precision.h) and elementwise errors of 0.012-0.02
+ * where a norm follows (this session's Zen 4 runs of 30 and 41); a bound
+ * under this makes bf16 a wasted first step (a 1e-3 tolerance: every
+ * element's error over it). */
+#define KF_BT_CPU_BF16_MIN_TOL 5e-3
 /* The skinny order hands out its NR panels in runs of contiguous ones,
  * this many runs a thread (dynamic: a stalled thread holds up no share). */
 #define KF_BT_CPU_SKINNY_RUNS_PER_THREAD 8

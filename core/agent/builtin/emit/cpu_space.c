@@ -291,9 +291,12 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
     int known = dev && dev->struct_size >= sizeof *dev;   /* the ABI 1.3 fields */
     /* bf16 inputs (vdpbf16ps) only where the probe measured them faster
        than fp32 FMAs (the development VM's Xeon measured half the fp32
-       rate); a failed verification falls back to fp32
-       (kf_bt_point_conservative) */
-    if (known && dev->peak_flops_bf16 > dev->peak_flops && host_has_bf16()) p->precision = KF_BT_BF16;
+       rate) and the problem's tolerance leaves room for bf16's rounding
+       (KF_BT_CPU_BF16_MIN_TOL); a failed verification falls back to bf16c
+       or fp32 (builtin_agent.c, kf_bt_point_conservative) */
+    const kf_problem *pr = r ? r->problem : NULL;
+    int roomy = pr && pr->rel_l2 >= KF_BT_CPU_BF16_MIN_TOL && (pr->atol >= KF_BT_CPU_BF16_MIN_TOL || pr->rtol >= KF_BT_CPU_BF16_MIN_TOL);
+    if (known && roomy && dev->peak_flops_bf16 > dev->peak_flops && host_has_bf16()) p->precision = KF_BT_BF16;
     /* AMX tiles are never the default (a point naming precision 0 or 3
        keeps the vector tiles then); the search reaches them as a neighbour
        of every packed point where this process holds the tile permission
