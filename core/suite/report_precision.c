@@ -120,7 +120,7 @@ void kf_report_entry_precision(kf_report_entry *e, const char *best_dir)
         /* bf16c runs on the same unit as bf16 (the tiles' peak): the point
            tells the two apart */
         int centred = (!strcmp(name, "amx-bf16") && p == 8) || (!strcmp(name, "bf16-avx512") && p == 9);
-        e->precision = strdup(centred ? (p == 8 ? "amx-bf16c" : "bf16c-avx512") : name);
+        e->precision = strdup(centred ? kf_report_precision_name(p, e->language) : name);
         e->precision_from = strdup(centred ? "compute_unit counter and builtin point" : "compute_unit counter");
         return;
     }

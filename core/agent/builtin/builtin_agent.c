@@ -178,16 +178,16 @@ static int variant_failed(bt_impl *im, const kf_agent_ctx *ctx, const kf_gen_req
        whose worst element used over KF_BT_MISS_WIDE of its allowance passes
        over 2xbf16 too, however few elements it got wrong (88: 30 wrong, the
        worst at 2.06; 2xbf16 then sat at the tolerance's edge) */
-    int broad = 0, slight = 0;
+    int broad = 0;
     if ((failed.precision == KF_BT_AMX_BF16 || failed.precision == KF_BT_AMX_BF16C) && req->last_eval &&
-        req->last_eval->verdict == KF_FAIL_MISMATCH && req->last_eval->stats) {
-        double frac = miss_fraction(req->last_eval);
-        broad = frac > KF_BT_MISS_BROAD || kf_eval_worst_tol_frac(req->last_eval) > KF_BT_MISS_WIDE;
-        slight = failed.precision == KF_BT_AMX_BF16 && frac <= KF_BT_MISS_SLIGHT;
-    }
-    /* the same step on vdpbf16ps (no split precisions there): bf16c after
-       a slight bf16 miss only */
-    int slight_v = failed.precision == KF_BT_BF16 && slight_bf16_miss(req);
+        req->last_eval->verdict == KF_FAIL_MISMATCH && req->last_eval->stats)
+        broad = miss_fraction(req->last_eval) > KF_BT_MISS_BROAD ||
+                kf_eval_worst_tol_frac(req->last_eval) > KF_BT_MISS_WIDE;
+    /* the one bf16c that may follow: the failed bf16's own (on the tiles, or
+       on vdpbf16ps, which has no split precisions), after a slight miss */
+    const int next_c = !slight_bf16_miss(req) ? -1
+                       : failed.precision == KF_BT_AMX_BF16 ? KF_BT_AMX_BF16C
+                       : failed.precision == KF_BT_BF16 ? KF_BT_BF16C : -1;
     const kf_analysis *an = req->analysis;
     for (int i = 0; an && i < an->n_recs; i++) {
         kf_bt_point q;
@@ -196,8 +196,7 @@ static int variant_failed(bt_impl *im, const kf_agent_ctx *ctx, const kf_gen_req
             continue;
         if (kf_bt_history_has(&im->hist, &q)) continue;
         if (broad && q.precision == KF_BT_AMX_BF16X2) continue;
-        if (!slight && q.precision == KF_BT_AMX_BF16C) continue;
-        if (!slight_v && q.precision == KF_BT_BF16C) continue;
+        if (kf_bt_precision_bf16c(q.precision) && q.precision != next_c) continue;
         *pt = q;
         *why = broad ? "the last variant failed: bf16 on the tiles missed the tolerance in more than 1 element in "
                        "1000, or its worst element used over 1.6 times its allowance, too many for 2xbf16; next untried "
