@@ -140,6 +140,34 @@ static int check_rows(void)
             }
         }
     }
+    /* kf_chan_row over rows far from 0 whose means differ (row k about
+     * 1e4 + 0.5 k, spread 1: the rows' own spreads and the spread of their
+     * means are of the same size): the combined mean and sum of squared
+     * deviations as a two-pass double computation gives them (float sums
+     * about 0 lose the spread entirely, dropping the between-rows term
+     * loses half of it); row lengths with and without a tail */
+    static const int64_t clens[] = {1, 17, 1000, 16384};
+    for (size_t li = 0; li < sizeof clens / sizeof clens[0]; li++) {
+        const int64_t n = clens[li], rows = 6;
+        double mu = 0.0, m2 = 0.0, wm = 0.0, wq = 0.0;
+        for (int64_t k = 0; k < rows; k++) {
+            for (int64_t j = 0; j < n; j++) x[j] = 1e4f + 0.5f * (float)k + (float)((j * 7919 + k * 31) % 2003) / 1001.5f - 1.0f;
+            double s0 = 0.0, q0;
+            kf_row_moments(x, n, 0.0f, &s0, &q0, NULL);
+            kf_chan_row(x, n, s0, k, &mu, &m2);
+            for (int64_t j = 0; j < n; j++) wm += x[j];
+        }
+        wm /= (double)(rows * n);
+        for (int64_t k = 0; k < rows; k++)
+            for (int64_t j = 0; j < n; j++) {
+                double d = (double)(1e4f + 0.5f * (float)k + (float)((j * 7919 + k * 31) % 2003) / 1001.5f - 1.0f) - wm;
+                wq += d * d;
+            }
+        if (fabs(mu - wm) > 1e-9 * fabs(wm) + 1e-12 || fabs(m2 - wq) > 1e-6 * wq) {
+            printf("  kf_chan_row: n %lld: mean %.12g m2 %.12g, want %.12g %.12g\n", (long long)n, mu, m2, wm, wq);
+            bad++;
+        }
+    }
     /* the vector exp over the whole float range (m = 0): overflow, the
      * denormals, underflow, ±inf and NaN */
     inputs(-110.0f, 90.0f, 200000);

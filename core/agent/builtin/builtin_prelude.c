@@ -365,6 +365,19 @@ static const char C_TAIL[] =
     "#endif\n"
     "    *s_out = s;\n"
     "    *q_out = q;\n"
+    "}\n"
+    "/* Chan's update over rows of n floats: row k (the first is 0), whose plain sum is s0, joins\n"
+    " * the running mean *mu and sum of squared deviations *m2 of rows 0..k-1; the row is read\n"
+    " * again about its own mean s0 / n (from cache: it was just read), so the statistics do not\n"
+    " * depend on how far apart the rows' means are */\n"
+    "KF_FN void kf_chan_row(const float *restrict x, int64_t n, double s0, int64_t k, double *mu, double *m2)\n"
+    "{\n"
+    "    double s, q;\n"
+    "    const float c = (float)(s0 / (double)n);   /* the shift the deviations are taken from */\n"
+    "    kf_row_moments(x, n, c, &s, &q, NULL);\n"
+    "    const double d = (double)c + s / (double)n - *mu;\n"
+    "    *mu += d / (double)(k + 1);\n"
+    "    *m2 += (q - s * s / (double)n) + d * d * (double)n * (double)k / (double)(k + 1);\n"
     "}\n";
 
 static const char OCL_HEAD[] =
