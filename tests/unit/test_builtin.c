@@ -202,7 +202,8 @@ KF_TEST_TIMEOUT(other_points_pass, 120.0)
  * outputs (64 MiB) reach the streaming stores (KC_STREAM; the small preset
  * stays under KF_BT_CPU_STREAM_MIN_BYTES), BatchNorm's in-channel outputs
  * (1 MiB channels), LayerNorm's one-pass statistics over rows of 4M split
- * over the team (streamed or not) and the
+ * over the team, the next row's taken while this one is written (streamed
+ * or not), and the
  * middle-dim sum in pages of its rows (1024 inner positions):
  * generated as named and verified against the reference.  The fixtures
  * stream_odd_* stream rows of 1001 and 1073 elements: every row ends in a
@@ -216,7 +217,7 @@ KF_TEST_TIMEOUT(memory_bound_variants_pass, 300.0)
         {"problems/level1/35_GroupNorm.json", "cpu", "{\"stream\":1}", "kf_stream_block(V1 + rr * 1048576 + c0_, S1);"},
         {"problems/level1/36_RMSNorm.json", "cpu", "{\"stream\":1}", "kf_stream_fence();"},
         {"problems/level1/40_LayerNorm.json", "cpu", "{\"stream\":0}", "one pass: sums of x - x[0]"},
-        {"problems/level1/40_LayerNorm.json", "cpu", "{\"stream\":1}", "part_[(rr * T_ + t_) * 2] = s;"},
+        {"problems/level1/40_LayerNorm.json", "cpu", "{\"stream\":1}", "part_[((rr + 1) * T_ + t_) * 2] = sn_;"},
         {"problems/level1/33_BatchNorm.json", "cpu", "{\"stream\":0}", "const float mean = mean_c[c], rstd = rstd_c[c];\n        for (int64_t n = 0;"},
         {"problems/level1/33_BatchNorm.json", "cpu", "{\"stream\":1}", "kf_stream_block(V1 + (n * 64 + c) * 16384 + c0_, S1);"},
         {"problems/level1/47_Sum_reduction_over_a_dimension.json", "cpu", "{}", "whole rows in order"},
@@ -1602,6 +1603,49 @@ KF_TEST_TIMEOUT(shape_ops_pass_at_every_point, 200.0) { points_pass("tests/vocab
 /* (N, C, H, W) instance_norm, batch_norm (training and evaluation) and
  * group_norm (tests/vocab/norms_4d.json). */
 KF_TEST_TIMEOUT(norms_4d_pass_at_every_point, 200.0) { points_pass("tests/vocab/norms_4d.json"); }
+
+/* Norms over few rows longer than KF_ROW_ONE_PASS (tests/vocab/norms_long_rows.json:
+ * 3 rows of 300001, layer_norm with weight and bias, rms_norm with a fused
+ * add): each row is split over the team and the next row's sums are taken
+ * in chunks while this row is written; streamed and plain stores, 2 and 3
+ * threads (slices whose lengths are not a multiple of the chunk). */
+KF_TEST_TIMEOUT(norms_long_rows_split_pass, 200.0)
+{
+    static const char *const pts[] = {"{\"stream\":1,\"threads\":2}", "{\"stream\":0,\"threads\":2}",
+                                      "{\"stream\":1,\"threads\":3}", "{\"stream\":0,\"threads\":3}"};
+    kf_error err = {0};
+    kf_registry *reg = kf_registry_open(1, &err);
+    KF_CHECK(reg != NULL);
+    kf_plugin *pl = kf_registry_find(reg, "cpu-simd");
+    KF_CHECK(pl != NULL);
+    kf_agent *a = kf_builtin_agent_open(NULL, &err);
+    loaded l;
+    load(&l, "tests/vocab/norms_long_rows.json", "small");
+    for (size_t j = 0; j < sizeof pts / sizeof pts[0]; j++) {
+        kf_recommendation rec = {.what = "t", .why = "t", .expected_gain = 1.1, .params = (char *)pts[j]};
+        kf_analysis an = {.n_recs = 1, .recs = &rec};
+        kf_agent_ctx ctx = ctx_for(&l.r, "cpu-simd");
+        kf_gen_request req = {.kind = KF_GEN_OPTIMIZE, .analysis = &an, .rec_index = 0};
+        kf_gen_result g = {0};
+        KF_CHECK(a->ops->generate(a, &ctx, &req, &g, &err) == 0);
+        KF_CHECK_MSG(g.cand != NULL, "%s: %s", pts[j], g.error ? g.error : "?");
+        if (!g.cand) continue;
+        const char *src = g.cand->n_sources > 0 && g.cand->sources[0].text ? g.cand->sources[0].text : "";
+        KF_CHECK_MSG(strstr(src, "each row split over the team") && strstr(src, "the next row's chunk"),
+                     "%s: the rows are not split", pts[j]);
+        kf_eval_opts o;
+        kf_eval_opts_default(&o);
+        kf_eval_result res = {0};
+        KF_CHECK(kf_evaluate(pl, &l.r, g.cand, &o, 0, &res, &err) == 0);
+        KF_CHECK_MSG(res.verdict == KF_PASS, "%s [%s]: %s\n%.1500s", pts[j], g.label, res.summary ? res.summary : "",
+                     res.diagnostics ? res.diagnostics : "");
+        kf_eval_result_free(&res);
+        kf_gen_result_free(&g);
+    }
+    unload(&l);
+    kf_agent_close(a);
+    kf_registry_close(reg);
+}
 
 /* Shape ops that must copy (tests/vocab/shape_copies.json): outputs viewing
  * an input, an output, and a value another output views. */

@@ -49,6 +49,9 @@
  * 4 rows of 4M, so 4 of the 16-core host's threads worked (34% of the
  * roofline floor) */
 #define KF_SPLIT_ROWS 64
+/* ... and take the next row's sums in chunks of this many floats (a
+ * multiple of the streamed block) while writing this row's outputs */
+#define KF_SPLIT_CHUNK 512
 /* GroupNorm rows whose groups have fewer channels than this (and that fit
  * KF_ROW_BUF) are emitted with the statistics vectorised across the groups */
 #define KF_GN_SMALL_GROUP 16
@@ -1350,26 +1353,35 @@ static void emit_row_group_split(gen_t *g, int gi)
     declare_row_ptrs(g, gi);
     kf_sb_printf(b,
                  "    /* %s over %" PRId64 " rows of %" PRId64 " contiguous elements, each row split over the team%s */\n"
-                 "    double *part_ = malloc((size_t)nt * %" PRId64 " * 2 * sizeof(double));   /* [row][thread][s, q] */\n"
+                 "    double *part_ = malloc((size_t)nt * (%" PRId64 " + 1) * 2 * sizeof(double));   /* [row][thread][s, q] */\n"
                  "    if (!part_) return;\n"
                  "    #pragma omp parallel num_threads(nt)\n"
                  "    {\n"
                  "    const int t_ = omp_get_thread_num(), T_ = omp_get_num_threads();\n"
                  "    const int64_t k0_ = %" PRId64 " * t_ / T_ / 16 * 16, k1_ = t_ == T_ - 1 ? %" PRId64 " : %" PRId64 " * (t_ + 1) / T_ / 16 * 16;\n",
                  kf_op_name(an->op), R, L, g->stream ? ", outputs stored through a buffer with streaming stores" : "", R, L, L, L);
+    /* one pass: sums of x - x[0]; the next row's, chunk by chunk, in the
+       loop that writes this row's outputs (the first row's before it), so
+       reads from memory and stores overlap (40 on the 2-core Zen 4 VM, in
+       a harness: bench/results/epyc2-cpu-membound-2026-11-29) */
+    char sh0[32];
+    snprintf(sh0, sizeof sh0, rms ? "0.0f" : "V%d[0]", an->in[0].value);
     kf_sb_printf(b,
+                 "    {\n"
+                 "        double s, q;\n"
+                 "        kf_row_moments(V%d + k0_, k1_ - k0_, %s, &s, &q, NULL);\n"
+                 "        part_[t_ * 2] = s;\n"
+                 "        part_[t_ * 2 + 1] = q;\n"
+                 "    }\n"
                  "    for (int64_t rr = 0; rr < %" PRId64 "; rr++) {\n"
                  "        const float *xr = V%d + rr * %" PRId64 ";\n"
-                 "        const float sh = %s;   /* one pass: sums of x - x[0] */\n"
-                 "        double s, q;\n"
-                 "        kf_row_moments(xr + k0_, k1_ - k0_, sh, &s, &q, NULL);\n"
-                 "        part_[(rr * T_ + t_) * 2] = s;\n"
-                 "        part_[(rr * T_ + t_) * 2 + 1] = q;\n"
+                 "        const float *xn_ = rr + 1 < %" PRId64 " ? xr + %" PRId64 " : NULL;   /* the next row */\n"
+                 "        const float sh = %s, shn_ = %s;   /* one pass: sums of x - x[0] */\n"
+                 "        double s = 0.0, q = 0.0, sn_ = 0.0, qn_ = 0.0;\n"
                  "        #pragma omp barrier\n"
-                 "        s = 0.0;\n"
-                 "        q = 0.0;\n"
                  "        for (int i = 0; i < T_; i++) { s += part_[(rr * T_ + i) * 2]; q += part_[(rr * T_ + i) * 2 + 1]; }\n",
-                 R, an->in[0].value, L, rms ? "0.0f" : "xr[0]");
+                 an->in[0].value, sh0, R, an->in[0].value, L, R, L, rms ? "0.0f" : "xr[0]",
+                 rms ? "0.0f" : "xn_ ? xn_[0] : 0.0f");
     if (rms)
         kf_sb_printf(b, "        const float mean = 0.0f, rstd = (float)(1.0 / sqrt(q / %" PRId64 ".0 + %s));\n", L, epsl);
     else
@@ -1380,11 +1392,34 @@ static void emit_row_group_split(gen_t *g, int gi)
     /* the row is larger than the caches (it is split over the team): read from memory again,
        the next page prefetched (40 at the cpu preset on the 2-core VM, with kf_row_moments's
        own prefetch: 7-22% less time, bench/results/xeon2-cpu-map-prefetch-2026-11-29) */
-    open_out_loop(g, gi, "        ", "k0_", "k1_", "kf_prefetch_ahead(xr + c0_);\n");
-    kf_sb_printf(b, "            const float t%d = (xr[o] - mean) * rstd%s%s;\n", av, wexpr, bexpr);
-    emit_row_tail(g, gi, "        ");
-    close_out_loop(g, gi, "        ");
-    kf_sb_puts(b, "    }\n");
+    static const char next_chunk[] =
+        "if (xn_ && !((c0_ - k0_) %% %d)) {   /* the next row's chunk */\n"
+        "    double bs_, bq_;\n"
+        "    kf_row_moments(xn_ + c0_, k1_ - c0_ < %d ? k1_ - c0_ : %d, shn_, &bs_, &bq_, NULL);\n"
+        "    sn_ += bs_;\n"
+        "    qn_ += bq_;\n"
+        "}\n";
+    char pf[512];
+    if (g->stream) {
+        int n = snprintf(pf, sizeof pf, "kf_prefetch_ahead(xr + c0_);\n");
+        snprintf(pf + n, sizeof pf - (size_t)n, next_chunk, KF_SPLIT_CHUNK, KF_SPLIT_CHUNK, KF_SPLIT_CHUNK);
+        open_out_loop(g, gi, "        ", "k0_", "k1_", pf);
+    } else {   /* chunks of plain loops */
+        snprintf(pf, sizeof pf, next_chunk, KF_SPLIT_CHUNK, KF_SPLIT_CHUNK, KF_SPLIT_CHUNK);
+        kf_sb_printf(b, "        for (int64_t c0_ = k0_; c0_ < k1_; c0_ += %d) {\n", KF_SPLIT_CHUNK);
+        append_indented(b, pf, "            ");
+        kf_sb_printf(b, "            const int64_t c1_ = k1_ - c0_ < %d ? k1_ : c0_ + %d;\n", KF_SPLIT_CHUNK, KF_SPLIT_CHUNK);
+        open_out_loop(g, gi, "            ", "c0_", "c1_", NULL);
+    }
+    const char *bi = g->stream ? "        " : "            ";   /* the output loop's indent */
+    kf_sb_printf(b, "%s    const float t%d = (xr[o] - mean) * rstd%s%s;\n", bi, av, wexpr, bexpr);
+    emit_row_tail(g, gi, bi);
+    close_out_loop(g, gi, bi);
+    if (!g->stream) kf_sb_puts(b, "        }\n");
+    kf_sb_puts(b,
+               "        part_[((rr + 1) * T_ + t_) * 2] = sn_;   /* past the last row: the array's spare slots */\n"
+               "        part_[((rr + 1) * T_ + t_) * 2 + 1] = qn_;\n"
+               "    }\n");
     if (g->stream) kf_sb_puts(b, "    kf_stream_fence();\n");
     kf_sb_puts(b, "    }\n    free(part_);\n}\n\n");
     g->stream = 0;
