@@ -1114,40 +1114,27 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
             kf_sb_printf(b, "%s    const float t%d = (xr[o] - mean_e[o]) * rstd_e[o]%s%s;\n", ind4, av, wexpr, bexpr);
             break;
         }
-        /* each group's outputs right after its statistics, while the group
-           is still in cache (35 at the cpu preset: groups of 512 KiB, rows
-           of 4 MiB: the row was read from memory twice), and the next
-           group's sum taken in the same loop: its mean is the shift of its
-           deviations, summed from cache, so the reads from memory overlap
-           the stores (35 on the 2-core Zen 4 VM, in a harness:
-           bench/results/epyc2-cpu-membound-2026-11-29) */
         kf_sb_printf(b,
                         "%sfloat mean_g[%" PRId64 "], rstd_g[%" PRId64 "];\n"
-                        "%sdouble sn_ = 0.0, qn_;   /* the group's plain sum (the first group's here, the others' below) */\n"
                         "%sfor (int64_t q0 = 0; q0 < %" PRId64 "; q0++) {   /* groups of %" PRId64 " contiguous channels */\n"
                         "%s    const float *xg = xr + q0 * %" PRId64 ";\n"
-                        "%s    if (q0 == 0) kf_row_moments(xg, %" PRId64 ", 0.0f, &sn_, &qn_, NULL);\n"
-                        "%s    const float c_ = (float)(sn_ / %" PRId64 ".0);   /* its mean: the deviations' shift */\n"
-                        "%s    double s, q;\n"
-                        "%s    kf_row_moments(xg, %" PRId64 ", c_, &s, &q, NULL);\n"
-                        "%s    const double mu = (double)c_ + s / %" PRId64 ".0, var = (q - s * s / %" PRId64 ".0) / %" PRId64 ".0;\n"
+                        "%s    double s, q;   /* the mean, then sums of x - mean */\n"
+                        "%s    kf_row_moments(xg, %" PRId64 ", 0.0f, &s, &q, NULL);\n"
+                        "%s    const double mu = s / %" PRId64 ".0;\n"
+                        "%s    kf_row_moments(xg, %" PRId64 ", (float)mu, &s, &q, NULL);\n"
+                        "%s    const double var = (q - s * s / %" PRId64 ".0) / %" PRId64 ".0;\n"
                         "%s    mean_g[q0] = (float)mu;\n"
-                        "%s    rstd_g[q0] = (float)(1.0 / sqrt((var > 0.0 ? var : 0.0) + %s));\n"
-                        "%s    const float mean = mean_g[q0], rstd = rstd_g[q0];\n"
-                        "%s    const float *xn_ = xr + (q0 + 1 < %" PRId64 " ? q0 + 1 : q0) * %" PRId64 ";   /* the next group */\n"
-                        "%s    float sv_ = 0.0f;\n",
-                        ind, G, G, ind, ind, G, gl / inner, ind, gl, ind, gl, ind, gl, ind, ind, gl, ind, gl, gl, gl,
-                        ind, ind, epsl, ind, ind, G, gl, ind);
-        char lo[48], hi[48], pf[112];
+                        "%s    rstd_g[q0] = (float)(1.0 / sqrt((var > 0.0 ? var : 0.0) + %s));\n",
+                        ind, G, G, ind, G, gl / inner, ind, gl, ind, ind, gl, ind, gl, ind, gl, ind, gl, gl,
+                        ind, ind, epsl);
+        /* each group's outputs right after its statistics, while the group
+           is still in cache (35 at the cpu preset: groups of 512 KiB, rows
+           of 4 MiB: the row was read from memory twice) */
+        kf_sb_printf(b, "%s    const float mean = mean_g[q0], rstd = rstd_g[q0];\n", ind);
+        char lo[48], hi[48];
         snprintf(lo, sizeof lo, "q0 * %" PRId64, gl);
         snprintf(hi, sizeof hi, "(q0 + 1) * %" PRId64, gl);
-        snprintf(pf, sizeof pf, "kf_prefetch_ahead(xn_ + (c0_ - %s));\n", lo);
-        g->simd_clause = " reduction(+:sv_)";
-        if (g->stream)
-            open_out_loop(g, gi, ind4, lo, hi, pf);
-        else
-            kf_sb_printf(b, "%s#pragma omp simd reduction(+:sv_)\n%sfor (int64_t o = %s; o < %s; o++) {\n", ind4, ind4, lo, hi);
-        kf_sb_printf(b, "%s    sv_ += xn_[o - %s];\n", ind4, lo);
+        open_out_loop(g, gi, ind4, lo, hi, NULL);
         kf_sb_printf(b, "%s    const float t%d = (xr[o] - mean) * rstd%s%s;\n", ind4, av, wexpr, bexpr);
         break;
     }
@@ -1180,8 +1167,6 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
     emit_row_tail(g, gi, an->op == KF_OP_GROUP_NORM ? ind4 : ind);
     if (an->op == KF_OP_GROUP_NORM) {
         close_out_loop(g, gi, ind4);
-        if (g->simd_clause) kf_sb_printf(b, "%s    sn_ = sv_;\n", ind);   /* the large groups' loop */
-        g->simd_clause = NULL;
         kf_sb_printf(b, "%s}\n", ind);
     } else if (loop) {
         close_out_loop(g, gi, ind);
