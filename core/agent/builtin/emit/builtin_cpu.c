@@ -50,8 +50,10 @@
  * roofline floor) */
 #define KF_SPLIT_ROWS 64
 /* ... and take the next row's sums in chunks of this many floats (a
- * multiple of the streamed block) while writing this row's outputs */
+ * multiple of the streamed block: a chunk starts where a block does) while
+ * writing this row's outputs */
 #define KF_SPLIT_CHUNK 512
+_Static_assert(KF_SPLIT_CHUNK % KF_BT_CPU_STREAM_BLOCK == 0, "a split row's chunks must start at streamed blocks");
 /* GroupNorm rows whose groups have fewer channels than this (and that fit
  * KF_ROW_BUF) are emitted with the statistics vectorised across the groups */
 #define KF_GN_SMALL_GROUP 16
