@@ -1557,11 +1557,11 @@ KF_TEST(analyzer_stops_at_target)
 
 /* The baseline, the first candidate and other points of problem `rel` all
  * pass on cpu-simd. */
-static void points_pass(const char *rel)
+/* Generates problem rel (small preset) at each of pts[0..n) (after the
+ * baseline and the first candidate where defaults is set), checks that
+ * every source contains want (when not NULL) and that each verifies. */
+static void points_pass_at(const char *rel, const char *const *pts, int n, int defaults, const char *want)
 {
-    static const char *const pts[] = {
-        "{\"fusion\":2,\"loop_order\":0}", "{\"fusion\":1,\"loop_order\":0,\"kc\":100}",
-        "{\"fusion\":0,\"pack\":0}", "{\"loop_order\":1,\"threads\":1,\"unroll\":2,\"kc\":100}"};
     kf_error err = {0};
     kf_registry *reg = kf_registry_open(1, &err);
     KF_CHECK(reg != NULL);
@@ -1570,7 +1570,7 @@ static void points_pass(const char *rel)
     kf_agent *a = kf_builtin_agent_open(NULL, &err);
     loaded l;
     load(&l, rel, "small");
-    for (int j = -2; j < (int)(sizeof pts / sizeof pts[0]); j++) {
+    for (int j = defaults ? -2 : 0; j < n; j++) {
         kf_recommendation rec = {.what = "t", .why = "t", .expected_gain = 1.1,
                                  .params = (char *)(j >= 0 ? pts[j] : "")};
         kf_analysis an = {.n_recs = 1, .recs = &rec};
@@ -1581,6 +1581,9 @@ static void points_pass(const char *rel)
         KF_CHECK(a->ops->generate(a, &ctx, &req, &g, &err) == 0);
         KF_CHECK_MSG(g.cand != NULL, "%s point %d: %s", rel, j, g.error ? g.error : "?");
         if (g.cand) {
+            if (want && j >= 0)
+                KF_CHECK_MSG(g.cand->n_sources > 0 && g.cand->sources[0].text && strstr(g.cand->sources[0].text, want),
+                             "%s at %s: the source has no \"%s\"", rel, pts[j], want);
             kf_eval_opts o;
             kf_eval_opts_default(&o);
             kf_eval_result res = {0};
@@ -1594,6 +1597,14 @@ static void points_pass(const char *rel)
     unload(&l);
     kf_agent_close(a);
     kf_registry_close(reg);
+}
+
+static void points_pass(const char *rel)
+{
+    static const char *const pts[] = {
+        "{\"fusion\":2,\"loop_order\":0}", "{\"fusion\":1,\"loop_order\":0,\"kc\":100}",
+        "{\"fusion\":0,\"pack\":0}", "{\"loop_order\":1,\"threads\":1,\"unroll\":2,\"kc\":100}"};
+    points_pass_at(rel, pts, (int)(sizeof pts / sizeof pts[0]), 1, NULL);
 }
 
 /* Shape ops (tests/vocab/shape_ops.json: unsqueeze of a row mean, a view
@@ -1613,38 +1624,7 @@ KF_TEST_TIMEOUT(norms_long_rows_split_pass, 200.0)
 {
     static const char *const pts[] = {"{\"stream\":1,\"threads\":2}", "{\"stream\":0,\"threads\":2}",
                                       "{\"stream\":1,\"threads\":3}", "{\"stream\":0,\"threads\":3}"};
-    kf_error err = {0};
-    kf_registry *reg = kf_registry_open(1, &err);
-    KF_CHECK(reg != NULL);
-    kf_plugin *pl = kf_registry_find(reg, "cpu-simd");
-    KF_CHECK(pl != NULL);
-    kf_agent *a = kf_builtin_agent_open(NULL, &err);
-    loaded l;
-    load(&l, "tests/vocab/norms_long_rows.json", "small");
-    for (size_t j = 0; j < sizeof pts / sizeof pts[0]; j++) {
-        kf_recommendation rec = {.what = "t", .why = "t", .expected_gain = 1.1, .params = (char *)pts[j]};
-        kf_analysis an = {.n_recs = 1, .recs = &rec};
-        kf_agent_ctx ctx = ctx_for(&l.r, "cpu-simd");
-        kf_gen_request req = {.kind = KF_GEN_OPTIMIZE, .analysis = &an, .rec_index = 0};
-        kf_gen_result g = {0};
-        KF_CHECK(a->ops->generate(a, &ctx, &req, &g, &err) == 0);
-        KF_CHECK_MSG(g.cand != NULL, "%s: %s", pts[j], g.error ? g.error : "?");
-        if (!g.cand) continue;
-        const char *src = g.cand->n_sources > 0 && g.cand->sources[0].text ? g.cand->sources[0].text : "";
-        KF_CHECK_MSG(strstr(src, "each row split over the team") && strstr(src, "the next row's chunk"),
-                     "%s: the rows are not split", pts[j]);
-        kf_eval_opts o;
-        kf_eval_opts_default(&o);
-        kf_eval_result res = {0};
-        KF_CHECK(kf_evaluate(pl, &l.r, g.cand, &o, 0, &res, &err) == 0);
-        KF_CHECK_MSG(res.verdict == KF_PASS, "%s [%s]: %s\n%.1500s", pts[j], g.label, res.summary ? res.summary : "",
-                     res.diagnostics ? res.diagnostics : "");
-        kf_eval_result_free(&res);
-        kf_gen_result_free(&g);
-    }
-    unload(&l);
-    kf_agent_close(a);
-    kf_registry_close(reg);
+    points_pass_at("tests/vocab/norms_long_rows.json", pts, 4, 0, "the next row's chunk");
 }
 
 /* Shape ops that must copy (tests/vocab/shape_copies.json): outputs viewing
