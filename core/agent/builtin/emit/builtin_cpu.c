@@ -456,7 +456,7 @@ typedef struct gen {
     const char *st_idx;       /* set while streaming: the stores go to S<v>[st_idx], the block buffers */
     size_t sl_body;           /* open_stream_loop: where the loop's body starts in b */
     char sl_var[8], sl_hi[64];   /* ... its index variable and end */
-    const char *simd_clause;  /* appended to the streamed loop's `omp simd` (a reduction), or NULL */
+    const char *simd_clause;  /* appended to the group's element loop's `omp simd` (a reduction), or NULL */
     const char *row_next;     /* set in a row group: the next row's first element (prefetched), or NULL */
     kf_error *err;
     int failed;
@@ -1603,7 +1603,7 @@ static void emit_generic_group(gen_t *g, int gi)
             open_stream_loop(g, gi, "            ", "l", "0", hi, in_channel ? "kf_prefetch_ahead(xn_ + c0_);\n" : NULL);
         else
             kf_sb_printf(b, "            #pragma omp simd%s\n            for (int64_t l = 0; l < %s; l++) {\n",
-                         in_channel ? " reduction(+:sv_)" : "", hi);
+                         g->simd_clause ? g->simd_clause : "", hi);
         if (in_channel) kf_sb_puts(b, "                sv_ += xn_[l];\n");
         kf_sb_printf(b, "                const float t%d = (V%d[(n * %" PRId64 " + c) * %" PRId64 " + l] - mean) * rstd%s%s;\n",
                      av, xv, L, I, wexpr, bexpr);

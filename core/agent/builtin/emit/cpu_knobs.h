@@ -85,8 +85,9 @@ enum { KF_BT_CPU_ORDER_BLOCKS = 0, KF_BT_CPU_ORDER_ROWS = 1, KF_BT_CPU_ORDER_COL
 /* The smallest relative-L2 bound, and atol or rtol, at which bf16 is the C
  * emitter's default precision (where the probe measured it faster): bf16
  * GEMMs measured relative L2 errors of 3.5e-4 to 2.4e-3 on the Level-2
- * problems (core/problem/precision.h) and elementwise errors of 0.012-0.02
- * where a norm follows (this session's Zen 4 runs of 30 and 41); a bound
+ * problems (core/problem/precision.h) and max abs errors of 0.012-0.02
+ * where a norm follows (30 and 41 on a 2-core Zen 4 VM,
+ * bench/results/epyc2-cpu-bf16c-2026-11-29); a bound
  * under this makes bf16 a wasted first step (a 1e-3 tolerance: every
  * element's error over it). */
 #define KF_BT_CPU_BF16_MIN_TOL 5e-3
