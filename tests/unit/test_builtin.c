@@ -9,6 +9,7 @@
  * plan, the search points' JSON, the analyzer and the error paths.
  */
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -461,6 +462,64 @@ KF_TEST(cpu_column_order_blocking)
     /* one thread: the L2 block, unsplit */
     kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 240 << 20, 12, 32, 512, 2048, 1, KF_BT_CPU_ORDER_COLUMNS, &b);
     KF_CHECK_MSG(b.nc == 512, "nc %d", b.nc);
+}
+
+/* The column order's block width at run time (kf_column_width in the
+ * kernel, kf_bt_cpu_column_width for the cost model): the width, down to
+ * half of the narrowed one, whose busiest thread has the fewest columns. */
+KF_TEST(cpu_column_width_balances_threads)
+{
+    int64_t most = 0;
+    /* the Zen 4 VM's default NC 384 for 2048 columns on 2 threads: 5 blocks of
+       384 and one of 128 give 1152 and 896 columns; 256 gives 1024 each */
+    KF_CHECK_INT(kf_bt_cpu_column_width(2048, 384, 32, 2, &most), 256);
+    KF_CHECK_INT(most, 1024);
+    /* one thread: the width as given */
+    KF_CHECK_INT(kf_bt_cpu_column_width(2048, 384, 32, 1, &most), 384);
+    KF_CHECK_INT(most, 2048);
+    /* 16 threads, 128 columns a block: already one block each */
+    KF_CHECK_INT(kf_bt_cpu_column_width(2048, 128, 32, 16, &most), 128);
+    KF_CHECK_INT(most, 128);
+    /* fewer blocks than threads: narrowed by NR first (2048 / 512 < 8) */
+    KF_CHECK_INT(kf_bt_cpu_column_width(2048, 512, 32, 8, &most), 256);
+    KF_CHECK_INT(most, 256);
+    /* odd sizes against a simulation of the hand-out (each block in order to
+       the thread with the fewest columns so far): the chosen width's busiest
+       thread is the simulated one, and no width in its range does better */
+    static const int64_t cases[][4] = {{1000, 256, 16, 3}, {2048, 384, 32, 2}, {4096, 512, 32, 3}, {777, 96, 8, 5}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const int64_t n = cases[c][0], nr = cases[c][2];
+        const int nt = (int)cases[c][3];
+        int64_t top = cases[c][1];
+        while ((n + top - 1) / top < nt && top > nr) top -= nr;
+        int64_t w = kf_bt_cpu_column_width(n, cases[c][1], nr, nt, &most), sim_w = -1;
+        for (int64_t x = top; x >= nr && 2 * x >= top; x -= nr) {
+            int64_t load[8] = {0}, busiest = 0;
+            for (int64_t j0 = 0; j0 < n; j0 += x) {
+                int t = 0;
+                for (int u = 1; u < nt; u++) if (load[u] < load[t]) t = u;
+                load[t] += n - j0 < x ? n - j0 : x;
+            }
+            for (int u = 0; u < nt; u++) if (load[u] > busiest) busiest = load[u];
+            if (x == w) sim_w = busiest;
+            KF_CHECK_MSG(most <= busiest, "n %lld: width %lld (busiest %lld) beaten by %lld (%lld)", (long long)n,
+                         (long long)w, (long long)most, (long long)x, (long long)busiest);
+        }
+        KF_CHECK_MSG(sim_w == most, "n %lld width %lld: busiest %lld, simulated %lld", (long long)n, (long long)w,
+                     (long long)most, (long long)sim_w);
+    }
+    /* the cost model takes the width the kernel takes: 16 threads over 384-column
+       blocks of 2048 columns run 16 blocks of 128, as efficient as a 128 point
+       (it read 6 blocks for 16 threads: 0.375 of it) */
+    kf_bt_point a, b;
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", NULL, NULL, &a);
+    a.fusion = KF_BT_FUSE_EPILOGUE;
+    a.knob[KC_PACK] = 1, a.knob[KC_LOOP_ORDER] = 1, a.knob[KC_KC] = 128, a.knob[KC_MC] = 516;
+    b = a;
+    a.knob[KC_NC] = 384, b.knob[KC_NC] = 128;
+    const kf_bt_gemm_work gw = {512, 2048, 16, 0};
+    double ea = kf_bt_emit_c.gemm_eff(&a, &gw, 16), eb = kf_bt_emit_c.gemm_eff(&b, &gw, 16);
+    KF_CHECK_MSG(eb > 0 && fabs(ea / eb - 1) < 1e-9, "nc 384: %g, nc 128: %g", ea, eb);
 }
 
 /* bf16 on CPU: packing converts to bf16 pairs, the micro-kernel is

@@ -130,6 +130,24 @@ static const char GEMM_LIB[] =
     "    }\n"
     "    return kept[slot].p;\n"
     "}\n"
+    "/* The column-block order's block width for nt threads (kf_bt_cpu_column_width\n"
+    " * in cpu_space.c is the same rule, for the cost model): narrowed by NR from nc\n"
+    " * until every thread has a block, then the width, down to half of that, whose\n"
+    " * busiest thread has the fewest columns when the blocks are handed out in\n"
+    " * order to the next free thread (n = 2048, nc = 384, two threads: 256, 1024\n"
+    " * columns each, instead of 1152 and 896). */\n"
+    "static __attribute__((unused)) int64_t kf_column_width(int64_t n, int64_t nc, int nt)\n"
+    "{\n"
+    "    while ((n + nc - 1) / nc < nt && nc > KF_NR) nc -= KF_NR;\n"
+    "    int64_t best = nc, least = -1;\n"
+    "    for (int64_t w = nc; w >= KF_NR && 2 * w >= nc; w -= KF_NR) {\n"
+    "        const int64_t full = (n + w - 1) / w - 1, rest = n - full * w;\n"
+    "        const int64_t most = (full + nt - 1) / nt * w, with_rest = full / nt * w + rest;\n"
+    "        const int64_t busiest = most > with_rest ? most : with_rest;\n"
+    "        if (least < 0 || busiest < least) least = busiest, best = w;\n"
+    "    }\n"
+    "    return best;\n"
+    "}\n"
     "\n";
 
 /* fp32: packing copies, the micro-kernel broadcasts A and FMAs B rows. */
@@ -1939,10 +1957,10 @@ static void emit_gemm_group(gen_t *g, int gi)
                         "            }\n"
                         "        /* work items: column blocks of up to %" PRId64 " columns x mg row groups; the\n"
                         "           blocks narrowed (by NR) until every thread has one, so that no B block is\n"
-                        "           packed twice; more than one row group (each packs its own copy of\n"
+                        "           packed twice, then to the width (down to half) whose busiest thread has\n"
+                        "           the fewest columns; more than one row group (each packs its own copy of\n"
                         "           the B block) only where the column blocks are still fewer than two a thread */\n"
-                        "        int64_t nc_ = %" PRId64 ";\n"
-                        "        while ((%" PRId64 " + nc_ - 1) / nc_ < nt && nc_ > KF_NR) nc_ -= KF_NR;\n"
+                        "        int64_t nc_ = kf_column_width(%" PRId64 ", %" PRId64 ", nt);\n"
                         "        const int64_t nb_ = (%" PRId64 " + nc_ - 1) / nc_, mp_ = %" PRId64 ";\n"
                         "        int64_t mg = nb_ >= nt ? 1 : (2 * (int64_t)nt + nb_ - 1) / nb_;\n"
                         "        if (mg > mp_) mg = mp_;\n"
@@ -1975,7 +1993,7 @@ static void emit_gemm_group(gen_t *g, int gi)
                         "            }\n"
                         "        }\n"
                         "    }\n}\n\n",
-                        sa, KB, MP, KC, K, KC, K, KC, M, M, K, MP * MR, NC, NC, N, N, MP, (NC * KC + 15) / 16 * 16,
+                        sa, KB, MP, KC, K, KC, K, KC, M, M, K, MP * MR, NC, N, NC, N, MP, (NC * KC + 15) / 16 * 16,
                         N, N, KB, KC, K, KC, K, KC, KB - 1, ldb, gm->trans_b, N,
                         M, M, apf, gi, MP * MR, last);
         return;

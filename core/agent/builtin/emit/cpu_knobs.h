@@ -94,6 +94,15 @@ enum { KF_BT_CPU_ORDER_BLOCKS = 0, KF_BT_CPU_ORDER_ROWS = 1, KF_BT_CPU_ORDER_COL
 /* The skinny order hands out its NR panels in runs of contiguous ones,
  * this many runs a thread (dynamic: a stalled thread holds up no share). */
 #define KF_BT_CPU_SKINNY_RUNS_PER_THREAD 8
+/* The column order's block width for n columns on `threads` threads, as
+ * the emitted kernel takes it at run time (kf_column_width in the GEMM
+ * library text of builtin_cpu.c, the same rule): nc narrowed by nr until
+ * every thread has a block, then the width down to half of that (multiples
+ * of nr) whose busiest thread has the fewest columns, the blocks handed out
+ * in order to the next free thread; *busiest (may be NULL) gets those
+ * columns.  n = 2048, nc = 384, nr = 32, 2 threads: 256 (1024 columns each;
+ * 384 gives one thread 1152 and the other 896). */
+int64_t kf_bt_cpu_column_width(int64_t n, int64_t nc, int64_t nr, int threads, int64_t *busiest);
 typedef struct kf_bt_cpu_blocking {
     int mc, nc, kc;
 } kf_bt_cpu_blocking;

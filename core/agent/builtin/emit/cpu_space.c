@@ -531,6 +531,35 @@ static int plan_fusion(const kf_bt_point *p, int fusion)
 
 static int threads(const kf_bt_point *p) { return p->knob[KC_THREADS]; }
 
+int64_t kf_bt_cpu_column_width(int64_t n, int64_t nc, int64_t nr, int threads, int64_t *busiest)
+{
+    if (nr < 1) nr = 1;
+    if (nc < nr) nc = nr;
+    if (threads < 1) threads = 1;
+    while ((n + nc - 1) / nc < threads && nc > nr) nc -= nr;
+    int64_t best = nc, least = -1;
+    for (int64_t w = nc; w >= nr && 2 * w >= nc; w -= nr) {
+        const int64_t full = (n + w - 1) / w - 1, rest = n - full * w;
+        const int64_t most = (full + threads - 1) / threads * w, with_rest = full / threads * w + rest;
+        const int64_t b = most > with_rest ? most : with_rest;
+        if (least < 0 || b < least) least = b, best = w;
+    }
+    if (busiest) *busiest = least;
+    return best;
+}
+
+/* The column order's balance: an even share of the n columns over the
+ * busiest thread's, at the block width the kernel takes for the team
+ * (kf_bt_cpu_column_width); 0 where the blocks are fewer than the threads
+ * (the kernel splits the rows too) or n is unknown. */
+static double column_balance(const int *p, double n, int threads)
+{
+    int64_t most = 0;
+    if (!(n >= 1) || threads < 1) return 0;
+    int64_t wd = kf_bt_cpu_column_width((int64_t)n, p[KC_NC], p[KC_NR], threads, &most);
+    return ((int64_t)n + wd - 1) / wd >= threads && most > 0 ? n / threads / (double)most : 0;
+}
+
 /* Relative efficiency (0..1] of the GEMM at point p: register blocking,
  * cache fit of the blocks, load balance over threads. */
 static double gemm_eff(const kf_bt_point *pt, const kf_bt_gemm_work *w, int threads)
@@ -604,7 +633,9 @@ static double gemm_eff(const kf_bt_point *pt, const kf_bt_gemm_work *w, int thre
     double blocks = bm * bn;
     if (blocks < 1) blocks = 1;
     double waves = ceil(blocks / threads);
-    if (!amx_items) e *= blocks / (waves * threads);   /* AMX: items halved until every thread has four */
+    double cb = columns && p[KC_LOOP_ORDER] == 1 && !amx_items ? column_balance(p, w->max_n, threads) : 0;
+    if (cb > 0) e *= cb;
+    else if (!amx_items) e *= blocks / (waves * threads);   /* AMX: items halved until every thread has four */
     /* padding waste of edge tiles */
     if (w->max_m > 0 && w->max_n > 0) {
         double um = ceil(w->max_m / p[KC_MR]) * p[KC_MR], un = ceil(w->max_n / p[KC_NR]) * p[KC_NR];
