@@ -362,29 +362,29 @@ KF_TEST(cpu_blocking_from_cache_sizes)
 {
     kf_bt_cpu_blocking b;
     /* unknown caches: the former constants */
-    kf_bt_cpu_derive_blocking(0, 0, 0, 12, 32, 512, 2048, 2, 0, &b);
+    kf_bt_cpu_derive_blocking(0, 0, 0, 12, 32, 512, 2048, 0, 4, 2, 0, &b);
     KF_CHECK(b.mc == 96 && b.nc == 256 && b.kc == 384);
-    kf_bt_cpu_derive_blocking(0, 0, 0, 6, 16, 512, 2048, 2, 0, &b);
+    kf_bt_cpu_derive_blocking(0, 0, 0, 6, 16, 512, 2048, 0, 4, 2, 0, &b);
     KF_CHECK(b.mc == 72 && b.nc == 256 && b.kc == 384);
     /* this 2-core VM: L1d 48 KiB, L2 2 MiB, L3 share 240 MiB; 512 x 2048:
        KC = 24 KiB / (12 x 4 B), NC = 1 MiB / (KC x 4 B), MC = M (516)
        halved once for 8 blocks */
-    kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 240 << 20, 12, 32, 512, 2048, 2, 0, &b);
+    kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 240 << 20, 12, 32, 512, 2048, 0, 4, 2, 0, &b);
     KF_CHECK_MSG(b.kc == 512 && b.nc == 512 && b.mc == 264, "mc %d nc %d kc %d", b.mc, b.nc, b.kc);
     /* rows fused: B's micro-panel in L1 (KC = 24 KiB / (32 x 4 B)), the
        MC x N panel within L2, 8 panels */
-    kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 240 << 20, 12, 32, 512, 2048, 2, 1, &b);
+    kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 240 << 20, 12, 32, 512, 2048, 0, 4, 2, 1, &b);
     KF_CHECK_MSG(b.kc == 192 && b.mc == 72 && (int64_t)b.mc * 2048 * 4 <= 2 << 20, "mc %d nc %d kc %d", b.mc, b.nc,
                  b.kc);
     /* a smaller L1d gives a smaller KC, a smaller L2 a narrower NC */
     kf_bt_cpu_blocking s;
-    kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 240 << 20, 12, 32, 512, 2048, 2, 0, &b);
-    kf_bt_cpu_derive_blocking(32 << 10, 512 << 10, 240 << 20, 12, 32, 512, 2048, 2, 0, &s);
+    kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 240 << 20, 12, 32, 512, 2048, 0, 4, 2, 0, &b);
+    kf_bt_cpu_derive_blocking(32 << 10, 512 << 10, 240 << 20, 12, 32, 512, 2048, 0, 4, 2, 0, &s);
     KF_CHECK_MSG(s.kc < b.kc && s.nc < b.nc, "kc %d vs %d, nc %d vs %d", s.kc, b.kc, s.nc, b.nc);
     /* a 16-core server share (L1d 48 KiB, L2 2 MiB, L3 1.875 MiB): the
        blocks fit their caches and cover 16 threads */
     int64_t l1 = 48 << 10, l2 = 2 << 20, l3 = 1966080;
-    kf_bt_cpu_derive_blocking(l1, l2, l3, 12, 32, 512, 2048, 16, 0, &b);
+    kf_bt_cpu_derive_blocking(l1, l2, l3, 12, 32, 512, 2048, 0, 4, 16, 0, &b);
     KF_CHECK(b.mc % 12 == 0 && b.nc % 32 == 0 && b.kc % 8 == 0);
     KF_CHECK_MSG((int64_t)12 * b.kc * 4 <= l1 / 2, "kc %d", b.kc);
     KF_CHECK_MSG((int64_t)b.kc * b.nc * 4 <= l2 / 2, "kc %d nc %d", b.kc, b.nc);
@@ -393,11 +393,11 @@ KF_TEST(cpu_blocking_from_cache_sizes)
                  "mc %d nc %d", b.mc, b.nc);
     /* rows fused: only the row panels spread over the threads, and the A
        block (MC x KC) is the one kept in L2 */
-    kf_bt_cpu_derive_blocking(l1, l2, l3, 12, 32, 512, 2048, 16, 1, &b);
+    kf_bt_cpu_derive_blocking(l1, l2, l3, 12, 32, 512, 2048, 0, 4, 16, 1, &b);
     KF_CHECK_MSG((512 + b.mc - 1) / b.mc >= 16 && (int64_t)b.mc * b.kc * 4 <= l2 / 2 && (int64_t)32 * b.kc * 4 <= l1 / 2,
                  "mc %d kc %d", b.mc, b.kc);
     /* one thread, a tiny GEMM: blocks no larger than the matrix */
-    kf_bt_cpu_derive_blocking(l1, l2, l3, 12, 32, 1, 10, 1, 0, &b);
+    kf_bt_cpu_derive_blocking(l1, l2, l3, 12, 32, 1, 10, 0, 4, 1, 0, &b);
     KF_CHECK_MSG(b.mc == 12 && b.nc == 32, "mc %d nc %d", b.mc, b.nc);
     /* the default point takes the device's caches and threads */
     loaded l;
@@ -414,7 +414,7 @@ KF_TEST(cpu_blocking_from_cache_sizes)
     /* no row op after the GEMM: the column-block order and its blocking */
     KF_CHECK_INT(p.knob[KC_LOOP_ORDER], 1);
     kf_bt_cpu_derive_blocking(dev.cache_l1d_bytes, dev.cache_l2_bytes, dev.cache_l3_bytes, p.knob[KC_MR],
-                              p.knob[KC_NR], 512, 2048, 2, KF_BT_CPU_ORDER_COLUMNS, &b);
+                              p.knob[KC_NR], 512, 2048, 2048, 4, 2, KF_BT_CPU_ORDER_COLUMNS, &b);
     KF_CHECK_MSG(p.knob[KC_MC] == b.mc && p.knob[KC_NC] == b.nc && p.knob[KC_KC] == b.kc,
                  "point %d/%d/%d, derived %d/%d/%d", p.knob[KC_MC], p.knob[KC_NC], p.knob[KC_KC], b.mc, b.nc, b.kc);
     KF_CHECK(p.knob[KC_KC] != 384);   /* not the constant */
@@ -427,7 +427,7 @@ KF_TEST(cpu_blocking_from_cache_sizes)
     KF_CHECK_INT(p.knob[KC_LOOP_ORDER], 1);
     KF_CHECK_INT(p.fusion, KF_BT_FUSE_EPILOGUE);
     kf_bt_cpu_derive_blocking(dev.cache_l1d_bytes, dev.cache_l2_bytes, dev.cache_l3_bytes, p.knob[KC_MR],
-                              p.knob[KC_NR], 512, 2048, 2, KF_BT_CPU_ORDER_COLUMNS, &b);
+                              p.knob[KC_NR], 512, 2048, 2048, 4, 2, KF_BT_CPU_ORDER_COLUMNS, &b);
     KF_CHECK_MSG(p.knob[KC_NC] == b.nc && p.knob[KC_KC] == b.kc, "point %d/%d, derived %d/%d", p.knob[KC_NC],
                  p.knob[KC_KC], b.nc, b.kc);
     /* ... and where B fits in L2 (a 32 MiB L2): row panels, as before */
@@ -439,29 +439,43 @@ KF_TEST(cpu_blocking_from_cache_sizes)
 }
 
 /* The column-block order (each thread packs its own KC x NC block of B)
- * splits N only: KC as the block order's (A's micro-panel in half of L1),
- * the B block in half of L2, then NC halved until every thread has
- * KF_BT_CPU_COLUMN_BLOCKS_PER_THREAD blocks, never below
- * KF_BT_CPU_MIN_COLUMN_PANELS NR panels; MC and the M partition play no
- * part. */
+ * splits N only: A's micro-panel fills L1 in the packed element's bytes
+ * (KC), the depth cut into even blocks, the B block in half of L2, then NC
+ * halved until every thread has KF_BT_CPU_COLUMN_BLOCKS_PER_THREAD blocks,
+ * never below KF_BT_CPU_MIN_COLUMN_PANELS NR panels; MC and the M partition
+ * play no part. */
 KF_TEST(cpu_column_order_blocking)
 {
     kf_bt_cpu_blocking b, r;
-    /* this 2-core VM, 512 x 2048 -> 2048: KC 512, NC 512 = 4 blocks for 2 x 2 */
-    kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 240 << 20, 12, 32, 512, 2048, 2, KF_BT_CPU_ORDER_COLUMNS, &b);
-    KF_CHECK_MSG(b.kc == 512 && b.nc == 512, "nc %d kc %d", b.nc, b.kc);
+    /* 48 KiB L1, 2 MiB L2, 512 x 2048 -> 2048 on 2 threads: KC 1024 (12 x 1024 floats
+       in L1), NC 256 = 8 blocks for 2 x 2 */
+    kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 240 << 20, 12, 32, 512, 2048, 0, 4, 2, KF_BT_CPU_ORDER_COLUMNS, &b);
+    KF_CHECK_MSG(b.kc == 1024 && b.nc == 256, "nc %d kc %d", b.nc, b.kc);
     /* the block order halves for 8 blocks over M and N; the column order does not touch MC */
-    kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 240 << 20, 12, 32, 512, 2048, 2, KF_BT_CPU_ORDER_BLOCKS, &r);
+    kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 240 << 20, 12, 32, 512, 2048, 0, 4, 2, KF_BT_CPU_ORDER_BLOCKS, &r);
     KF_CHECK_MSG(r.mc == 264 && b.mc == 516, "block order mc %d, column order mc %d", r.mc, b.mc);
+    KF_CHECK_MSG(r.kc == 512, "block order kc %d: A's panel in half of L1", r.kc);
     /* 16 threads: NC halved to 2048 / 32 blocks would be one panel: stops at 4 panels */
-    kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 1966080, 12, 32, 512, 2048, 16, KF_BT_CPU_ORDER_COLUMNS, &b);
+    kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 1966080, 12, 32, 512, 2048, 0, 4, 16, KF_BT_CPU_ORDER_COLUMNS, &b);
     KF_CHECK_MSG(b.nc == 4 * 32 && b.nc % 32 == 0, "nc %d", b.nc);
     /* 4 threads: 8 blocks of 256 */
-    kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 240 << 20, 12, 32, 512, 2048, 4, KF_BT_CPU_ORDER_COLUMNS, &b);
+    kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 240 << 20, 12, 32, 512, 2048, 0, 4, 4, KF_BT_CPU_ORDER_COLUMNS, &b);
     KF_CHECK_MSG(b.nc == 256, "nc %d", b.nc);
     /* one thread: the L2 block, unsplit */
-    kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 240 << 20, 12, 32, 512, 2048, 1, KF_BT_CPU_ORDER_COLUMNS, &b);
-    KF_CHECK_MSG(b.nc == 512, "nc %d", b.nc);
+    kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 240 << 20, 12, 32, 512, 2048, 0, 4, 1, KF_BT_CPU_ORDER_COLUMNS, &b);
+    KF_CHECK_MSG(b.nc == 256, "nc %d", b.nc);
+    /* the Zen 4 VM (32 KiB L1, 1 MiB L2), K = 2048: fp32 680 -> four blocks of 512;
+       bf16 pairs (2 bytes) 1360 -> two of 1024, its B block 1024 x 256 in half of L2 */
+    kf_bt_cpu_derive_blocking(32 << 10, 1 << 20, 32 << 20, 12, 32, 512, 2048, 2048, 4, 2, KF_BT_CPU_ORDER_COLUMNS, &b);
+    KF_CHECK_MSG(b.kc == 512 && b.nc == 256, "fp32: nc %d kc %d", b.nc, b.kc);
+    kf_bt_cpu_derive_blocking(32 << 10, 1 << 20, 32 << 20, 12, 32, 512, 2048, 2048, 2, 2, KF_BT_CPU_ORDER_COLUMNS, &b);
+    KF_CHECK_MSG(b.kc == 1024 && b.nc == 256, "bf16: nc %d kc %d", b.nc, b.kc);
+    /* even blocks, a multiple of 8: K = 1000 at 680 -> two of 504 (not 680 and 320) */
+    kf_bt_cpu_derive_blocking(32 << 10, 1 << 20, 32 << 20, 12, 32, 512, 2048, 1000, 4, 2, KF_BT_CPU_ORDER_COLUMNS, &b);
+    KF_CHECK_MSG(b.kc == 504, "kc %d", b.kc);
+    /* K under the L1 depth: one block */
+    kf_bt_cpu_derive_blocking(32 << 10, 1 << 20, 32 << 20, 12, 32, 512, 2048, 300, 4, 2, KF_BT_CPU_ORDER_COLUMNS, &b);
+    KF_CHECK_MSG(b.kc == 304, "kc %d", b.kc);
 }
 
 /* The column order's block width at run time (kf_column_width in the
@@ -1211,7 +1225,7 @@ KF_TEST(cpu_skinny_gemms_default_to_the_skinny_order)
         unload(&l);
     }
     kf_bt_cpu_blocking b;
-    kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 240 << 20, 8, 32, 64, 8192, 2, KF_BT_CPU_ORDER_SKINNY, &b);
+    kf_bt_cpu_derive_blocking(48 << 10, 2 << 20, 240 << 20, 8, 32, 64, 8192, 0, 4, 2, KF_BT_CPU_ORDER_SKINNY, &b);
     KF_CHECK_MSG(b.kc == 192 && b.mc == 64 && b.nc == 32, "mc %d nc %d kc %d", b.mc, b.nc, b.kc);
 }
 

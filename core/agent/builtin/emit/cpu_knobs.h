@@ -61,7 +61,15 @@ enum {
  *                           cache and running every row over it, A packed
  *                           once and shared (loop_order 1).
  * KC: the micro-panel the inner loop keeps in L1 fills half of it (A's
- * MR x KC, or with rows fused B's KC x NR).  The block re-read from L2
+ * MR x KC, or with rows fused B's KC x NR); in the column order A's
+ * micro-panel fills all of L1, counted in the packed element's bytes (elem:
+ * 2 for bf16 pairs, else 4), and the depth k (0: unknown) is cut into
+ * blocks of even depth (2048 at a KC of 680: three of 688, not three of 680
+ * and one of 8).  Fewer, deeper blocks load and store each C tile fewer
+ * times (problem 9 at the cpu preset, 2-core Zen 4 VM, bf16: KC 336, 688,
+ * 1024 took 11.47, 11.31, 11.00 ms; the 16-core host's fp32 kernel ran the
+ * same at 512 and 1024 and 5% slower at 2048: A's panel past its L1,
+ * bench/results/xeon16-gemm-kc-2026-11-29).  The block re-read from L2
  * (B's KC x NC, or with rows fused A's MC x KC, and then the MC x N row
  * panel within L2) fills half of L2; the other block half of the L3 share.
  * Then the blocks are split (halving the larger, in MR / NR steps) until
@@ -107,7 +115,7 @@ typedef struct kf_bt_cpu_blocking {
     int mc, nc, kc;
 } kf_bt_cpu_blocking;
 void kf_bt_cpu_derive_blocking(int64_t l1d, int64_t l2, int64_t l3, int mr, int nr, int64_t m, int64_t n,
-                               int threads, int order, kf_bt_cpu_blocking *out);
+                               int64_t k, int elem, int threads, int order, kf_bt_cpu_blocking *out);
 
 /* The GEMM libraries with bf16 inputs, each emitted as its head, then
  * kf_bt_cpu_bf16_pack (the packing both share, cpu_gemm_bf16.c), then the

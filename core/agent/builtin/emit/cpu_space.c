@@ -150,6 +150,20 @@ static int64_t max_gemm_cols(const kf_resolved *r)
 }
 
 /* Elements of the B operand (the weights) of the largest GEMM, 0 if none. */
+/* Depth (K) of the GEMM with the deepest reduction, 0 if none. */
+static int64_t max_gemm_depth(const kf_resolved *r)
+{
+    const kf_problem *pr = r->problem;
+    int64_t k = 0;
+    for (int i = 0; i < pr->n_nodes; i++) {
+        if (pr->nodes[i].op != KF_OP_MATMUL && pr->nodes[i].op != KF_OP_LINEAR) continue;
+        const kf_shape *a = &r->shapes[pr->nodes[i].in[0].value];
+        int64_t d = a->rank ? a->d[a->rank - 1] : 1;
+        if (d > k) k = d;
+    }
+    return k;
+}
+
 static int64_t max_gemm_b_elems(const kf_resolved *r)
 {
     const kf_problem *pr = r->problem;
@@ -208,7 +222,7 @@ static double host_cache(int name, double dflt)
 static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
 
 void kf_bt_cpu_derive_blocking(int64_t l1d, int64_t l2, int64_t l3, int mr, int nr, int64_t m, int64_t n,
-                               int threads, int order, kf_bt_cpu_blocking *out)
+                               int64_t k, int elem, int threads, int order, kf_bt_cpu_blocking *out)
 {
     int rows_fused = order == KF_BT_CPU_ORDER_ROWS, columns = order == KF_BT_CPU_ORDER_COLUMNS;
     if (mr < 1) mr = 1;
@@ -234,7 +248,18 @@ void kf_bt_cpu_derive_blocking(int64_t l1d, int64_t l2, int64_t l3, int mr, int 
        in the block and column orders (jr inside ir), B's (KC x NR) with rows
        fused (ir inside jr); half of L1, the rest for the streamed panel and C */
     int64_t kc = clamp64((l1d / 2) / ((int64_t)(rows_fused ? nr : mr) * 4) / 8 * 8, 64, 1024);
-    int64_t in_l2 = (l2 / 2) / (kc * 4), in_l3 = (l3 / 2) / (kc * 4);
+    int64_t eb = 4;   /* bytes of a packed element */
+    if (columns) {
+        /* the column order: A's micro-panel, in the packed element's bytes,
+           fills L1, and the depth blocks are even */
+        eb = elem == 2 ? 2 : 4;
+        kc = clamp64(l1d / ((int64_t)mr * eb) / 8 * 8, 64, 4096);
+        if (k > 0) {
+            int64_t blocks = (k + kc - 1) / kc;
+            kc = clamp64(((k + blocks - 1) / blocks + 7) / 8 * 8, 8, 4096);
+        }
+    }
+    int64_t in_l2 = (l2 / 2) / (kc * eb), in_l3 = (l3 / 2) / (kc * eb);
     int64_t mc = rows_fused ? in_l2 : in_l3, nc = rows_fused ? in_l3 : in_l2;
     /* with rows fused the MC x N row panel is what the row op re-reads */
     if (rows_fused && n > 0 && mc > l2 / (n * 4)) mc = l2 / (n * 4);
@@ -351,7 +376,8 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
     kf_bt_cpu_blocking bk;
     kf_bt_cpu_derive_blocking(known ? dev->cache_l1d_bytes : 0, known ? dev->cache_l2_bytes : 0,
                               known ? dev->cache_l3_bytes : 0, p->knob[KC_MR], p->knob[KC_NR],
-                              r ? min_gemm_rows(r) : 0, r ? max_gemm_cols(r) : 0, threads,
+                              r ? min_gemm_rows(r) : 0, r ? max_gemm_cols(r) : 0, r ? max_gemm_depth(r) : 0,
+                              p->precision == KF_BT_BF16 || p->precision == KF_BT_BF16C ? 2 : 4, threads,
                               p->fusion == KF_BT_FUSE_ROWS && r && has_row_tail(r) ? KF_BT_CPU_ORDER_ROWS
                               : p->knob[KC_LOOP_ORDER] == 2 ? KF_BT_CPU_ORDER_SKINNY
                               : p->knob[KC_LOOP_ORDER] == 1 ? KF_BT_CPU_ORDER_COLUMNS
@@ -518,7 +544,7 @@ static void refit_fusion(kf_bt_point *q, const kf_resolved *r)
     kf_bt_cpu_derive_blocking((int64_t)host_cache(_SC_LEVEL1_DCACHE_SIZE, 32768),
                               (int64_t)host_cache(_SC_LEVEL2_CACHE_SIZE, 1 << 20),
                               (int64_t)host_cache(_SC_LEVEL3_CACHE_SIZE, 8 << 20), q->knob[KC_MR], q->knob[KC_NR],
-                              min_gemm_rows(r), max_gemm_cols(r), threads, KF_BT_CPU_ORDER_ROWS, &bk);
+                              min_gemm_rows(r), max_gemm_cols(r), max_gemm_depth(r), 4, threads, KF_BT_CPU_ORDER_ROWS, &bk);
     if (bk.mc < q->knob[KC_MC]) q->knob[KC_MC] = bk.mc;
 }
 
