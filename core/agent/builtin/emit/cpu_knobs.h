@@ -68,7 +68,7 @@ enum {
  * and one of 8).  Fewer, deeper blocks load and store each C tile fewer
  * times (problem 9 at the cpu preset, 2-core Zen 4 VM, bf16: KC 336, 688,
  * 1024 took 11.47, 11.31, 11.00 ms; the 16-core host's fp32 kernel ran the
- * same at 512 and 1024 and 5% slower at 2048: A's panel past its L1,
+ * same at 512 and 1024 (within 2%) and 5-7% slower at 2048: A's panel past its L1,
  * bench/results/xeon16-gemm-kc-2026-11-29).  The block re-read from L2
  * (B's KC x NC, or with rows fused A's MC x KC, and then the MC x N row
  * panel within L2) fills half of L2; the other block half of the L3 share.
