@@ -139,6 +139,7 @@ typedef struct kf_timing {
     double lead_in_median_s;  /* the lead-in runs' median sample, for comparison */
 } kf_timing;
 
+#define KF_ROOFLINE_UNITS 5
 typedef struct kf_roofline {
     double flops, min_bytes;
     double peak_flops, peak_bytes_per_s, cache_bytes_per_s;
@@ -154,6 +155,11 @@ typedef struct kf_roofline {
                                  fp32 FMAs), whatever unit the candidate used:
                                  what a kernel of any precision could reach */
     double device_fraction;   /* device_floor_s / median_s, 0 if unknown */
+    double unit_peak_flops[KF_ROOFLINE_UNITS];   /* FLOP/s of each compute unit, 0 where
+                                 unknown: [0] the device's peak (fp32), on a CPU
+                                 [1] vdpbf16ps, [2] AMX bf16 tiles, [3] AMX 3xbf16
+                                 (a third of [2]), [4] AMX 2xbf16 (half): the
+                                 cpu-simd profile counter "compute_unit"'s numbers */
 } kf_roofline;
 
 typedef struct kf_eval_result {

@@ -16,13 +16,23 @@ static double dmax(double a, double b)
     return a > b ? a : b;
 }
 
+/* The peak of compute unit `unit` (kf_roofline.unit_peak_flops' numbers):
+ * 0 for an unknown unit, or a unit the device does not report. */
+static double unit_peak(const kf_device_info *dev, int unit)
+{
+    if (!dev) return 0;
+    if (unit == 0) return dev->peak_flops;
+    if (strcmp(dev->kind, "cpu") != 0 || dev->struct_size < sizeof *dev) return 0;
+    return unit == 1 ? dev->peak_flops_bf16 : unit == 2 ? dev->peak_flops_amx_bf16
+         : unit == 3 ? dev->peak_flops_amx_bf16 / 3 : unit == 4 ? dev->peak_flops_amx_bf16 / 2 : 0;
+}
+
 /* The device's fastest compute rate: its peak, and on a CPU its bf16 units
  * (AVX512_BF16 vdpbf16ps, AMX tiles) where it has them; 0 without a device. */
 static double fastest_flops(const kf_device_info *dev)
 {
-    double peak = dev ? dev->peak_flops : 0;
-    if (dev && !strcmp(dev->kind, "cpu") && dev->struct_size >= sizeof *dev)
-        peak = dmax(peak, dmax(dev->peak_flops_bf16, dev->peak_flops_amx_bf16));
+    double peak = 0;
+    for (int u = 0; u <= 2; u++) peak = dmax(peak, unit_peak(dev, u));   /* 3 and 4 are shares of 2 */
     return peak;
 }
 
@@ -35,6 +45,7 @@ void kf_roofline_compute(const kf_resolved *r, const kf_device_info *dev, kf_roo
         out->peak_flops = dev->peak_flops;
         out->peak_bytes_per_s = dev->peak_bytes_per_s;
         out->cache_bytes_per_s = dev->cache_bytes_per_s;
+        for (int u = 0; u < KF_ROOFLINE_UNITS; u++) out->unit_peak_flops[u] = unit_peak(dev, u);
     }
     double compute_s = ratio(out->flops, out->peak_flops);
     out->floor_s = dmax(compute_s, ratio(out->min_bytes, out->peak_bytes_per_s));
@@ -52,11 +63,9 @@ void kf_roofline_compute(const kf_resolved *r, const kf_device_info *dev, kf_roo
 
 void kf_roofline_use_unit(kf_roofline *rf, const kf_device_info *dev, int unit)
 {
-    if (!dev || strcmp(dev->kind, "cpu") != 0 || dev->struct_size < sizeof *dev) return;
     /* 3: AMX with 3xbf16, three tile products per product of the problem;
-       4: AMX with 2xbf16, two */
-    double peak = unit == 1 ? dev->peak_flops_bf16 : unit == 2 ? dev->peak_flops_amx_bf16
-                : unit == 3 ? dev->peak_flops_amx_bf16 / 3 : unit == 4 ? dev->peak_flops_amx_bf16 / 2 : 0;
+       4: AMX with 2xbf16, two; 0 (fp32) keeps the device's peak */
+    double peak = unit > 0 ? unit_peak(dev, unit) : 0;
     if (!(peak > 0)) return;
     rf->peak_flops = peak;
     rf->floor_s = dmax(ratio(rf->flops, peak), ratio(rf->min_bytes, rf->peak_bytes_per_s));

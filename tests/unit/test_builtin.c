@@ -1456,6 +1456,53 @@ KF_TEST(analyzer_names_compute_and_recommends)
     unload(&l);
 }
 
+/* The cost model rates a precision change at the new unit's peak
+ * (kf_roofline.unit_peak_flops, the C emitter's unit()): from an fp32
+ * point of a GEMM-bound problem, bf16 on vdpbf16ps is the first
+ * recommendation, near twice as fast, on a CPU whose probe measured it at
+ * twice the FMA peak (the Zen 4 VM), and no recommendation at all where it
+ * measured half (the 16-core Xeon host); before, every point was rated at
+ * the current unit's peak, bf16 the same as fp32 on both. */
+KF_TEST(analyzer_rates_precision_at_its_units_peak)
+{
+    loaded l;
+    load(&l, "problems/level2/09_Matmul_Subtract_Multiply_ReLU.json", "cpu");
+    kf_bt_point cur, bf;
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, NULL, &cur);
+    KF_CHECK_INT(cur.precision, KF_BT_FP32);
+    bf = cur;
+    bf.precision = KF_BT_BF16;
+    if (!kf_bt_emit_c.offerable(&bf)) {   /* no AVX512_BF16 here: the neighbour is never offered */
+        printf("# skipped: this CPU has no AVX512_BF16\n");
+        unload(&l);
+        return;
+    }
+    for (int fast = 1; fast >= 0; fast--) {
+        kf_bt_history h = {0};
+        kf_eval_result e;
+        fake_eval(&l.r, l.r.flops / 4e11 / 0.8, 0.8, &e);
+        e.roofline.unit_peak_flops[0] = 4e11;
+        e.roofline.unit_peak_flops[1] = fast ? 8e11 : 2e11;
+        kf_analysis an;
+        kf_error err = {0};
+        KF_CHECK_MSG(kf_bt_analyze(&h, &l.r, &cur, &e, 0, 0.9, &an, &err) == 0, "%s", err.msg);
+        int at = -1;
+        for (int i = 0; i < an.n_recs; i++)
+            if (strstr(an.recs[i].params, "\"precision\":3,")) at = i;
+        if (fast) {
+            KF_CHECK_MSG(at == 0, "bf16 is recommendation %d of %d", at, an.n_recs);
+            KF_CHECK_MSG(at < 0 || (an.recs[at].expected_gain > 1.7 && an.recs[at].expected_gain < 2.1),
+                         "bf16's expected gain %g", at < 0 ? 0 : an.recs[at].expected_gain);
+            KF_CHECK_CONTAINS(at < 0 ? "" : an.recs[at].what, "bf16");
+        } else {
+            KF_CHECK_MSG(at < 0, "bf16 recommended (gain %g) at half the FMA peak", an.recs[at].expected_gain);
+        }
+        kf_analysis_free(&an);
+        kf_bt_history_free(&h);
+    }
+    unload(&l);
+}
+
 /* A matrix-vector product (04 at the cpu preset: 1024 x 32768, bound by
  * reading A): the tile knobs do not change its kernel, so the analyzer
  * recommends no change of them; it recommends the one-thread variant, so

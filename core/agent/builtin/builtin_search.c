@@ -548,6 +548,10 @@ static double model_time(const kf_bt_point *p, const work_t *w, const kf_rooflin
     int threads = p->em->threads ? p->em->threads(p) : 0;
     if (threads <= 0) threads = kf_bt_host_threads();
     double peak = rf->peak_flops > 0 ? rf->peak_flops : 1e11;
+    /* each point at the peak of the unit it would run on: a precision
+       change is rated at the new unit's peak, not the current one's */
+    int unit = p->em->unit ? p->em->unit(p) : -1;
+    if (unit >= 0 && unit < KF_ROOFLINE_UNITS && rf->unit_peak_flops[unit] > 0) peak = rf->unit_peak_flops[unit];
     double bw = rf->peak_bytes_per_s > 0 ? rf->peak_bytes_per_s : 1e10;
     double per_thread = peak / kf_bt_host_threads();
     kf_bt_gemm_work gw = {w->max_m, w->max_n, kf_bt_host_threads(), w->row_tail};

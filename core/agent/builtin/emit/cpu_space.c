@@ -557,6 +557,17 @@ static int plan_fusion(const kf_bt_point *p, int fusion)
 
 static int threads(const kf_bt_point *p) { return p->knob[KC_THREADS]; }
 
+/* The unit the cost model rates p's GEMMs at: vdpbf16ps's peak for bf16 and
+ * bf16c (the probe measured it at twice the FMA peak on the Zen 4 VM and at
+ * half on the 16-core Xeon host); fp32 FMAs' for the rest.  AMX points too:
+ * their tiles are not the limit (packing to bf16 and moving C are), so
+ * gemm_eff rates them as multiples of the best register-blocked kernel on
+ * the FMAs (at the tiles' peak they would read 8-16x faster). */
+static int unit(const kf_bt_point *p)
+{
+    return p->precision == KF_BT_BF16 || p->precision == KF_BT_BF16C ? 1 : 0;
+}
+
 int64_t kf_bt_cpu_column_width(int64_t n, int64_t nc, int64_t nr, int threads, int64_t *busiest)
 {
     if (nr < 1) nr = 1;
@@ -615,7 +626,8 @@ static double gemm_eff(const kf_bt_point *pt, const kf_bt_gemm_work *w, int thre
        while packing (2-core Xeon, micro.sh, problem 30: 7-14% slower,
        bench/results/xeon2-cpu-ort-2026-11-25d/study/bf16c-cost.txt) */
     if (pt->precision == KF_BT_AMX_BF16C) e = 1.8 * (p[KC_MR] == 32 && p[KC_NR] == 32 ? 1.0 : 0.8);
-    /* the same on vdpbf16ps: bf16's rate less the centre's share */
+    /* the same on vdpbf16ps (rated at its own peak, unit()): bf16's rate
+       less the centre's share */
     if (pt->precision == KF_BT_BF16C) e = 0.9;
     int on_tiles = kf_bt_precision_amx(pt->precision);
     /* vector width and registers: AVX-512 16 floats x 32, AVX2 8 x 16,
@@ -694,6 +706,7 @@ const kf_bt_emitter kf_bt_emit_c = {
     .plan_fusion = plan_fusion,
     .refit_fusion = refit_fusion,
     .threads = threads,
+    .unit = unit,
     .gemm_eff = gemm_eff,
     .store_traffic = store_traffic,
     .generate = kf_bt_gen_cpu,

@@ -99,6 +99,11 @@ typedef struct kf_bt_emitter {
                                    size_t n);
     /* Optional: threads the candidate uses, 0 for all (cost model). */
     int (*threads)(const struct kf_bt_point *p);
+    /* Optional: the compute unit whose peak the GEMMs at p are modelled
+     * at (kf_roofline.unit_peak_flops' numbers: 0 the device's fp32 peak,
+     * 1 a CPU's vdpbf16ps); gemm_eff is relative to that peak.  NULL:
+     * every point at the current candidate's unit's peak (rf->peak_flops). */
+    int (*unit)(const struct kf_bt_point *p);
     /* Optional: relative efficiency (0..1] of the GEMM at p with `threads`
      * threads; NULL: a constant 0.5. */
     double (*gemm_eff)(const struct kf_bt_point *p, const kf_bt_gemm_work *w, int threads);
