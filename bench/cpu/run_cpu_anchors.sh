@@ -121,22 +121,34 @@ suite_cmd=("$kforge" suite "${problems[@]}" --backend cpu-simd --preset "$preset
     [ $anchors_only -eq 1 ] || echo "suite: KFORGE_THREADS=$threads ${suite_cmd[*]}"
 } >"$out/git.txt"
 
+# Each long step runs as a job in its own process group (set -m): a TERM, INT
+# or HUP to this script (a `timeout` around it, ^C) ends the step's whole
+# group, the suite's kforge and workers with it, instead of leaving them
+# running beside whatever comes next (two 16-core records' paired rounds ran
+# beside a suite that `timeout` had orphaned: xeon16-cpu-torch-2026-11-29).
+set -m
+job=
+trap 'if [ -n "$job" ]; then kill -TERM -- -"$job" 2>/dev/null; fi; echo "run_cpu_anchors.sh: stopped by a signal" >&2; exit 143' TERM INT HUP
+run_job() { "$@" & job=$!; wait "$job"; local rc=$?; job=; return $rc; }
+anchors_step() { "${anchors_cmd[@]}" 2>&1 | tee "$out/anchors.out"; return "${PIPESTATUS[0]}"; }
+suite_step() { KFORGE_THREADS=$threads "${suite_cmd[@]}" 2>&1 | tee "$out/suite.out"; return "${PIPESTATUS[0]}"; }
+
 echo "== anchors ($tool, $threads threads, preset $preset)" >&2
-"${anchors_cmd[@]}" 2>&1 | tee "$out/anchors.out"
-arc=${PIPESTATUS[0]}
+run_job anchors_step
+arc=$?
 [ -s "$out/anchors.json" ] || { echo "run_cpu_anchors.sh: the anchors wrote nothing (exit $arc): see $out/anchors.out" >&2; exit 3; }
 [ $arc -eq 0 ] || echo "run_cpu_anchors.sh: some anchors failed (exit $arc): their entries say why" >&2
 rc=0
 if [ $anchors_only -eq 0 ]; then
     echo "== kforge suite (cpu-simd, KFORGE_THREADS=$threads) -> $suite_dir" >&2
-    KFORGE_THREADS=$threads "${suite_cmd[@]}" 2>&1 | tee "$out/suite.out"
-    rc=${PIPESTATUS[0]}
+    run_job suite_step
+    rc=$?
     for f in report.md report.json report.html suite.json; do
         [ -f "$suite_dir/$f" ] && cp "$suite_dir/$f" "$out/$f"
     done
     if [ $after -eq 1 ]; then
         echo "== anchors again, after the suite" >&2
-        "$py" "$script" "$out/anchors-after.json" "${anchors_args[@]}" > "$out/anchors-after.out" 2>&1 || echo "run_cpu_anchors.sh: the anchors after the suite failed in part: see $out/anchors-after.out" >&2
+        run_job "$py" "$script" "$out/anchors-after.json" "${anchors_args[@]}" > "$out/anchors-after.out" 2>&1 || echo "run_cpu_anchors.sh: the anchors after the suite failed in part: see $out/anchors-after.out" >&2
         if [ -s "$out/anchors-after.json" ] &&
            "$py" "$top/bench/anchors/faster_anchors.py" "$out/anchors-faster.json" "$out/anchors.json" "$out/anchors-after.json"; then
             for w in after faster; do   # the suite's reports against them, then back to anchors.json
@@ -148,10 +160,13 @@ if [ $anchors_only -eq 0 ]; then
     fi
     if [ "$paired" -gt 0 ]; then
         echo "== paired: the suite's best kernels and the $tool anchors, $paired rounds" >&2
-        KFORGE="$kforge" "$py" "$top/bench/cpu/paired_anchors.py" "$out/paired.json" "$suite_dir" "${problems[@]}" --tool "$tool" \
-            --threads "$threads" --rounds "$paired" --reps "$reps" --warmup "$warmup" --preset "$preset" --inputs "$paired_inputs" 2>&1 |
-            tee "$out/paired.out" >&2
-        [ "${PIPESTATUS[0]}" -eq 0 ] || echo "run_cpu_anchors.sh: the paired timing failed: see $out/paired.out" >&2
+        paired_step() {
+            KFORGE="$kforge" "$py" "$top/bench/cpu/paired_anchors.py" "$out/paired.json" "$suite_dir" "${problems[@]}" --tool "$tool" \
+                --threads "$threads" --rounds "$paired" --reps "$reps" --warmup "$warmup" --preset "$preset" --inputs "$paired_inputs" 2>&1 |
+                tee "$out/paired.out" >&2
+            return "${PIPESTATUS[0]}"
+        }
+        run_job paired_step || echo "run_cpu_anchors.sh: the paired timing failed: see $out/paired.out" >&2
     fi
 fi
 echo "load average (1, 5, 15 min) after: $(load)" >>"$out/machine.txt"

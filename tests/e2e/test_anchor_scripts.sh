@@ -20,7 +20,7 @@
 set -u
 . "$KF_SRCDIR/tests/e2e/tap.sh"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-echo "1..12"
+echo "1..13"
 skip() { n=$((n+1)); if [ "${KF_TEST_STRICT:-0}" = 1 ]; then echo "not ok $n - $1 # missing: $2"; fails=$((fails+1));
          else echo "ok $n - $1 # SKIP $2"; fi; }
 venv_py=${KF_TEST_DEPS:-$HOME/.cache/kforge/test-deps}/torch-venv/bin/python
@@ -79,6 +79,7 @@ name="run_cpu_anchors.sh: anchors after the suite, the reports against them and 
 if ! "$ortpy" -c "import onnxruntime, onnx, numpy" >/dev/null 2>&1; then
     skip "$name" "$ortpy cannot import onnxruntime, onnx, numpy"
     skip "run_cpu_anchors.sh --no-anchors-after: the before-only record" "$ortpy cannot import onnxruntime, onnx, numpy"
+    skip "run_cpu_anchors.sh stopped by TERM mid-suite: the suite's processes end with it" "$ortpy cannot import onnxruntime, onnx, numpy"
 else
     p12="$KF_SRCDIR/problems/level2/12_Gemm_Multiply_LeakyReLU.json"
     KFORGE="$KFORGE" "$script" --tool ort --python "$ortpy" --threads 2 --preset small --reps 3 --warmup 1 \
@@ -97,6 +98,24 @@ else
     [ $rc -eq 0 ] && [ -s "$tmp/rec2/report.md" ] && [ ! -e "$tmp/rec2/anchors-after.json" ] \
         && ok "run_cpu_anchors.sh --no-anchors-after: the before-only record" \
         || no "run_cpu_anchors.sh --no-anchors-after: the before-only record" "exit $rc" "$(tail -n 8 "$tmp/o6")"
+    # a TERM to the script (a `timeout` around it) while the suite runs: the
+    # suite's processes (here a kforge whose suite leaves a child sleeping)
+    # end with the script instead of running on beside what comes next
+    name4="run_cpu_anchors.sh stopped by TERM mid-suite: the suite's processes end with it"
+    printf '#!/bin/sh\ncase "$1" in\nsuite) sleep 300 & echo $! > "%s/suite-child"; wait ;;\n*) exec "%s" "$@" ;;\nesac\n' \
+        "$tmp" "$KFORGE" > "$tmp/kf-hang" && chmod +x "$tmp/kf-hang"
+    KFORGE="$tmp/kf-hang" "$script" --tool ort --python "$ortpy" --threads 2 --preset small --reps 3 --warmup 1 --no-anchors-after \
+        --out "$tmp/rec4" --suite-dir "$tmp/suite4" "$p12" > "$tmp/o12" 2>&1 &
+    spid=$!
+    for _ in $(seq 600); do [ -s "$tmp/suite-child" ] && break; sleep 0.1; done
+    kill -TERM "$spid"; wait "$spid"; rc=$?
+    child=$(cat "$tmp/suite-child" 2>/dev/null)
+    for _ in $(seq 20); do [ -n "$child" ] && kill -0 "$child" 2>/dev/null || break; sleep 0.1; done
+    if [ -n "$child" ] && [ $rc -eq 143 ] && ! kill -0 "$child" 2>/dev/null; then ok "$name4"
+    else
+        no "$name4" "exit $rc, suite child ${child:-none} $(kill -0 "$child" 2>/dev/null && echo 'still running')" "$(tail -n 8 "$tmp/o12")"
+        [ -n "$child" ] && kill "$child" 2>/dev/null
+    fi
 fi
 KFORGE="$KFORGE" "$script" --tool ort --paired 2 --reps 5 --out "$tmp/r" >"$tmp/o8" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "paired needs --reps of at least 20" "$tmp/o8" && [ ! -e "$tmp/r/anchors.json" ] \
