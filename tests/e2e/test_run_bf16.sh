@@ -2,7 +2,8 @@
 # bf16 inputs on vdpbf16ps in the cpu-simd backend (precision 3 of the C
 # emitter): candidates from bf16 points verify at the `small` preset, whose
 # sizes (127 x 250 -> 333; problem 08: 127 x 93 @ 93 x 171) leave edges in
-# every direction: rows past the last MR-row panel, columns past the last
+# every direction: rows past the last MR-row panel (and MR past 16: the A
+# packer transposes 16 rows at a time), columns past the last
 # NR-column panel, depth blocks whose pair count is no multiple of 16 (the
 # vector packers' masked tails) and odd depth blocks (a pair whose high half
 # is zero), the three loop orders, the three fusions, and B both as nn.Linear
@@ -32,6 +33,7 @@ cases=(
     "unfused, 12x32, kc 40 (the last block 10 deep)|$p09|{\"fusion\":0,\"precision\":3,\"mr\":12,\"nr\":32,\"kc\":40,\"mc\":64,\"nc\":64,\"loop_order\":0}"
     "B as K x N (matmul 127x93 @ 93x171), 4x48, kc 33|$p08|{\"fusion\":2,\"precision\":3,\"mr\":4,\"nr\":48,\"kc\":33,\"mc\":64,\"nc\":96,\"loop_order\":0}"
     "B as K x N, 6x64, kc 384 (all of K=93 in one block: 47 pairs, the last half zero)|$p08|{\"fusion\":2,\"precision\":3,\"mr\":6,\"nr\":64,\"kc\":384,\"mc\":96,\"nc\":256,\"loop_order\":1}"
+    "A panels of 20 rows (the A packer's transposes: 16 rows, then 4 of 16), 20x16, kc 100|$p12|{\"fusion\":1,\"precision\":3,\"mr\":20,\"nr\":16,\"kc\":100,\"mc\":80,\"nc\":64,\"loop_order\":1}"
     "epilogue fused, skinny order (NR panels in runs), 12x32, kc 96|$p12|{\"fusion\":1,\"precision\":3,\"mr\":12,\"nr\":32,\"kc\":96,\"mc\":64,\"nc\":128,\"loop_order\":2}"
     "bf16c, epilogue fused, 12x32, kc 96 (three depth blocks of centre products)|$p12|{\"fusion\":1,\"precision\":9,\"mr\":12,\"nr\":32,\"kc\":96,\"mc\":64,\"nc\":64,\"loop_order\":0}"
     "bf16c, unfused, column order, 8x48, kc 97 (odd depth blocks)|$p09|{\"fusion\":0,\"precision\":9,\"mr\":8,\"nr\":48,\"kc\":97,\"mc\":64,\"nc\":96,\"loop_order\":1}"
