@@ -149,7 +149,6 @@ static int64_t max_gemm_cols(const kf_resolved *r)
     return n;
 }
 
-/* Elements of the B operand (the weights) of the largest GEMM, 0 if none. */
 /* Depth (K) of the GEMM with the deepest reduction, 0 if none. */
 static int64_t max_gemm_depth(const kf_resolved *r)
 {
@@ -164,6 +163,7 @@ static int64_t max_gemm_depth(const kf_resolved *r)
     return k;
 }
 
+/* Elements of the B operand (the weights) of the largest GEMM, 0 if none. */
 static int64_t max_gemm_b_elems(const kf_resolved *r)
 {
     const kf_problem *pr = r->problem;
