@@ -64,7 +64,7 @@ enum {
  * MR x KC, or with rows fused B's KC x NR); in the column order A's
  * micro-panel fills all of L1, counted in the packed element's bytes (elem:
  * 2 for bf16 pairs, else 4), and the depth k (0: unknown) is cut into
- * blocks of even depth (2048 at a KC of 680: three of 688, not three of 680
+ * blocks of even depth (2048 at a KC of 680: four of 512, not three of 680
  * and one of 8).  Fewer, deeper blocks load and store each C tile fewer
  * times (problem 9 at the cpu preset, 2-core Zen 4 VM, bf16: KC 336, 688,
  * 1024 took 11.47, 11.31, 11.00 ms; the 16-core host's fp32 kernel ran the
