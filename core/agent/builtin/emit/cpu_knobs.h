@@ -102,14 +102,37 @@ enum { KF_BT_CPU_ORDER_BLOCKS = 0, KF_BT_CPU_ORDER_ROWS = 1, KF_BT_CPU_ORDER_COL
 /* The skinny order hands out its NR panels in runs of contiguous ones,
  * this many runs a thread (dynamic: a stalled thread holds up no share). */
 #define KF_BT_CPU_SKINNY_RUNS_PER_THREAD 8
-/* The column order's block width for n columns on `threads` threads, as
- * the emitted kernel takes it at run time (kf_column_width in the GEMM
- * library text of builtin_cpu.c, the same rule): nc narrowed by nr until
- * every thread has a block, then the width down to half of that (multiples
- * of nr) whose busiest thread has the fewest columns, the blocks handed out
- * in order to the next free thread; *busiest (may be NULL) gets those
- * columns.  n = 2048, nc = 384, nr = 32, 2 threads: 256 (1024 columns each;
- * 384 gives one thread 1152 and the other 896). */
+/* The column order's block width for n columns on nt threads: nc narrowed
+ * by nr until every thread has a block, then the width down to half of that
+ * (multiples of nr) whose busiest thread has the fewest columns, the blocks
+ * handed out in order to the next free thread; *busiest (may be NULL) gets
+ * those columns.  n = 2048, nc = 384, nr = 32, 2 threads: 256 (1024 columns
+ * each; 384 gives one thread 1152 and the other 896).  One definition,
+ * KF_BT_CPU_COLUMN_WIDTH_FN: compiled in cpu_space.c for the cost model
+ * (kf_bt_cpu_column_width) and emitted as text into the GEMM library
+ * (KF_BT_CPU_COLUMN_WIDTH_SRC, kf_column_width: the kernel's width at run
+ * time), so the model and the kernel take the same width. */
+#define KF_BT_CPU_COLUMN_WIDTH_FN(name)                                                               \
+    int64_t name(int64_t n, int64_t nc, int64_t nr, int nt, int64_t *busiest)                          \
+    {                                                                                                   \
+        if (nr < 1) nr = 1;                                                                             \
+        if (nc < nr) nc = nr;                                                                           \
+        if (nt < 1) nt = 1;                                                                             \
+        while ((n + nc - 1) / nc < nt && nc > nr) nc -= nr;                                             \
+        int64_t best = nc, least = -1;                                                                  \
+        for (int64_t w = nc; w >= nr && 2 * w >= nc; w -= nr) {                                         \
+            const int64_t full = (n + w - 1) / w - 1, rest = n - full * w;                              \
+            const int64_t most = (full + nt - 1) / nt * w, with_rest = full / nt * w + rest;           \
+            const int64_t b = most > with_rest ? most : with_rest;                                      \
+            if (least < 0 || b < least) least = b, best = w;                                            \
+        }                                                                                               \
+        if (busiest) *busiest = least;                                                                  \
+        return best;                                                                                    \
+    }
+#define KF_BT_CPU_STR_(...) #__VA_ARGS__
+#define KF_BT_CPU_STR(...) KF_BT_CPU_STR_(__VA_ARGS__)
+#define KF_BT_CPU_COLUMN_WIDTH_SRC \
+    KF_BT_CPU_STR(static __attribute__((unused)) KF_BT_CPU_COLUMN_WIDTH_FN(kf_column_width)) "\n"
 int64_t kf_bt_cpu_column_width(int64_t n, int64_t nc, int64_t nr, int threads, int64_t *busiest);
 typedef struct kf_bt_cpu_blocking {
     int mc, nc, kc;

@@ -568,22 +568,8 @@ static int unit(const kf_bt_point *p)
     return p->precision == KF_BT_BF16 || p->precision == KF_BT_BF16C ? 1 : 0;
 }
 
-int64_t kf_bt_cpu_column_width(int64_t n, int64_t nc, int64_t nr, int threads, int64_t *busiest)
-{
-    if (nr < 1) nr = 1;
-    if (nc < nr) nc = nr;
-    if (threads < 1) threads = 1;
-    while ((n + nc - 1) / nc < threads && nc > nr) nc -= nr;
-    int64_t best = nc, least = -1;
-    for (int64_t w = nc; w >= nr && 2 * w >= nc; w -= nr) {
-        const int64_t full = (n + w - 1) / w - 1, rest = n - full * w;
-        const int64_t most = (full + threads - 1) / threads * w, with_rest = full / threads * w + rest;
-        const int64_t b = most > with_rest ? most : with_rest;
-        if (least < 0 || b < least) least = b, best = w;
-    }
-    if (busiest) *busiest = least;
-    return best;
-}
+/* the kernels' kf_column_width, compiled here for the cost model (cpu_knobs.h) */
+KF_BT_CPU_COLUMN_WIDTH_FN(kf_bt_cpu_column_width)
 
 /* The column order's balance: an even share of the n columns over the
  * busiest thread's, at the block width the kernel takes for the team
