@@ -246,18 +246,15 @@ void kf_bt_cpu_derive_blocking(int64_t l1d, int64_t l2, int64_t l3, int mr, int 
     if (l3 <= 0) l3 = l2;
     /* the micro-panel that stays in L1 across the inner loop: A's (MR x KC)
        in the block and column orders (jr inside ir), B's (KC x NR) with rows
-       fused (ir inside jr); half of L1, the rest for the streamed panel and C */
-    int64_t kc = clamp64((l1d / 2) / ((int64_t)(rows_fused ? nr : mr) * 4) / 8 * 8, 64, 1024);
-    int64_t eb = 4;   /* bytes of a packed element */
-    if (columns) {
-        /* the column order: A's micro-panel, in the packed element's bytes,
-           fills L1, and the depth blocks are even */
-        eb = elem == 2 ? 2 : 4;
-        kc = clamp64(l1d / ((int64_t)mr * eb) / 8 * 8, 64, 4096);
-        if (k > 0) {
-            int64_t blocks = (k + kc - 1) / kc;
-            kc = clamp64(((k + blocks - 1) / blocks + 7) / 8 * 8, 8, 4096);
-        }
+       fused (ir inside jr); half of L1, the rest for the streamed panel and C.
+       The column order: A's micro-panel, in the packed element's bytes (eb),
+       fills L1, and the depth blocks are even */
+    const int64_t eb = columns && elem == 2 ? 2 : 4;
+    int64_t kc = columns ? clamp64(l1d / ((int64_t)mr * eb) / 8 * 8, 64, 4096)
+                         : clamp64((l1d / 2) / ((int64_t)(rows_fused ? nr : mr) * 4) / 8 * 8, 64, 1024);
+    if (columns && k > 0) {
+        int64_t blocks = (k + kc - 1) / kc;
+        kc = clamp64(((k + blocks - 1) / blocks + 7) / 8 * 8, 8, 4096);
     }
     int64_t in_l2 = (l2 / 2) / (kc * eb), in_l3 = (l3 / 2) / (kc * eb);
     int64_t mc = rows_fused ? in_l2 : in_l3, nc = rows_fused ? in_l3 : in_l2;
