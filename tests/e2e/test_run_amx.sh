@@ -4,7 +4,7 @@
 # from AMX points verify at the `small` preset, whose sizes (127 x 250 ->
 # 333) leave edges in every direction: rows past the last 16-row tile,
 # columns past the last 16-column tile, and depth blocks whose last pairs
-# go through vdpbf16ps (kc 250, 96, 40 and 93; 4096: the whole depth in one
+# go through vdpbf16ps (kc 250, 96, 40, 24 and 93; 4096: the whole depth in one
 # block, as the search's AMX neighbour takes it), with both loop orders, the
 # three fusions, and B both as nn.Linear weights (N x K) and as K x N.  Each run's eval.json must say compute_unit 2 and take
 # the AMX peak for its roofline.
@@ -26,7 +26,8 @@ p08="$KF_SRCDIR/problems/level1/08_Matmul_with_irregular_shapes.json"
 cases=(
     "rows fused, 2x2 tiles, kc 250 (7 tile blocks + 13 pairs)|$p12|{\"fusion\":2,\"precision\":5,\"mr\":32,\"nr\":32,\"kc\":384,\"mc\":96,\"nc\":256,\"loop_order\":0}"
     "epilogue fused, column-block order, 16x32, kc 96 then 58|$p99|{\"fusion\":1,\"precision\":5,\"mr\":16,\"nr\":32,\"kc\":96,\"mc\":64,\"nc\":128,\"loop_order\":1}"
-    "unfused, 32x16, kc 40 (the last block 10 deep: no whole tile)|$p09|{\"fusion\":0,\"precision\":5,\"mr\":32,\"nr\":16,\"kc\":40,\"mc\":64,\"nc\":64,\"loop_order\":0}"
+    "unfused, 32x16, kc 40 (evened: six blocks of 36 and one of 34, a tile and pairs each)|$p09|{\"fusion\":0,\"precision\":5,\"mr\":32,\"nr\":16,\"kc\":40,\"mc\":64,\"nc\":64,\"loop_order\":0}"
+    "unfused, 32x16, kc 24 (ten blocks of 24 and one of 10: no whole tile, all pairs)|$p09|{\"fusion\":0,\"precision\":5,\"mr\":32,\"nr\":16,\"kc\":24,\"mc\":64,\"nc\":64,\"loop_order\":0}"
     "epilogue fused, 2x2 tiles, kc 4096 (all of K=250 in one block: C stays in the tiles), A and B packed once|$p12|{\"fusion\":1,\"precision\":5,\"mr\":32,\"nr\":32,\"kc\":4096,\"mc\":64,\"nc\":64,\"loop_order\":1}"
     "B as K x N (matmul 127x93 @ 93x171), 16x16, kc 93 (2 tile blocks + 15 pairs)|$p08|{\"fusion\":2,\"precision\":5,\"mr\":16,\"nr\":16,\"kc\":384,\"mc\":64,\"nc\":128,\"loop_order\":0}"
     "bf16c (A centred), B as K x N, 16x32, kc 64 (two depth blocks of centre products)|$p08|{\"fusion\":1,\"precision\":8,\"mr\":16,\"nr\":32,\"kc\":64,\"mc\":64,\"nc\":128,\"loop_order\":1}"

@@ -481,6 +481,24 @@ KF_TEST(cpu_column_order_blocking)
 /* The column order's block width at run time (kf_column_width in the
  * kernel, kf_bt_cpu_column_width for the cost model): the width, down to
  * half of the narrowed one, whose busiest thread has the fewest columns. */
+/* The AMX group's depth block: a thread's four B micro-panels and two of
+ * A, with their low parts, in half of L2 (cpu_knobs.h) */
+KF_TEST(cpu_amx_kc_counts_the_low_parts)
+{
+    const int64_t l2 = 2 << 20;   /* the 16-core host's */
+    KF_CHECK_INT(kf_bt_cpu_amx_kc(KF_BT_AMX_BF16, l2), 2720);     /* (4 x 32 + 2 x 32) x 2 bytes a unit of depth */
+    KF_CHECK_INT(kf_bt_cpu_amx_kc(KF_BT_AMX_BF16C, l2), 2720);
+    KF_CHECK_INT(kf_bt_cpu_amx_kc(KF_BT_AMX_BF16X2, l2), 2048);   /* A's low part: (4 x 32 + 2 x 64) x 2 */
+    KF_CHECK_INT(kf_bt_cpu_amx_kc(KF_BT_AMX_BF16X3, l2), 1344);   /* both: (4 x 64 + 2 x 64) x 2 */
+    for (int64_t c = 256 << 10; c <= (8 << 20); c *= 2) {
+        int kc = kf_bt_cpu_amx_kc(KF_BT_AMX_BF16X3, c);
+        KF_CHECK_INT(kc % 32, 0);
+        KF_CHECK_MSG(768L * kc <= c / 2 && (kc == 8192 || 768L * (kc + 32) > c / 2), "L2 %lld: kc %d", (long long)c, kc);
+    }
+    KF_CHECK_INT(kf_bt_cpu_amx_kc(KF_BT_AMX_BF16, 16 << 10), 64);   /* the floor */
+    KF_CHECK_INT(kf_bt_cpu_amx_kc(KF_BT_AMX_BF16, 64 << 20), 8192); /* the knob's top */
+}
+
 KF_TEST(cpu_column_width_balances_threads)
 {
     int64_t most = 0;
@@ -988,16 +1006,14 @@ KF_TEST(cpu_amx_precision)
         KF_CHECK_INT(nb[i].knob[KC_MR], 32);
         KF_CHECK_INT(nb[i].knob[KC_NR], 32);
         KF_CHECK_INT(nb[i].knob[KC_KC] % 32, 0);
-        /* sized from L2: both KC-deep bf16 micro-panels in a quarter of
-           it, an item's MC rows of A (a multiple of 32) in half of it */
+        /* sized from L2 (kf_bt_cpu_amx_kc: a thread's B panels and two
+           of A, KC deep, in half of it), an item's MC rows of A (a
+           multiple of 32) in half of it */
         long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE) > 0 ? sysconf(_SC_LEVEL2_CACHE_SIZE) : 1 << 20;
-        if (l2 >= 64 * 1024) {
-            KF_CHECK_MSG((32 + 32) * 2L * nb[i].knob[KC_KC] <= l2 / 4, "kc %d, L2 %ld", nb[i].knob[KC_KC], l2);
-            if (nb[i].knob[KC_KC] < 8192)   /* the largest that fits (8192: the knob's top) */
-                KF_CHECK_MSG((32 + 32) * 2L * (nb[i].knob[KC_KC] + 32) > l2 / 4, "kc %d, L2 %ld", nb[i].knob[KC_KC], l2);
+        KF_CHECK_INT(nb[i].knob[KC_KC], kf_bt_cpu_amx_kc(KF_BT_AMX_BF16, l2));
+        if (l2 >= 64 * 1024)
             KF_CHECK_MSG(2L * nb[i].knob[KC_MC] * nb[i].knob[KC_KC] <= l2 / 2, "mc %d kc %d", nb[i].knob[KC_MC],
                          nb[i].knob[KC_KC]);
-        }
         KF_CHECK_INT(nb[i].knob[KC_MC] % 32, 0);
         KF_CHECK(nb[i].knob[KC_MC] >= 32);
         KF_CHECK(kf_bt_emit_c.check(&nb[i], &err) == 0);
@@ -1013,6 +1029,10 @@ KF_TEST(cpu_amx_precision)
         kf_bt_gemm_work w = {127, 333, 2, 0};
         n_x3 += nb[i].precision == KF_BT_AMX_BF16X3;
         n_x2 += nb[i].precision == KF_BT_AMX_BF16X2;
+        if (kf_bt_precision_amx(nb[i].precision)) {   /* each at its own depth block: the low parts take L2 */
+            long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE) > 0 ? sysconf(_SC_LEVEL2_CACHE_SIZE) : 1 << 20;
+            KF_CHECK_INT(nb[i].knob[KC_KC], kf_bt_cpu_amx_kc(nb[i].precision, l2));
+        }
         n_c += nb[i].precision == KF_BT_AMX_BF16C;
         int k = nb[i].precision == KF_BT_AMX_BF16 ? 0 : nb[i].precision == KF_BT_AMX_BF16C ? 1
               : nb[i].precision == KF_BT_AMX_BF16X2 ? 2 : nb[i].precision == KF_BT_AMX_BF16X3 ? 3 : -1;

@@ -460,6 +460,7 @@ typedef struct work {
     double gemm_flops;       /* 2*M*N*K summed over GEMMs */
     double gemm_mn;          /* output elements of the GEMMs */
     double max_m, max_n;     /* largest GEMM, for blocking effects */
+    double max_k;            /* deepest GEMM */
     double tail_elems;       /* elements produced by non-GEMM ops */
     double row_tail_elems;   /* elements of row groups that ROWS fusion keeps in cache */
     double epi_elems;        /* map-op elements that epilogue fusion saves a pass for */
@@ -524,6 +525,7 @@ static void measure_work(const kf_resolved *r, work_t *w)
             w->gemm_mn += e;
             if (e / n > w->max_m) w->max_m = e / n;
             if (n > w->max_n) w->max_n = n;
+            if (K > w->max_k) w->max_k = K;
             prev_gemm = v;
             continue;
         }
@@ -554,7 +556,7 @@ static double model_time(const kf_bt_point *p, const work_t *w, const kf_rooflin
     if (unit >= 0 && unit < KF_ROOFLINE_UNITS && rf->unit_peak_flops[unit] > 0) peak = rf->unit_peak_flops[unit];
     double bw = rf->peak_bytes_per_s > 0 ? rf->peak_bytes_per_s : 1e10;
     double per_thread = peak / kf_bt_host_threads();
-    kf_bt_gemm_work gw = {w->max_m, w->max_n, kf_bt_host_threads(), w->row_tail};
+    kf_bt_gemm_work gw = {w->max_m, w->max_n, kf_bt_host_threads(), w->row_tail, w->max_k};
     double eff = p->em->gemm_eff ? p->em->gemm_eff(p, &gw, threads) : 0.5;
     double t = w->gemm_flops / (per_thread * threads * eff);
     /* every unfused tail pass reads and writes its tensor */

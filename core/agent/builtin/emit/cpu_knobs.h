@@ -85,6 +85,20 @@ enum {
 #define KF_BT_CPU_COLUMN_BLOCKS_PER_THREAD 2
 #define KF_BT_CPU_MIN_COLUMN_PANELS 4
 enum { KF_BT_CPU_ORDER_BLOCKS = 0, KF_BT_CPU_ORDER_ROWS = 1, KF_BT_CPU_ORDER_COLUMNS = 2, KF_BT_CPU_ORDER_SKINNY = 3 };
+/* The AMX group's depth block (cpu_gemm_amx.c, emit_gemm_group_amx) for
+ * an AMX precision and an L2 of l2 bytes: KC deep, a thread's
+ * KF_BT_CPU_BLOCKS_PER_THREAD B micro-panels (32 columns each) and two A
+ * micro-panels (32 rows: the one the tiles read and the next), each with
+ * its parts in bf16 (3xbf16: a high and a low of both; 2xbf16: of A), fill
+ * half of l2; a multiple of 32 (whole tiles), 64 to 8192.  The generator
+ * evens the blocks (K = 2048 at KC 1344: two of 1024).  A 2 MiB L2: bf16
+ * and bf16c 2720 (K = 2048 in one block: C leaves the tiles once),
+ * 2xbf16 2048, 3xbf16 1344.  Measured on the 16-core host, problem 9, 16
+ * threads (bench/results/xeon16-amx-kc-2026-11-29): bf16 at KC 1024 from
+ * 6% faster to 3% slower than all of K, 256 23-27% slower; 3xbf16 at 1024
+ * and 512 13-26% faster than all of K (minimum times), where its panels
+ * with their low parts crowd L2. */
+int kf_bt_cpu_amx_kc(int precision, int64_t l2);
 /* KF_BT_CPU_ORDER_SKINNY (loop_order 2): KC puts B's KC x NR micro-panel
  * in half of L1 (every row tile runs over it), MC = m rounded up to MR,
  * NC = NR.  The default takes it where every GEMM has at most

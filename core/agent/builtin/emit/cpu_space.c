@@ -61,23 +61,38 @@ static int host_has_amx(void)
 #endif
 }
 
-/* The AMX micro-kernel: 2 x 2 C tiles of 16 x 16 (cpu_gemm_amx.c); KC
- * a multiple of 32 (whole tiles; the rest of a depth block goes through
- * vdpbf16ps) with both KC-deep bf16 micro-panels (32 rows of A, 32
- * columns of B) in a quarter of this host's L2: the generator packs all
- * of A and B once and keeps the C tiles in the tile registers over the
- * whole depth block, so where K fits (K = 2048 with a 2 MiB L2) C leaves
- * the tiles once.  MC (rows of A an item keeps in L2) from the other half. */
+/* The AMX micro-kernel: 2 x 2 C tiles of 16 x 16 (cpu_gemm_amx.c); the
+ * generator packs all of A and B once and keeps the C tiles in the tile
+ * registers over a whole depth block (kf_bt_cpu_amx_kc, cpu_knobs.h). */
+static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+/* the bytes a unit of depth of a thread's AMX panels takes in L2: its
+ * B micro-panels (nr columns) and two A micro-panels (mr rows), each part
+ * in bf16 */
+static int64_t amx_depth_bytes(int precision, int mr, int nr)
+{
+    int pa = kf_bt_precision_amx_split(precision) ? 2 : 1, pb = precision == KF_BT_AMX_BF16X3 ? 2 : 1;
+    return (int64_t)(KF_BT_CPU_BLOCKS_PER_THREAD * nr * pb + 2 * mr * pa) * 2;
+}
+int kf_bt_cpu_amx_kc(int precision, int64_t l2)
+{
+    return (int)clamp64(l2 / 2 / amx_depth_bytes(precision, 32, 32) / 32 * 32, 64, 8192);
+}
 static double host_cache(int name, double dflt);
-static void to_amx(kf_bt_point *q)
+static int amx_kc(int precision)
+{
+    return kf_bt_cpu_amx_kc(precision, (int64_t)host_cache(_SC_LEVEL2_CACHE_SIZE, 1 << 20));
+}
+/* the precisions on the tiles, in the order the neighbours offer them */
+static const int amx_prec[4] = {KF_BT_AMX_BF16, KF_BT_AMX_BF16C, KF_BT_AMX_BF16X2, KF_BT_AMX_BF16X3};
+/* q on the tiles at precision prec (an AMX one): 32 x 32, packed, amx_kc */
+static void to_amx(kf_bt_point *q, int prec)
 {
     double l2 = host_cache(_SC_LEVEL2_CACHE_SIZE, 1 << 20);
-    long kc = (long)(l2 / 4 / ((32 + 32) * 2)) / 32 * 32;
-    q->precision = KF_BT_AMX_BF16;
+    q->precision = prec;
     q->knob[KC_MR] = 32;
     q->knob[KC_NR] = 32;
     q->knob[KC_PACK] = 1;
-    q->knob[KC_KC] = kc < 64 ? 64 : kc > 8192 ? 8192 : (int)kc;
+    q->knob[KC_KC] = amx_kc(prec);
     /* MC: the rows of A one work item keeps in L2 while its column
        panels pass (half of L2 at KC deep; the generator halves the items
        further for the threads); NC: any multiple of 32 */
@@ -219,7 +234,6 @@ static double host_cache(int name, double dflt)
     return v > 0 ? (double)v : dflt;
 }
 
-static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
 
 void kf_bt_cpu_derive_blocking(int64_t l1d, int64_t l2, int64_t l3, int mr, int nr, int64_t m, int64_t n,
                                int64_t k, int elem, int threads, int order, kf_bt_cpu_blocking *out)
@@ -433,9 +447,8 @@ static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
     int a512 = host_has_avx512();
     if (kf_bt_precision_amx(p->precision)) {
         /* the other tile precisions, then off the tiles: the vector micro-kernels' default tile */
-        static const int amx_prec[4] = {KF_BT_AMX_BF16, KF_BT_AMX_BF16C, KF_BT_AMX_BF16X2, KF_BT_AMX_BF16X3};
-        for (int i = 0; i < 4; i++)
-            if (amx_prec[i] != p->precision) { q = *p; q.precision = amx_prec[i]; kf_bt_nbr_push(s, &q); }
+        for (int i = 0; i < 4; i++)   /* each at its own KC (amx_kc: the low parts take L2) */
+            if (amx_prec[i] != p->precision) { q = *p; q.precision = amx_prec[i]; q.knob[KC_KC] = amx_kc(amx_prec[i]); kf_bt_nbr_push(s, &q); }
         for (int pr = 0; pr < 2; pr++) {
             q = *p;
             q.precision = pr ? KF_BT_BF16 : KF_BT_FP32;
@@ -449,10 +462,7 @@ static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
            agent passes it over otherwise: kf_bt_precision_ruled_out) */
         if (p->precision != KF_BT_BF16C) { q = *p; q.precision = KF_BT_BF16C; kf_bt_nbr_push(s, &q); }
         if (host_has_amx()) {   /* bf16 on the tiles, and bf16c, 2xbf16, 3xbf16 where bf16 misses the tolerance */
-            q = *p; to_amx(&q); kf_bt_nbr_push(s, &q);
-            q.precision = KF_BT_AMX_BF16C; kf_bt_nbr_push(s, &q);
-            q.precision = KF_BT_AMX_BF16X2; kf_bt_nbr_push(s, &q);
-            q.precision = KF_BT_AMX_BF16X3; kf_bt_nbr_push(s, &q);
+            for (int i = 0; i < 4; i++) { q = *p; to_amx(&q, amx_prec[i]); kf_bt_nbr_push(s, &q); }
         }
     }
     int amx = kf_bt_precision_amx(p->precision);
@@ -635,10 +645,13 @@ static double gemm_eff(const kf_bt_point *pt, const kf_bt_gemm_work *w, int thre
     double l2 = rows ? (double)p[KC_MC] * p[KC_KC] * 4 : (double)p[KC_KC] * p[KC_NC] * 4;
     int amx_items = on_tiles && !rows;
     if (amx_items) {
-        /* AMX without row panels (to_amx): the tiles stream an item's MC
-           rows of A and one NR column panel, KC deep in bf16, from L2 */
+        /* AMX without row panels (kf_bt_cpu_amx_kc): a thread's B
+           micro-panels and two of A, a depth block deep (the generator's
+           even blocks) with their parts, within half of L2 */
+        double kc = p[KC_KC];
+        if (w->max_k > 0) kc = w->max_k / ceil(w->max_k / kc);
         l1 = 0;
-        l2 = (double)(p[KC_MC] + p[KC_NR]) * p[KC_KC] * 2;
+        l2 = (double)amx_depth_bytes(pt->precision, p[KC_MR], p[KC_NR]) * kc * 1.5;   /* 1.5: half of L2 at the 3/4 line */
     }
     if (l1 > 0.75 * c1) e *= 0.9;
     if (l2 > 0.75 * c2) e *= 0.85;

@@ -55,6 +55,7 @@ typedef struct kf_bt_gemm_work {
     double max_m, max_n;   /* the largest GEMM's rows and columns */
     int host_threads;      /* online CPUs of this host */
     int row_tail;          /* a row op follows a GEMM (rows fusion makes row panels) */
+    double max_k;          /* the deepest GEMM's K (0: unknown) */
 } kf_bt_gemm_work;
 
 /* Called by an emitter's neighbours() for each candidate neighbour; skips
