@@ -205,7 +205,8 @@ KF_TEST_TIMEOUT(other_points_pass, 120.0)
  * (1 MiB channels), LayerNorm's one-pass statistics over rows of 4M split
  * over the team, the next row's taken while this one is written (streamed
  * or not), and the
- * middle-dim sum in pages of its rows (1024 inner positions):
+ * middle-dim sum in pages of its rows (1024 inner positions), softmax's
+ * rows pipelined (a row's exps beside the last row's streamed stores):
  * generated as named and verified against the reference.  The fixtures
  * stream_odd_* stream rows of 1001 and 1073 elements: every row ends in a
  * partial block and most start off the 64-byte alignment that
@@ -215,6 +216,8 @@ KF_TEST_TIMEOUT(memory_bound_variants_pass, 300.0)
     static const struct { const char *prob, *preset, *point, *want; } cases[] = {
         {"problems/level1/19_ReLU.json", "cpu", "{\"stream\":1}", "kf_stream_block(V1 + r * 16384 + c0_, S1);"},
         {"problems/level1/23_Softmax.json", "cpu", "{\"stream\":1}", "kf_stream_block(V1 + rr * 16384 + c0_, S1);"},
+        /* pipelined: a row's exps beside the last row's streamed stores */
+        {"problems/level1/23_Softmax.json", "cpu", "{\"stream\":1}", "sc_ += kf_row_exp_block(xc_ + c0_, mc_, exc_ + c0_,"},
         {"problems/level1/35_GroupNorm.json", "cpu", "{\"stream\":1}", "kf_stream_block(V1 + rr * 1048576 + c0_, S1);"},
         {"problems/level1/36_RMSNorm.json", "cpu", "{\"stream\":1}", "kf_stream_fence();"},
         {"problems/level1/40_LayerNorm.json", "cpu", "{\"stream\":0}", "one pass: sums of x - x[0]"},
@@ -224,6 +227,7 @@ KF_TEST_TIMEOUT(memory_bound_variants_pass, 300.0)
         {"problems/level1/47_Sum_reduction_over_a_dimension.json", "cpu", "{}", "whole rows in order"},
         {"tests/golden/problems/stream_odd_map.json", "small", "{\"stream\":1}", "kf_stream_store(V1 + r * 1001 + c0_, S1, j1 - c0_);"},
         {"tests/golden/problems/stream_odd_softmax.json", "small", "{\"stream\":1}", "kf_stream_store(V1 + rr * 1001 + c0_, S1, 1001 - c0_);"},
+        {"tests/golden/problems/stream_odd_softmax.json", "small", "{\"stream\":1}", "1001 - c0_ < 64 ? 1001 - c0_ : 64, nx_ ? nx_ + c0_ : NULL);"},
         {"tests/golden/problems/stream_odd_batchnorm.json", "small", "{\"stream\":1}", "kf_stream_store(V1 + (n * 64 + c) * 1073 + c0_, S1, 1073 - c0_);"},
     };
     kf_error err = {0};
