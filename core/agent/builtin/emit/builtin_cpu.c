@@ -1423,8 +1423,10 @@ static void emit_row_group_split(gen_t *g, int gi)
  * overlap as in a copy, where one row after another kept them in separate
  * phases; the thread's last row is stored after its loop.  Problem 23 at
  * the cpu preset (1024 x 16384) on the 2-core Zen 4 VM, 2 threads, in
- * turns: 4.29-4.57 -> 3.76-3.82 ms, 72-73% -> 83-87% of a streaming copy
- * over the same buffers (bench/results/epyc2-cpu-softmax-2026-11-29). */
+ * turns: 4.29-4.57 -> 3.76-3.82 ms, 72-76% -> 83-87% of a streaming copy
+ * over the same buffers (bench/results/epyc2-cpu-softmax-2026-11-29); the
+ * 16-core Xeon host, 16 threads: 7-9% off the median in five rounds
+ * (bench/results/xeon16-cpu-softmax-2026-11-29). */
 static int softmax_pipelines(const gen_t *g, int gi)
 {
     const kf_bt_group *gr = &g->pl->groups[gi];
