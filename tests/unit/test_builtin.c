@@ -206,8 +206,7 @@ KF_TEST_TIMEOUT(other_points_pass, 120.0)
  * over the team, the next row's taken while this one is written (streamed
  * or not), and the
  * middle-dim sum in pages of its rows (1024 inner positions), softmax's
- * rows pipelined (a row's exps beside the last row's streamed stores),
- * GroupNorm's next group prefetched while a group's outputs stream:
+ * rows pipelined (a row's exps beside the last row's streamed stores):
  * generated as named and verified against the reference.  The fixtures
  * stream_odd_* stream rows of 1001 and 1073 elements: every row ends in a
  * partial block and most start off the 64-byte alignment that
@@ -220,8 +219,6 @@ KF_TEST_TIMEOUT(memory_bound_variants_pass, 300.0)
         /* pipelined: a row's exps beside the last row's streamed stores */
         {"problems/level1/23_Softmax.json", "cpu", "{\"stream\":1}", "sc_ += kf_row_exp_block(xc_ + c0_, mc_, exc_ + c0_,"},
         {"problems/level1/35_GroupNorm.json", "cpu", "{\"stream\":1}", "kf_stream_block(V1 + rr * 1048576 + c0_, S1);"},
-        /* the next group prefetched into L2 while this one's outputs stream */
-        {"problems/level1/35_GroupNorm.json", "cpu", "{\"stream\":1}", "const float *xn_ = q0 + 1 < 8 ? xr + 131072 : NULL;"},
         {"problems/level1/36_RMSNorm.json", "cpu", "{\"stream\":1}", "kf_stream_fence();"},
         {"problems/level1/40_LayerNorm.json", "cpu", "{\"stream\":0}", "one pass: sums of x - x[0]"},
         {"problems/level1/40_LayerNorm.json", "cpu", "{\"stream\":1}", "part_[((rr + 1) * T_ + t_) * 2] = sn_;"},

@@ -1136,20 +1136,10 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
            is still in cache (35 at the cpu preset: groups of 512 KiB, rows
            of 4 MiB: the row was read from memory twice) */
         kf_sb_printf(b, "%s    const float mean = mean_g[q0], rstd = rstd_g[q0];\n", ind);
-        char lo[48], hi[48], pf[160];
+        char lo[48], hi[48];
         snprintf(lo, sizeof lo, "q0 * %" PRId64, gl);
         snprintf(hi, sizeof hi, "(q0 + 1) * %" PRId64, gl);
-        /* streamed: the row's next group prefetched into L2 while this one's
-           outputs are stored, so its statistics read it from L2 and the
-           reads from memory overlap the stores (35 at the cpu preset: 11-16%
-           less time on the 2-core Zen 4 VM, bench/results/epyc2-cpu-groupnorm-2026-11-29;
-           summing it in this loop instead, 62f2802, was slower on the 16-core host) */
-        if (g->stream)
-            kf_sb_printf(b, "%s    const float *xn_ = q0 + 1 < %" PRId64 " ? xr + %" PRId64 " : NULL;   /* the next group, at this one's offsets */\n",
-                         ind, G, gl);
-        snprintf(pf, sizeof pf, "if (xn_) for (int k_ = 0; k_ < %d; k_ += 16) __builtin_prefetch((const void *)(xn_ + c0_ + k_), 0, 2);\n",
-                 KF_BT_CPU_STREAM_BLOCK);
-        open_out_loop(g, gi, ind4, lo, hi, g->stream ? pf : NULL);
+        open_out_loop(g, gi, ind4, lo, hi, NULL);
         kf_sb_printf(b, "%s    const float t%d = (xr[o] - mean) * rstd%s%s;\n", ind4, av, wexpr, bexpr);
         break;
     }
