@@ -1,5 +1,5 @@
 #!/bin/bash
-# Zen 4 2-core VM record (issue 15, 2026-11-29, sixth session, at e8a9b7d (the pipelined softmax, GroupNorm's next-group prefetch)): stream_bw, the ten
+# Zen 4 2-core VM record (issue 15, 2026-11-29, sixth session, at 968b5d7 (the pipelined softmax)): stream_bw, the ten
 # memory-bound problems beside PyTorch eager (2 threads), paired on same and fresh inputs, stream_bw.
 # Build: /tmp/bld at the commit named in rec/git.txt.
 set -u
