@@ -482,9 +482,6 @@ KF_TEST(cpu_column_order_blocking)
     KF_CHECK_MSG(b.kc == 304, "kc %d", b.kc);
 }
 
-/* The column order's block width at run time (kf_column_width in the
- * kernel, kf_bt_cpu_column_width for the cost model): the width, down to
- * half of the narrowed one, whose busiest thread has the fewest columns. */
 /* The AMX group's depth block: a thread's four B micro-panels and two of
  * A, with their low parts, in half of L2 (cpu_knobs.h) */
 KF_TEST(cpu_amx_kc_counts_the_low_parts)
@@ -503,6 +500,9 @@ KF_TEST(cpu_amx_kc_counts_the_low_parts)
     KF_CHECK_INT(kf_bt_cpu_amx_kc(KF_BT_AMX_BF16, 64 << 20), 8192); /* the knob's top */
 }
 
+/* The column order's block width at run time (kf_column_width in the
+ * kernel, kf_bt_cpu_column_width for the cost model): the width, down to
+ * half of the narrowed one, whose busiest thread has the fewest columns. */
 KF_TEST(cpu_column_width_balances_threads)
 {
     int64_t most = 0;

@@ -234,7 +234,6 @@ static double host_cache(int name, double dflt)
     return v > 0 ? (double)v : dflt;
 }
 
-
 void kf_bt_cpu_derive_blocking(int64_t l1d, int64_t l2, int64_t l3, int mr, int nr, int64_t m, int64_t n,
                                int64_t k, int elem, int threads, int order, kf_bt_cpu_blocking *out)
 {
