@@ -498,6 +498,13 @@ KF_TEST(cpu_amx_kc_counts_the_low_parts)
     }
     KF_CHECK_INT(kf_bt_cpu_amx_kc(KF_BT_AMX_BF16, 16 << 10), 64);   /* the floor */
     KF_CHECK_INT(kf_bt_cpu_amx_kc(KF_BT_AMX_BF16, 64 << 20), 8192); /* the knob's top */
+    /* the blocks the generator and the cost model take: even, as many, never deeper than KC */
+    KF_CHECK_INT(kf_bt_cpu_amx_depth(2048, 1344), 1024);
+    KF_CHECK_INT(kf_bt_cpu_amx_depth(2048, 4096), 2048);   /* all of K: C stays in the tiles */
+    KF_CHECK_INT(kf_bt_cpu_amx_depth(250, 160), 128);      /* whole tiles: 128 + 122 */
+    KF_CHECK_INT(kf_bt_cpu_amx_depth(250, 40), 36);        /* pairs: six of 36, one of 34 */
+    KF_CHECK_INT(kf_bt_cpu_amx_depth(250, 24), 24);
+    KF_CHECK_INT(kf_bt_cpu_even_depth(2048, 680, 8), 512); /* the column order's */
 }
 
 /* The column order's block width at run time (kf_column_width in the

@@ -2202,13 +2202,9 @@ static void emit_gemm_group_amx(gen_t *g, int gi)
     kf_sb *b = &g->b;
     int64_t M = gm->M, N = gm->N, K = gm->K;
     int MR = pt->knob[KC_MR], NR = pt->knob[KC_NR];
-    int64_t KC = pt->knob[KC_KC] < K ? pt->knob[KC_KC] : K;
+    /* blocks of even depth (2048 at KC 1344: two of 1024, not 1344 and 704) */
+    int64_t KC = kf_bt_cpu_amx_depth(K, pt->knob[KC_KC]);
     int64_t MP = (M + MR - 1) / MR, NP = (N + NR - 1) / NR, KB = (K + KC - 1) / KC;
-    if (KB > 1) {   /* blocks of even depth (2048 at KC 1344: two of 1024, not 1344 and 704), in the
-                       knob's steps of whole tiles or pairs where it has them: never deeper than KC */
-        const int64_t step = KC % 32 == 0 ? 32 : KC % 2 == 0 ? 2 : 1;
-        KC = ((K + KB - 1) / KB + step - 1) / step * step;
-    }
     int64_t GN = (pt->knob[KC_NC] + NR - 1) / NR;
     if (GN > NP) GN = NP;
     if (GN < 1) GN = 1;

@@ -99,6 +99,18 @@ enum { KF_BT_CPU_ORDER_BLOCKS = 0, KF_BT_CPU_ORDER_ROWS = 1, KF_BT_CPU_ORDER_COL
  * and 512 13-26% faster than all of K (minimum times), where its panels
  * with their low parts crowd L2. */
 int kf_bt_cpu_amx_kc(int precision, int64_t l2);
+/* Depth k cut into blocks of at most kc (kc >= 1): the depth of blocks of
+ * even depth, ceil(k / blocks) rounded up to a multiple of step, blocks =
+ * ceil(k / kc) (so never deeper than kc where kc is a multiple of step, and
+ * as many blocks): 2048 at kc 1344, step 32: 1024.  The column order's KC
+ * (kf_bt_cpu_derive_blocking, step 8) and, through kf_bt_cpu_amx_depth, the
+ * AMX group's. */
+int64_t kf_bt_cpu_even_depth(int64_t k, int64_t kc, int64_t step);
+/* The AMX group's depth block for depth k at the KC knob kc: all of k where
+ * kc >= k, else kf_bt_cpu_even_depth in the knob's steps (32, whole tiles,
+ * where kc is a multiple of it, else 2, pairs, where it is even, else 1).
+ * emit_gemm_group_amx's blocks, and the cost model's. */
+int64_t kf_bt_cpu_amx_depth(int64_t k, int64_t kc);
 /* KF_BT_CPU_ORDER_SKINNY (loop_order 2): KC puts B's KC x NR micro-panel
  * in half of L1 (every row tile runs over it), MC = m rounded up to MR,
  * NC = NR.  The default takes it where every GEMM has at most

@@ -77,6 +77,18 @@ int kf_bt_cpu_amx_kc(int precision, int64_t l2)
 {
     return (int)clamp64(l2 / 2 / amx_depth_bytes(precision, 32, 32) / 32 * 32, 64, 8192);
 }
+int64_t kf_bt_cpu_even_depth(int64_t k, int64_t kc, int64_t step)
+{
+    if (kc < 1) kc = 1;
+    if (step < 1) step = 1;
+    const int64_t blocks = (k + kc - 1) / kc;
+    return blocks < 1 ? kc : ((k + blocks - 1) / blocks + step - 1) / step * step;
+}
+int64_t kf_bt_cpu_amx_depth(int64_t k, int64_t kc)
+{
+    if (kc >= k) return k;
+    return kf_bt_cpu_even_depth(k, kc, kc % 32 == 0 ? 32 : kc % 2 == 0 ? 2 : 1);
+}
 static double host_cache(int name, double dflt);
 static int amx_kc(int precision)
 {
@@ -265,10 +277,7 @@ void kf_bt_cpu_derive_blocking(int64_t l1d, int64_t l2, int64_t l3, int mr, int 
     const int64_t eb = columns && elem == 2 ? 2 : 4;
     int64_t kc = columns ? clamp64(l1d / ((int64_t)mr * eb) / 8 * 8, 64, 4096)
                          : clamp64((l1d / 2) / ((int64_t)(rows_fused ? nr : mr) * 4) / 8 * 8, 64, 1024);
-    if (columns && k > 0) {
-        int64_t blocks = (k + kc - 1) / kc;
-        kc = clamp64(((k + blocks - 1) / blocks + 7) / 8 * 8, 8, 4096);
-    }
+    if (columns && k > 0) kc = clamp64(kf_bt_cpu_even_depth(k, kc, 8), 8, 4096);
     int64_t in_l2 = (l2 / 2) / (kc * eb), in_l3 = (l3 / 2) / (kc * eb);
     int64_t mc = rows_fused ? in_l2 : in_l3, nc = rows_fused ? in_l3 : in_l2;
     /* with rows fused the MC x N row panel is what the row op re-reads */
@@ -647,8 +656,7 @@ static double gemm_eff(const kf_bt_point *pt, const kf_bt_gemm_work *w, int thre
         /* AMX without row panels (kf_bt_cpu_amx_kc): a thread's B
            micro-panels and two of A, a depth block deep (the generator's
            even blocks) with their parts, within half of L2 */
-        double kc = p[KC_KC];
-        if (w->max_k > 0) kc = w->max_k / ceil(w->max_k / kc);
+        double kc = w->max_k > 0 ? (double)kf_bt_cpu_amx_depth((int64_t)w->max_k, p[KC_KC]) : p[KC_KC];
         l1 = 0;
         l2 = (double)amx_depth_bytes(pt->precision, p[KC_MR], p[KC_NR]) * kc * 1.5;   /* 1.5: half of L2 at the 3/4 line */
     }
