@@ -1435,15 +1435,26 @@ static int softmax_pipelines(const gen_t *g, int gi)
            gr->row.rows >= 2 && group_streams(g, gi);
 }
 
+/* The streamed stores of softmax row rr's outputs (ex[o] * inv, then the
+ * row's tail) at indent ind, with pf at each block's start (or NULL) */
+static void emit_softmax_stores(gen_t *g, int gi, const char *ind, const char *pf)
+{
+    char ol[32], in4[64];
+    snprintf(ol, sizeof ol, "%" PRId64, g->pl->groups[gi].row.row_len);
+    snprintf(in4, sizeof in4, "%s    ", ind);
+    open_out_loop(g, gi, ind, "0", ol, pf);
+    kf_sb_printf(&g->b, "%sconst float t%d = ex[o] * inv;\n", in4, g->p->n_inputs + g->pl->groups[gi].nodes[0]);
+    emit_row_tail(g, gi, ind);
+    close_out_loop(g, gi, ind);
+}
+
 static void emit_row_group_softmax(gen_t *g, int gi)
 {
     const kf_bt_group *gr = &g->pl->groups[gi];
     const kf_node *an = &g->p->nodes[gr->nodes[0]];
-    int av = g->p->n_inputs + gr->nodes[0];
     const int64_t R = gr->row.rows, L = gr->row.row_len;
     kf_sb *b = &g->b;
-    char ol[32], pf[160];
-    snprintf(ol, sizeof ol, "%" PRId64, L);
+    char pf[160];
     snprintf(pf, sizeof pf, "sc_ += kf_row_exp_block(xc_ + c0_, mc_, exc_ + c0_, %" PRId64 " - c0_ < %d ? %" PRId64
                             " - c0_ : %d, nx_ ? nx_ + c0_ : NULL);\n", L, KF_BT_CPU_STREAM_BLOCK, L, KF_BT_CPU_STREAM_BLOCK);
     begin_fn(g);
@@ -1471,10 +1482,7 @@ static void emit_row_group_softmax(gen_t *g, int gi)
                     "            const int64_t rr = rp_;\n"
                     "            const float *ex = exb_[rp_ & 1], inv = invp_;\n",
                     R, L, L, R, an->in[0].value, L, R, L, L, L);
-    open_out_loop(g, gi, "            ", "0", ol, pf);
-    kf_sb_printf(b, "                const float t%d = ex[o] * inv;\n", av);
-    emit_row_tail(g, gi, "            ");
-    close_out_loop(g, gi, "            ");
+    emit_softmax_stores(g, gi, "            ", pf);
     kf_sb_printf(b,
                     "        }\n"
                     "        invp_ = (float)(1.0 / sc_);\n"
@@ -1483,10 +1491,7 @@ static void emit_row_group_softmax(gen_t *g, int gi)
                     "    if (rp_ >= 0) {   /* the thread's last row */\n"
                     "        const int64_t rr = rp_;\n"
                     "        const float *ex = exb_[rp_ & 1], inv = invp_;\n");
-    open_out_loop(g, gi, "        ", "0", ol, NULL);
-    kf_sb_printf(b, "            const float t%d = ex[o] * inv;\n", av);
-    emit_row_tail(g, gi, "        ");
-    close_out_loop(g, gi, "        ");
+    emit_softmax_stores(g, gi, "        ", NULL);
     kf_sb_puts(b, "    }\n");
     close_team(g);
     kf_sb_puts(b, "}\n\n");
