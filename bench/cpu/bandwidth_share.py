@@ -23,9 +23,9 @@ held to the read stream; the rest to copy-nt.
 The last share is against the copy timed the way the kernels are: where the
 report has 19_ReLU, its best kernel (max(x, 0) with streaming stores at the
 cpu preset: a copy of the same 64 MiB in and out as the other memory-bound
-problems) is timed by the same evaluator in the same suite (fresh inputs
-written by the parent, threads woken for each run, the median), which
-stream_bw's best of five back-to-back passes is not: on the 16-core host
+problems) is timed by the same evaluator in the same suite (for each run
+the worker stopped while its parent writes fresh inputs, then resumed; the
+median), which stream_bw's best of five back-to-back passes is not: on the 16-core host
 `kforge profile` timed that copy at 1.3x a plain harness's time
 (bench/results/xeon16-cpu-timing-gap-2026-11-30).  "-" where the report
 has no 19, and for the read-only problems.
