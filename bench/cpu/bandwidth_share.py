@@ -82,19 +82,19 @@ def main(argv):
     checks = {}
 
     def check(name):   # kforge check of the problem file: its name with the number zero-padded ("4_X" is 04_X.json)
-        num, _, rest = name.partition("_")
-        for d in ("problems/level1", "problems/level2"):
-            for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
-                if f == "%s_%s.json" % (num.zfill(2), rest):
-                    if name not in checks:
-                        checks[name] = json.loads(subprocess.run(
-                            [kforge, "check", os.path.join(d, f), "--preset", preset, "--json", "--no-trivial"],
-                            capture_output=True, text=True, check=True).stdout)
-                    return checks[name]
-        return None
+        if name not in checks:
+            num, _, rest = name.partition("_")
+            want = "%s_%s.json" % (num.zfill(2), rest)
+            path = next((os.path.join(d, want) for d in ("problems/level1", "problems/level2")
+                         if os.path.isfile(os.path.join(d, want))), None)
+            checks[name] = json.loads(subprocess.run(
+                [kforge, "check", path, "--preset", preset, "--json", "--no-trivial"],
+                capture_output=True, text=True, check=True).stdout) if path else None
+        return checks[name]
 
     copy = next((p for p in rep["problems"] if p["name"] == "19_ReLU" and p.get("best_s")), None)
-    copy_gbs = check(copy["name"])["min_bytes"] / copy["best_s"] / 1e9 if copy and check(copy["name"]) else None
+    copy_chk = check(copy["name"]) if copy else None
+    copy_gbs = copy_chk["min_bytes"] / copy["best_s"] / 1e9 if copy_chk else None
     for p in rep["problems"]:
         t = p.get("best_s")
         chk = check(p["name"]) if t else None
