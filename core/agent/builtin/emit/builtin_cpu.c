@@ -1231,7 +1231,12 @@ static const char OMP_IDS[] =
  * inner positions of every row, 8 KiB apart) against this one, medians in
  * turns: 3.8-4.4 against 2.7-3.2 ms on the 2-core Xeon, 0.70-1.20 against
  * 0.57-0.87 ms on the 16-core host (bench/results/xeon2-cpu-membound-
- * 2026-11-29, xeon16-cpu-membound-2026-11-29).
+ * 2026-11-29, xeon16-cpu-membound-2026-11-29).  The float buffer takes
+ * three rows a pass (one load and store of f for three of x): one row a
+ * pass held 47 to 75% of a plain read on the 2-core Zen 4 (the rows of
+ * 2047 floats are unaligned, f's loads and stores shared L1 with them);
+ * `kforge profile` in turns there 2.54 / 2.83 / 2.56 ms against 2.11 /
+ * 2.18 / 2.07 (bench/results/epyc2-cpu-reduce-gelu-2026-11-30).
  * Emits the group's function up to the combine loop's body, inside which
  * double r_ is the result of output (oi, i); the caller writes the tail
  * and closes the two loops, the part buffer (part_) and the function. */
@@ -1290,7 +1295,13 @@ static void emit_middle_rows_open(gen_t *g, const kf_node *an, int xv, int64_t O
                      "            const float *xr = xo + k * %" PRId64 ";\n"
                      "            #pragma omp simd\n"
                      "            for (int64_t i = 0; i < n; i++) f[i] = xr[i];\n"
-                     "            for (int64_t j = 1; j < kn; j++) {\n"
+                     "            int64_t j = 1;\n"
+                     "            for (; j + 3 <= kn; j += 3) {   /* three rows a pass over f */\n"
+                     "                const float *xq = xr + j * %" PRId64 ";\n"
+                     "                #pragma omp simd\n"
+                     "                for (int64_t i = 0; i < n; i++) f[i] += (xq[i] + xq[i + %" PRId64 "]) + xq[i + %" PRId64 "];\n"
+                     "            }\n"
+                     "            for (; j < kn; j++) {\n"
                      "                const float *xq = xr + j * %" PRId64 ";\n"
                      "                #pragma omp simd\n"
                      "                for (int64_t i = 0; i < n; i++) f[i] += xq[i];\n"
@@ -1299,7 +1310,7 @@ static void emit_middle_rows_open(gen_t *g, const kf_node *an, int xv, int64_t O
                      "            for (int64_t i = 0; i < n; i++) s[i] += f[i];\n"
                      "        }\n"
                      "    }\n",
-                     KF_MID_FLOAT_ROWS, KF_MID_FLOAT_ROWS, KF_MID_FLOAT_ROWS, I, I);
+                     KF_MID_FLOAT_ROWS, KF_MID_FLOAT_ROWS, KF_MID_FLOAT_ROWS, I, I, I, 2 * I, I);
     kf_sb_printf(b,
                  "    #pragma omp parallel for num_threads(nt) schedule(static)\n"
                  "    for (int64_t blk = 0; blk < %" PRId64 "; blk++) {\n",
