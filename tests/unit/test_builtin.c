@@ -219,6 +219,9 @@ KF_TEST_TIMEOUT(memory_bound_variants_pass, 300.0)
         /* pipelined: a row's exps beside the last row's streamed stores */
         {"problems/level1/23_Softmax.json", "cpu", "{\"stream\":1}", "sc_ += kf_row_exp_block(xc_ + c0_, mc_, exc_ + c0_,"},
         {"problems/level1/35_GroupNorm.json", "cpu", "{\"stream\":1}", "kf_stream_block(V1 + rr * 1048576 + c0_, S1);"},
+        /* the next group's sum in this group's output loop */
+        {"problems/level1/35_GroupNorm.json", "cpu", "{\"stream\":1}", "if (gnn_) kf_sum_block(gnn_ + (c0_ - q0 * 131072),"},
+        {"problems/level1/35_GroupNorm.json", "cpu", "{\"stream\":0}", "kf_row_moments(xg, 131072, 0.0f, &s, &q, NULL);"},
         {"problems/level1/36_RMSNorm.json", "cpu", "{\"stream\":1}", "kf_stream_fence();"},
         {"problems/level1/40_LayerNorm.json", "cpu", "{\"stream\":0}", "one pass: sums of x - x[0]"},
         {"problems/level1/40_LayerNorm.json", "cpu", "{\"stream\":1}", "part_[((rr + 1) * T_ + t_) * 2] = sn_;"},
@@ -229,6 +232,7 @@ KF_TEST_TIMEOUT(memory_bound_variants_pass, 300.0)
         {"tests/golden/problems/stream_odd_softmax.json", "small", "{\"stream\":1}", "kf_stream_store(V1 + rr * 1001 + c0_, S1, 1001 - c0_);"},
         {"tests/golden/problems/stream_odd_softmax.json", "small", "{\"stream\":1}", "1001 - c0_ < 64 ? 1001 - c0_ : 64, nx_ ? nx_ + c0_ : NULL);"},
         {"tests/golden/problems/stream_odd_batchnorm.json", "small", "{\"stream\":1}", "kf_stream_store(V1 + (n * 64 + c) * 1073 + c0_, S1, 1073 - c0_);"},
+        {"tests/golden/problems/stream_odd_groupnorm.json", "small", "{\"stream\":1}", "(q0 + 1) * 4803 - c0_ < 64 ? (q0 + 1) * 4803 - c0_ : 64, gna_);"},
     };
     kf_error err = {0};
     kf_registry *reg = kf_registry_open(1, &err);

@@ -461,6 +461,7 @@ typedef struct gen {
     char sl_var[8], sl_hi[64];   /* ... its index variable and end */
     const char *simd_clause;  /* appended to the group's element loop's `omp simd` (a reduction), or NULL */
     const char *row_next;     /* set in a row group: the next row's first element (prefetched), or NULL */
+    int gn_carry;             /* set in a streamed row group of large GroupNorm groups (gn_carries) */
     kf_error *err;
     int failed;
 } gen_t;
@@ -1119,27 +1120,50 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
             kf_sb_printf(b, "%s    const float t%d = (xr[o] - mean_e[o]) * rstd_e[o]%s%s;\n", ind4, av, wexpr, bexpr);
             break;
         }
+        if (g->gn_carry)
+            kf_sb_printf(b,
+                            "%sfloat mean_g[%" PRId64 "], rstd_g[%" PRId64 "];\n"
+                            "%sfor (int64_t q0 = 0; q0 < %" PRId64 "; q0++) {   /* groups of %" PRId64 " contiguous channels */\n"
+                            "%s    const float *xg = xr + q0 * %" PRId64 ";\n"
+                            "%s    const float *gnn_ = q0 + 1 < %" PRId64 " || rr + 1 < r1_ ? xg + %" PRId64 " : NULL;   /* this thread's next group */\n"
+                            "%s    double s, q;   /* the mean (this group's sum: from the last group's output loop\n"
+                            "%s                      but in the thread's first), then sums of x - mean */\n"
+                            "%s    if (rr > r0_ || q0 > 0) {\n"
+                            "%s        s = gns_;\n"
+                            "%s    } else {\n"
+                            "%s        double a_[8] __attribute__((aligned(64))) = {0};\n"
+                            "%s        for (int64_t k = 0; k < %" PRId64 "; k += %d) kf_sum_block(xg + k, %" PRId64 " - k < %d ? %" PRId64 " - k : %d, a_);\n"
+                            "%s        s = kf_sum_lanes(a_);\n"
+                            "%s    }\n"
+                            "%s    double gna_[8] __attribute__((aligned(64))) = {0};   /* the next group's sum, block by block */\n",
+                            ind, G, G, ind, G, gl / inner, ind, gl, ind, G, gl, ind, ind, ind, ind, ind,
+                            ind, ind, gl, KF_BT_CPU_STREAM_BLOCK, gl, KF_BT_CPU_STREAM_BLOCK, gl,
+                            KF_BT_CPU_STREAM_BLOCK, ind, ind, ind);
+        else
+            kf_sb_printf(b,
+                            "%sfloat mean_g[%" PRId64 "], rstd_g[%" PRId64 "];\n"
+                            "%sfor (int64_t q0 = 0; q0 < %" PRId64 "; q0++) {   /* groups of %" PRId64 " contiguous channels */\n"
+                            "%s    const float *xg = xr + q0 * %" PRId64 ";\n"
+                            "%s    double s, q;   /* the mean, then sums of x - mean */\n"
+                            "%s    kf_row_moments(xg, %" PRId64 ", 0.0f, &s, &q, NULL);\n",
+                            ind, G, G, ind, G, gl / inner, ind, gl, ind, ind, gl);
         kf_sb_printf(b,
-                        "%sfloat mean_g[%" PRId64 "], rstd_g[%" PRId64 "];\n"
-                        "%sfor (int64_t q0 = 0; q0 < %" PRId64 "; q0++) {   /* groups of %" PRId64 " contiguous channels */\n"
-                        "%s    const float *xg = xr + q0 * %" PRId64 ";\n"
-                        "%s    double s, q;   /* the mean, then sums of x - mean */\n"
-                        "%s    kf_row_moments(xg, %" PRId64 ", 0.0f, &s, &q, NULL);\n"
                         "%s    const double mu = s / %" PRId64 ".0;\n"
                         "%s    kf_row_moments(xg, %" PRId64 ", (float)mu, &s, &q, NULL);\n"
                         "%s    const double var = (q - s * s / %" PRId64 ".0) / %" PRId64 ".0;\n"
                         "%s    mean_g[q0] = (float)mu;\n"
                         "%s    rstd_g[q0] = (float)(1.0 / sqrt((var > 0.0 ? var : 0.0) + %s));\n",
-                        ind, G, G, ind, G, gl / inner, ind, gl, ind, ind, gl, ind, gl, ind, gl, ind, gl, gl,
-                        ind, ind, epsl);
+                        ind, gl, ind, gl, ind, gl, gl, ind, ind, epsl);
         /* each group's outputs right after its statistics, while the group
            is still in cache (35 at the cpu preset: groups of 512 KiB, rows
            of 4 MiB: the row was read from memory twice) */
         kf_sb_printf(b, "%s    const float mean = mean_g[q0], rstd = rstd_g[q0];\n", ind);
-        char lo[48], hi[48];
+        char lo[48], hi[48], pf[256];
         snprintf(lo, sizeof lo, "q0 * %" PRId64, gl);
         snprintf(hi, sizeof hi, "(q0 + 1) * %" PRId64, gl);
-        open_out_loop(g, gi, ind4, lo, hi, NULL);
+        snprintf(pf, sizeof pf, "if (gnn_) kf_sum_block(gnn_ + (c0_ - %s), %s - c0_ < %d ? %s - c0_ : %d, gna_);\n", lo, hi,
+                 KF_BT_CPU_STREAM_BLOCK, hi, KF_BT_CPU_STREAM_BLOCK);
+        open_out_loop(g, gi, ind4, lo, hi, g->gn_carry ? pf : NULL);
         kf_sb_printf(b, "%s    const float t%d = (xr[o] - mean) * rstd%s%s;\n", ind4, av, wexpr, bexpr);
         break;
     }
@@ -1172,6 +1196,7 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
     emit_row_tail(g, gi, an->op == KF_OP_GROUP_NORM ? ind4 : ind);
     if (an->op == KF_OP_GROUP_NORM) {
         close_out_loop(g, gi, ind4);
+        if (g->gn_carry) kf_sb_printf(b, "%s    gns_ = kf_sum_lanes(gna_);\n", ind);
         kf_sb_printf(b, "%s}\n", ind);
     } else if (loop) {
         close_out_loop(g, gi, ind);
@@ -1202,12 +1227,34 @@ static int row_group_splits(const gen_t *g, int gi)
            gr->row.rows < KF_SPLIT_ROWS && gr->row.row_len > KF_ROW_ONE_PASS && gr->row.out_len == gr->row.row_len;
 }
 
-/* Does any group of the plan split its rows or hand out batch_norm's
- * channels by thread (then the kernel has OMP_IDS)? */
+/* Does streamed row group gi normalise groups of at least KF_GN_SMALL_GROUP
+ * channels one after another (GroupNorm's large-group loop)?  Then each
+ * group's output loop also reads the next group (this thread's next, if it
+ * takes it) and sums it: the group's statistics pass that read it from
+ * memory with nothing else to do goes, two passes a group are left (the
+ * variance's from L2, the outputs'), and the reads from memory run beside
+ * the streamed stores.  35 at the cpu preset on the 2-core Zen 4, kforge
+ * profile in turns: 4.04 / 4.86 / 4.90 ms before, 3.96 / 3.87 / 3.98 after,
+ * the suite's copy (19) 3.09-3.17 in the same turns
+ * (bench/results/epyc2-cpu-passes-2026-11-30).  The threads take their
+ * rows in order by hand (r0_ to r1_): a thread's last group reads no group
+ * that another thread takes. */
+static int gn_carries(const gen_t *g, int gi)
+{
+    const kf_bt_group *gr = &g->pl->groups[gi];
+    const kf_node *an = &g->p->nodes[gr->nodes[0]];
+    if (gr->kind != KF_BT_ROW || gr->fused_into >= 0 || an->op != KF_OP_GROUP_NORM || !group_streams(g, gi)) return 0;
+    int64_t L = gr->row.row_len, gl = L / an->groups;
+    return !(gl < KF_GN_SMALL_GROUP && L <= KF_ROW_BUF);
+}
+
+/* Does any group of the plan split its rows, hand out batch_norm's
+ * channels by thread or carry GroupNorm's sums between the groups of a
+ * thread's rows (then the kernel has OMP_IDS)? */
 static int plan_splits(const gen_t *g)
 {
     for (int gi = 0; gi < g->pl->n_groups; gi++)
-        if (row_group_splits(g, gi) || bn_in_channel(g, &g->pl->groups[gi])) return 1;
+        if (row_group_splits(g, gi) || bn_in_channel(g, &g->pl->groups[gi]) || gn_carries(g, gi)) return 1;
     return 0;
 }
 
@@ -1236,7 +1283,10 @@ static const char OMP_IDS[] =
  * pass held 47 to 75% of a plain read on the 2-core Zen 4 (the rows of
  * 2047 floats are unaligned, f's loads and stores shared L1 with them);
  * `kforge profile` in turns there 2.54 / 2.83 / 2.56 ms against 2.11 /
- * 2.18 / 2.07 (bench/results/epyc2-cpu-reduce-gelu-2026-11-30).
+ * 2.18 / 2.07 (bench/results/epyc2-cpu-passes-2026-11-30); on the 16-core
+ * host, where one row a pass already read at the plain read's speed,
+ * within noise (0.73 / 0.67 / 0.73 against 0.70 / 0.72 / 0.66 ms,
+ * bench/results/xeon16-cpu-passes-2026-11-30).
  * Emits the group's function up to the combine loop's body, inside which
  * double r_ is the result of output (oi, i); the caller writes the tail
  * and closes the two loops, the part buffer (part_) and the function. */
@@ -1527,11 +1577,20 @@ static void emit_row_group(gen_t *g, int gi)
     g->stream = group_streams(g, gi);
     kf_sb_printf(&g->b, "    /* %s over %" PRId64 " rows of %" PRId64 " contiguous elements%s */\n", kf_op_name(an->op),
                  gr->row.rows, gr->row.row_len, g->stream ? ", outputs stored through a buffer with streaming stores" : "");
-    open_team(g);
-    kf_sb_printf(&g->b,
-                    "    for (int64_t rr = 0; rr < %" PRId64 "; rr++) {\n"
-                    "        const float *xr = V%d + rr * %" PRId64 ";\n",
-                    gr->row.rows, an->in[0].value, gr->row.row_len);
+    g->gn_carry = gn_carries(g, gi);
+    if (g->gn_carry)   /* each thread's rows in order, r0_ to r1_ */
+        kf_sb_printf(&g->b,
+                        "    #pragma omp parallel num_threads(nt)\n    {\n"
+                        "    const int64_t r0_ = (int64_t)%" PRId64 " * omp_get_thread_num() / omp_get_num_threads();\n"
+                        "    const int64_t r1_ = (int64_t)%" PRId64 " * (omp_get_thread_num() + 1) / omp_get_num_threads();\n"
+                        "    double gns_ = 0.0;   /* the sum of this thread's next group */\n"
+                        "    for (int64_t rr = r0_; rr < r1_; rr++) {\n",
+                        gr->row.rows, gr->row.rows);
+    else {
+        open_team(g);
+        kf_sb_printf(&g->b, "    for (int64_t rr = 0; rr < %" PRId64 "; rr++) {\n", gr->row.rows);
+    }
+    kf_sb_printf(&g->b, "        const float *xr = V%d + rr * %" PRId64 ";\n", an->in[0].value, gr->row.row_len);
     char next[96];   /* the next row follows this one (the same thread's next, rr + 1) */
     snprintf(next, sizeof next, "rr + 1 < %" PRId64 " ? xr + %" PRId64 " : NULL", gr->row.rows, gr->row.row_len);
     g->row_next = next;
@@ -1541,6 +1600,7 @@ static void emit_row_group(gen_t *g, int gi)
     close_team(g);
     kf_sb_puts(&g->b, "}\n\n");
     g->stream = 0;
+    g->gn_carry = 0;
 }
 
 /* ------------------------------------------------------------------ */
