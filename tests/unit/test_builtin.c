@@ -219,9 +219,9 @@ KF_TEST_TIMEOUT(memory_bound_variants_pass, 300.0)
         /* pipelined: a row's exps beside the last row's streamed stores */
         {"problems/level1/23_Softmax.json", "cpu", "{\"stream\":1}", "sc_ += kf_row_exp_block(xc_ + c0_, mc_, exc_ + c0_,"},
         {"problems/level1/35_GroupNorm.json", "cpu", "{\"stream\":1}", "kf_stream_block(V1 + rr * 1048576 + c0_, S1);"},
-        /* the next group's sum in this group's output loop */
-        {"problems/level1/35_GroupNorm.json", "cpu", "{\"stream\":1}", "if (gnn_) kf_sum_block(gnn_ + (c0_ - q0 * 131072),"},
-        {"problems/level1/35_GroupNorm.json", "cpu", "{\"stream\":0}", "kf_row_moments(xg, 131072, 0.0f, &s, &q, NULL);"},
+        /* stream 2: the next group's sum in this group's output loop */
+        {"problems/level1/35_GroupNorm.json", "cpu", "{\"stream\":2}", "if (gnn_) kf_sum_block(gnn_ + (c0_ - q0 * 131072),"},
+        {"problems/level1/35_GroupNorm.json", "cpu", "{\"stream\":1}", "kf_row_moments(xg, 131072, 0.0f, &s, &q, NULL);"},
         {"problems/level1/36_RMSNorm.json", "cpu", "{\"stream\":1}", "kf_stream_fence();"},
         {"problems/level1/40_LayerNorm.json", "cpu", "{\"stream\":0}", "one pass: sums of x - x[0]"},
         {"problems/level1/40_LayerNorm.json", "cpu", "{\"stream\":1}", "part_[((rr + 1) * T_ + t_) * 2] = sn_;"},
@@ -232,7 +232,7 @@ KF_TEST_TIMEOUT(memory_bound_variants_pass, 300.0)
         {"tests/golden/problems/stream_odd_softmax.json", "small", "{\"stream\":1}", "kf_stream_store(V1 + rr * 1001 + c0_, S1, 1001 - c0_);"},
         {"tests/golden/problems/stream_odd_softmax.json", "small", "{\"stream\":1}", "1001 - c0_ < 64 ? 1001 - c0_ : 64, nx_ ? nx_ + c0_ : NULL);"},
         {"tests/golden/problems/stream_odd_batchnorm.json", "small", "{\"stream\":1}", "kf_stream_store(V1 + (n * 64 + c) * 1073 + c0_, S1, 1073 - c0_);"},
-        {"tests/golden/problems/stream_odd_groupnorm.json", "small", "{\"stream\":1}", "(q0 + 1) * 4803 - c0_ < 64 ? (q0 + 1) * 4803 - c0_ : 64, gna_);"},
+        {"tests/golden/problems/stream_odd_groupnorm.json", "small", "{\"stream\":2}", "(q0 + 1) * 4803 - c0_ < 64 ? (q0 + 1) * 4803 - c0_ : 64, gna_);"},
     };
     kf_error err = {0};
     kf_registry *reg = kf_registry_open(1, &err);
@@ -1632,6 +1632,50 @@ KF_TEST(cpu_stream_recommended_where_outputs_leave_cache)
     kf_analysis_free(&an);
     kf_bt_history_free(&h);
     unload(&l);
+}
+
+/* Stream 2 (GroupNorm's next group read beside the streamed stores) is
+ * recommended from stream 1 on a problem with large GroupNorm groups (35
+ * at the cpu preset), never where there are none (19, 33), and stream 1
+ * is not recommended back from 2 (the measurement keeps the faster). */
+KF_TEST(cpu_stream_overlap_recommended_for_group_norm)
+{
+    static const struct { const char *prob; int want; } cases[] = {
+        {"problems/level1/35_GroupNorm.json", 1},
+        {"problems/level1/19_ReLU.json", 0},
+        {"problems/level1/33_BatchNorm.json", 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        loaded l;
+        load(&l, cases[c].prob, "cpu");
+        for (int from = 1; from <= 2; from++) {
+            kf_bt_history h = {0};
+            kf_bt_point cur;
+            kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, NULL, &cur);
+            cur.knob[KC_STREAM] = from;
+            kf_eval_result e;
+            fake_eval(&l.r, l.r.min_bytes / 2e10 / 0.4, 0.4, &e);
+            e.roofline.floor_s = l.r.min_bytes / 2e10;
+            kf_analysis an;
+            kf_error err = {0};
+            KF_CHECK_MSG(kf_bt_analyze(&h, &l.r, &cur, &e, 0, 0.8, &an, &err) == 0, "%s", err.msg);
+            int other = -1;
+            for (int i = 0; i < an.n_recs; i++) {
+                kf_bt_point q;
+                KF_CHECK(kf_bt_point_from_json(an.recs[i].params, &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q, &err) == 0);
+                if (q.knob[KC_STREAM] == 3 - from && other < 0) other = i;
+            }
+            if (from == 1 && cases[c].want)
+                KF_CHECK_MSG(other >= 0 && strstr(an.recs[other].what, "GroupNorm's next group"),
+                             "%s: stream 2 not recommended from 1 (%d recs)", cases[c].prob, an.n_recs);
+            else
+                KF_CHECK_MSG(other < 0, "%s: stream %d recommended from %d: %s", cases[c].prob, 3 - from, from,
+                             an.recs[other].what);
+            kf_analysis_free(&an);
+            kf_bt_history_free(&h);
+        }
+        unload(&l);
+    }
 }
 
 /* --agent-seed: the same recommendations, in a seed-dependent order; one

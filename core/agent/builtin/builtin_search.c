@@ -468,6 +468,8 @@ typedef struct work {
     double out_bytes;        /* bytes the maps and row ops (not a GEMM's epilogue) store into the outputs */
     int regions;             /* ops: at most one parallel region each */
     int row_tail;            /* a row op follows a GEMM, after map ops or not */
+    double gn_read_bytes;    /* inputs of GroupNorms in groups of 16 or more elements, not
+                                right after a GEMM: read once for the groups' means */
 } work_t;
 
 /* The fork and join of an OpenMP team, per parallel region, seconds: a few
@@ -531,6 +533,9 @@ static void measure_work(const kf_resolved *r, work_t *w)
         }
         w->tail_elems += e;
         w->tail_ns += e * op_ns(nd->op);
+        if (nd->op == KF_OP_GROUP_NORM && nd->groups > 0 && r->shapes[v].rank > 1 &&
+            e / (double)r->shapes[v].d[0] / nd->groups >= 16 && !(prev_gemm >= 0 && nd->in[0].value == prev_gemm))
+            w->gn_read_bytes += e * 4.0;
         if (kf_bt_is_map_op(nd->op)) w->epi_elems += e;
         else if (prev_gemm >= 0 && nd->in[0].value == prev_gemm) w->row_tail_elems += e;
         prev_gemm = -1;
@@ -566,6 +571,11 @@ static double model_time(const kf_bt_point *p, const work_t *w, const kf_rooflin
     t += passes * 8.0 / bw;
     /* write-allocate reads of the outputs, where the emitter says so */
     if (p->em->store_traffic) t += w->out_bytes * (p->em->store_traffic(p, w->out_bytes) - 1.0) / bw;
+    /* GroupNorm's pass that reads each group for its mean alone, where the
+       emitter can put it beside the stores instead (overlaps_group_reads):
+       a prior; whether it pays is the CPU's (emit.h), and measured */
+    if (w->gn_read_bytes > 0 && p->em->overlaps_group_reads && !p->em->overlaps_group_reads(p))
+        t += w->gn_read_bytes / bw;
     /* tail math */
     t += w->tail_ns * 1e-9 / threads;
     /* team fork/join (fusion merges regions: counted per op, an upper bound) */

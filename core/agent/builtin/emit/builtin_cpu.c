@@ -1228,22 +1228,30 @@ static int row_group_splits(const gen_t *g, int gi)
 }
 
 /* Does streamed row group gi normalise groups of at least KF_GN_SMALL_GROUP
- * channels one after another (GroupNorm's large-group loop)?  Then each
- * group's output loop also reads the next group (this thread's next, if it
- * takes it) and sums it: the group's statistics pass that read it from
- * memory with nothing else to do goes, two passes a group are left (the
- * variance's from L2, the outputs'), and the reads from memory run beside
- * the streamed stores.  35 at the cpu preset on the 2-core Zen 4, kforge
- * profile in turns: 4.04 / 4.86 / 4.90 ms before, 3.96 / 3.87 / 3.98 after,
- * the suite's copy (19) 3.09-3.17 in the same turns
- * (bench/results/epyc2-cpu-passes-2026-11-30).  The threads take their
- * rows in order by hand (r0_ to r1_): a thread's last group reads no group
- * that another thread takes. */
+ * channels one after another (GroupNorm's large-group loop) at stream 2?
+ * Then each group's output loop also reads the thread's next group and
+ * sums it: the pass that read a group from memory for its mean with
+ * nothing else to do goes, two passes a group are left (the variance's
+ * from L2, the outputs'), and the reads from memory run beside the
+ * streamed stores.  A knob value, not stream 1's loop, because it pays on
+ * one CPU and not on the other: 35 at the cpu preset, kforge profile in
+ * turns (bench/results/epyc2-cpu-passes-2026-11-30, xeon16-cpu-passes-
+ * 2026-11-30): on the 2-core Zen 4 (reads alone about half a copy there)
+ * 4.28 / 4.63 / 4.39 ms before, 3.52 / 4.02 / 3.45 after; on the 16-core
+ * host (reads alone 71-90% of a copy) never faster at 2, 4, 8 or 16
+ * threads, slower in every round at 8 and in one call's at 16, as the
+ * same change was there before (62f2802, reverted in 86f11e1).  The
+ * search tries it after stream 1 (the cost model counts the lone read
+ * pass, overlaps_group_reads) and keeps the faster.  The threads take
+ * their rows in order by hand (r0_ to r1_): a thread's last group reads
+ * no group that another thread takes. */
 static int gn_carries(const gen_t *g, int gi)
 {
     const kf_bt_group *gr = &g->pl->groups[gi];
     const kf_node *an = &g->p->nodes[gr->nodes[0]];
-    if (gr->kind != KF_BT_ROW || gr->fused_into >= 0 || an->op != KF_OP_GROUP_NORM || !group_streams(g, gi)) return 0;
+    if (g->pt->knob[KC_STREAM] != 2 || gr->kind != KF_BT_ROW || gr->fused_into >= 0 ||
+        an->op != KF_OP_GROUP_NORM || !group_streams(g, gi))
+        return 0;
     int64_t L = gr->row.row_len, gl = L / an->groups;
     return !(gl < KF_GN_SMALL_GROUP && L <= KF_ROW_BUF);
 }
@@ -2832,9 +2840,9 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
                   kf_candidate **out, char **label,
                   kf_error *err)
 {
-    (void)dev;
     *out = NULL;
     if (label) *label = NULL;
+    (void)dev;
     gen_t g = {.pl = plan, .r = plan->r, .p = plan->r->problem, .pt = pt, .err = err};
     g.declared = calloc((size_t)plan->n_values + 1, 1);
     if (!g.declared) return kf_fail(err, KF_E_INTERNAL, "builtin cpu generator: out of memory");

@@ -19,7 +19,9 @@ enum {
                        contiguous NR panels; builtin_cpu.c emit_gemm_skinny) */
     KC_UNROLL,      /* k-loop unroll of the micro-kernel: 1, 2, 4 */
     KC_STREAM,      /* 1: the outputs of map and row groups written with non-temporal
-                       (streaming) stores, no write-allocate read of their lines */
+                       (streaming) stores, no write-allocate read of their lines;
+                       2: also GroupNorm's next group read and summed beside them
+                       (builtin_cpu.c, gn_carries) */
     KC_N
 };
 

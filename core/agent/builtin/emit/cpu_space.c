@@ -133,7 +133,7 @@ static const kf_bt_knob KNOBS[KC_N] = {
     [KC_THREADS] = {"threads", 0, 4096, NULL, 0, "threads"},
     [KC_LOOP_ORDER] = {"loop_order", 0, 2, NULL, 0, "loop_order"},
     [KC_UNROLL] = {"unroll", 1, 8, NULL, 0, "the k-loop unroll"},
-    [KC_STREAM] = {"stream", 0, 1, NULL, 0, "streaming stores"},
+    [KC_STREAM] = {"stream", 0, 2, NULL, 0, "streaming stores"},
 };
 
 /* Do streaming stores pay for `bytes` stored by the maps and row ops on
@@ -491,6 +491,9 @@ static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
     for (int o = 1; o <= 2; o++) { q = *p; q.knob[KC_LOOP_ORDER] = (p->knob[KC_LOOP_ORDER] + o) % 3; kf_bt_nbr_push(s, &q); }
     q = *p; q.knob[KC_THREADS] = p->knob[KC_THREADS] ? 0 : 1; kf_bt_nbr_push(s, &q);
     q = *p; q.knob[KC_STREAM] = !p->knob[KC_STREAM]; kf_bt_nbr_push(s, &q);
+    /* streaming stores with GroupNorm's reads beside them, and back (the
+       cost model offers 2 only where a problem has such groups) */
+    if (p->knob[KC_STREAM]) { q = *p; q.knob[KC_STREAM] = 3 - p->knob[KC_STREAM]; kf_bt_nbr_push(s, &q); }
 }
 
 static char *label(const kf_bt_point *p, const char *fusion, char *buf, size_t n)
@@ -505,7 +508,7 @@ static char *label(const kf_bt_point *p, const char *fusion, char *buf, size_t n
         snprintf(buf, n, "gemm plain loops %s %s", fusion, thr);
     if (k[KC_LOOP_ORDER] == 1) strncat(buf, " colmajor", n - strlen(buf) - 1);
     if (k[KC_LOOP_ORDER] == 2) strncat(buf, " skinny", n - strlen(buf) - 1);
-    if (k[KC_STREAM]) strncat(buf, " stream", n - strlen(buf) - 1);
+    if (k[KC_STREAM]) strncat(buf, k[KC_STREAM] == 2 ? " stream overlap" : " stream", n - strlen(buf) - 1);
     if (p->precision == KF_BT_BF16) strncat(buf, " bf16", n - strlen(buf) - 1);
     if (p->precision == KF_BT_AMX_BF16) strncat(buf, " amx-bf16", n - strlen(buf) - 1);
     if (p->precision == KF_BT_AMX_BF16X3) strncat(buf, " amx-3xbf16", n - strlen(buf) - 1);
@@ -529,8 +532,10 @@ static const char *describe_change(const kf_bt_point *pa, const kf_bt_point *pb,
                                : b[KC_LOOP_ORDER] ? "order blocks column-major" : "order blocks row-major");
     else if (a[KC_THREADS] != b[KC_THREADS]) snprintf(buf, n, "use %s threads", b[KC_THREADS] ? "1" : "all");
     else if (a[KC_STREAM] != b[KC_STREAM])
-        snprintf(buf, n, "%s", b[KC_STREAM] ? "write the outputs with streaming (non-temporal) stores"
-                                            : "write the outputs through the cache");
+        snprintf(buf, n, "%s", b[KC_STREAM] == 2 ? "read GroupNorm's next group beside the streamed stores"
+                               : a[KC_STREAM] == 2 && b[KC_STREAM] ? "read each GroupNorm group for its mean on its own"
+                               : b[KC_STREAM] ? "write the outputs with streaming (non-temporal) stores"
+                                              : "write the outputs through the cache");
     else if (a[KC_PACK] != b[KC_PACK]) snprintf(buf, n, "%s packing", b[KC_PACK] ? "enable" : "disable");
     else if (pa->precision != pb->precision)
         snprintf(buf, n, "%s", pb->precision == KF_BT_BF16       ? "use bf16 inputs (vdpbf16ps, fp32 accumulation)"
@@ -694,6 +699,13 @@ static double store_traffic(const kf_bt_point *p, double bytes)
     return p->knob[KC_STREAM] && !p->baseline ? 1.0 : 2.0;
 }
 
+/* Does point p read GroupNorm's next group beside the streamed stores
+ * (stream 2, builtin_cpu.c gn_carries)? */
+static int overlaps_group_reads(const kf_bt_point *p)
+{
+    return p->knob[KC_STREAM] == 2 && !p->baseline;
+}
+
 const kf_bt_emitter kf_bt_emit_c = {
     .language = "c",
     .what = "C + OpenMP, host entry kf_kernel",
@@ -712,6 +724,7 @@ const kf_bt_emitter kf_bt_emit_c = {
     .unit = unit,
     .gemm_eff = gemm_eff,
     .store_traffic = store_traffic,
+    .overlaps_group_reads = overlaps_group_reads,
     .generate = kf_bt_gen_cpu,
     .library_gemm = kf_bt_cpu_library_gemm,
 };

@@ -114,6 +114,11 @@ typedef struct kf_bt_emitter {
      * each line read before it is overwritten; 1: streaming stores, or
      * outputs that stay in cache); NULL: 1. */
     double (*store_traffic)(const struct kf_bt_point *p, double bytes);
+    /* Optional: 1 when p reads each GroupNorm group for its mean beside the
+     * previous group's stores instead of in a pass of its own (the cost
+     * model charges that pass, at the device's bandwidth, to the points
+     * where this is 0); NULL: never. */
+    int (*overlaps_group_reads)(const struct kf_bt_point *p);
     /* Optional: the fusion the plan of a non-baseline point p is built
      * with, given the point's own (e.g. plain loops have no row panels). */
     int (*plan_fusion)(const struct kf_bt_point *p, int fusion);
