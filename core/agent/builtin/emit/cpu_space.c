@@ -491,9 +491,10 @@ static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
     for (int o = 1; o <= 2; o++) { q = *p; q.knob[KC_LOOP_ORDER] = (p->knob[KC_LOOP_ORDER] + o) % 3; kf_bt_nbr_push(s, &q); }
     q = *p; q.knob[KC_THREADS] = p->knob[KC_THREADS] ? 0 : 1; kf_bt_nbr_push(s, &q);
     q = *p; q.knob[KC_STREAM] = !p->knob[KC_STREAM]; kf_bt_nbr_push(s, &q);
-    /* streaming stores with GroupNorm's reads beside them, and back (the
-       cost model offers 2 only where a problem has such groups) */
-    if (p->knob[KC_STREAM]) { q = *p; q.knob[KC_STREAM] = 3 - p->knob[KC_STREAM]; kf_bt_nbr_push(s, &q); }
+    /* streaming stores with GroupNorm's reads beside them (2), from 0 and
+       1, and 1 from 2 (kf_bt_neighbours drops 2 where a problem has no
+       such groups) */
+    q = *p; q.knob[KC_STREAM] = p->knob[KC_STREAM] == 2 ? 1 : 2; kf_bt_nbr_push(s, &q);
 }
 
 static char *label(const kf_bt_point *p, const char *fusion, char *buf, size_t n)

@@ -115,9 +115,10 @@ typedef struct kf_bt_emitter {
      * outputs that stay in cache); NULL: 1. */
     double (*store_traffic)(const struct kf_bt_point *p, double bytes);
     /* Optional: 1 when p reads each GroupNorm group for its mean beside the
-     * previous group's stores instead of in a pass of its own (the cost
-     * model charges that pass, at the device's bandwidth, to the points
-     * where this is 0); NULL: never. */
+     * previous group's stores instead of in a pass of its own.  The search
+     * offers such points only on problems with those groups and, the model
+     * rating both forms alike, measures one against the other (which is
+     * faster depends on the CPU); NULL: never. */
     int (*overlaps_group_reads)(const struct kf_bt_point *p);
     /* Optional: the fusion the plan of a non-baseline point p is built
      * with, given the point's own (e.g. plain loops have no row panels). */
