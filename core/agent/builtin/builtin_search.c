@@ -225,7 +225,10 @@ struct kf_bt_nbr_sink {
     const kf_bt_point *from;
     kf_bt_point *out;
     int k, max;
+    const kf_resolved *r;
 };
+
+const kf_resolved *kf_bt_nbr_problem(const kf_bt_nbr_sink *s) { return s->r; }
 
 int kf_bt_nbr_push(kf_bt_nbr_sink *s, const kf_bt_point *q)
 {
@@ -269,23 +272,6 @@ int kf_bt_plan_odd_depth(const kf_bt_plan *plan)
     return 0;
 }
 
-/* 1 when the problem has a GroupNorm in groups of 16 or more elements that
- * is not right after a GEMM: its own row group, whose groups a point may
- * read beside the stores (kf_bt_emitter.overlaps_group_reads) */
-static int has_group_reads(const kf_resolved *r)
-{
-    const kf_problem *p = r ? r->problem : NULL;
-    for (int k = 0; p && k < p->n_nodes; k++) {
-        const kf_node *nd = &p->nodes[k];
-        if (nd->op != KF_OP_GROUP_NORM || nd->groups <= 0) continue;
-        const kf_shape *s = &r->shapes[p->n_inputs + k];
-        int in = nd->in[0].value, after_gemm = in >= p->n_inputs &&
-                 (p->nodes[in - p->n_inputs].op == KF_OP_MATMUL || p->nodes[in - p->n_inputs].op == KF_OP_LINEAR);
-        if (s->rank > 1 && (double)kf_shape_elems(s) / (double)s->d[0] / nd->groups >= 16 && !after_gemm) return 1;
-    }
-    return 0;
-}
-
 /* 1 when a GEMM of the problem has an odd depth K (kf_bt_plan_odd_depth) */
 static int has_odd_depth(const kf_resolved *r)
 {
@@ -308,7 +294,7 @@ int kf_bt_has_row_panels(const kf_resolved *r)
 
 int kf_bt_neighbours(const kf_bt_point *p, const kf_resolved *r, kf_bt_point *out, int max)
 {
-    kf_bt_nbr_sink s = {p, out, 0, max};
+    kf_bt_nbr_sink s = {p, out, 0, max, r};
     if (p->baseline) return 0;
     for (int f = KF_BT_FUSE_NONE; f <= KF_BT_FUSE_ROWS; f++) {
         kf_bt_point q = *p;
@@ -317,12 +303,8 @@ int kf_bt_neighbours(const kf_bt_point *p, const kf_resolved *r, kf_bt_point *ou
         kf_bt_nbr_push(&s, &q);
     }
     p->em->neighbours(p, &s);
-    int k = 0, odd = -1, rows = -1, gr = -1;   /* no step spent on a point its generator would refuse */
+    int k = 0, odd = -1, rows = -1;   /* no step spent on a point its generator would refuse */
     for (int i = 0; i < s.k; i++) {
-        /* nor on one whose code is another's: overlapped group reads where there are none */
-        if (p->em->overlaps_group_reads && out[i].em->overlaps_group_reads(&out[i]) &&
-            !(gr < 0 ? (gr = has_group_reads(r)) : gr))
-            continue;
         if (kf_bt_precision_amx_split(out[i].precision) && (odd < 0 ? (odd = has_odd_depth(r)) : odd)) continue;
         int f = out[i].em->plan_fusion ? out[i].em->plan_fusion(&out[i], out[i].fusion) : out[i].fusion;
         if (kf_bt_precision_bf16c(out[i].precision) && f == KF_BT_FUSE_ROWS && (rows < 0 ? (rows = kf_bt_has_row_panels(r)) : rows))

@@ -54,9 +54,6 @@
  * writing this row's outputs */
 #define KF_SPLIT_CHUNK 512
 _Static_assert(KF_SPLIT_CHUNK % KF_BT_CPU_STREAM_BLOCK == 0, "a split row's chunks must start at streamed blocks");
-/* GroupNorm rows whose groups have fewer channels than this (and that fit
- * KF_ROW_BUF) are emitted with the statistics vectorised across the groups */
-#define KF_GN_SMALL_GROUP 16
 
 static const char GEMM_LIB[] =
     "/* ---- GEMM library: packing + register-blocked FMA micro-kernel ----\n"

@@ -45,6 +45,10 @@ enum {
  * recommends the knob there and the measurement keeps it or not. */
 #define KF_BT_CPU_STREAM_BLOCK 64
 #define KF_BT_CPU_STREAM_MIN_BYTES (1 << 20)
+/* GroupNorm rows whose groups have fewer elements than this (and that fit
+ * the row buffer) are emitted with the statistics vectorised across the
+ * groups; larger groups one after another (stream 2 overlaps their reads) */
+#define KF_GN_SMALL_GROUP 16
 /* A streamed map's full-size inputs are prefetched this many floats ahead
  * of each block (4 KiB: across the page boundary where the hardware's
  * streamer stops).  On the 2-core VM, 19's ReLU took 0.89-0.93x its time

@@ -448,6 +448,28 @@ static int offerable(const kf_bt_point *p)
            (kf_bt_precision_amx(p->precision) && host_has_amx());
 }
 
+/* Does stream 2 change r's code: a GroupNorm in groups of at least
+ * KF_GN_SMALL_GROUP elements, not right after a GEMM (its own row group),
+ * whose output streams (KF_BT_CPU_STREAM_MIN_BYTES)?  builtin_cpu.c,
+ * gn_carries, decides on the plan; this is the same from the graph. */
+static int group_reads_overlap(const kf_resolved *r)
+{
+    const kf_problem *pr = r ? r->problem : NULL;
+    for (int k = 0; pr && k < pr->n_nodes; k++) {
+        const kf_node *nd = &pr->nodes[k];
+        if (nd->op != KF_OP_GROUP_NORM || nd->groups <= 0) continue;
+        const kf_shape *sh = &r->shapes[pr->n_inputs + k];
+        int in = nd->in[0].value;
+        int after_gemm = in >= pr->n_inputs && (pr->nodes[in - pr->n_inputs].op == KF_OP_MATMUL ||
+                                                pr->nodes[in - pr->n_inputs].op == KF_OP_LINEAR);
+        double elems = (double)kf_shape_elems(sh);
+        if (sh->rank > 1 && !after_gemm && elems / (double)sh->d[0] / nd->groups >= KF_GN_SMALL_GROUP &&
+            elems * 4.0 >= KF_BT_CPU_STREAM_MIN_BYTES)
+            return 1;
+    }
+    return 0;
+}
+
 static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
 {
     kf_bt_point q;
@@ -491,10 +513,11 @@ static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
     for (int o = 1; o <= 2; o++) { q = *p; q.knob[KC_LOOP_ORDER] = (p->knob[KC_LOOP_ORDER] + o) % 3; kf_bt_nbr_push(s, &q); }
     q = *p; q.knob[KC_THREADS] = p->knob[KC_THREADS] ? 0 : 1; kf_bt_nbr_push(s, &q);
     q = *p; q.knob[KC_STREAM] = !p->knob[KC_STREAM]; kf_bt_nbr_push(s, &q);
-    /* streaming stores with GroupNorm's reads beside them (2), from 0 and
-       1, and 1 from 2 (kf_bt_neighbours drops 2 where a problem has no
-       such groups) */
-    q = *p; q.knob[KC_STREAM] = p->knob[KC_STREAM] == 2 ? 1 : 2; kf_bt_nbr_push(s, &q);
+    /* streaming stores with GroupNorm's reads beside them (2) from 0 and
+       1 where the problem's code changes with it, and 1 from 2 */
+    if (p->knob[KC_STREAM] == 2 || group_reads_overlap(kf_bt_nbr_problem(s))) {
+        q = *p; q.knob[KC_STREAM] = p->knob[KC_STREAM] == 2 ? 1 : 2; kf_bt_nbr_push(s, &q);
+    }
 }
 
 static char *label(const kf_bt_point *p, const char *fusion, char *buf, size_t n)

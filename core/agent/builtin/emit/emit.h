@@ -62,6 +62,8 @@ typedef struct kf_bt_gemm_work {
  * invalid points, duplicates and the origin.  Returns 1 when added. */
 typedef struct kf_bt_nbr_sink kf_bt_nbr_sink;
 int kf_bt_nbr_push(kf_bt_nbr_sink *s, const struct kf_bt_point *q);
+/* The problem whose neighbours s collects (NULL when none was given). */
+const kf_resolved *kf_bt_nbr_problem(const kf_bt_nbr_sink *s);
 
 typedef struct kf_bt_emitter {
     const char *language;  /* the plugin language it serves: "c", "opencl-c" */
@@ -115,10 +117,11 @@ typedef struct kf_bt_emitter {
      * outputs that stay in cache); NULL: 1. */
     double (*store_traffic)(const struct kf_bt_point *p, double bytes);
     /* Optional: 1 when p reads each GroupNorm group for its mean beside the
-     * previous group's stores instead of in a pass of its own.  The search
-     * offers such points only on problems with those groups and, the model
-     * rating both forms alike, measures one against the other (which is
-     * faster depends on the CPU); NULL: never. */
+     * previous group's stores instead of in a pass of its own (offered by
+     * neighbours() only where the problem's code changes with it).  The
+     * model rates both forms alike, so the analyzer offers the other just
+     * above even and the search measures them (which is faster depends on
+     * the CPU); NULL: never. */
     int (*overlaps_group_reads)(const struct kf_bt_point *p);
     /* Optional: the fusion the plan of a non-baseline point p is built
      * with, given the point's own (e.g. plain loops have no row panels). */
