@@ -1238,10 +1238,10 @@ static int row_group_splits(const gen_t *g, int gi)
  * host (reads alone 71-90% of a copy) never faster at 2, 4, 8 or 16
  * threads, slower in every round at 8 and in one call's at 16, as the
  * same change was there before (62f2802, reverted in 86f11e1).  The
- * search offers it beside stream 1 and measures the two (kf_bt_neighbours,
- * overlaps_group_reads).  The threads take their rows in order by hand
- * (r0_ to r1_): a thread's last group reads no group that another thread
- * takes. */
+ * search offers it beside stream 1 and measures the two (cpu_space.c,
+ * group_reads_overlap and overlaps_group_reads).  The threads take their
+ * rows in order by hand (r0_ to r1_): a thread's last group reads no group
+ * that another thread takes. */
 static int gn_carries(const gen_t *g, int gi)
 {
     const kf_bt_group *gr = &g->pl->groups[gi];
