@@ -1117,11 +1117,13 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
             kf_sb_printf(b, "%s    const float t%d = (xr[o] - mean_e[o]) * rstd_e[o]%s%s;\n", ind4, av, wexpr, bexpr);
             break;
         }
+        kf_sb_printf(b,
+                        "%sfloat mean_g[%" PRId64 "], rstd_g[%" PRId64 "];\n"
+                        "%sfor (int64_t q0 = 0; q0 < %" PRId64 "; q0++) {   /* groups of %" PRId64 " contiguous channels */\n"
+                        "%s    const float *xg = xr + q0 * %" PRId64 ";\n",
+                        ind, G, G, ind, G, gl / inner, ind, gl);
         if (g->gn_carry)
             kf_sb_printf(b,
-                            "%sfloat mean_g[%" PRId64 "], rstd_g[%" PRId64 "];\n"
-                            "%sfor (int64_t q0 = 0; q0 < %" PRId64 "; q0++) {   /* groups of %" PRId64 " contiguous channels */\n"
-                            "%s    const float *xg = xr + q0 * %" PRId64 ";\n"
                             "%s    const float *gnn_ = q0 + 1 < %" PRId64 " || rr + 1 < r1_ ? xg + %" PRId64 " : NULL;   /* this thread's next group */\n"
                             "%s    double s, q;   /* the mean (this group's sum: from the last group's output loop\n"
                             "%s                      but in the thread's first), then sums of x - mean */\n"
@@ -1133,17 +1135,13 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
                             "%s        s = kf_sum_lanes(a_);\n"
                             "%s    }\n"
                             "%s    double gna_[8] __attribute__((aligned(64))) = {0};   /* the next group's sum, block by block */\n",
-                            ind, G, G, ind, G, gl / inner, ind, gl, ind, G, gl, ind, ind, ind, ind, ind,
-                            ind, ind, gl, KF_BT_CPU_STREAM_BLOCK, gl, KF_BT_CPU_STREAM_BLOCK, gl,
-                            KF_BT_CPU_STREAM_BLOCK, ind, ind, ind);
+                            ind, G, gl, ind, ind, ind, ind, ind, ind, ind, gl, KF_BT_CPU_STREAM_BLOCK, gl,
+                            KF_BT_CPU_STREAM_BLOCK, gl, KF_BT_CPU_STREAM_BLOCK, ind, ind, ind);
         else
             kf_sb_printf(b,
-                            "%sfloat mean_g[%" PRId64 "], rstd_g[%" PRId64 "];\n"
-                            "%sfor (int64_t q0 = 0; q0 < %" PRId64 "; q0++) {   /* groups of %" PRId64 " contiguous channels */\n"
-                            "%s    const float *xg = xr + q0 * %" PRId64 ";\n"
                             "%s    double s, q;   /* the mean, then sums of x - mean */\n"
                             "%s    kf_row_moments(xg, %" PRId64 ", 0.0f, &s, &q, NULL);\n",
-                            ind, G, G, ind, G, gl / inner, ind, gl, ind, ind, gl);
+                            ind, ind, gl);
         kf_sb_printf(b,
                         "%s    const double mu = s / %" PRId64 ".0;\n"
                         "%s    kf_row_moments(xg, %" PRId64 ", (float)mu, &s, &q, NULL);\n"
@@ -2837,9 +2835,9 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
                   kf_candidate **out, char **label,
                   kf_error *err)
 {
+    (void)dev;
     *out = NULL;
     if (label) *label = NULL;
-    (void)dev;
     gen_t g = {.pl = plan, .r = plan->r, .p = plan->r->problem, .pt = pt, .err = err};
     g.declared = calloc((size_t)plan->n_values + 1, 1);
     if (!g.declared) return kf_fail(err, KF_E_INTERNAL, "builtin cpu generator: out of memory");

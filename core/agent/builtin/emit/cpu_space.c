@@ -449,23 +449,27 @@ static int offerable(const kf_bt_point *p)
 }
 
 /* Does stream 2 change r's code: a GroupNorm in groups of at least
- * KF_GN_SMALL_GROUP elements, not right after a GEMM (its own row group),
+ * KF_GN_SMALL_GROUP elements that is not a GEMM's row tail (has_row_tail's
+ * walk: a GEMM, then map ops, then the row op), so its own row group, and
  * whose output streams (KF_BT_CPU_STREAM_MIN_BYTES)?  builtin_cpu.c,
  * gn_carries, decides on the plan; this is the same from the graph. */
 static int group_reads_overlap(const kf_resolved *r)
 {
     const kf_problem *pr = r ? r->problem : NULL;
+    int after_gemm = 0;
     for (int k = 0; pr && k < pr->n_nodes; k++) {
         const kf_node *nd = &pr->nodes[k];
-        if (nd->op != KF_OP_GROUP_NORM || nd->groups <= 0) continue;
+        if (nd->op == KF_OP_MATMUL || nd->op == KF_OP_LINEAR) {
+            after_gemm = 1;
+            continue;
+        }
+        if (kf_bt_is_map_op(nd->op)) continue;
         const kf_shape *sh = &r->shapes[pr->n_inputs + k];
-        int in = nd->in[0].value;
-        int after_gemm = in >= pr->n_inputs && (pr->nodes[in - pr->n_inputs].op == KF_OP_MATMUL ||
-                                                pr->nodes[in - pr->n_inputs].op == KF_OP_LINEAR);
         double elems = (double)kf_shape_elems(sh);
-        if (sh->rank > 1 && !after_gemm && elems / (double)sh->d[0] / nd->groups >= KF_GN_SMALL_GROUP &&
-            elems * 4.0 >= KF_BT_CPU_STREAM_MIN_BYTES)
+        if (nd->op == KF_OP_GROUP_NORM && nd->groups > 0 && !after_gemm && sh->rank > 1 &&
+            elems / (double)sh->d[0] / nd->groups >= KF_GN_SMALL_GROUP && elems * 4.0 >= KF_BT_CPU_STREAM_MIN_BYTES)
             return 1;
+        after_gemm = 0;
     }
     return 0;
 }
