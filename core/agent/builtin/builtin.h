@@ -63,6 +63,11 @@ int kf_bt_is_map_op(kf_op op);
  * Returns a malloc'ed string, or NULL if nd is not a map op / out of memory. */
 char *kf_bt_map_expr(const kf_node *nd, const char *x, const char *y);
 
+/* The C prelude's in-place block form of map node nd's op, or NULL if it has
+ * none: `void f(float *y, int64_t n)` applies the op to y[0..n) with the same
+ * bits as the element form (kf_gelu_block for the GELU). */
+const char *kf_bt_block_fn(const kf_node *nd);
+
 /* ------------------------------------------------------------------ */
 /* The IR: graph -> fusion groups (builtin_ir.c)                       */
 

@@ -459,6 +459,9 @@ typedef struct gen {
     const char *simd_clause;  /* appended to the group's element loop's `omp simd` (a reduction), or NULL */
     const char *row_next;     /* set in a row group: the next row's first element (prefetched), or NULL */
     int gn_carry;             /* set in a streamed row group of large GroupNorm groups (gn_carries) */
+    int block_v;              /* in a streamed map: the stored value whose op runs on its block
+                                 buffer after the element loop (block_fn, e.g. kf_gelu_block), or -1 */
+    const char *block_fn;
     kf_error *err;
     int failed;
 } gen_t;
@@ -571,6 +574,16 @@ static int outside_operands(const gen_t *g, int gi, int from, int *ops, int max)
     return n;
 }
 
+/* The expression of node nd (value v) for one element, from operand
+ * expressions xs and ys: its map expression, or for g->block_v its operand
+ * alone (its op runs on the block buffer, stream_out).  Malloc'ed; NULL if
+ * out of memory or not a map op. */
+static char *node_expr(const gen_t *g, const kf_node *nd, int v, const char *xs, const char *ys)
+{
+    if (v == g->block_v) return strdup(xs);
+    return kf_bt_map_expr(nd, xs, ys);
+}
+
 /* Emits the map-op chain nodes[from..] of group gi for one element: the
  * anchor's value is already in local t<anchor value>; out-of-group operands
  * are read at offsets built from column variable cv (row offsets hoisted by
@@ -596,9 +609,10 @@ static void emit_chain(gen_t *g, int gi, int from, const char *cv, const char *e
             operand_offset(g, u, S, cv, off, sizeof off);
             snprintf(dst[i], 96, "V%d[%s]", u, off);
         }
-        char *ex = kf_bt_map_expr(nd, xs, ys);
+        char *ex = node_expr(g, nd, ni + gr->nodes[k], xs, ys);
         if (!ex) { g->failed = 1; return; }
-        kf_sb_printf(&g->b, "%sconst float t%d = %s;   /* %s */\n", indent, ni + gr->nodes[k], ex, nd->out);
+        kf_sb_printf(&g->b, "%sconst float t%d = %s;   /* %s%s */\n", indent, ni + gr->nodes[k], ex, nd->out,
+                     ni + gr->nodes[k] == g->block_v ? ", its op on the block" : "");
         free(ex);
     }
     for (int k = store_anchor ? 0 : 1; k < gr->n_nodes; k++) {
@@ -700,6 +714,10 @@ static void stream_out(gen_t *g, int gi, const char *off, const char *count, con
     for (int k = 0; k < gr->n_nodes; k++) {
         int v = g->p->n_inputs + gr->nodes[k];
         if (g->pl->store[v].kind == KF_BT_ST_LOCAL) continue;
+        if (v == g->block_v) {
+            if (count) kf_sb_printf(&g->b, "%s%s(S%d, %s);\n", ind, g->block_fn, v, count);
+            else kf_sb_printf(&g->b, "%s%s(S%d, %d);\n", ind, g->block_fn, v, KF_BT_CPU_STREAM_BLOCK);
+        }
         if (count)
             kf_sb_printf(&g->b, "%skf_stream_store(V%d + %s, S%d, %s);\n", ind, v, off, v, count);
         else
@@ -818,6 +836,12 @@ static void emit_map_group(gen_t *g, int gi)
     int64_t nch = (cols + chunk - 1) / chunk;
     begin_fn(g);
     g->stream = group_streams(g, gi);
+    if (g->stream) {   /* a last op with a block form (the GELUs) runs on each block buffer */
+        const kf_node *ln = &g->p->nodes[gr->nodes[gr->n_nodes - 1]];
+        int lv = g->p->n_inputs + gr->nodes[gr->n_nodes - 1];
+        g->block_fn = kf_bt_block_fn(ln);
+        if (g->block_fn && !ln->in[0].is_scalar && g->pl->store[lv].kind != KF_BT_ST_LOCAL) g->block_v = lv;
+    }
     kf_sb_printf(&g->b, "static void group%d(const kf_cpu_args *a, int nt)\n{\n", gi);
     declare_group_ptrs(g, gi, 0);
     kf_sb_printf(&g->b, "    /* elementwise over %" PRId64 " rows x %" PRId64 " columns, in chunks of %" PRId64 "%s */\n",
@@ -862,9 +886,10 @@ static void emit_map_group(gen_t *g, int gi)
             operand_offset(g, u, S, "j", off, sizeof off);
             snprintf(dst[i], 96, "V%d[%s]", u, off);
         }
-        char *ex = kf_bt_map_expr(an, xs, ys);
+        char *ex = node_expr(g, an, ni + gr->nodes[0], xs, ys);
         if (!ex) { g->failed = 1; return; }
-        kf_sb_printf(&g->b, "            const float t%d = %s;   /* %s */\n", ni + gr->nodes[0], ex, an->out);
+        kf_sb_printf(&g->b, "            const float t%d = %s;   /* %s%s */\n", ni + gr->nodes[0], ex, an->out,
+                     ni + gr->nodes[0] == g->block_v ? ", its op on the block" : "");
         free(ex);
     }
     char e[64];
@@ -881,6 +906,7 @@ static void emit_map_group(gen_t *g, int gi)
     close_team(g);
     kf_sb_puts(&g->b, "}\n\n");
     g->stream = 0;
+    g->block_v = -1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -2838,7 +2864,7 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
     (void)dev;
     *out = NULL;
     if (label) *label = NULL;
-    gen_t g = {.pl = plan, .r = plan->r, .p = plan->r->problem, .pt = pt, .err = err};
+    gen_t g = {.pl = plan, .r = plan->r, .p = plan->r->problem, .pt = pt, .err = err, .block_v = -1};
     g.declared = calloc((size_t)plan->n_values + 1, 1);
     if (!g.declared) return kf_fail(err, KF_E_INTERNAL, "builtin cpu generator: out of memory");
     /* the GEMM-sum rewrite (not in the baseline, which runs op by op):
