@@ -631,6 +631,7 @@ static void note_pass(run_state *st, const step_sample *x, int fresh)
     loop_pass *p = &v[st->n_passes];
     if (!(p->dir = strdup(x->dir))) return;
     p->median_s = x->res->timing.median_s;
+    p->min_s = x->res->timing.min_s;
     p->fresh = fresh;
     p->rejected = 0;
     st->n_passes++;

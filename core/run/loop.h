@@ -92,10 +92,11 @@ void kf_run_opts_default(kf_run_opts *o);
 
 /* The final re-timing (core/run/loop_confirm.c): after the last step, the
  * search's best and up to KF_CONFIRM_FINALISTS - 1 other correct
- * candidates within KF_CONFIRM_RATIO of its time are evaluated again in
- * confirm_rounds rounds back to back; the fastest by the median of its
- * rounds is the run's best.  Rounds start only while the run's wall clock
- * is under max_time_s * (1 + KF_CONFIRM_OVERRUN). */
+ * candidates whose fastest timed run in their step was within
+ * KF_CONFIRM_RATIO of the best's step time (kf_loop_finalist_key) are
+ * evaluated again in confirm_rounds rounds back to back; the fastest by the
+ * median of its rounds is the run's best.  Rounds start only while the
+ * run's wall clock is under max_time_s * (1 + KF_CONFIRM_OVERRUN). */
 #define KF_CONFIRM_ROUNDS 3
 #define KF_CONFIRM_MAX_ROUNDS 9
 #define KF_CONFIRM_FINALISTS 3

@@ -16,7 +16,9 @@
  * correct candidate within the ratio there is nothing to choose: the best
  * keeps its step's time, and nothing is journaled.  A finalist that
  * fails a re-evaluation is out: verification with new inputs is part of
- * the check.  Only completed rounds count; none starts once the run's
+ * the check.  A step's time here is its fastest timed run
+ * (kf_loop_finalist_key): a slow stretch that fell on one step inflates its
+ * median, not that.  Only completed rounds count; none starts once the run's
  * clock passes max_time_s * (1 + KF_CONFIRM_OVERRUN).
  *
  * The op-by-op baseline, when the run measured one, is evaluated in the
@@ -48,14 +50,16 @@ typedef struct finalist {
     kf_eval_result *res[KF_CONFIRM_MAX_ROUNDS];
 } finalist;
 
-static int by_time(const void *a, const void *b)
+static int by_key(const void *a, const void *b)
 {
     const loop_pass *x = *(const loop_pass *const *)a, *y = *(const loop_pass *const *)b;
-    return (x->median_s > y->median_s) - (x->median_s < y->median_s);
+    double kx = kf_loop_finalist_key(x->median_s, x->min_s), ky = kf_loop_finalist_key(y->median_s, y->min_s);
+    return (kx > ky) - (kx < ky);
 }
 
 /* The best first, then the runners-up: correct, profiled, not rejected on
- * resume, within KF_CONFIRM_RATIO of the best's time, fastest first. */
+ * resume, their fastest timed run within KF_CONFIRM_RATIO of the best's
+ * time in its step, fastest first (kf_loop_finalist_key). */
 static int pick_finalists(run_state *st, finalist *f, kf_error *err)
 {
     size_t n = strlen(st->best_dir);
@@ -70,12 +74,13 @@ static int pick_finalists(run_state *st, finalist *f, kf_error *err)
     int m = 0;
     for (int i = 0; i < st->n_passes; i++) {
         const loop_pass *p = &st->passes[i];
-        if (p->rejected || !(p->median_s > 0) || p->median_s > KF_CONFIRM_RATIO * f[0].step_s) continue;
+        if (p->rejected || !(p->median_s > 0) || kf_loop_finalist_key(p->median_s, p->min_s) > KF_CONFIRM_RATIO * f[0].step_s)
+            continue;
         int seen = !strcmp(p->dir, f[0].sdir);
         for (int q = 0; q < m && !seen; q++) seen = !strcmp(order[q]->dir, p->dir);
         if (!seen) order[m++] = p;
     }
-    qsort(order, (size_t)m, sizeof *order, by_time);
+    qsort(order, (size_t)m, sizeof *order, by_key);
     int k = 1;
     for (int q = 0; q < m && k < KF_CONFIRM_FINALISTS; q++) {
         char cdir[4200];

@@ -77,3 +77,8 @@ int kf_loop_confirm_pick(const double *t, int n, int rounds, double *med, int *a
     }
     return best;
 }
+
+double kf_loop_finalist_key(double median_s, double min_s)
+{
+    return min_s > 0 && min_s < median_s ? min_s : median_s;
+}

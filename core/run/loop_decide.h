@@ -57,4 +57,13 @@ const char *kf_loop_stop_reason(const kf_loop_state *s, const kf_run_opts *o, in
  * median, 0 for those out. */
 int kf_loop_confirm_pick(const double *t, int n, int rounds, double *med, int *at);
 
+/* What a step's time counts as when finalists are picked and ordered: its
+ * fastest timed run where known (min_s > 0), else its median.  A slow stretch
+ * of the machine during one step inflates that step's median, not its
+ * fastest run: on the 16-core host a LayerNorm kernel of 1.2-1.3 ms timed a
+ * 6.8 ms median in its step and was never re-timed beside the 1.7-2.6 ms one
+ * the search kept
+ * (bench/results/xeon16-cpu-gelu-table-2026-11-30). */
+double kf_loop_finalist_key(double median_s, double min_s);
+
 #endif

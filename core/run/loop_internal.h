@@ -26,6 +26,7 @@
 typedef struct loop_pass {
     char *dir;                    /* DIR/steps/NNNN-S */
     double median_s;
+    double min_s;                 /* its fastest timed run (median_s where unknown) */
     int fresh;                    /* measured by this process */
     int rejected;                 /* failed re-verification */
 } loop_pass;

@@ -142,6 +142,16 @@ KF_TEST(confirm_picks_the_fastest_median_round)
     KF_CHECK_INT(kf_loop_confirm_pick(w, 2, 0, NULL, NULL), -1);
 }
 
+/* A step's time for picking finalists: its fastest timed run where known
+ * and under its median (a slow stretch inflates the median), else the median. */
+KF_TEST(finalist_key_is_the_fastest_run)
+{
+    KF_CHECK(kf_loop_finalist_key(6.8e-3, 1.1e-3) == 1.1e-3);   /* slow stretch: within 2x of 1.7 ms */
+    KF_CHECK(kf_loop_finalist_key(1.7e-3, 0.0) == 1.7e-3);      /* min unknown (an old record) */
+    KF_CHECK(kf_loop_finalist_key(1.7e-3, 2.0e-3) == 1.7e-3);   /* never above the median */
+    KF_CHECK(kf_loop_finalist_key(1.7e-3, 1.7e-3) == 1.7e-3);
+}
+
 /* The journal: every event carries "ev" and "t", reads back in order, is
  * owner-only, a torn last line (a kill mid-write) is ignored, and the
  * first event appended after reopening it is not lost to the torn line. */

@@ -4,7 +4,8 @@
     make_script.py walk OUT.json    stub script (OpenAI wire format) for test_run_llm.sh
     make_script.py answer N [SEQ [DIR]]  answer N of a cmd-agent sequence: "resume" (the default),
                                     "crash" (test_run_resume.sh), "records" (test_run_records.sh),
-                                    "stale DIR" (test_run_confirm_fails.sh: counters kept in DIR)
+                                    "stale DIR" (test_run_confirm_fails.sh: counters kept in DIR),
+                                    "stretch DIR" (test_run_confirm_stretch.sh)
     make_script.py wrong            a kernel that compiles but forgets the scale
     make_script.py case NAME OUT    stub script of one case of test_run_llm_server.sh
 """
@@ -52,6 +53,25 @@ def stale(counter):
            '    }\n'
            '    usleep(1000);\n') % (counter, counter)
     return HEAD.replace("<unistd.h>", "<stdio.h>\n#include <unistd.h>") + BODY % (pre, "(ev == 1 ? 2.0f : 1.0f) * x[i]")
+
+def stretched(counter):
+    """Correct throughout, 1 ms a call, but 20 ms on three calls of four in
+    the first evaluation that loads it (counted in the file `counter`, as
+    stale's): its step falls in a "slow stretch", its median there about
+    20 ms and its fastest timed run about 1 ms; every later evaluation is
+    1 ms a call (test_run_confirm_stretch.sh)."""
+    pre = ('    static int ev = 0, calls = 0;\n'
+           '    if (!ev) {\n'
+           '        FILE *f = fopen("%s", "r");\n'
+           '        if (!f || fscanf(f, "%%d", &ev) != 1) ev = 0;\n'
+           '        if (f) fclose(f);\n'
+           '        ev++;\n'
+           '        if ((f = fopen("%s", "w"))) { fprintf(f, "%%d\\n", ev); fclose(f); }\n'
+           '    }\n'
+           '    usleep(ev == 1 && calls++ %% 4 ? 20000 : 1000);\n') % (counter, counter)
+    return HEAD.replace("<unistd.h>", "<stdio.h>\n#include <unistd.h>") + BODY % (pre, "2.0f * x[i]")
+
+SLOW2 = cand(pre="    usleep(2000);\n")                   # correct, 2 ms per call
 
 def fenced(code, prose="Here is the kernel."):
     return "%s\n\n```c\n%s```\nIt computes y = relu(2x).\n" % (prose, code)
@@ -121,6 +141,8 @@ if __name__ == "__main__":
         if name == "stale":   # two such kernels, alike in speed (both finalists), then nothing left
             d = sys.argv[4]
             seq = [fenced(stale(d + "/first")), ANALYSIS, fenced(stale(d + "/second")), NO_MORE]
+        elif name == "stretch":   # a 2 ms kernel, then one 1 ms but slow in its own step
+            seq = [fenced(SLOW2), ANALYSIS, fenced(stretched(sys.argv[4] + "/stretched")), NO_MORE]
         else:
             seq = SEQUENCES[name]
         sys.stdout.write(seq[min(n, len(seq) - 1)])
