@@ -3,7 +3,7 @@
 # AB=1: the GELU maps of 26 and 88 before (old), with the table GELU called through its simd
 #   variant (call) and applied to the block buffer (block), beside 19's copy: plain harness (h3) and
 #   `kforge profile` in turns, 3 rounds each, 16 threads (kernels: ../epyc2-cpu-gelu-table-2026-11-30/kernels)
-# PROBS set: those problems' suite beside PyTorch eager (16 threads, run_cpu_anchors.sh), the shares
+# PROBS set: those problems' suite (SUITE_ARGS: its budget, default 4 steps / 40 s a problem) beside PyTorch eager (16 threads, run_cpu_anchors.sh), the shares
 #   (bench/cpu/bandwidth_share.py against 19's copy in the same suite and stream_bw), best kernels kept
 set -u
 TAG=${TAG:-g1}; R=/tmp/rec-$TAG; S=/tmp/suite-$TAG; G=$PWD/bench/results/epyc2-cpu-gelu-table-2026-11-30/kernels
@@ -34,7 +34,7 @@ export KFORGE_PYTHON=python3
     P=; for p in $PROBS; do P="$P $(ls problems/level1/${p}_*.json)"; done
     echo "== $(date +%T) suite $P"
     timeout ${SUITE_TIME:-400} bash bench/cpu/run_cpu_anchors.sh --tool torch --threads 16 --no-compile --out '"$R"' \
-        --suite-dir '"$S"' $P -- --max-iterations 4 --max-time 40 > /tmp/suite.log 2>&1
+        --suite-dir '"$S"' $P -- ${SUITE_ARGS:---max-iterations 4 --max-time 40} > /tmp/suite.log 2>&1
     tail -3 /tmp/suite.log; cat '"$R"'/record.md 2>/dev/null | tail -10
     (cd '"$S"' && for r in runs/*/; do b=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[\"best\"][\"dir\"])" $r/result.json 2>/dev/null) || continue
         echo $r/result.json; echo $r/$b; done | tar czf $OUT/best-'"$TAG"'.tgz -T -)
