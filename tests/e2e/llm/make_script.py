@@ -35,41 +35,40 @@ FAST = cand()                                               # correct
 # correct, but slow on its first call in a process (the evaluation the test kills)
 FIRST_SLOW = cand(pre="    static int first = 1;\n    if (first) { first = 0; sleep(4); }\n")
 
+def counted(counter, sleep, expr):
+    """A kernel that counts its loads in the file `counter` (the tests run with
+    --sandbox off so that it may write it): ev is 1 in the first evaluation
+    that loads it (its step), 2, 3 ... in later ones; each call runs the C
+    statement `sleep` (ev and calls, the calls of this load, in scope) and
+    stores relu(expr)."""
+    pre = ('    static int ev = 0, calls = 0;   /* which evaluation this load is: 1 for its step */\n'
+           '    if (!ev) {\n'
+           '        FILE *f = fopen("%s", "r");\n'
+           '        if (!f || fscanf(f, "%%d", &ev) != 1) ev = 0;\n'
+           '        if (f) fclose(f);\n'
+           '        ev++;\n'
+           '        if ((f = fopen("%s", "w"))) { fprintf(f, "%%d\\n", ev); fclose(f); }\n'
+           '    }\n'
+           '    calls++;\n'
+           '    %s\n') % (counter, counter, sleep)
+    return HEAD.replace("<unistd.h>", "<stdio.h>\n#include <unistd.h>") + BODY % (pre, expr)
+
 def stale(counter):
     """Correct in the first evaluation that loads it, wrong in every later
-    one: each load counts itself in the file `counter` (the test runs with
-    --sandbox off so that the kernel may write it).  A kernel that passes
-    its step and fails every re-evaluation of the final re-timing.  Each
-    call sleeps 1 ms, so that two of them time alike (within the finalists'
-    ratio) however loaded the machine: at a few microseconds a call, CI's
-    load once timed one 3.8x the other and the final re-timing never ran."""
-    pre = ('    static int ev = 0;   /* which evaluation of this kernel this load is: 1 for its step */\n'
-           '    if (!ev) {\n'
-           '        FILE *f = fopen("%s", "r");\n'
-           '        if (!f || fscanf(f, "%%d", &ev) != 1) ev = 0;\n'
-           '        if (f) fclose(f);\n'
-           '        ev++;\n'
-           '        if ((f = fopen("%s", "w"))) { fprintf(f, "%%d\\n", ev); fclose(f); }\n'
-           '    }\n'
-           '    usleep(1000);\n') % (counter, counter)
-    return HEAD.replace("<unistd.h>", "<stdio.h>\n#include <unistd.h>") + BODY % (pre, "(ev == 1 ? 2.0f : 1.0f) * x[i]")
+    one.  A kernel that passes its step and fails every re-evaluation of the
+    final re-timing.  Each call sleeps 1 ms, so that two of them time alike
+    (within the finalists' ratio) however loaded the machine: at a few
+    microseconds a call, CI's load once timed one 3.8x the other and the
+    final re-timing never ran."""
+    return counted(counter, "usleep(1000);", "(ev == 1 ? 2.0f : 1.0f) * x[i]")
 
 def stretched(counter):
-    """Correct throughout, 1 ms a call, but 20 ms on three calls of four in
-    the first evaluation that loads it (counted in the file `counter`, as
-    stale's): its step falls in a "slow stretch", its median there about
-    20 ms and its fastest timed run about 1 ms; every later evaluation is
-    1 ms a call (test_run_confirm_stretch.sh)."""
-    pre = ('    static int ev = 0, calls = 0;\n'
-           '    if (!ev) {\n'
-           '        FILE *f = fopen("%s", "r");\n'
-           '        if (!f || fscanf(f, "%%d", &ev) != 1) ev = 0;\n'
-           '        if (f) fclose(f);\n'
-           '        ev++;\n'
-           '        if ((f = fopen("%s", "w"))) { fprintf(f, "%%d\\n", ev); fclose(f); }\n'
-           '    }\n'
-           '    usleep(ev == 1 && calls++ %% 4 ? 20000 : 1000);\n') % (counter, counter)
-    return HEAD.replace("<unistd.h>", "<stdio.h>\n#include <unistd.h>") + BODY % (pre, "2.0f * x[i]")
+    """Correct throughout, 1 ms a call, but 20 ms on about three calls of
+    four in its first evaluation: its step falls in a "slow stretch", its median
+    there about 20 ms and its fastest timed run about 1 ms; every later
+    evaluation is 1 ms a call (test_run_confirm_stretch.sh)."""
+    return counted(counter, "usleep(ev == 1 && ((unsigned)calls * 2654435761u >> 20) % 4 ? 20000 : 1000);",
+                   "2.0f * x[i]")   # three calls of four by a hash of the count: no period the timed calls keep
 
 SLOW2 = cand(pre="    usleep(2000);\n")                   # correct, 2 ms per call
 
