@@ -1,8 +1,9 @@
 #!/bin/bash
 # The op-by-op baseline in the final re-timing: a run with its baseline
-# keeps a slow kernel (step 1, sleeps 3 ms a call) and a fast one (step 2);
-# step 1's recorded time is then made just faster than step 2's so that both
-# are finalists, and the run is resumed.  The baseline is evaluated in each
+# keeps a slow kernel (step 1, sleeps 3 ms a call) and a fast one (step 2),
+# with --confirm-rounds 0 (nothing re-timed); step 1's recorded time is then
+# made just faster than step 2's so that both are finalists, and the run is
+# resumed with 3 rounds.  The baseline is evaluated in each
 # of the three rounds beside them (never chosen), its median over the rounds
 # becomes the time the speedups use, and its time from the run's start is
 # kept: the journal's confirm event holds its rounds, result.json's baseline
@@ -11,11 +12,14 @@
 # whose baseline kernel is then replaced by a wrong one: the baseline fails
 # its re-evaluation, the run says its first time stands, and result.json
 # keeps that time (no start_median_s) while the finalists are still chosen.
+# The same run with the default rounds: step 2 is the only finalist, and it
+# is still timed again beside the baseline (one finalist in the journal's
+# confirm event, the baseline's re-timed median in result.json).
 set -u
 here="$KF_SRCDIR/tests/e2e/llm"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 . "$KF_SRCDIR/tests/e2e/tap.sh"
-echo "1..5"
+echo "1..6"
 export XDG_CACHE_HOME="$tmp/cache"
 
 cat >"$tmp/agent.sh" <<AG
@@ -28,26 +32,26 @@ AG
 chmod +x "$tmp/agent.sh"
 
 "$KFORGE" run "$here/scale_relu.json" --backend cpu-simd --agent "cmd:$tmp/agent.sh" \
-    --out "$tmp/run" --target 0 --max-iterations 4 >"$tmp/out" 2>&1
+    --out "$tmp/run" --target 0 --max-iterations 4 --confirm-rounds 0 >"$tmp/out" 2>&1
 rc=$?
 "$PYTHON3" - "$tmp/run" <<'PY' 2>"$tmp/forge.err"
 import json, sys
 run = sys.argv[1]
 b = json.load(open(run + "/result.json"))
 assert b["best"]["dir"] == "steps/0002-0/candidate" and b["baseline"]["median_s"] > 0, b
-assert "start_median_s" not in b["baseline"], b["baseline"]   # no finalist besides the best: no re-timing
+assert "start_median_s" not in b["baseline"], b["baseline"]   # --confirm-rounds 0: no re-timing
 m2 = json.load(open(run + "/steps/0002-0/eval.json"))["timing"]["median_s"]
 p = run + "/steps/0001-0/eval.json"
 e = json.load(open(p)); e["timing"]["median_s"] = 0.9 * m2; json.dump(e, open(p, "w"))
 PY
-[ $rc -eq 0 ] && [ ! -s "$tmp/forge.err" ] && ok "a run with its baseline keeps step 2 (no re-timing: the only finalist)" \
-    || no "a run with its baseline keeps step 2 (no re-timing: the only finalist)" "exit $rc" "$(cat "$tmp/forge.err")" \
+[ $rc -eq 0 ] && [ ! -s "$tmp/forge.err" ] && ok "a run with its baseline keeps step 2 (--confirm-rounds 0: no re-timing)" \
+    || no "a run with its baseline keeps step 2 (--confirm-rounds 0: no re-timing)" "exit $rc" "$(cat "$tmp/forge.err")" \
         "$(tail -n 20 "$tmp/out")"
 
 cp -a "$tmp/run" "$tmp/f"
 "$PYTHON3" "$here/make_script.py" wrong >"$tmp/f/baseline/candidate/kernel.c"
 
-"$KFORGE" run --resume "$tmp/run" >"$tmp/r.out" 2>&1
+"$KFORGE" run --resume "$tmp/run" --confirm-rounds 3 >"$tmp/r.out" 2>&1
 rc=$?
 [ $rc -eq 0 ] && grep -q 'confirm: round 1  baseline ' "$tmp/r.out" \
     && grep -q 'confirm: baseline .* (median of 3 rounds; .* at the run.s start): the speedups use this time' "$tmp/r.out" \
@@ -76,7 +80,7 @@ PY
 [ $? -eq 0 ] && ok "journal, result.json and confirm/ hold the baseline's rounds; the speedup uses them" \
     || no "journal, result.json and confirm/ hold the baseline's rounds; the speedup uses them" "$(cat "$tmp/j.err")" \
         "$(grep -e confirm -e '"baseline"' "$tmp/run/journal.jsonl")" "$(cat "$tmp/run/result.json")"
-"$KFORGE" run --resume "$tmp/f" >"$tmp/f.out" 2>&1
+"$KFORGE" run --resume "$tmp/f" --confirm-rounds 3 >"$tmp/f.out" 2>&1
 rc=$?
 [ $rc -eq 0 ] && grep -q 'confirm: round 1  baseline .*out: mismatch' "$tmp/f.out" \
     && grep -q 'confirm: the baseline failed its re-evaluation; its first time stands' "$tmp/f.out" \
@@ -97,4 +101,25 @@ PY
 [ $? -eq 0 ] && ok "result.json keeps the baseline's first time; the best is still chosen" \
     || no "result.json keeps the baseline's first time; the best is still chosen" "$(cat "$tmp/f.err")" \
         "$(grep -e confirm "$tmp/f/journal.jsonl")" "$(cat "$tmp/f/result.json")"
+
+rm -f "$tmp/calls"
+"$KFORGE" run "$here/scale_relu.json" --backend cpu-simd --agent "cmd:$tmp/agent.sh" \
+    --out "$tmp/lone" --target 0 --max-iterations 4 >"$tmp/lone.out" 2>&1
+rc=$?
+"$PYTHON3" - "$tmp/lone" <<'PY' 2>"$tmp/lone.err"
+import json, sys
+run = sys.argv[1]
+ev = [json.loads(l) for l in open(run + "/journal.jsonl") if l.strip()]
+start = [e for e in ev if e["ev"] == "baseline"][0]["median_s"]
+c = [e for e in ev if e["ev"] == "confirm"]
+assert len(c) == 1 and c[0]["rounds"] == 3 and c[0]["chosen"] == "steps/0002-0", c
+assert [x["dir"] for x in c[0]["finalists"]] == ["steps/0002-0"], c   # step 1 (3 ms) is not within 2x
+assert len(c[0]["baseline"]["times_s"]) == 3 and min(c[0]["baseline"]["times_s"]) > 0, c
+r = json.load(open(run + "/result.json"))
+assert r["baseline"]["start_median_s"] == start and r["baseline"]["median_s"] == c[0]["baseline"]["median_s"], r["baseline"]
+assert r["best"]["dir"] == "steps/0002-0/candidate" and r["best"]["confirmed"]["finalists"] == 1, r["best"]
+PY
+[ $rc -eq 0 ] && [ ! -s "$tmp/lone.err" ] && grep -q "confirm: the best (no other correct candidate within 2x of it) timed again beside the baseline" "$tmp/lone.out" \
+    && ok "the best alone is timed again beside the baseline" \
+    || no "the best alone is timed again beside the baseline" "exit $rc" "$(cat "$tmp/lone.err")" "$(tail -n 20 "$tmp/lone.out")"
 tap_exit
