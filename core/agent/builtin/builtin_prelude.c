@@ -218,7 +218,11 @@ static const char C_HEAD[] =
  * (no series branch, no cancellation for x < 0), the tanh GELU as
  * x / (1 + e^(-2u)).  On the 2-core Xeon, GELU's map over 1024 x 16384 took
  * 0.69-0.73x the time of the body's forms at 2 threads, the tanh GELU
- * 0.66-0.67x (bench/results/xeon2-cpu-gelu-2026-11-29). */
+ * 0.66-0.67x (bench/results/xeon2-cpu-gelu-2026-11-29).  With AVX-512 and
+ * GCC the GELUs read their q(|x|) from a table of polynomials instead
+ * (prelude_qtables.py; the text's own comment says how, doc/design.md what it
+ * measured), and kf_gelu_block applies them to a streamed map's block buffer
+ * (kf_bt_block_fn). */
 static const char C_TAIL[] =
     "/* ---- the C dialect's mish, sigmoid, silu and GELUs (replace the body's) ---- */\n"
     "#undef kf_mish\n"
