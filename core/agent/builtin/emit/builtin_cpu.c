@@ -574,14 +574,17 @@ static int outside_operands(const gen_t *g, int gi, int from, int *ops, int max)
     return n;
 }
 
-/* The expression of node nd (value v) for one element, from operand
- * expressions xs and ys: its map expression, or for g->block_v its operand
- * alone (its op runs on the block buffer, stream_out).  Malloc'ed; NULL if
- * out of memory or not a map op. */
-static char *node_expr(const gen_t *g, const kf_node *nd, int v, const char *xs, const char *ys)
+/* Emits `const float t<v> = ...;` for node nd (value v) and one element,
+ * from operand expressions xs and ys: its map expression, or for g->block_v
+ * its operand alone (its op runs on the block buffer, stream_out).  Sets
+ * g->failed when nd is not a map op or memory runs out. */
+static void emit_node(gen_t *g, const kf_node *nd, int v, const char *xs, const char *ys, const char *indent)
 {
-    if (v == g->block_v) return strdup(xs);
-    return kf_bt_map_expr(nd, xs, ys);
+    char *ex = v == g->block_v ? strdup(xs) : kf_bt_map_expr(nd, xs, ys);
+    if (!ex) { g->failed = 1; return; }
+    kf_sb_printf(&g->b, "%sconst float t%d = %s;   /* %s%s */\n", indent, v, ex, nd->out,
+                 v == g->block_v ? ", its op on the block" : "");
+    free(ex);
 }
 
 /* Emits the map-op chain nodes[from..] of group gi for one element: the
@@ -609,11 +612,8 @@ static void emit_chain(gen_t *g, int gi, int from, const char *cv, const char *e
             operand_offset(g, u, S, cv, off, sizeof off);
             snprintf(dst[i], 96, "V%d[%s]", u, off);
         }
-        char *ex = node_expr(g, nd, ni + gr->nodes[k], xs, ys);
-        if (!ex) { g->failed = 1; return; }
-        kf_sb_printf(&g->b, "%sconst float t%d = %s;   /* %s%s */\n", indent, ni + gr->nodes[k], ex, nd->out,
-                     ni + gr->nodes[k] == g->block_v ? ", its op on the block" : "");
-        free(ex);
+        emit_node(g, nd, ni + gr->nodes[k], xs, ys, indent);
+        if (g->failed) return;
     }
     for (int k = store_anchor ? 0 : 1; k < gr->n_nodes; k++) {
         int v = ni + gr->nodes[k];
@@ -886,11 +886,8 @@ static void emit_map_group(gen_t *g, int gi)
             operand_offset(g, u, S, "j", off, sizeof off);
             snprintf(dst[i], 96, "V%d[%s]", u, off);
         }
-        char *ex = node_expr(g, an, ni + gr->nodes[0], xs, ys);
-        if (!ex) { g->failed = 1; return; }
-        kf_sb_printf(&g->b, "            const float t%d = %s;   /* %s%s */\n", ni + gr->nodes[0], ex, an->out,
-                     ni + gr->nodes[0] == g->block_v ? ", its op on the block" : "");
-        free(ex);
+        emit_node(g, an, ni + gr->nodes[0], xs, ys, "            ");
+        if (g->failed) return;
     }
     char e[64];
     snprintf(e, sizeof e, "r * %" PRId64 " + j", cols);
