@@ -6,12 +6,14 @@
 # between evaluations would).  The run ends with no verified kernel: exit 1,
 # result.json's best is null with the reason, the journal's confirm event
 # has no chosen finalist and no time for either, and each failed round's
-# evaluation is kept in confirm/.
+# evaluation is kept in confirm/.  Then a run of one such kernel with its
+# baseline: the best alone is re-evaluated beside the baseline, fails, and
+# the run ends the same way (its step's kernel and records kept).
 set -u
 here="$KF_SRCDIR/tests/e2e/llm"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 . "$KF_SRCDIR/tests/e2e/tap.sh"
-echo "1..4"
+echo "1..5"
 export XDG_CACHE_HOME="$tmp/cache"
 mkdir "$tmp/state"
 
@@ -71,3 +73,30 @@ PY
 [ $? -eq 0 ] && ok "journal: a confirm event with no choice; the failed rounds kept in confirm/" \
     || no "journal: a confirm event with no choice; the failed rounds kept in confirm/" "$(cat "$tmp/journal.err")" \
         "$(grep confirm "$tmp/run/journal.jsonl")"
+
+mkdir "$tmp/state1"
+cat >"$tmp/agent1.sh" <<AG
+#!/bin/sh
+cat >/dev/null
+c=\$(cat "$tmp/calls1" 2>/dev/null || echo 0)
+echo \$((c + 1)) >"$tmp/calls1"
+exec "$PYTHON3" "$here/make_script.py" answer \$c stale "$tmp/state1"
+AG
+chmod +x "$tmp/agent1.sh"
+"$KFORGE" run "$here/scale_relu.json" --backend cpu-simd --agent "cmd:$tmp/agent1.sh" --sandbox off \
+    --out "$tmp/lone" --target 0 --max-iterations 1 >"$tmp/lone.out" 2>&1
+rc=$?
+"$PYTHON3" - "$tmp/lone" <<'PY' 2>"$tmp/lone.err"
+import json, os, sys
+run = sys.argv[1]
+r = json.load(open(run + "/result.json"))
+assert r["best"] is None and r["stop_reason"] == "every finalist failed its re-evaluation", r
+c = [json.loads(l) for l in open(run + "/journal.jsonl") if l.strip() and json.loads(l)["ev"] == "confirm"]
+assert len(c) == 1 and [x["dir"] for x in c[0]["finalists"]] == ["steps/0001-0"] and "baseline" in c[0], c
+assert os.path.isfile(run + "/steps/0001-0/candidate/candidate.c"), "the step's kernel is kept"
+PY
+[ $rc -eq 1 ] && [ ! -s "$tmp/lone.err" ] && grep -q "confirm: the best (no other correct candidate within 2x of it) timed again beside the baseline" "$tmp/lone.out" \
+    && grep -q "confirm: every finalist failed its re-evaluation; the run has no verified kernel" "$tmp/lone.out" \
+    && ok "the best alone, re-evaluated beside the baseline, fails: no verified kernel, exit 1, its records kept" \
+    || no "the best alone, re-evaluated beside the baseline, fails: no verified kernel, exit 1, its records kept" \
+        "exit $rc" "$(cat "$tmp/lone.err")" "$(tail -n 20 "$tmp/lone.out")"
