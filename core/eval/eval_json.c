@@ -79,6 +79,9 @@ static json_object *roofline_json(const kf_roofline *r)
     json_object_object_add(o, "achieved_bytes_per_s", num(r->achieved_bytes_per_s));
     json_object_object_add(o, "device_floor_s", num(r->device_floor_s));
     json_object_object_add(o, "device_fraction", num(r->device_fraction));
+    json_object *u = json_object_new_array();
+    for (int i = 0; i < KF_ROOFLINE_UNITS; i++) json_object_array_add(u, num(r->unit_peak_flops[i]));
+    json_object_object_add(o, "unit_peak_flops", u);
     return o;
 }
 

@@ -162,6 +162,14 @@ static void load_roofline(json_object *o, kf_roofline *r)
     r->achieved_bytes_per_s = get_num(o, "achieved_bytes_per_s");
     r->device_floor_s = get_num(o, "device_floor_s");   /* 0 in records from before: the fraction decides */
     r->device_fraction = get_num(o, "device_fraction");
+    json_object *b;
+    r->cache_resident = json_object_object_get_ex(o, "cache_resident", &b) && json_object_get_boolean(b);
+    r->flop_term = json_object_object_get_ex(o, "flop_term", &b) && json_object_get_boolean(b);
+    /* each unit's peak (0 in records from before): the analyzer rates a precision change at
+       the new unit's peak, and a resumed run must rate it as the live one did */
+    json_object *u = get_obj(o, "unit_peak_flops", json_type_array);
+    for (int i = 0; u && i < KF_ROOFLINE_UNITS && i < (int)json_object_array_length(u); i++)
+        r->unit_peak_flops[i] = json_object_get_double(json_object_array_get_idx(u, i));
 }
 
 /* eval.json, as kf_eval_result_json() wrote it: the whole result back,

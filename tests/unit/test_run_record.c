@@ -56,7 +56,8 @@ static void full_result(kf_eval_result *e)
     e->roofline = (kf_roofline){.flops = 21166500, .min_bytes = 631168, .peak_flops = 5.219e11,
                                 .peak_bytes_per_s = 2.93e10, .cache_bytes_per_s = 1.2e11, .floor_s = 4.068e-5,
                                 .hard_floor_s = 1.1e-5, .fraction = 0.3295, .achieved_flops = 1.706e11,
-                                .achieved_bytes_per_s = 5.1e9};
+                                .achieved_bytes_per_s = 5.1e9, .cache_resident = 1, .flop_term = 1,
+                                .unit_peak_flops = {5.219e11, 1.04e12, 0, 0, 2.6e12}};
     e->compile_s = 0.5;
     e->verify_s = 0.25;
     e->profile_s = 0.125;
@@ -108,6 +109,10 @@ KF_TEST(eval_result_comes_back_whole)
     CHECK_SAME(r.roofline.fraction, e.roofline.fraction);
     CHECK_SAME(r.roofline.achieved_flops, e.roofline.achieved_flops);
     CHECK_SAME(r.roofline.achieved_bytes_per_s, e.roofline.achieved_bytes_per_s);
+    KF_CHECK_INT(r.roofline.cache_resident, 1);
+    KF_CHECK_INT(r.roofline.flop_term, 1);
+    for (int u = 0; u < KF_ROOFLINE_UNITS; u++)   /* the analyzer rates a precision change by these */
+        CHECK_SAME(r.roofline.unit_peak_flops[u], e.roofline.unit_peak_flops[u]);
     CHECK_SAME(r.compile_s, 0.5);
     CHECK_SAME(r.profile_s, 0.125);
     kf_eval_result_free(&r);
