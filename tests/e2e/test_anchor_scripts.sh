@@ -97,7 +97,8 @@ else
         --out "$tmp/rec2" --suite-dir "$tmp/suite2" "$p12" -- --max-iterations 1 --no-baseline > "$tmp/o6" 2>&1; rc=$?
     [ $rc -eq 0 ] && [ -s "$tmp/rec2/report.md" ] && [ ! -e "$tmp/rec2/anchors-after.json" ] \
         && ok "run_cpu_anchors.sh --no-anchors-after: the before-only record" \
-        || no "run_cpu_anchors.sh --no-anchors-after: the before-only record" "exit $rc" "$(tail -n 8 "$tmp/o6")"
+        || no "run_cpu_anchors.sh --no-anchors-after: the before-only record" "exit $rc" "$(tail -n 8 "$tmp/o6")" \
+              "$(tail -n 30 "$tmp"/suite2/logs/*.log "$tmp"/suite2/runs/*/steps/*/eval.json 2>&1)"
     # a TERM to the script (a `timeout` around it) while the suite runs: the
     # suite's processes (here a kforge whose suite leaves a child sleeping)
     # end with the script instead of running on beside what comes next
