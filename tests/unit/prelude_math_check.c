@@ -80,6 +80,17 @@ DEF(sigmoid, kf_sigmoid, 1.0 / (1.0 + exp(-v)))
 DEF(silu, kf_silu, v / (1.0 + exp(-v)))
 DEF(gelu, kf_gelu, gelu_d(v))
 DEF(gelu_tanh, kf_gelu_tanh, gelu_tanh_d(v))
+/* the block forms' element functions: the table's one-float form where the blocks read
+ * the table (AVX-512 and GCC), else the element forms themselves */
+#if defined(KF__Q_INV_H)
+static float gelu_blk(float x) { return kf__gelu_q1(x, kf__q_gelu); }
+static float gelu_tanh_blk(float x) { return kf__gelu_q1(x, kf__q_gelu_tanh); }
+#else
+#define gelu_blk kf_gelu
+#define gelu_tanh_blk kf_gelu_tanh
+#endif
+DEF(gelu_block, gelu_blk, gelu_d(v))
+DEF(gelu_tanh_block, gelu_tanh_blk, gelu_tanh_d(v))
 DEF(softplus, softplus_f, softplus_d(v))
 DEF(mish, kf_mish, mish_d(v))
 DEF(elu, elu_f, v > 0 ? v : expm1(v))
@@ -183,10 +194,10 @@ static int check_rows(void)
 }
 
 /* kf_gelu_block and kf_gelu_tanh_block (a streamed map's block buffer, in place) give
- * the element forms' bits (kf_gelu through a noinline call and in an `omp simd` loop) at
- * every length 0..67 from every offset 0..15 of a 64-byte-aligned buffer, NaN, ±inf and
- * ±0 among the inputs, and leave the floats past the end alone; over the dense sweep of
- * inputs() too. */
+ * their element function's bits (gelu_blk through a noinline call and in an `omp simd`
+ * loop; main checks it against the double GELUs) at every length 0..67 from every
+ * offset 0..15 of a 64-byte-aligned buffer, NaN, ±inf and ±0 among the inputs, and
+ * leave the floats past the end alone; over the dense sweep of inputs() too. */
 static int check_blocks(void)
 {
     static float buf[96] __attribute__((aligned(64))), in[96], lane[96];
@@ -200,10 +211,10 @@ static int check_blocks(void)
                     if ((i + n) % 13 == 0) x = sp[(i + off) % 8];
                     in[i] = buf[off + i] = x;
                 }
-                if (f) vec_gelu_tanh(in, lane, n); else vec_gelu(in, lane, n);
+                if (f) vec_gelu_tanh_block(in, lane, n); else vec_gelu_block(in, lane, n);
                 if (f) kf_gelu_tanh_block(buf + off, n); else kf_gelu_block(buf + off, n);
                 for (int i = 0; i < 80; i++) {
-                    float want = i < n ? (f ? sca_gelu_tanh(in[i]) : sca_gelu(in[i])) : in[i];
+                    float want = i < n ? (f ? sca_gelu_tanh_block(in[i]) : sca_gelu_block(in[i])) : in[i];
                     float got = buf[off + i];
                     int same = memcmp(&got, &want, sizeof got) == 0 && (i >= n || memcmp(&got, &lane[i], sizeof got) == 0);
                     if (!same && bad++ < 6)
@@ -215,10 +226,10 @@ static int check_blocks(void)
     inputs(-13.0f, 13.0f, 200000);
     for (int f = 0; f < 2; f++) {
         memcpy(sca, xs, sizeof(float) * (size_t)n_x);
-        if (f) { vec_gelu_tanh(xs, vec, n_x); kf_gelu_tanh_block(sca, n_x); }
-        else { vec_gelu(xs, vec, n_x); kf_gelu_block(sca, n_x); }
+        if (f) { vec_gelu_tanh_block(xs, vec, n_x); kf_gelu_tanh_block(sca, n_x); }
+        else { vec_gelu_block(xs, vec, n_x); kf_gelu_block(sca, n_x); }
         for (int i = 0; i < n_x; i++) {
-            float one = f ? sca_gelu_tanh(xs[i]) : sca_gelu(xs[i]);
+            float one = f ? sca_gelu_tanh_block(xs[i]) : sca_gelu_block(xs[i]);
             if ((memcmp(&one, &vec[i], sizeof one) || memcmp(&one, &sca[i], sizeof one)) && bad++ < 6)
                 printf("  gelu%s of %.9g: call %.9g, loop %.9g, block %.9g\n", f ? "_tanh" : "", xs[i], one, vec[i], sca[i]);
         }
@@ -245,6 +256,8 @@ int main(void)
         FN(silu, -104.0f, 104.0f, 1e-36, 5e-7),
         FN(gelu, -12.0f, 12.0f, 3e-7, 5e-7),
         FN(gelu_tanh, -12.0f, 12.0f, 1e-7, 1e-6),
+        FN(gelu_block, -12.0f, 12.0f, 3e-7, 5e-7),
+        FN(gelu_tanh_block, -12.0f, 12.0f, 1e-7, 1e-6),
         FN(softplus, -104.0f, 40.0f, 1e-37, 5e-7),
         FN(mish, -30.0f, 30.0f, 1e-36, 1e-6),
         FN(elu, -104.0f, 20.0f, 1e-37, 4e-7),
