@@ -367,6 +367,118 @@ KF_TEST_TIMEOUT(c_prelude_math_against_libm, 180.0)
     free(dir);
 }
 
+/* The elementwise math is inlined into the kernels' loops, never called once a
+ * float: every Level-1 and Level-2 problem's candidate at the cpu preset (fp32,
+ * fp32 streamed, and amx-bf16 compiled for sapphirerapids where the compiler
+ * knows it), compiled with the plugin's flags, has no call to a map op, a math
+ * helper (kf__*) or a GCC vector-ABI clone (_ZGV*).  853f142 made the GELUs such
+ * calls; GCC before 14 then left every GEMM epilogue with a clamp or a ReLU beside
+ * a GELU unvectorised, calling the scalar form once a float (53 on the 16-core
+ * host 3.23 ms against 1.14, bench/results/xeon16-cpu-l2-2026-11-30).  x86-64
+ * with GCC and objdump only; elsewhere the case is skipped, saying why. */
+static int map_call(const char *name)
+{
+    static const char *const fns[] = {"gelu", "gelu_tanh", "mish", "silu", "sigmoid", "tanh", "exp", "log",
+                                      "softplus", "selu", "elu", "hardswish", "relu", "leaky_relu", "hardtanh",
+                                      "add", "sub", "mul", "div", "max", "min", "pow", "abs", "neg", "sqrt",
+                                      "rsqrt", "square", "identity"};
+    if (!strncmp(name, "_ZGV", 4) || (!strncmp(name, "kf__", 4) && strncmp(name, "kf__q_block", 11))) return 1;
+    if (strncmp(name, "kf_", 3)) return 0;
+    size_t n = strcspn(name + 3, ".");   /* kf_gelu.constprop.0: kf_gelu */
+    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
+        if (strlen(fns[i]) == n && !strncmp(name + 3, fns[i], n)) return 1;
+    return 0;
+}
+
+KF_TEST_TIMEOUT(c_kernels_call_no_map_op, 300.0)
+{
+#if !defined(__x86_64__)
+    kf_test_skip("not x86-64");
+#else
+    const char *cc = getenv("KFORGE_CC") && *getenv("KFORGE_CC") ? getenv("KFORGE_CC") : "cc";
+    char *dir = kf_test_tmpdir(), cmd[4096], *out = NULL;
+    snprintf(cmd, sizeof cmd, "echo | %s -dM -E - | grep -q __GNUC__ && ! echo | %s -dM -E - | grep -q __clang__ "
+             "&& objdump --version >/dev/null", cc, cc);
+    int have = kf_test_run(cmd, &out) == 0;
+    free(out);
+    out = NULL;
+    snprintf(cmd, sizeof cmd, "echo 'int f(void);' > %s/t.c && %s -march=sapphirerapids -c -o %s/t.o %s/t.c", dir, cc,
+             dir, dir);
+    int spr = have && kf_test_run(cmd, &out) == 0;   /* the AMX kernels' target */
+    free(out);
+    out = NULL;
+    if (!have) {
+        free(dir);
+        kf_test_skip("the compiler is not GCC, or objdump is missing");
+    }
+    kf_error err = {0};
+    kf_agent *a = kf_builtin_agent_open(NULL, &err);
+    KF_CHECK(a != NULL);
+    static const char *const dirs[] = {"problems/level1", "problems/level2"};
+    static const struct { const char *point, *march; int amx; } pts[] = {
+        {"{\"fusion\":2,\"precision\":0}", "native", 0},
+        {"{\"fusion\":2,\"precision\":0,\"stream\":1}", "native", 0},
+        {"{\"fusion\":2,\"precision\":5}", "sapphirerapids", 1},
+    };
+    int compiled = 0, bad = 0;
+    for (int d = 0; d < 2; d++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", kf_test_srcdir(), dirs[d]);
+        struct dirent **ents = NULL;
+        int n = scandir(path, &ents, NULL, alphasort);
+        KF_CHECK_MSG(n > 0, "cannot list %s", path);
+        for (int i = 0; i < n; i++) {
+            const char *nm = ents[i]->d_name;
+            size_t len = strlen(nm);
+            if (len < 6 || strcmp(nm + len - 5, ".json") != 0) continue;
+            char rel[4200];
+            snprintf(rel, sizeof rel, "%s/%s", dirs[d], nm);
+            loaded l;
+            load(&l, rel, "cpu");
+            for (size_t k = 0; k < sizeof pts / sizeof pts[0]; k++) {
+                if (pts[k].amx && !spr) continue;
+                kf_recommendation rec = {.what = "t", .why = "t", .expected_gain = 1.1, .params = (char *)pts[k].point};
+                kf_analysis an = {.n_recs = 1, .recs = &rec};
+                kf_agent_ctx ctx = ctx_for(&l.r, "cpu-simd");
+                kf_gen_request req = {.kind = KF_GEN_OPTIMIZE, .analysis = &an, .rec_index = 0};
+                kf_gen_result g = {0};
+                KF_CHECK(a->ops->generate(a, &ctx, &req, &g, &err) == 0);
+                if (!g.cand) {   /* a point the problem has no candidate for (amx without a GEMM) */
+                    kf_gen_result_free(&g);
+                    continue;
+                }
+                char src[4200];
+                snprintf(src, sizeof src, "%s/k.c", dir);
+                KF_CHECK(kf_test_write_file(src, g.cand->sources[0].text) == 0);
+                snprintf(cmd, sizeof cmd, "%s -std=gnu11 -O3 -march=%s -fopenmp -fPIC -I%s/plugins/cpu-simd -c -o %s/k.o %s "
+                         "&& objdump -dr %s/k.o | sed -n 's/.*call.*<\\([^>+]*\\)>.*/\\1/p; s/.*R_X86_64_PLT32[ \\t]*\\([^-+ ]*\\).*/\\1/p'",
+                         cc, pts[k].march, kf_test_srcdir(), dir, src, dir);
+                int rc = kf_test_run(cmd, &out);
+                KF_CHECK_MSG(rc == 0, "%s %s: compile or objdump failed:\n%.2000s", nm, pts[k].point, out ? out : "");
+                compiled++;
+                for (char *t = out, *e; t && *t; t = e + (*e != 0)) {
+                    e = t + strcspn(t, "\n");
+                    char name[256];
+                    snprintf(name, sizeof name, "%.*s", (int)(e - t < 255 ? e - t : 255), t);
+                    if (map_call(name) && bad++ < 10)
+                        fprintf(stderr, "# %s %s [%s]: calls %s\n", nm, pts[k].point, g.label ? g.label : "?", name);
+                }
+                free(out);
+                out = NULL;
+                kf_gen_result_free(&g);
+            }
+            unload(&l);
+        }
+        for (int i = 0; i < n; i++) free(ents[i]);
+        free(ents);
+    }
+    kf_agent_close(a);
+    free(dir);
+    KF_CHECK_MSG(compiled >= 2 * 30, "only %d kernels compiled", compiled);
+    KF_CHECK_MSG(bad == 0, "%d calls to map ops or math helpers (see the log above)", bad);
+#endif
+}
+
 /* The GEMM blocking comes from the probed cache sizes: KC so that the
  * micro-panel kept in L1 fills half of it, the L2 block half of L2, the
  * other the L3 share; then split until every thread has
