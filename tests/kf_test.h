@@ -24,7 +24,7 @@ void kf_test_fail(const char *file, int line, const char *fmt, ...)
 void kf_test_skip(const char *why);            /* marks the case skipped and returns */
 const char *kf_test_srcdir(void);              /* $KF_SRCDIR or "." */
 const char *kf_test_builddir(void);            /* $KF_BUILDDIR or "." */
-char *kf_test_tmpdir(void);                    /* fresh dir, removed after the case */
+char *kf_test_tmpdir(void);                    /* fresh dir, removed after the case; the harness's: not freed */
 char *kf_test_read_file(const char *path);     /* malloc'ed, NULL on error */
 int kf_test_write_file(const char *path, const char *text);
 /* Runs a shell command, captures stdout+stderr (malloc'ed into *out),

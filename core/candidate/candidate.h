@@ -137,6 +137,16 @@ int kf_candidate_add_source_bytes(kf_candidate *c, const char *name, const void 
 void kf_candidate_free(kf_candidate *c);
 /* JSON text of the manifest (sources by name); malloc'ed. */
 char *kf_candidate_manifest_json(const kf_candidate *c);
+/* 1 when candidate directories a and b hold the same code: equal manifests
+ * (candidate.json as JSON values, "notes" and a lone source's name aside)
+ * and text sources, in order and of one format each, with equal tokens and
+ * lines once C-family comments are removed and blanks collapsed; 0
+ * otherwise, and whenever a file cannot be read, a source is binary or
+ * cannot be read safely (candidate_same.c). */
+int kf_candidate_same_code(const char *dir_a, const char *dir_b);
+/* The text it compares: src without comments, blanks collapsed, lines kept;
+ * malloc'ed, NULL where src holds a raw string literal or memory runs out. */
+char *kf_candidate_normalise_code(const char *src);
 
 /* Evaluates an integer expression over the resolved problem's dims. */
 int kf_eval_int_expr(const char *expr, const kf_resolved *r, int64_t *out, kf_error *err);

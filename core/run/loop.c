@@ -1181,6 +1181,7 @@ static int write_result(run_state *st, const char *reason, kf_run_summary *out, 
     if (st->anchor_state != 0) json_object_object_add(bl, "gemm_anchor", anchor_json(st));
     json_object_object_add(o, "baseline", bl);
     double speed = 0;
+    int same = 0;
     if (st->best_eval) {
         json_object *b = json_object_new_object();
         json_object_object_add(b, "dir", json_object_new_string(kf_loop_rel(st, st->best_dir)));
@@ -1190,8 +1191,18 @@ static int write_result(run_state *st, const char *reason, kf_run_summary *out, 
         json_object_object_add(b, "median_s", json_object_new_double(st->best_eval->timing.median_s));
         json_object_object_add(b, "min_s", json_object_new_double(st->best_eval->timing.min_s));
         if (st->baseline_s > 0) {
-            speed = st->baseline_s / st->best_eval->timing.median_s;
+            /* the baseline's own code (kf_candidate_same_code): speedup 1, the two times'
+               ratio kept beside it as what the machine's spread gave */
+            double measured = st->baseline_s / st->best_eval->timing.median_s;
+            char bdir[4200];
+            snprintf(bdir, sizeof bdir, "%s/baseline/candidate", st->dir);
+            same = st->best_dir && kf_candidate_same_code(st->best_dir, bdir);
+            speed = same ? 1.0 : measured;
             json_object_object_add(b, "speedup_vs_baseline", json_object_new_double(speed));
+            if (same) {
+                json_object_object_add(b, "same_code_as_baseline", json_object_new_boolean(1));
+                json_object_object_add(b, "speedup_measured", json_object_new_double(measured));
+            }
         }
         json_object_object_add(b, "roofline_fraction", json_object_new_double(st->best_eval->roofline.fraction));
         json_object_object_add(b, "roofline_floor_s", json_object_new_double(st->best_eval->roofline.floor_s));
@@ -1224,6 +1235,7 @@ static int write_result(run_state *st, const char *reason, kf_run_summary *out, 
         out->baseline_s = st->baseline_s;
         out->anchor_s = st->anchor_s;
         out->speedup = speed;
+        out->same_code_as_baseline = same;
         out->fraction = st->best_eval ? st->best_eval->roofline.fraction : 0;
         out->steps = st->step;
         out->tokens_in = st->tok_in;

@@ -108,6 +108,7 @@ typedef struct kf_run_summary {
     int have_best;
     char *best_dir;              /* candidate directory of the best, malloc'ed */
     double best_s, baseline_s, speedup, fraction;
+    int same_code_as_baseline;   /* the best is the baseline's code: speedup 1 (kf_candidate_same_code) */
     double anchor_s;             /* the GEMM anchor (anchor.h), 0 when not measured */
     int steps;
     long tokens_in, tokens_out;

@@ -1,7 +1,8 @@
 /* fuzz_expr.c — libFuzzer target: integer expressions over a problem's dims
  * (core/candidate/expr.c), evaluated against a fixed small problem, and the
  * candidate manifest parser on the same bytes (bound, and written back and
- * parsed again: tensor maps included). */
+ * parsed again: tensor maps included), and the same-code comparison's scan of
+ * a source (kf_candidate_normalise_code). */
 #include <json-c/json.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -35,6 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     kf_error err = {0};
     int64_t v;
     kf_eval_int_expr(s, &r, &v, &err);
+    free(kf_candidate_normalise_code(s));   /* the same-code comparison's scan of a source */
     kf_candidate *c = kf_candidate_parse_manifest(s, NULL, "fuzz", &err);
     if (c) {
         kf_bound b;

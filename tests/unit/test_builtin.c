@@ -364,7 +364,6 @@ KF_TEST_TIMEOUT(c_prelude_math_against_libm, 180.0)
         if (rc != 0 || !strstr(out, "\nok\n")) kf_test_fail(__FILE__, __LINE__, "%s: rc %d\n%s", modes[m], rc, out);
         free(out);
     }
-    free(dir);
 }
 
 /* The elementwise math is inlined into the kernels' loops, never called once a
@@ -407,10 +406,7 @@ KF_TEST_TIMEOUT(c_kernels_call_no_map_op, 300.0)
     int spr = have && kf_test_run(cmd, &out) == 0;   /* the AMX kernels' target */
     free(out);
     out = NULL;
-    if (!have) {
-        free(dir);
-        kf_test_skip("the compiler is not GCC, or objdump is missing");
-    }
+    if (!have) kf_test_skip("the compiler is not GCC, or objdump is missing");
     kf_error err = {0};
     kf_agent *a = kf_builtin_agent_open(NULL, &err);
     KF_CHECK(a != NULL);
@@ -473,7 +469,6 @@ KF_TEST_TIMEOUT(c_kernels_call_no_map_op, 300.0)
         free(ents);
     }
     kf_agent_close(a);
-    free(dir);
     KF_CHECK_MSG(compiled >= 2 * 30, "only %d kernels compiled", compiled);
     KF_CHECK_MSG(bad == 0, "%d calls to map ops or math helpers (see the log above)", bad);
 #endif

@@ -1,11 +1,13 @@
 /*
  * test_candidate.c — integer expressions, candidate.json load/save, binding
- * a launch plan to a (hand-built) resolved problem, single .c file loading.
+ * a launch plan to a (hand-built) resolved problem, single .c file loading,
+ * whether two candidate directories hold the same code.
  */
 #include "../kf_test.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "candidate/candidate.h"
 
@@ -537,4 +539,125 @@ KF_TEST(manifest_tensor_map_refused)
 int main(void)
 {
     return kf_test_main();
+}
+
+/* kf_candidate_same_code: one directory per variant of a kernel; each compared
+ * with the first ("a"). */
+static void same_dir(const char *root, const char *name, const char *man, const char *src)
+{
+    char p[4200];
+    snprintf(p, sizeof p, "%s/%s", root, name);
+    KF_CHECK(mkdir(p, 0700) == 0);
+    snprintf(p, sizeof p, "%s/%s/candidate.json", root, name);
+    KF_CHECK(kf_test_write_file(p, man) == 0);
+    if (src) {
+        snprintf(p, sizeof p, "%s/%s/kernel.c", root, name);
+        KF_CHECK(kf_test_write_file(p, src) == 0);
+    }
+}
+
+static int same_as_a(const char *root, const char *name)
+{
+    char a[4200], b[4200];
+    snprintf(a, sizeof a, "%s/a", root);
+    snprintf(b, sizeof b, "%s/%s", root, name);
+    return kf_candidate_same_code(a, b);
+}
+
+KF_TEST(same_code_ignores_comments_only)
+{
+    const char *root = kf_test_tmpdir();
+    const char *m = "{\"backend\": \"cpu-simd\", \"sources\": [\"kernel.c\"], \"entry\": \"kf_kernel\"}";
+    const char *code = "/* point A */\nconst char *s = \"/* kept */ // kept\";\nchar q = '\"'; // note\n"
+                       "int f(int x) { return x /* one */ * 2; }\n";
+    same_dir(root, "a", m, code);
+    /* other comments, the same code (the manifest's keys in another order, other notes) */
+    same_dir(root, "b", "{\"entry\": \"kf_kernel\", \"sources\": [\"kernel.c\"], \"backend\": \"cpu-simd\", "
+             "\"notes\": \"builtin point: another\"}",
+             "/* point B, longer */\nconst char *s = \"/* kept */ // kept\";\nchar q = '\"'; // other note\n"
+             "int f(int x) { return x /* two */ * 2; }\n");
+    KF_CHECK(same_as_a(root, "b") == 1);
+    KF_CHECK(same_as_a(root, "a") == 1);
+    /* code inside a string literal that looks like a comment is code */
+    same_dir(root, "c", m, "/* point A */\nconst char *s = \"/* kep! */ // kept\";\nchar q = '\"'; // note\n"
+             "int f(int x) { return x /* one */ * 2; }\n");
+    KF_CHECK(same_as_a(root, "c") == 0);
+    /* one operator differs */
+    same_dir(root, "d", m, "/* point A */\nconst char *s = \"/* kept */ // kept\";\nchar q = '\"'; // note\n"
+             "int f(int x) { return x /* one */ + 2; }\n");
+    KF_CHECK(same_as_a(root, "d") == 0);
+    /* the manifest differs (a build option) */
+    same_dir(root, "e", "{\"backend\": \"cpu-simd\", \"sources\": [\"kernel.c\"], \"entry\": \"kf_kernel\", "
+             "\"build_options\": \"-DX\"}", code);
+    KF_CHECK(same_as_a(root, "e") == 0);
+    /* a lone source under another name (a model's answer is candidate.c): the same */
+    same_dir(root, "g", "{\"backend\": \"cpu-simd\", \"sources\": [\"candidate.c\"], \"entry\": \"kf_kernel\"}",
+             NULL);
+    char p[4200];
+    snprintf(p, sizeof p, "%s/g/candidate.c", root);
+    KF_CHECK(kf_test_write_file(p, code) == 0);
+    KF_CHECK(same_as_a(root, "g") == 1);
+    /* two sources: their names count (one may include the other) */
+    const char *m2 = "{\"backend\": \"opencl\", \"sources\": [\"a.cl\", \"b.cl\"]}";
+    const char *m2x = "{\"backend\": \"opencl\", \"sources\": [\"a.cl\", \"c.cl\"]}";
+    same_dir(root, "t1", m2, NULL);
+    same_dir(root, "t2", m2, NULL);
+    same_dir(root, "t3", m2x, NULL);
+    const char *files[][2] = {{"t1/a.cl", "k"}, {"t1/b.cl", "h"}, {"t2/a.cl", "/* x */k"}, {"t2/b.cl", "h"},
+                              {"t3/a.cl", "k"}, {"t3/c.cl", "h"}};
+    for (int i = 0; i < 6; i++) {
+        snprintf(p, sizeof p, "%s/%s", root, files[i][0]);
+        KF_CHECK(kf_test_write_file(p, files[i][1]) == 0);
+    }
+    char t1[4200], t2[4200], t3[4200];
+    snprintf(t1, sizeof t1, "%s/t1", root);
+    snprintf(t2, sizeof t2, "%s/t2", root);
+    snprintf(t3, sizeof t3, "%s/t3", root);
+    KF_CHECK(kf_candidate_same_code(t1, t2) == 1);
+    KF_CHECK(kf_candidate_same_code(t1, t3) == 0);
+    /* blanks and comments between tokens are one space; tokens joined, or a line
+       joined to a preprocessor directive, are other code */
+    static const struct { const char *x, *y; int same; } pairs[] = {
+        {"int a = b  +\tc;\n", "  int a = b + c; // sum\n\n", 1},
+        {"a/**/b\n", "a b\n", 1},
+        {"ab\n", "a b\n", 0},
+        {"#define X 1\nint y;\n", "#define X 1 int y;\n", 0},
+        {"#define X 1 /* one\n   more */ int y;\n", "#define X 1 int y;\n", 1},
+        {"s = \"a  b\";\n", "s = \"a b\";\n", 0},
+        {"c = '\\'';\n", "c = '\\''; /* quote */\n", 1},
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        char dx[64], dy[64];
+        snprintf(dx, sizeof dx, "px%zu", i);
+        snprintf(dy, sizeof dy, "py%zu", i);
+        same_dir(root, dx, m, pairs[i].x);
+        same_dir(root, dy, m, pairs[i].y);
+        char ax[4200], ay[4200];
+        snprintf(ax, sizeof ax, "%s/%s", root, dx);
+        snprintf(ay, sizeof ay, "%s/%s", root, dy);
+        KF_CHECK_MSG(kf_candidate_same_code(ax, ay) == pairs[i].same, "pair %zu: '%s' and '%s'", i, pairs[i].x,
+                     pairs[i].y);
+    }
+    /* a source missing, a manifest missing */
+    same_dir(root, "f", m, NULL);
+    KF_CHECK(same_as_a(root, "f") == 0);
+    KF_CHECK(same_as_a(root, "nonexistent") == 0);
+    /* a raw string literal: not stripped, so different even where only comments differ */
+    same_dir(root, "r1", m, "/* one */ auto s = R\"(x)\";\n");
+    same_dir(root, "r2", m, "/* two */ auto s = R\"(x)\";\n");
+    char r1[4200], r2[4200];
+    snprintf(r1, sizeof r1, "%s/r1", root);
+    snprintf(r2, sizeof r2, "%s/r2", root);
+    KF_CHECK(kf_candidate_same_code(r1, r2) == 0);
+    /* a binary source is never called the same */
+    const char *mb = "{\"backend\": \"levelzero\", \"sources\": [\"k.spv\"]}";
+    same_dir(root, "s1", mb, NULL);
+    same_dir(root, "s2", mb, NULL);
+    snprintf(p, sizeof p, "%s/s1/k.spv", root);
+    KF_CHECK(kf_test_write_file(p, "same") == 0);
+    snprintf(p, sizeof p, "%s/s2/k.spv", root);
+    KF_CHECK(kf_test_write_file(p, "same") == 0);
+    snprintf(r1, sizeof r1, "%s/s1", root);
+    snprintf(r2, sizeof r2, "%s/s2", root);
+    KF_CHECK(kf_candidate_same_code(r1, r2) == 0);
 }

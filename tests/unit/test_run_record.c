@@ -117,7 +117,6 @@ KF_TEST(eval_result_comes_back_whole)
     CHECK_SAME(r.profile_s, 0.125);
     kf_eval_result_free(&r);
     kf_eval_result_free(&e);
-    free(dir);
 }
 
 KF_TEST(records_without_eval_json_fall_back_to_verdict_json)
@@ -136,7 +135,6 @@ KF_TEST(records_without_eval_json_fall_back_to_verdict_json)
     kf_test_write_file(path, "{\"verdict\":\"no-such-verdict\"}");
     KF_CHECK(kf_run_load_eval(dir, &r, &err) != 0);
     KF_CHECK_CONTAINS(err.msg, "unknown verdict");
-    free(dir);
 }
 
 static int mode_of(const char *dir, const char *name)
@@ -168,7 +166,6 @@ KF_TEST(records_are_owner_only)
     KF_CHECK_INT(mode_of(dir, "steps/0001-0/candidate/k.c"), 0600);
     KF_CHECK_INT(mode_of(dir, "steps/0001-0/candidate/candidate.json"), 0600);
     kf_candidate_free(c);
-    free(dir);
 }
 
 typedef struct loaded {

@@ -71,7 +71,6 @@ KF_TEST(fileio_atomic_write_and_read_back)
     char *text = kf_read_file(path, &err);
     KF_CHECK_STR(text, "second");
     free(text);
-    free(dir);
 }
 
 KF_TEST(fileio_errors_say_what_and_whose)
@@ -104,7 +103,6 @@ KF_TEST(fileio_errors_say_what_and_whose)
     kf_error_clear(&err);
     KF_CHECK(kf_read_file(dir, &err) == NULL);
     KF_CHECK(err.kind != KF_E_NONE);
-    free(dir);
 }
 
 KF_TEST(error_kinds_and_exit_codes)
