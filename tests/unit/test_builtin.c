@@ -76,6 +76,21 @@ static kf_candidate *generate(kf_agent *a, const kf_resolved *r, kf_gen_kind kin
     return c;
 }
 
+/* The builtin's candidate for search point `point` (JSON knobs) of r, asked
+ * for as the analysis's one recommendation; g.cand NULL where the point has
+ * none (g.error says why).  The caller frees g. */
+static kf_gen_result generate_at(kf_agent *a, const kf_resolved *r, const char *point)
+{
+    kf_recommendation rec = {.what = "t", .why = "t", .expected_gain = 1.1, .params = (char *)point};
+    kf_analysis an = {.n_recs = 1, .recs = &rec};
+    kf_agent_ctx ctx = ctx_for(r, "cpu-simd");
+    kf_gen_request req = {.kind = KF_GEN_OPTIMIZE, .analysis = &an, .rec_index = 0};
+    kf_gen_result g = {0};
+    kf_error err = {0};
+    KF_CHECK_MSG(a->ops->generate(a, &ctx, &req, &g, &err) == 0, "generate: %s", err.msg);
+    return g;
+}
+
 /* Every problem file of `dir`: fused default + baseline must pass. */
 static void all_pass(const char *dir)
 {
@@ -177,12 +192,7 @@ KF_TEST_TIMEOUT(other_points_pass, 120.0)
         loaded l;
         load(&l, probs[i], "small");
         for (size_t j = 0; j < sizeof pts / sizeof pts[0]; j++) {
-            kf_recommendation rec = {.what = "t", .why = "t", .expected_gain = 1.1, .params = (char *)pts[j]};
-            kf_analysis an = {.n_recs = 1, .recs = &rec};
-            kf_agent_ctx ctx = ctx_for(&l.r, "cpu-simd");
-            kf_gen_request req = {.kind = KF_GEN_OPTIMIZE, .analysis = &an, .rec_index = 0};
-            kf_gen_result g = {0};
-            KF_CHECK(a->ops->generate(a, &ctx, &req, &g, &err) == 0);
+            kf_gen_result g = generate_at(a, &l.r, pts[j]);
             KF_CHECK_MSG(g.cand != NULL, "%s %s: %s", probs[i], pts[j], g.error ? g.error : "?");
             kf_eval_opts o;
             kf_eval_opts_default(&o);
@@ -248,12 +258,7 @@ KF_TEST_TIMEOUT(memory_bound_variants_pass, 300.0)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         loaded l;
         load(&l, cases[i].prob, cases[i].preset);
-        kf_recommendation rec = {.what = "t", .why = "t", .expected_gain = 1.1, .params = (char *)cases[i].point};
-        kf_analysis an = {.n_recs = 1, .recs = &rec};
-        kf_agent_ctx ctx = ctx_for(&l.r, "cpu-simd");
-        kf_gen_request req = {.kind = KF_GEN_OPTIMIZE, .analysis = &an, .rec_index = 0};
-        kf_gen_result g = {0};
-        KF_CHECK(a->ops->generate(a, &ctx, &req, &g, &err) == 0);
+        kf_gen_result g = generate_at(a, &l.r, cases[i].point);
         KF_CHECK_MSG(g.cand != NULL, "%s: %s", cases[i].prob, g.error ? g.error : "?");
         KF_CHECK_CONTAINS(g.cand->sources[0].text, cases[i].want);
         kf_eval_opts o;
@@ -433,12 +438,7 @@ KF_TEST_TIMEOUT(c_kernels_call_no_map_op, 300.0)
             load(&l, rel, "cpu");
             for (size_t k = 0; k < sizeof pts / sizeof pts[0]; k++) {
                 if (pts[k].amx && !spr) continue;
-                kf_recommendation rec = {.what = "t", .why = "t", .expected_gain = 1.1, .params = (char *)pts[k].point};
-                kf_analysis an = {.n_recs = 1, .recs = &rec};
-                kf_agent_ctx ctx = ctx_for(&l.r, "cpu-simd");
-                kf_gen_request req = {.kind = KF_GEN_OPTIMIZE, .analysis = &an, .rec_index = 0};
-                kf_gen_result g = {0};
-                KF_CHECK(a->ops->generate(a, &ctx, &req, &g, &err) == 0);
+                kf_gen_result g = generate_at(a, &l.r, pts[k].point);
                 if (!g.cand) {   /* a point the problem has no candidate for (amx without a GEMM) */
                     kf_gen_result_free(&g);
                     continue;
@@ -1397,12 +1397,7 @@ KF_TEST_TIMEOUT(skinny_points_pass, 200.0)
         loaded l;
         load(&l, probs[i], "small");
         for (size_t j = 0; j < sizeof pts / sizeof pts[0]; j++) {
-            kf_recommendation rec = {.what = "t", .why = "t", .expected_gain = 1.1, .params = (char *)pts[j]};
-            kf_analysis an = {.n_recs = 1, .recs = &rec};
-            kf_agent_ctx ctx = ctx_for(&l.r, "cpu-simd");
-            kf_gen_request req = {.kind = KF_GEN_OPTIMIZE, .analysis = &an, .rec_index = 0};
-            kf_gen_result g = {0};
-            KF_CHECK(a->ops->generate(a, &ctx, &req, &g, &err) == 0);
+            kf_gen_result g = generate_at(a, &l.r, pts[j]);
             KF_CHECK_MSG(g.cand != NULL, "%s %s: %s", probs[i], pts[j], g.error ? g.error : "?");
             if (!g.cand) continue;
             KF_CHECK_CONTAINS(g.cand->sources[0].text, "skinny: A packed once and kept in cache, B streamed once");
