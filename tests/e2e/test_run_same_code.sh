@@ -1,9 +1,10 @@
 #!/bin/bash
 # A best whose code is the op-by-op baseline's: on a one-op problem (its
-# baseline one kernel, no scratch), an agent answers with the run's own baseline kernel (baseline/candidate/kernel.c, made before the
-# first step) under another comment.  The run reports speedup 1.00x and says
-# why; result.json's best has same_code_as_baseline, speedup_vs_baseline 1
-# and the two times' ratio as speedup_measured.  The same kernel with one
+# baseline one kernel, no scratch), an agent answers with the run's own
+# baseline kernel (baseline/candidate/kernel.c, made before the first step)
+# under another comment.  The run reports speedup 1.00x and says why;
+# result.json's best has same_code_as_baseline, speedup_vs_baseline 1 and
+# the two times' ratio as speedup_measured.  The same kernel with one
 # function added is other code: its speedup is the ratio of the times, and
 # neither key is written.
 set -u
