@@ -151,31 +151,43 @@ static int check_rows(void)
             }
         }
     }
-    /* kf_chan_row over rows far from 0 whose means differ (row k about
+    /* kf_chan_join over rows far from 0 whose means differ (row k about
      * 1e4 + 0.5 k, spread 1: the rows' own spreads and the spread of their
-     * means are of the same size): the combined mean and sum of squared
+     * means are of the same size), each row's sums about its own
+     * kf_row_shift taken by kf_row_moments and, a block of up to 64 at a
+     * time, by kf_moments_block: the combined mean and sum of squared
      * deviations as a two-pass double computation gives them (float sums
      * about 0 lose the spread entirely, dropping the between-rows term
-     * loses half of it); row lengths with and without a tail */
-    static const int64_t clens[] = {1, 17, 1000, 16384};
-    for (size_t li = 0; li < sizeof clens / sizeof clens[0]; li++) {
-        const int64_t n = clens[li], rows = 6;
-        double mu = 0.0, m2 = 0.0, wm = 0.0, wq = 0.0;
+     * loses half of it); row lengths with and without a tail, and one
+     * whose first float is an outlier 50 spreads off */
+    static const int64_t clens[] = {1, 17, 64, 1000, 16384, 16397};
+    for (size_t li = 0; li < sizeof clens / sizeof clens[0] * 2; li++) {
+        const int64_t n = clens[li / 2], rows = 6;
+        const int outlier = li % 2;
+        double mu = 0.0, m2 = 0.0, bmu = 0.0, bm2 = 0.0, wm = 0.0, wq = 0.0;
         for (int64_t k = 0; k < rows; k++) {
             for (int64_t j = 0; j < n; j++) x[j] = 1e4f + 0.5f * (float)k + (float)((j * 7919 + k * 31) % 2003) / 1001.5f - 1.0f;
-            double s0 = 0.0, q0;
-            kf_row_moments(x, n, 0.0f, &s0, &q0, NULL);
-            kf_chan_row(x, n, s0, k, &mu, &m2);
+            if (outlier) x[0] += 50.0f;
+            const float c = kf_row_shift(x, n);
+            double s, q;
+            kf_row_moments(x, n, c, &s, &q, NULL);
+            kf_chan_join(s, q, c, n, k, &mu, &m2);
+            double as[8] __attribute__((aligned(64))) = {0}, aq[8] __attribute__((aligned(64))) = {0};
+            for (int64_t j = 0; j < n; j += 64) kf_moments_block(x + j, n - j < 64 ? n - j : 64, c, as, aq);
+            kf_chan_join(kf_sum_lanes(as), kf_sum_lanes(aq), c, n, k, &bmu, &bm2);
             for (int64_t j = 0; j < n; j++) wm += x[j];
         }
         wm /= (double)(rows * n);
         for (int64_t k = 0; k < rows; k++)
             for (int64_t j = 0; j < n; j++) {
-                double d = (double)(1e4f + 0.5f * (float)k + (float)((j * 7919 + k * 31) % 2003) / 1001.5f - 1.0f) - wm;
+                double d = (double)(1e4f + 0.5f * (float)k + (float)((j * 7919 + k * 31) % 2003) / 1001.5f - 1.0f +
+                                    (outlier && j == 0 ? 50.0f : 0.0f)) - wm;
                 wq += d * d;
             }
-        if (fabs(mu - wm) > 1e-9 * fabs(wm) + 1e-12 || fabs(m2 - wq) > 1e-6 * wq) {
-            printf("  kf_chan_row: n %lld: mean %.12g m2 %.12g, want %.12g %.12g\n", (long long)n, mu, m2, wm, wq);
+        if (fabs(mu - wm) > 1e-9 * fabs(wm) + 1e-12 || fabs(m2 - wq) > 1e-6 * wq ||
+            fabs(bmu - wm) > 1e-9 * fabs(wm) + 1e-12 || fabs(bm2 - wq) > 1e-6 * wq) {
+            printf("  kf_chan_join: n %lld%s: mean %.12g / %.12g m2 %.12g / %.12g, want %.12g %.12g\n", (long long)n,
+                   outlier ? " (outlier first)" : "", mu, bmu, m2, bm2, wm, wq);
             bad++;
         }
     }

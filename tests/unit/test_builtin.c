@@ -229,14 +229,17 @@ KF_TEST_TIMEOUT(memory_bound_variants_pass, 300.0)
         /* pipelined: a row's exps beside the last row's streamed stores */
         {"problems/level1/23_Softmax.json", "cpu", "{\"stream\":1}", "sc_ += kf_row_exp_block(xc_ + c0_, mc_, exc_ + c0_,"},
         {"problems/level1/35_GroupNorm.json", "cpu", "{\"stream\":1}", "kf_stream_block(V1 + rr * 1048576 + c0_, S1);"},
-        /* stream 2: the next group's sum in this group's output loop */
-        {"problems/level1/35_GroupNorm.json", "cpu", "{\"stream\":2}", "if (gnn_) kf_sum_block(gnn_ + (c0_ - q0 * 131072),"},
+        /* stream 2: the next group's sums in this group's output loop */
+        {"problems/level1/35_GroupNorm.json", "cpu", "{\"stream\":2}", "if (gnn_) kf_moments_block(gnn_ + (c0_ - q0 * 131072),"},
         {"problems/level1/35_GroupNorm.json", "cpu", "{\"stream\":1}", "kf_row_moments(xg, 131072, 0.0f, &s, &q, NULL);"},
         {"problems/level1/36_RMSNorm.json", "cpu", "{\"stream\":1}", "kf_stream_fence();"},
-        {"problems/level1/40_LayerNorm.json", "cpu", "{\"stream\":0}", "one pass: sums of x - x[0]"},
+        {"problems/level1/40_LayerNorm.json", "cpu", "{\"stream\":0}", "const float sh = kf_row_shift(xr, 4194304), shn_ = xn_ ? kf_row_shift(xn_, 4194304) : 0.0f;   /* one pass: sums of x - shift */"},
         {"problems/level1/40_LayerNorm.json", "cpu", "{\"stream\":1}", "part_[((rr + 1) * T_ + t_) * 2] = sn_;"},
         {"problems/level1/33_BatchNorm.json", "cpu", "{\"stream\":0}", "const float mean = mean_c[c], rstd = rstd_c[c];\n        for (int64_t n = 0;"},
         {"problems/level1/33_BatchNorm.json", "cpu", "{\"stream\":1}", "kf_stream_block(V1 + (n * 64 + c) * 16384 + c0_, S1);"},
+        /* the next channel's sums beside this one's outputs, streamed or not */
+        {"problems/level1/33_BatchNorm.json", "cpu", "{\"stream\":1}", "if (cn_ != c) kf_moments_block(xn_ + c0_, 16384 - c0_ < 64 ? 16384 - c0_ : 64, sh_, as_, aq_);"},
+        {"problems/level1/33_BatchNorm.json", "cpu", "{\"stream\":0}", "if (cn_ != c) kf_moments_block(xn_ + c0_, 16384 - c0_ < 64 ? 16384 - c0_ : 64, sh_, as_, aq_);"},
         {"problems/level1/47_Sum_reduction_over_a_dimension.json", "cpu", "{}", "whole rows in order"},
         {"tests/golden/problems/stream_odd_map.json", "small", "{\"stream\":1}", "kf_stream_store(V1 + r * 1001 + c0_, S1, j1 - c0_);"},
         /* a GELU last: applied to each block buffer in place (full, then 41 = 16 + 16 + 9 masked) */
@@ -247,7 +250,8 @@ KF_TEST_TIMEOUT(memory_bound_variants_pass, 300.0)
         {"tests/golden/problems/stream_odd_softmax.json", "small", "{\"stream\":1}", "kf_stream_store(V1 + rr * 1001 + c0_, S1, 1001 - c0_);"},
         {"tests/golden/problems/stream_odd_softmax.json", "small", "{\"stream\":1}", "1001 - c0_ < 64 ? 1001 - c0_ : 64, nx_ ? nx_ + c0_ : NULL);"},
         {"tests/golden/problems/stream_odd_batchnorm.json", "small", "{\"stream\":1}", "kf_stream_store(V1 + (n * 64 + c) * 1073 + c0_, S1, 1073 - c0_);"},
-        {"tests/golden/problems/stream_odd_groupnorm.json", "small", "{\"stream\":2}", "(q0 + 1) * 4803 - c0_ < 64 ? (q0 + 1) * 4803 - c0_ : 64, gna_);"},
+        {"tests/golden/problems/stream_odd_batchnorm.json", "small", "{\"stream\":0}", "if (cn_ != c) kf_moments_block(xn_ + c0_, 1073 - c0_ < 64 ? 1073 - c0_ : 64, sh_, as_, aq_);"},
+        {"tests/golden/problems/stream_odd_groupnorm.json", "small", "{\"stream\":2}", "(q0 + 1) * 4803 - c0_ < 64 ? (q0 + 1) * 4803 - c0_ : 64, gnh_, gns_, gnq_);"},
     };
     kf_error err = {0};
     kf_registry *reg = kf_registry_open(1, &err);

@@ -33,7 +33,7 @@
 #define KF_ROW_BUF 16384
 /* Norm rows longer than this (floats: 1 MiB, half an L2 of the Xeons we
  * measure on) take their mean and variance in one pass, as sums of the
- * differences from the row's first element (double): the two-pass form
+ * differences from kf_row_shift, the mean of its first 16 floats (double): the two-pass form
  * reads a row that has left the cache from memory twice */
 #define KF_ROW_ONE_PASS 262144
 /* middle-dim reductions read whole rows (emit_middle_rows_open): inner rows
@@ -1073,12 +1073,12 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
                             ind, ind, L, row_next(g), ind, L, epsl);
         else if (L > KF_ROW_ONE_PASS)
             kf_sb_printf(b,
-                            "%sconst float sh = xr[0];   /* one pass: sums of x - x[0] */\n"
+                            "%sconst float sh = kf_row_shift(xr, %" PRId64 ");   /* one pass: sums of x - shift */\n"
                             "%sdouble s, q;\n"
                             "%skf_row_moments(xr, %" PRId64 ", sh, &s, &q, %s);\n"
                             "%sconst double mu = sh + s / %" PRId64 ".0, var = (q - s * s / %" PRId64 ".0) / %" PRId64 ".0;\n"
                             "%sconst float mean = (float)mu, rstd = (float)(1.0 / sqrt((var > 0.0 ? var : 0.0) + %s));\n",
-                            ind, ind, ind, L, row_next(g), ind, L, L, L, ind, epsl);
+                            ind, L, ind, ind, L, row_next(g), ind, L, L, L, ind, epsl);
         else
             kf_sb_printf(b,
                             "%sdouble s, q;   /* two passes: the mean, then sums of x - mean */\n"
@@ -1145,42 +1145,43 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
                         "%sfor (int64_t q0 = 0; q0 < %" PRId64 "; q0++) {   /* groups of %" PRId64 " contiguous channels */\n"
                         "%s    const float *xg = xr + q0 * %" PRId64 ";\n",
                         ind, G, G, ind, G, gl / inner, ind, gl);
-        if (g->gn_carry)
+        if (g->gn_carry)   /* one pass, read beside the last group's stores */
             kf_sb_printf(b,
                             "%s    const float *gnn_ = q0 + 1 < %" PRId64 " || rr + 1 < r1_ ? xg + %" PRId64 " : NULL;   /* this thread's next group */\n"
-                            "%s    double s, q;   /* the mean (this group's sum: from the last group's output loop\n"
-                            "%s                      but in the thread's first), then sums of x - mean */\n"
+                            "%s    double s, q;   /* sums of x - sh: from the last group's output loop but in the thread's first */\n"
+                            "%s    float sh = gnh_;\n"
                             "%s    if (rr > r0_ || q0 > 0) {\n"
-                            "%s        s = gns_;\n"
+                            "%s        s = kf_sum_lanes(gns_);\n"
+                            "%s        q = kf_sum_lanes(gnq_);\n"
                             "%s    } else {\n"
-                            "%s        double a_[8] __attribute__((aligned(64))) = {0};\n"
-                            "%s        for (int64_t k = 0; k < %" PRId64 "; k += %d) kf_sum_block(xg + k, %" PRId64 " - k < %d ? %" PRId64 " - k : %d, a_);\n"
-                            "%s        s = kf_sum_lanes(a_);\n"
+                            "%s        sh = kf_row_shift(xg, %" PRId64 ");\n"
+                            "%s        kf_row_moments(xg, %" PRId64 ", sh, &s, &q, NULL);\n"
                             "%s    }\n"
-                            "%s    double gna_[8] __attribute__((aligned(64))) = {0};   /* the next group's sum, block by block */\n",
-                            ind, G, gl, ind, ind, ind, ind, ind, ind, ind, gl, KF_BT_CPU_STREAM_BLOCK, gl,
-                            KF_BT_CPU_STREAM_BLOCK, gl, KF_BT_CPU_STREAM_BLOCK, ind, ind, ind);
+                            "%s    for (int j_ = 0; j_ < 8; j_++) gns_[j_] = gnq_[j_] = 0.0;\n"
+                            "%s    gnh_ = gnn_ ? kf_row_shift(gnn_, %" PRId64 ") : 0.0f;\n"
+                            "%s    const double mu = sh + s / %" PRId64 ".0;\n",
+                            ind, G, gl, ind, ind, ind, ind, ind, ind, ind, gl, ind, gl, ind, ind, ind, gl, ind, gl);
         else
             kf_sb_printf(b,
                             "%s    double s, q;   /* the mean, then sums of x - mean */\n"
-                            "%s    kf_row_moments(xg, %" PRId64 ", 0.0f, &s, &q, NULL);\n",
-                            ind, ind, gl);
+                            "%s    kf_row_moments(xg, %" PRId64 ", 0.0f, &s, &q, NULL);\n"
+                            "%s    const double mu = s / %" PRId64 ".0;\n"
+                            "%s    kf_row_moments(xg, %" PRId64 ", (float)mu, &s, &q, NULL);\n",
+                            ind, ind, gl, ind, gl, ind, gl);
         kf_sb_printf(b,
-                        "%s    const double mu = s / %" PRId64 ".0;\n"
-                        "%s    kf_row_moments(xg, %" PRId64 ", (float)mu, &s, &q, NULL);\n"
                         "%s    const double var = (q - s * s / %" PRId64 ".0) / %" PRId64 ".0;\n"
                         "%s    mean_g[q0] = (float)mu;\n"
                         "%s    rstd_g[q0] = (float)(1.0 / sqrt((var > 0.0 ? var : 0.0) + %s));\n",
-                        ind, gl, ind, gl, ind, gl, gl, ind, ind, epsl);
+                        ind, gl, gl, ind, ind, epsl);
         /* each group's outputs right after its statistics, while the group
            is still in cache (35 at the cpu preset: groups of 512 KiB, rows
            of 4 MiB: the row was read from memory twice) */
         kf_sb_printf(b, "%s    const float mean = mean_g[q0], rstd = rstd_g[q0];\n", ind);
-        char lo[48], hi[48], pf[256];
+        char lo[48], hi[48], pf[384];
         snprintf(lo, sizeof lo, "q0 * %" PRId64, gl);
         snprintf(hi, sizeof hi, "(q0 + 1) * %" PRId64, gl);
-        snprintf(pf, sizeof pf, "if (gnn_) kf_sum_block(gnn_ + (c0_ - %s), %s - c0_ < %d ? %s - c0_ : %d, gna_);\n", lo, hi,
-                 KF_BT_CPU_STREAM_BLOCK, hi, KF_BT_CPU_STREAM_BLOCK);
+        snprintf(pf, sizeof pf, "if (gnn_) kf_moments_block(gnn_ + (c0_ - %s), %s - c0_ < %d ? %s - c0_ : %d, gnh_, gns_, gnq_);\n",
+                 lo, hi, KF_BT_CPU_STREAM_BLOCK, hi, KF_BT_CPU_STREAM_BLOCK);
         open_out_loop(g, gi, ind4, lo, hi, g->gn_carry ? pf : NULL);
         kf_sb_printf(b, "%s    const float t%d = (xr[o] - mean) * rstd%s%s;\n", ind4, av, wexpr, bexpr);
         break;
@@ -1214,7 +1215,6 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
     emit_row_tail(g, gi, an->op == KF_OP_GROUP_NORM ? ind4 : ind);
     if (an->op == KF_OP_GROUP_NORM) {
         close_out_loop(g, gi, ind4);
-        if (g->gn_carry) kf_sb_printf(b, "%s    gns_ = kf_sum_lanes(gna_);\n", ind);
         kf_sb_printf(b, "%s}\n", ind);
     } else if (loop) {
         close_out_loop(g, gi, ind);
@@ -1248,10 +1248,12 @@ static int row_group_splits(const gen_t *g, int gi)
 /* Does streamed row group gi normalise groups of at least KF_GN_SMALL_GROUP
  * channels one after another (GroupNorm's large-group loop) at stream 2?
  * Then each group's output loop also reads the thread's next group and
- * sums it: the pass that read a group from memory for its mean with
- * nothing else to do goes, two passes a group are left (the variance's
- * from L2, the outputs'), and the reads from memory run beside the
- * streamed stores.  A knob value, not stream 1's loop, because it pays on
+ * takes its sums of x - shift and (x - shift)^2 (kf_moments_block, the
+ * shift kf_row_shift's): the passes that read a group for its mean and
+ * then its variance with nothing else to do go, one pass a group is left
+ * (the outputs', from L2), and the reads from memory run beside the
+ * streamed stores (the variance's pass from L2 stayed until
+ * epyc2-cpu-moments-2026-11-30: 35 in a harness, 3.56-3.60 -> 3.11-3.21 ms).  A knob value, not stream 1's loop, because it pays on
  * one CPU and not on the other: 35 at the cpu preset, kforge profile in
  * turns (bench/results/epyc2-cpu-passes-2026-11-30, xeon16-cpu-passes-
  * 2026-11-30): on the 2-core Zen 4 (reads alone about half a copy there)
@@ -1405,7 +1407,7 @@ static void emit_middle_rows_open(gen_t *g, const kf_node *an, int xv, int64_t O
 }
 
 /* Norm rows split over the team (KF_SPLIT_ROWS): each thread takes a
- * slice of every row, its partial one-pass sums (of x - x[0], double) go to
+ * slice of every row, its partial one-pass sums (of x - kf_row_shift(x), double) go to
  * a shared array, a barrier, then every thread combines them and writes its
  * slice's outputs, the slice still in its cache (a thread's part of a row
  * of 16 MiB is 1 MiB at 16 threads).  Rows are taken one at a time. */
@@ -1437,12 +1439,15 @@ static void emit_row_group_split(gen_t *g, int gi)
                  "    const int t_ = omp_get_thread_num(), T_ = omp_get_num_threads();\n"
                  "    const int64_t k0_ = %" PRId64 " * t_ / T_ / 16 * 16, k1_ = t_ == T_ - 1 ? %" PRId64 " : %" PRId64 " * (t_ + 1) / T_ / 16 * 16;\n",
                  kf_op_name(an->op), R, L, g->stream ? ", outputs stored through a buffer with streaming stores" : "", R, L, L, L);
-    /* one pass: sums of x - x[0]; the next row's, chunk by chunk, in the
+    /* one pass: sums of x - kf_row_shift(x); the next row's, chunk by chunk, in the
        loop that writes this row's outputs (the first row's before it), so
        reads from memory and stores overlap (40 on the 2-core Zen 4 VM, in
        a harness: bench/results/epyc2-cpu-membound-2026-11-29) */
-    char sh0[32];
-    snprintf(sh0, sizeof sh0, rms ? "0.0f" : "V%d[0]", an->in[0].value);
+    char sh0[64];
+    snprintf(sh0, sizeof sh0, rms ? "0.0f" : "kf_row_shift(V%d, %" PRId64 ")", an->in[0].value, L);
+    char shr[64], shn[80];
+    snprintf(shr, sizeof shr, "kf_row_shift(xr, %" PRId64 ")", L);
+    snprintf(shn, sizeof shn, "xn_ ? kf_row_shift(xn_, %" PRId64 ") : 0.0f", L);
     kf_sb_printf(b,
                  "    {\n"
                  "        double s, q;\n"
@@ -1453,12 +1458,11 @@ static void emit_row_group_split(gen_t *g, int gi)
                  "    for (int64_t rr = 0; rr < %" PRId64 "; rr++) {\n"
                  "        const float *xr = V%d + rr * %" PRId64 ";\n"
                  "        const float *xn_ = rr + 1 < %" PRId64 " ? xr + %" PRId64 " : NULL;   /* the next row */\n"
-                 "        const float sh = %s, shn_ = %s;   /* one pass: sums of x - x[0] */\n"
+                 "        const float sh = %s, shn_ = %s;   /* one pass: sums of x - shift */\n"
                  "        double s = 0.0, q = 0.0, sn_ = 0.0, qn_ = 0.0;\n"
                  "        #pragma omp barrier\n"
                  "        for (int i = 0; i < T_; i++) { s += part_[(rr * T_ + i) * 2]; q += part_[(rr * T_ + i) * 2 + 1]; }\n",
-                 an->in[0].value, sh0, R, an->in[0].value, L, R, L, rms ? "0.0f" : "xr[0]",
-                 rms ? "0.0f" : "xn_ ? xn_[0] : 0.0f");
+                 an->in[0].value, sh0, R, an->in[0].value, L, R, L, rms ? "0.0f" : shr, rms ? "0.0f" : shn);
     if (rms)
         kf_sb_printf(b, "        const float mean = 0.0f, rstd = (float)(1.0 / sqrt(q / %" PRId64 ".0 + %s));\n", L, epsl);
     else
@@ -1609,7 +1613,8 @@ static void emit_row_group(gen_t *g, int gi)
                         "    #pragma omp parallel num_threads(nt)\n    {\n"
                         "    const int64_t r0_ = (int64_t)%" PRId64 " * omp_get_thread_num() / omp_get_num_threads();\n"
                         "    const int64_t r1_ = (int64_t)%" PRId64 " * (omp_get_thread_num() + 1) / omp_get_num_threads();\n"
-                        "    double gns_ = 0.0;   /* the sum of this thread's next group */\n"
+                        "    double gns_[8] __attribute__((aligned(64))) = {0}, gnq_[8] __attribute__((aligned(64))) = {0};\n"
+                        "    float gnh_ = 0.0f;   /* this thread's next group: its sums of x - gnh_ and (x - gnh_)^2 */\n"
                         "    for (int64_t rr = r0_; rr < r1_; rr++) {\n",
                         gr->row.rows, gr->row.rows);
     else {
@@ -1730,11 +1735,17 @@ static void emit_generic_group(gen_t *g, int gi)
                    at the cpu preset: 1 MiB a channel; the separate pass
                    read all of x from memory again), its outputs streamed
                    where the search asks.  Each thread takes its channels in
-                   turn and reads the next channel's rows (their sums, then
-                   kf_chan_row from cache) in the loop that writes this
-                   channel's outputs: reads from memory and stores overlap
-                   instead of alternating (33 on the 2-core Zen 4 VM, in a
-                   harness: 5.2 -> 4.0 ms, bench/results/epyc2-cpu-membound-2026-11-29) */
+                   turn and reads the next channel's rows in the loop that
+                   writes this channel's outputs: reads from memory and
+                   stores overlap instead of alternating (33 on the 2-core
+                   Zen 4 VM, in a harness: 5.2 -> 4.0 ms, bench/results/
+                   epyc2-cpu-membound-2026-11-29).  That loop takes each row's
+                   sums of x - shift and (x - shift)^2 a block at a time
+                   (kf_moments_block), joined by kf_chan_join: no second pass
+                   over the row from cache, which left memory idle (and no
+                   prefetch ahead, which cost more than it gave): 4.0-4.1 ->
+                   3.3-3.4 ms in the same harness, at or under the 16-core
+                   host's time there (bench/results/epyc2-cpu-moments-2026-11-30) */
                 in_channel = 1;
                 g->stream = group_streams(g, gi);
                 kf_sb_printf(b,
@@ -1745,9 +1756,10 @@ static void emit_generic_group(gen_t *g, int gi)
                                 "    double mu_ = 0.0, m2_ = 0.0;   /* the next channel's statistics, row by row */\n"
                                 "    for (int64_t n = 0; cb_ < ce_ && n < %" PRId64 "; n++) {\n"
                                 "        const float *xn_ = V%d + (n * %" PRId64 " + cb_) * %" PRId64 ";\n"
+                                "        const float sh_ = kf_row_shift(xn_, %" PRId64 ");\n"
                                 "        double s_, q_;\n"
-                                "        kf_row_moments(xn_, %" PRId64 ", 0.0f, &s_, &q_, NULL);\n"
-                                "        kf_chan_row(xn_, %" PRId64 ", s_, n, &mu_, &m2_);\n"
+                                "        kf_row_moments(xn_, %" PRId64 ", sh_, &s_, &q_, NULL);\n"
+                                "        kf_chan_join(s_, q_, sh_, %" PRId64 ", n, &mu_, &m2_);\n"
                                 "    }\n"
                                 "    for (int64_t c = cb_; c < ce_; c++) {\n"
                                 "        const double var_ = m2_ / %" PRId64 ".0;\n"
@@ -1756,7 +1768,7 @@ static void emit_generic_group(gen_t *g, int gi)
                                 "        mu_ = 0.0;\n"
                                 "        m2_ = 0.0;\n"
                                 "        const int64_t cn_ = c + 1 < ce_ ? c + 1 : c;   /* the next channel (none: c again, unused) */\n",
-                                L, L, O, xv, L, I, I, I, O * I, epsl);
+                                L, L, O, xv, L, I, I, I, I, O * I, epsl);
             }
         } else {
             kf_sb_printf(b,
@@ -1769,29 +1781,39 @@ static void emit_generic_group(gen_t *g, int gi)
         char wexpr[48] = "", bexpr[48] = "";
         if (wv >= 0) snprintf(wexpr, sizeof wexpr, " * V%d[c]", wv);
         if (bv >= 0) snprintf(bexpr, sizeof bexpr, " + V%d[c]", bv);
-        if (in_channel) {   /* inside the channel loop, after its statistics */
+        char hi[32];
+        snprintf(hi, sizeof hi, "%" PRId64, I);
+        char next_block[256];   /* the next channel's row, a block of it (c0_ on) at a time */
+        snprintf(next_block, sizeof next_block,
+                 "if (cn_ != c) kf_moments_block(xn_ + c0_, %s - c0_ < %d ? %s - c0_ : %d, sh_, as_, aq_);\n", hi,
+                 KF_BT_CPU_STREAM_BLOCK, hi, KF_BT_CPU_STREAM_BLOCK);
+        if (in_channel)   /* inside the channel loop, after its statistics */
             kf_sb_printf(b,
                             "        const float mean = mean_c[c], rstd = rstd_c[c];\n"
                             "        for (int64_t n = 0; n < %" PRId64 "; n++) {\n"
                             "            const float *xn_ = V%d + (n * %" PRId64 " + cn_) * %" PRId64 ";\n"
-                            "            float sv_ = 0.0f;   /* the next channel's row, summed */\n",
-                            O, xv, L, I);
-            g->simd_clause = " reduction(+:sv_)";
-        } else
+                            "            const float sh_ = kf_row_shift(xn_, %" PRId64 ");\n"
+                            "            double as_[8] __attribute__((aligned(64))) = {0}, aq_[8] __attribute__((aligned(64))) = {0};   /* its sums */\n",
+                            O, xv, L, I, I);
+        else
             kf_sb_printf(b,
                             "    #pragma omp parallel for num_threads(nt) schedule(static)\n"
                             "    for (int64_t n = 0; n < %" PRId64 "; n++)\n"
                             "        for (int64_t c = 0; c < %" PRId64 "; c++) {\n"
                             "            const float mean = mean_c[c], rstd = rstd_c[c];\n",
                             O, L);
-        char hi[32];
-        snprintf(hi, sizeof hi, "%" PRId64, I);
         if (g->stream)   /* in blocks, each streamed from the S buffers */
-            open_stream_loop(g, gi, "            ", "l", "0", hi, in_channel ? "kf_prefetch_ahead(xn_ + c0_);\n" : NULL);
+            open_stream_loop(g, gi, "            ", "l", "0", hi, in_channel ? next_block : NULL);
+        else if (in_channel)   /* blocks too, the next channel's sums beside each */
+            kf_sb_printf(b,
+                            "            for (int64_t c0_ = 0; c0_ < %s; c0_ += %d) {\n"
+                            "                %s"
+                            "                const int64_t c1_ = %s - c0_ < %d ? %s : c0_ + %d;\n"
+                            "                #pragma omp simd\n"
+                            "                for (int64_t l = c0_; l < c1_; l++) {\n",
+                            hi, KF_BT_CPU_STREAM_BLOCK, next_block, hi, KF_BT_CPU_STREAM_BLOCK, hi, KF_BT_CPU_STREAM_BLOCK);
         else
-            kf_sb_printf(b, "            #pragma omp simd%s\n            for (int64_t l = 0; l < %s; l++) {\n",
-                         g->simd_clause ? g->simd_clause : "", hi);
-        if (in_channel) kf_sb_puts(b, "                sv_ += xn_[l];\n");
+            kf_sb_printf(b, "            #pragma omp simd\n            for (int64_t l = 0; l < %s; l++) {\n", hi);
         kf_sb_printf(b, "                const float t%d = (V%d[(n * %" PRId64 " + c) * %" PRId64 " + l] - mean) * rstd%s%s;\n",
                      av, xv, L, I, wexpr, bexpr);
         char e[96];
@@ -1802,12 +1824,11 @@ static void emit_generic_group(gen_t *g, int gi)
             snprintf(off, sizeof off, "(n * %" PRId64 " + c) * %" PRId64 " + c0_", L, I);
             close_stream_loop(g, gi, "            ", off);
         } else {
-            kf_sb_puts(b, "            }\n");
+            kf_sb_puts(b, in_channel ? "                }\n            }\n" : "            }\n");
         }
-        g->simd_clause = NULL;
         if (in_channel)
             kf_sb_printf(b,
-                            "            if (cn_ != c) kf_chan_row(xn_, %" PRId64 ", sv_, n, &mu_, &m2_);\n"
+                            "            if (cn_ != c) kf_chan_join(kf_sum_lanes(as_), kf_sum_lanes(aq_), sh_, %" PRId64 ", n, &mu_, &m2_);\n"
                             "        }\n"
                             "    }\n"
                             "%s"
