@@ -33,8 +33,9 @@
 #define KF_ROW_BUF 16384
 /* Norm rows longer than this (floats: 1 MiB, half an L2 of the Xeons we
  * measure on) take their mean and variance in one pass, as sums of the
- * differences from kf_row_shift, the mean of its first 16 floats (double): the two-pass form
- * reads a row that has left the cache from memory twice */
+ * differences from kf_row_shift, the mean of its first 16 floats
+ * (double): the two-pass form reads a row that has left the cache from
+ * memory twice */
 #define KF_ROW_ONE_PASS 262144
 /* middle-dim reductions read whole rows (emit_middle_rows_open): inner rows
  * of at least this many floats, blocks of at most KF_MID_COLS positions,
@@ -1253,8 +1254,9 @@ static int row_group_splits(const gen_t *g, int gi)
  * then its variance with nothing else to do go, one pass a group is left
  * (the outputs', from L2), and the reads from memory run beside the
  * streamed stores (the variance's pass from L2 stayed until
- * epyc2-cpu-moments-2026-11-30: 35 in a harness, 3.56-3.60 -> 3.11-3.21 ms).  A knob value, not stream 1's loop, because it pays on
- * one CPU and not on the other: 35 at the cpu preset, kforge profile in
+ * epyc2-cpu-moments-2026-11-30: 35 in a harness, 3.56-3.60 -> 3.11-3.21
+ * ms).  A knob value, not stream 1's loop, because it paid on one CPU and
+ * not on the other before that: 35 at the cpu preset, kforge profile in
  * turns (bench/results/epyc2-cpu-passes-2026-11-30, xeon16-cpu-passes-
  * 2026-11-30): on the 2-core Zen 4 (reads alone about half a copy there)
  * 4.28 / 4.63 / 4.39 ms before, 3.52 / 4.02 / 3.45 after; on the 16-core
@@ -1264,7 +1266,9 @@ static int row_group_splits(const gen_t *g, int gi)
  * search offers it beside stream 1 and measures the two (cpu_space.c,
  * group_reads_overlap and overlaps_group_reads).  The threads take their
  * rows in order by hand (r0_ to r1_): a thread's last group reads no group
- * that another thread takes. */
+ * that another thread takes.  With the variance carried too, the 16-core
+ * host timed stream 2 lower than before in 3 of 3 rounds and level with
+ * stream 1 (bench/results/xeon16-cpu-moments-2026-11-30): still a knob. */
 static int gn_carries(const gen_t *g, int gi)
 {
     const kf_bt_group *gr = &g->pl->groups[gi];
@@ -1407,8 +1411,8 @@ static void emit_middle_rows_open(gen_t *g, const kf_node *an, int xv, int64_t O
 }
 
 /* Norm rows split over the team (KF_SPLIT_ROWS): each thread takes a
- * slice of every row, its partial one-pass sums (of x - kf_row_shift(x), double) go to
- * a shared array, a barrier, then every thread combines them and writes its
+ * slice of every row, its partial one-pass sums (of x - kf_row_shift(x),
+ * double) go to a shared array, a barrier, then every thread combines them and writes its
  * slice's outputs, the slice still in its cache (a thread's part of a row
  * of 16 MiB is 1 MiB at 16 threads).  Rows are taken one at a time. */
 static void emit_row_group_split(gen_t *g, int gi)
