@@ -1149,19 +1149,16 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
         if (g->gn_carry)   /* one pass, read beside the last group's stores */
             kf_sb_printf(b,
                             "%s    const float *gnn_ = q0 + 1 < %" PRId64 " || rr + 1 < r1_ ? xg + %" PRId64 " : NULL;   /* this thread's next group */\n"
-                            "%s    double s, q;   /* sums of x - sh: from the last group's output loop but in the thread's first */\n"
-                            "%s    float sh = gnh_;\n"
-                            "%s    if (rr > r0_ || q0 > 0) {\n"
-                            "%s        s = kf_sum_lanes(gns_);\n"
-                            "%s        q = kf_sum_lanes(gnq_);\n"
-                            "%s    } else {\n"
+                            "%s    float sh = gnh_;   /* sums of x - sh: from the last group's output loop but in the thread's first */\n"
+                            "%s    if (rr == r0_ && q0 == 0) {   /* by the same blocks: the same sums whichever thread starts where */\n"
                             "%s        sh = kf_row_shift(xg, %" PRId64 ");\n"
-                            "%s        kf_row_moments(xg, %" PRId64 ", sh, &s, &q, NULL);\n"
+                            "%s        kf_moments_blocks(xg, %" PRId64 ", sh, gns_, gnq_);\n"
                             "%s    }\n"
+                            "%s    const double s = kf_sum_lanes(gns_), q = kf_sum_lanes(gnq_);\n"
                             "%s    for (int j_ = 0; j_ < 8; j_++) gns_[j_] = gnq_[j_] = 0.0;\n"
                             "%s    gnh_ = gnn_ ? kf_row_shift(gnn_, %" PRId64 ") : 0.0f;\n"
                             "%s    const double mu = sh + s / %" PRId64 ".0;\n",
-                            ind, G, gl, ind, ind, ind, ind, ind, ind, ind, gl, ind, gl, ind, ind, ind, gl, ind, gl);
+                            ind, G, gl, ind, ind, ind, gl, ind, gl, ind, ind, ind, ind, gl, ind, gl);
         else
             kf_sb_printf(b,
                             "%s    double s, q;   /* the mean, then sums of x - mean */\n"
@@ -1761,9 +1758,9 @@ static void emit_generic_group(gen_t *g, int gi)
                                 "    for (int64_t n = 0; cb_ < ce_ && n < %" PRId64 "; n++) {\n"
                                 "        const float *xn_ = V%d + (n * %" PRId64 " + cb_) * %" PRId64 ";\n"
                                 "        const float sh_ = kf_row_shift(xn_, %" PRId64 ");\n"
-                                "        double s_, q_;\n"
-                                "        kf_row_moments(xn_, %" PRId64 ", sh_, &s_, &q_, NULL);\n"
-                                "        kf_chan_join(s_, q_, sh_, %" PRId64 ", n, &mu_, &m2_);\n"
+                                "        double as_[8] __attribute__((aligned(64))) = {0}, aq_[8] __attribute__((aligned(64))) = {0};\n"
+                                "        kf_moments_blocks(xn_, %" PRId64 ", sh_, as_, aq_);   /* by the blocks of the loop below */\n"
+                                "        kf_chan_join(kf_sum_lanes(as_), kf_sum_lanes(aq_), sh_, %" PRId64 ", n, &mu_, &m2_);\n"
                                 "    }\n"
                                 "    for (int64_t c = cb_; c < ce_; c++) {\n"
                                 "        const double var_ = m2_ / %" PRId64 ".0;\n"
