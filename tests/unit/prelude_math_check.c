@@ -81,13 +81,17 @@ DEF(silu, kf_silu, v / (1.0 + exp(-v)))
 DEF(gelu, kf_gelu, gelu_d(v))
 DEF(gelu_tanh, kf_gelu_tanh, gelu_tanh_d(v))
 /* the block forms' element functions: the table's one-float form where the blocks read
- * the table (AVX-512 and GCC), else the element forms themselves */
-#if defined(KF__Q_INV_H)
-static float gelu_blk(float x) { return kf__gelu_q1(x, kf__q_gelu); }
-static float gelu_tanh_blk(float x) { return kf__gelu_q1(x, kf__q_gelu_tanh); }
-#else
+ * a table (both GELUs with AVX-512 and GCC, the erf GELU with AVX2 + FMA), else the
+ * element forms themselves */
+#if defined(KF__GELU_LOOP)
 #define gelu_blk kf_gelu
+#else
+static float gelu_blk(float x) { return kf__gelu_q1(x, kf__q_gelu); }
+#endif
+#if defined(KF__GELU_TANH_LOOP)
 #define gelu_tanh_blk kf_gelu_tanh
+#else
+static float gelu_tanh_blk(float x) { return kf__gelu_q1(x, kf__q_gelu_tanh); }
 #endif
 DEF(gelu_block, gelu_blk, gelu_d(v))
 DEF(gelu_tanh_block, gelu_tanh_blk, gelu_tanh_d(v))

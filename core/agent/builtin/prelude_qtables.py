@@ -1,17 +1,28 @@
 #!/usr/bin/env python3
-"""Writes the C prelude's GELU tables (builtin_prelude.c, C_QTAB): q(a), the
-share of |x| the GELU takes away, as 32 degree-4 polynomials over a = |x| in
-[0, 5.90], one an interval of width 3/16 centred on n 3/16 (n = 0..31).
+"""Writes the C prelude's GELU tables (builtin_prelude.c, C_TAIL): q(a), the
+share of |x| the GELU takes away, as piecewise polynomials over a = |x|, one
+an interval of width h centred on n h, in two layouts:
+
+    AVX-512: 32 intervals of width 3/16 over [0, 5.90], degree 4
+             (vpermt2ps looks up 32 entries);
+    AVX2:     8 intervals of width 5.7/6.5 over [0, 6.57], degree 6
+             (vpermps looks up 8 entries), the erf GELU's only;
+
+each under the same names (KF__Q_INV_H, KF__Q_A_MAX, kf__q_gelu,
+kf__q_gelu_tanh) in its own branch of the prelude.
 
     erf GELU:  q(a) = Phi(-a) = erfc(a / sqrt 2) / 2
     tanh GELU: q(a) = 1 / (1 + e^(2u)), u = sqrt(2/pi) (a + 0.044715 a^3)
 
 and GELU(x) = x q(|x|) for x < 0, x (1 - q(|x|)) otherwise.  Each interval's
-polynomial in r = a 16/3 - n (r in [-1/2, 1/2]) is the least-squares fit at
-41 Chebyshev points, in double, rounded to float; the last interval's is 0
-(there |x| q < 1e-7 for both).  Prints the C string lines to paste and, on
-stderr, each function's largest error over prelude_math_check's bound on a
-float emulation (no FMA: the kernels' FMAs only round less).
+polynomial in r = a / h - n (r in [-1/2, 1/2]) is the least-squares fit at
+Chebyshev points, in double, rounded to float; the last interval's is 0
+(|x| is clamped into it, and there |x| q < 1e-7 for both; x = -inf gives
+NaN as the formulas do).  Prints the C string lines to paste and, on stderr,
+each table's largest error over prelude_math_check's bound on a float
+emulation (no FMA: the kernels' FMAs only round less).  The fits' terms that
+are zero by symmetry (interval 0's even ones, about 1e-15) vary with numpy's
+LAPACK; the AVX-512 tables in the prelude came from an earlier numpy.
 
 Usage: python3 prelude_qtables.py   (needs numpy)
 """
@@ -20,10 +31,17 @@ import sys
 
 import numpy as np
 
-NI, DEG = 32, 4
-INV_H = np.float32(16.0 / 3.0)            # the kernels' multiplier, in float
-H = 1.0 / float(INV_H)                    # the width that multiplier implies
-A_MAX = np.float32((NI - 1 + 0.49) * H)   # |x| is clamped here: n <= 31
+
+class Layout:
+    def __init__(self, isa, ni, deg, inv_h, note, names):
+        self.isa, self.ni, self.deg, self.note, self.names = isa, ni, deg, note, names
+        self.inv_h = np.float32(inv_h)                  # the kernels' multiplier, in float
+        self.h = 1.0 / float(self.inv_h)                # the width that multiplier implies
+        self.a_max = np.float32((ni - 1 + 0.49) * self.h)   # |x| is clamped here: n <= ni - 1
+
+
+LAYOUTS = (Layout("AVX-512", 32, 4, 16.0 / 3.0, "16/3", ("gelu", "gelu_tanh")),
+           Layout("AVX2", 8, 6, 6.5 / 5.7, "6.5/5.7", ("gelu",)))
 
 
 def q_erf(a):
@@ -35,32 +53,32 @@ def q_tanh(a):
     return 1.0 / (1.0 + math.exp(v)) if v < 700.0 else 0.0
 
 
-def fit(f):
-    c = np.zeros((NI, DEG + 1))
-    m = 8 * (DEG + 1) + 1
+def fit(L, f):
+    c = np.zeros((L.ni, L.deg + 1))
+    m = 8 * (L.deg + 1) + 1
     r = 0.5 * np.cos(np.pi * (np.arange(m) + 0.5) / m)
-    for n in range(NI - 1):               # f is smooth through a = 0: fit both sides
-        y = np.array([f((n + ri) * H) for ri in r])
-        c[n] = np.linalg.lstsq(np.vander(r, DEG + 1, increasing=True), y, rcond=None)[0]
+    for n in range(L.ni - 1):             # f is smooth through a = 0: fit both sides
+        y = np.array([f((n + ri) * L.h) for ri in r])
+        c[n] = np.linalg.lstsq(np.vander(r, L.deg + 1, increasing=True), y, rcond=None)[0]
     return c.astype(np.float32)
 
 
-def q_float(c, a):
-    a = min(np.float32(a), A_MAX)
-    t = np.float32(a * INV_H)
+def q_float(L, c, a):
+    a = min(np.float32(a), L.a_max)
+    t = np.float32(a * L.inv_h)
     n = int(np.rint(t))
     r = np.float32(t - np.float32(n))
-    p = c[n, DEG]
-    for k in range(DEG - 1, -1, -1):
+    p = c[n, L.deg]
+    for k in range(L.deg - 1, -1, -1):
         p = np.float32(p * r + c[n, k])
     return p
 
 
-def worst(c, f, atol, rtol):
+def worst(L, c, f, atol, rtol):
     w = 0.0
     for x in np.linspace(-12.0, 12.0, 240001):
         x = float(np.float32(x))
-        q = q_float(c, abs(x))
+        q = q_float(L, c, abs(x))
         got = np.float32(x) * (q if x < 0 else np.float32(1.0 - q))
         want = x * f(-x) if x < 0 else x * (1.0 - f(x))
         w = max(w, abs(float(got) - want) / (atol + rtol * abs(want)))
@@ -68,20 +86,25 @@ def worst(c, f, atol, rtol):
 
 
 def main():
-    print('    "#define KF__Q_INV_H %.9ef   /* 16/3: 1 / the intervals\' width */\\n"' % INV_H)
-    print('    "#define KF__Q_A_MAX %.9ef   /* |x| clamped here: the last interval */\\n"' % A_MAX)
-    for name, f, atol, rtol in (("gelu", q_erf, 3e-7, 5e-7), ("gelu_tanh", q_tanh, 1e-7, 1e-6)):
-        c = fit(f)
-        print('    "static const float kf__q_%s[%d][%d] __attribute__((aligned(64))) = {\\n"' % (name, DEG + 1, NI))
-        for k in range(DEG + 1):
-            vals = ['%.9e' % v for v in c[:, k]]
-            for i in range(0, NI, 4):
-                head = '    {' if i == 0 else '     '
-                tail = '},' if i + 4 >= NI else ','
-                print('    "%s%s%s\\n"' % (head, ', '.join(vals[i:i + 4]), tail))
-        print('    "};\\n"')
-        print('%s: largest error %.3f of the bound (atol %g, rtol %g)' % (name, worst(c, f, atol, rtol), atol, rtol),
-              file=sys.stderr)
+    for L in LAYOUTS:
+        print('/* %s */' % L.isa)
+        print('    "#define KF__Q_INV_H %.9ef   /* %s: 1 / the intervals\' width */\\n"' % (L.inv_h, L.note))
+        print('    "#define KF__Q_A_MAX %.9ef   /* |x| clamped here: the last interval */\\n"' % L.a_max)
+        for name, f, atol, rtol in (("gelu", q_erf, 3e-7, 5e-7), ("gelu_tanh", q_tanh, 1e-7, 1e-6)):
+            if name not in L.names:
+                continue
+            c = fit(L, f)
+            print('    "static const float kf__q_%s[%d][%d] __attribute__((aligned(%d))) = {\\n"'
+                  % (name, L.deg + 1, L.ni, 4 * min(L.ni, 16)))
+            for k in range(L.deg + 1):
+                vals = ['%.9e' % v for v in c[:, k]]
+                for i in range(0, L.ni, 4):
+                    head = '    {' if i == 0 else '     '
+                    tail = '},' if i + 4 >= L.ni else ','
+                    print('    "%s%s%s\\n"' % (head, ', '.join(vals[i:i + 4]), tail))
+            print('    "};\\n"')
+            print('%s %s: largest error %.3f of the bound (atol %g, rtol %g)'
+                  % (L.isa, name, worst(L, c, f, atol, rtol), atol, rtol), file=sys.stderr)
 
 
 if __name__ == '__main__':
