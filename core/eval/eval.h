@@ -129,7 +129,7 @@ typedef struct kf_timing {
      * round trip the parent times; the samples above must fit inside. */
     double parent_median_s;   /* median round trip less the channel's cost */
     double channel_s;         /* median round trip of an empty command */
-    int n_checked;            /* timed runs whose outputs were checked */
+    int n_checked;            /* timed runs whose outputs were checked (every round's) */
     double *round_trips_s;    /* n round trips on the parent's clock, malloc'ed */
     /* Host clocks: each timed run follows an untimed lead-in run of the
      * same command on the set's previous inputs (threads awake, caches and
@@ -137,6 +137,9 @@ typedef struct kf_timing {
      * the lead-in replied.  0 for device clocks (no lead-in). */
     int lead_in;
     double lead_in_median_s;  /* the lead-in runs' median sample, for comparison */
+    int rounds;               /* rounds of timed runs measured: a round whose samples
+                                 sit too far inside their round trips is measured
+                                 again (eval_profile.c); the last one is reported */
 } kf_timing;
 
 #define KF_ROOFLINE_UNITS 5

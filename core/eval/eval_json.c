@@ -43,6 +43,7 @@ static json_object *timing_json(const kf_timing *t)
     json_object_object_add(o, "channel_s", num(t->channel_s));
     if (t->lead_in) json_object_object_add(o, "lead_in_median_s", num(t->lead_in_median_s));
     json_object_object_add(o, "n_checked", json_object_new_int(t->n_checked));
+    json_object_object_add(o, "rounds", json_object_new_int(t->rounds));
     json_object *rt = json_object_new_array();
     for (int i = 0; i < t->n && t->round_trips_s; i++) json_object_array_add(rt, num(t->round_trips_s[i]));
     json_object_object_add(o, "round_trips_s", rt);

@@ -678,6 +678,31 @@ KF_TEST_TIMEOUT(clock_forged_in_process_is_timing_inconsistent, 180)
     run(&f, "forged_clock.c", 1);
     CHECK_VERDICT(&f, KF_FAIL_TIMING);
     KF_CHECK_CONTAINS(f.res.summary, "samples forged small?");
+    KF_CHECK_CONTAINS(f.res.summary, "in each of 3 rounds");
+    KF_CHECK_INT(f.res.timing.rounds, 3);
+    KF_CHECK_CONTAINS(f.res.diagnostics, "round 2 of at most 3: every sample of the faster half");
+    teardown(&f);
+}
+
+/* The same forger, forging only until the parent's pause before a second
+ * round (-DFORGE_FIRST_ROUND_ONLY): the first round fails the check, the
+ * second is honest and passes, and the reported samples are the second
+ * round's (the work inside them: the median sample near the parent's). */
+KF_TEST_TIMEOUT(clock_forged_once_reports_the_honest_round, 180)
+{
+    fixture f;
+    setup(&f, "forged_clock.c");
+    free(f.c->build_options);
+    f.c->build_options = strdup("-DFORGE_FIRST_ROUND_ONLY");
+    kf_eval_opts o;
+    kf_eval_opts_default(&o);
+    evaluate(&f, &o, 1);
+    CHECK_VERDICT(&f, KF_PASS);
+    KF_CHECK_INT(f.res.timing.rounds, 2);
+    KF_CHECK_CONTAINS(f.res.diagnostics, "round 1 of at most 3: every sample of the faster half");
+    KF_CHECK_MSG(f.res.timing.median_s > 0.5 * f.res.timing.parent_median_s,
+                 "median sample %.4g us, the parent's round trips less the channel %.4g us",
+                 f.res.timing.median_s * 1e6, f.res.timing.parent_median_s * 1e6);
     teardown(&f);
 }
 
