@@ -129,7 +129,8 @@ typedef struct kf_timing {
      * round trip the parent times; the samples above must fit inside. */
     double parent_median_s;   /* median round trip less the channel's cost */
     double channel_s;         /* median round trip of an empty command */
-    int n_checked;            /* timed runs whose outputs were checked (every round's) */
+    int n_checked;            /* timed runs whose outputs were checked (the reported
+                                 round's; a failed round's were checked too) */
     double *round_trips_s;    /* n round trips on the parent's clock, malloc'ed */
     /* Host clocks: each timed run follows an untimed lead-in run of the
      * same command on the set's previous inputs (threads awake, caches and

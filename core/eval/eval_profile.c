@@ -309,6 +309,7 @@ static int timed_runs(kf_ev *e, kf_worker *w, pool *p, double *sample, double *w
     }
     int n_check = reps / 2 + 1;
     pick_subset(checked, reps, n_check);
+    t->n_checked = 0;   /* the reported round's */
     /* every set starts with inputs (those of a lead-in before its first
        timed run); the warm-up runs on set 0 */
     double t0 = kf_now_s();
