@@ -90,6 +90,8 @@ def main():
         print('/* %s */' % L.isa)
         print('    "#define KF__Q_INV_H %.9ef   /* %s: 1 / the intervals\' width */\\n"' % (L.inv_h, L.note))
         print('    "#define KF__Q_A_MAX %.9ef   /* |x| clamped here: the last interval */\\n"' % L.a_max)
+        print('    "#define KF__Q_NI %d   /* intervals */\\n"' % L.ni)
+        print('    "#define KF__Q_DEG %d   /* the polynomials\' degree */\\n"' % L.deg)
         for name, f, atol, rtol in (("gelu", q_erf, 3e-7, 5e-7), ("gelu_tanh", q_tanh, 1e-7, 1e-6)):
             if name not in L.names:
                 continue
