@@ -7,10 +7,11 @@
  * inside its round trip, timing reply inconsistent ("samples forged small?").
  * Where the slot cannot be found or written the kernel is merely honest and
  * slow: it passes, and the test fails on the verdict (its premise gone).
- * Built with -DFORGE_FIRST_ROUND_ONLY it stops hiding its work after the
- * first pause of over 120 ms between two of its forged calls (the parent
- * measures a failed round again after 200 ms): the second round is honest
- * and passes, and that round's samples are the ones reported. */
+ * Built with -DFORGE_FIRST_ROUND_ONLY=N it forges only its first N calls
+ * after the verification (the test passes the calls of one round of timed
+ * runs: the warm-up command's and a lead-in and a timed call each run), so
+ * the parent's first round fails and its second, honest, passes, and that
+ * round's samples are the ones reported. */
 #define _GNU_SOURCE
 #include <elf.h>
 #include <link.h>
@@ -22,8 +23,6 @@
 
 static int calls, patched = -1;
 static long long hidden_ns;   /* the time this kernel has taken off the clock */
-static long long last_end;    /* when the previous call returned, on the real clock */
-static int honest;            /* FORGE_FIRST_ROUND_ONLY: the forging is over */
 
 static long long real_ns(void)
 {
@@ -100,10 +99,9 @@ void kf_kernel(const kf_cpu_args *a)
         dl_iterate_phdr(patch_one, NULL);
     }
     long long t0 = real_ns();
-#ifdef FORGE_FIRST_ROUND_ONLY
-    if (calls > 7 && t0 - last_end > 120000000LL) honest = 1;
-#endif
     work(a);
-    last_end = real_ns();
-    if (!honest) hidden_ns += last_end - t0;   /* the plugin's clock skips this call's work */
+#ifdef FORGE_FIRST_ROUND_ONLY
+    if (calls > 6 + FORGE_FIRST_ROUND_ONLY) return;   /* the forging is over */
+#endif
+    hidden_ns += real_ns() - t0;   /* the plugin's clock skips this call's work */
 }
