@@ -702,7 +702,8 @@ KF_TEST_TIMEOUT(clock_forged_once_reports_the_honest_round, 180)
     f.c->build_options = strdup(opts);
     evaluate(&f, &o, 1);
     CHECK_VERDICT(&f, KF_PASS);
-    KF_CHECK_INT(f.res.timing.rounds, 2);
+    /* 2; 3 only where a loaded machine also failed the honest second round */
+    KF_CHECK_MSG(f.res.timing.rounds >= 2, "%d rounds: the forged first round passed", f.res.timing.rounds);
     KF_CHECK_CONTAINS(f.res.diagnostics, "round 1 of at most 3: every sample of the faster half");
     KF_CHECK_MSG(f.res.timing.median_s > 0.5 * f.res.timing.parent_median_s,
                  "median sample %.4g us, the parent's round trips less the channel %.4g us",
