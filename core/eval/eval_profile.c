@@ -370,10 +370,12 @@ int kf_ev_profile(kf_ev *e, kf_worker *w, const kf_device_info *dev, kf_error *e
     kf_eval_result *res = e->res;
     kf_timing *t = &res->timing;
     int reps = e->o.reps, rc = 1;
-    double *sample = calloc((size_t)reps, sizeof *sample), *wall = calloc((size_t)reps, sizeof *wall), *lead = NULL;
+    /* lead[]: the lead-in runs' samples where the clock is the host's */
+    double *sample = calloc((size_t)reps, sizeof *sample), *wall = calloc((size_t)reps, sizeof *wall),
+           *lead = calloc((size_t)reps, sizeof *lead);
     kf_wp_reply last;
     memset(&last, 0, sizeof last);
-    if (!sample || !wall) {
+    if (!sample || !wall || !lead) {
         rc = kf_fail(err, KF_E_INTERNAL, "out of memory");
         goto out;
     }
@@ -387,10 +389,6 @@ int kf_ev_profile(kf_ev *e, kf_worker *w, const kf_device_info *dev, kf_error *e
        fresh inputs are drawn into the parent's copy before it and written
        into the set only after it replied, with the worker stopped, so the
        lead-in cannot see them (a copy of a few ms, not a new draw). */
-    if (!(lead = calloc((size_t)reps, sizeof *lead))) {
-        rc = kf_fail(err, KF_E_INTERNAL, "out of memory");
-        goto out;
-    }
     /* Rounds: the samples' gaps to their round trips (kf_timing_check) are
        judged on one round.  An honest candidate's round can fail that check
        where the machine is loaded while it runs (the replies of every fast
