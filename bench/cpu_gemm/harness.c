@@ -16,7 +16,8 @@
  * every variant's output with the first variant's (the largest difference
  * relative to the largest |y| is printed: same problem, other points).
  * Each round also times the FMA peak on the same threads (fma_peak: 24
- * independent chains of 16-lane FMAs a thread, no memory traffic), and every
+ * independent chains of 16-lane FMAs a thread, 12 of 8 lanes on AVX2; no
+ * memory traffic), and every
  * line says its GFLOP per CPU-second as a share of that peak's, measured in
  * the same rounds: on a host whose clock moves with its other tenants'
  * load, the probe's peak from another hour is not the ceiling of this one. */
@@ -73,37 +74,42 @@ static double cpu_now(void)   /* CPU time of the whole process (every thread) */
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* nt threads, each iters x 24 chains x 16 lanes of FMAs (768 FLOP an
- * iteration); returns a sum so that nothing is optimised away.  AVX-512
- * where the CPU has it, else AVX2 (8 lanes: half the FLOPs, *lanes says). */
+/* nt threads, each iters x CHAINS independent chains of FMAs; returns a sum
+ * so that nothing is optimised away.  AVX-512 where the CPU has it (24 chains
+ * of 16 lanes: 768 FLOP an iteration, 26 of the 32 zmm registers), else AVX2
+ * (12 chains of 8 lanes: 14 of the 16 ymm registers; with 24 GCC spilled
+ * chains to the stack, and on a 2-core Zen 3 that "peak" read 65 GFLOP per
+ * CPU-second against 98 GFLOP/s of the 6 x 16 micro-kernel on one core:
+ * every GEMM above 100% of it).  Either covers the FMA latency x pipes of
+ * these CPUs (4 x 2). */
 typedef float kf_v16 __attribute__((vector_size(64)));
 typedef float kf_v8 __attribute__((vector_size(32)));
-#define R24(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) \
-               X(12) X(13) X(14) X(15) X(16) X(17) X(18) X(19) X(20) X(21) X(22) X(23)
+#define R12(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+#define R24(X) R12(X) X(12) X(13) X(14) X(15) X(16) X(17) X(18) X(19) X(20) X(21) X(22) X(23)
 #define FMA_DECL(i) V a##i = (V){0} + (float)(i);
 #define FMA_STEP(i) a##i = a##i * m + c;
 #define FMA_SUM(i) s_ += a##i[0];
-#define FMA_CHAINS(iters, out)   /* V: the vector type, a typedef in scope */                                              \
+#define FMA_CHAINS(REP, iters, out)   /* V: the vector type, a typedef in scope */                                         \
     do {                                                                       \
         V m = (V){0} + 0.99999f, c = (V){0} + 1e-6f;                           \
-        R24(FMA_DECL)                                                          \
-        for (long it_ = 0; it_ < (iters); it_++) { R24(FMA_STEP) }             \
+        REP(FMA_DECL)                                                          \
+        for (long it_ = 0; it_ < (iters); it_++) { REP(FMA_STEP) }             \
         float s_ = 0;                                                          \
-        R24(FMA_SUM)                                                           \
+        REP(FMA_SUM)                                                           \
         (out) = s_;                                                            \
     } while (0)
 __attribute__((target("avx512f,fma"), noinline)) static float fma_chains512(long iters)
 {
     float s;
     typedef kf_v16 V;
-    FMA_CHAINS(iters, s);
+    FMA_CHAINS(R24, iters, s);
     return s;
 }
 __attribute__((target("avx2,fma"), noinline)) static float fma_chains256(long iters)
 {
     float s;
     typedef kf_v8 V;
-    FMA_CHAINS(iters, s);
+    FMA_CHAINS(R12, iters, s);
     return s;
 }
 static volatile float fma_sink;
@@ -115,7 +121,7 @@ static double fma_peak(int nt, long iters, int *lanes)
     #pragma omp parallel num_threads(nt) reduction(+:s)
     s += wide ? fma_chains512(iters) : fma_chains256(iters);
     fma_sink = s;
-    return 2.0 * 24 * (double)*lanes * (double)iters * (double)nt;   /* FLOPs */
+    return 2.0 * (wide ? 24 : 12) * (double)*lanes * (double)iters * (double)nt;   /* FLOPs */
 }
 
 static int cmp(const void *a, const void *b)
@@ -158,7 +164,8 @@ int main(int argc, char **argv)
     const uint32_t feats = amx_features();
     double flops = 2.0 * (double)B * (double)N * (double)K, peak_flops = 0;
     int lanes = 0;
-    long peak_iters = (long)(flops / (2.0 * 24 * 16 * nt) / 4);   /* about a quarter of a GEMM's FLOPs */
+    const double per_iter = __builtin_cpu_supports("avx512f") ? 2.0 * 24 * 16 : 2.0 * 12 * 8;   /* fma_peak's FLOPs a thread */
+    long peak_iters = (long)(flops / (per_iter * nt) / 4);   /* about a quarter of a GEMM's FLOPs */
     for (int r = -1; r < reps; r++) {   /* r = -1: warm-up */
         for (int v = 0; v <= NVAR + 1; v++) {
             y[0] = y[B * N - 1] = NAN;   /* a kernel that writes nothing is caught below */
