@@ -6,7 +6,7 @@
 . "$KF_SRCDIR/tests/e2e/tap.sh"
 prog=$KF_BUILDDIR/tests/golden/emit_golden
 cases=$(grep -v '^#' "$KF_SRCDIR/tests/golden/cases" | grep -c .)
-echo "1..$((cases + 3))"
+echo "1..$((cases + 4))"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 while read -r name lang backend problem preset point; do
     case $name in ''|'#'*) continue ;; esac
@@ -26,6 +26,30 @@ for lang in $("$prog" --languages); do
     grep -v '^#' "$KF_SRCDIR/tests/golden/cases" | awk '{print $2}' | grep -qx "$lang" || missing="$missing $lang"
 done
 if [ -z "$missing" ]; then ok "every emitter has golden cases"; else no "every emitter has golden cases" "none for:$missing"; fi
+# the C goldens build without a warning as the cpu-simd plugin builds them
+# (its flags, the compiler's default warnings: what a compile log shows the
+# agents and the user), every one for AVX-512 with bf16 and AMX
+# (sapphirerapids), the fp32 ones for AVX2 (x86-64-v3) and baseline x86-64
+# too; front end only (-fsyntax-only: the preprocessor's and the parser's
+# warnings).  Skipped on a host whose compiler does not target x86-64.
+cc_=${CC:-cc}
+if echo 'int x;' | "$cc_" -march=sapphirerapids -fsyntax-only -x c - > /dev/null 2>&1; then
+    bad=""
+    for g in "$KF_SRCDIR"/tests/golden/c/*.golden; do
+        awk '/^=== kernel.c$/ {on = 1; next} /^=== / {on = 0} on' "$g" > "$tmp/kernel.c"
+        marches=sapphirerapids
+        grep -q '"precision":[356789]' "$g" || marches="$marches x86-64-v3 x86-64"
+        for m in $marches; do
+            "$cc_" -std=gnu11 -O3 -march=$m -fopenmp -fsyntax-only -I"$KF_SRCDIR/plugins/cpu-simd" "$tmp/kernel.c" \
+                > "$tmp/cc.log" 2>&1
+            [ -s "$tmp/cc.log" ] && bad="$bad $(basename "$g") ($m): $(head -c 300 "$tmp/cc.log")"
+        done
+    done
+    if [ -z "$bad" ]; then ok "the C goldens compile for x86-64 (AVX-512, AVX2, SSE2) without a warning"
+    else no "the C goldens compile for x86-64 (AVX-512, AVX2, SSE2) without a warning" "$bad"; fi
+else
+    ok "the C goldens compile for x86-64 (AVX-512, AVX2, SSE2) without a warning # SKIP $cc_ does not target x86-64"
+fi
 # the C emitter's NEON path: every fp32 C golden compiles for aarch64, its
 # GEMM with fmla (not the portable vectors), and the bf16 and AMX ones stop at their
 # #error (no AVX512_BF16 or AMX there: the search falls back to fp32).  Needs a cross
