@@ -1937,6 +1937,17 @@ KF_TEST_TIMEOUT(shape_ops_pass_at_every_point, 200.0) { points_pass("tests/vocab
  * group_norm (tests/vocab/norms_4d.json). */
 KF_TEST_TIMEOUT(norms_4d_pass_at_every_point, 200.0) { points_pass("tests/vocab/norms_4d.json"); }
 
+/* (N, C) training batch_norm (tests/vocab/batchnorm_2d.json): each thread's
+ * rows summed about a shift per channel, joined, then normalised by the
+ * same thread; channels at 300 +- 0.05 (a variance 6000 standard deviations
+ * from the origin), 67 rows over 1, 2, 3 and 5 threads. */
+KF_TEST_TIMEOUT(batchnorm_2d_pass_at_every_point, 200.0)
+{
+    static const char *const pts[] = {"{\"fusion\":2,\"threads\":2}", "{\"fusion\":1,\"threads\":3}",
+                                      "{\"fusion\":0,\"pack\":0,\"threads\":5}", "{\"threads\":1}"};
+    points_pass_at("tests/vocab/batchnorm_2d.json", pts, 4, 1, "s_[c] += d;");
+}
+
 /* Norms over few rows longer than KF_ROW_ONE_PASS (tests/vocab/norms_long_rows.json:
  * 3 rows of 300001, layer_norm with weight and bias, rms_norm with a fused
  * add): each row is split over the team and the next row's sums are taken

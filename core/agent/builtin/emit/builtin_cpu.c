@@ -666,6 +666,16 @@ static int bn_in_channel(const gen_t *g, const kf_bt_group *gr)
            gr->gen.outer * gr->gen.inner <= KF_ROW_ONE_PASS;
 }
 
+/* A training batch_norm over (N, C) (no L: a GEMM's output, Level 2's 33
+ * and 41): statistics from each thread's block of rows read in order, then
+ * those rows normalised (emit_generic_group). */
+#define KF_BN_SUM_CHANNELS 512   /* channels whose sums (8 KiB) a pass over a thread's rows keeps in L1 */
+static int bn_by_rows(const gen_t *g, const kf_bt_group *gr)
+{
+    const kf_node *an = &g->p->nodes[gr->nodes[0]];
+    return gr->kind == KF_BT_GENERIC && an->op == KF_OP_BATCH_NORM && an->training && gr->gen.inner == 1;
+}
+
 /* Does group gi stream its stores: the knob on (never in the baseline), a
  * map group, a row op with an output per element or an in-channel
  * batch_norm, and at least KF_BT_CPU_STREAM_MIN_BYTES stored? */
@@ -1287,7 +1297,9 @@ static int gn_carries(const gen_t *g, int gi)
 static int plan_splits(const gen_t *g)
 {
     for (int gi = 0; gi < g->pl->n_groups; gi++)
-        if (row_group_splits(g, gi) || bn_in_channel(g, &g->pl->groups[gi]) || gn_carries(g, gi)) return 1;
+        if (row_group_splits(g, gi) || bn_in_channel(g, &g->pl->groups[gi]) || bn_by_rows(g, &g->pl->groups[gi]) ||
+            gn_carries(g, gi))
+            return 1;
     return 0;
 }
 
@@ -1690,29 +1702,83 @@ static void emit_generic_group(gen_t *g, int gi)
                         an->training ? "training: batch statistics" : "evaluation: running statistics", O, I, L, L, L);
         if (an->training) {
             if (I == 1) {
-                /* (N, C): column blocks of 64 so every row segment is contiguous */
+                /* (N, C): each thread takes a block of rows and sums x - k and
+                   (x - k)^2 in doubles for every channel, the rows read in
+                   order (k: the channel's shift, the mean of its first rows,
+                   as kf_row_shift takes a row's); the threads' sums are
+                   joined, and each thread normalises its own rows, which on
+                   a many-core host are still in its L2.  Before, the
+                   statistics read x twice a block of 64 channels at a time
+                   (a 256-byte piece of each row, rows a page or two apart),
+                   then a third time for the outputs, an element at a time */
+                char wx[48] = "", bx[48] = "";
+                if (wv >= 0) snprintf(wx, sizeof wx, " * V%d[c]", wv);
+                if (bv >= 0) snprintf(bx, sizeof bx, " + V%d[c]", bv);
+                const int64_t shift_rows = O < 16 ? O : 16;
                 kf_sb_printf(b,
-                                "    #pragma omp parallel for num_threads(nt) schedule(static)\n"
-                                "    for (int64_t c0 = 0; c0 < %" PRId64 "; c0 += 64) {\n"
-                                "        const int64_t c1 = c0 + 64 < %" PRId64 " ? c0 + 64 : %" PRId64 ";\n"
-                                "        double s[64] = {0}, q[64] = {0};\n"
-                                "        for (int64_t n = 0; n < %" PRId64 "; n++) {\n"
-                                "            const float *xr = V%d + n * %" PRId64 ";\n"
+                                "    float *shift_ = malloc(%" PRId64 " * sizeof(float));\n"
+                                "    double *sums_ = malloc((size_t)nt * %" PRId64 " * sizeof(double));   /* a thread's s, then q */\n"
+                                "    if (!shift_ || !sums_) { free(mean_c); free(rstd_c); free(shift_); free(sums_); return; }\n"
+                                "    #pragma omp parallel num_threads(nt)\n"
+                                "    {\n"
+                                "        const int64_t T_ = omp_get_num_threads(), t_ = omp_get_thread_num();\n"
+                                "        const int64_t n0_ = %" PRId64 " * t_ / T_, n1_ = %" PRId64 " * (t_ + 1) / T_;   /* this thread's rows */\n"
+                                "        double *restrict s_ = sums_ + t_ * %" PRId64 ", *restrict q_ = s_ + %" PRId64 ";\n"
+                                "        #pragma omp for schedule(static)\n"
+                                "        for (int64_t c = 0; c < %" PRId64 "; c++) {\n"
+                                "            float k_ = 0.0f;\n"
+                                "            for (int64_t n = 0; n < %" PRId64 "; n++) k_ += V%d[n * %" PRId64 " + c];\n"
+                                "            shift_[c] = k_ / %" PRId64 ".0f;\n"
+                                "        }\n"
+                                "        memset(s_, 0, %" PRId64 " * sizeof(double));\n"
+                                "        for (int64_t c0_ = 0; c0_ < %" PRId64 "; c0_ += %d) {   /* the sums of these channels in L1 */\n"
+                                "            const int64_t c1_ = c0_ + %d < %" PRId64 " ? c0_ + %d : %" PRId64 ";\n"
+                                "            int64_t n = n0_;\n"
+                                "            for (; n + 4 <= n1_; n += 4) {   /* four rows a pass over the sums */\n"
+                                "                const float *restrict x0 = V%d + n * %" PRId64 ", *restrict x1 = x0 + %" PRId64 ";\n"
+                                "                const float *restrict x2 = x1 + %" PRId64 ", *restrict x3 = x2 + %" PRId64 ";\n"
+                                "                #pragma omp simd\n"
+                                "                for (int64_t c = c0_; c < c1_; c++) {\n"
+                                "                    const double k = shift_[c], d0 = x0[c] - k, d1 = x1[c] - k, d2 = x2[c] - k, d3 = x3[c] - k;\n"
+                                "                    s_[c] += (d0 + d1) + (d2 + d3);\n"
+                                "                    q_[c] += (d0 * d0 + d1 * d1) + (d2 * d2 + d3 * d3);\n"
+                                "                }\n"
+                                "            }\n"
+                                "            for (; n < n1_; n++) {\n"
+                                "                const float *restrict xr = V%d + n * %" PRId64 ";\n"
+                                "                #pragma omp simd\n"
+                                "                for (int64_t c = c0_; c < c1_; c++) {\n"
+                                "                    const double d = (double)xr[c] - (double)shift_[c];\n"
+                                "                    s_[c] += d;\n"
+                                "                    q_[c] += d * d;\n"
+                                "                }\n"
+                                "            }\n"
+                                "        }\n"
+                                "        #pragma omp barrier\n"
+                                "        #pragma omp for schedule(static)\n"
+                                "        for (int64_t c = 0; c < %" PRId64 "; c++) {\n"
+                                "            double s = 0.0, q = 0.0;\n"
+                                "            for (int64_t t = 0; t < T_; t++) {\n"
+                                "                s += sums_[t * %" PRId64 " + c];\n"
+                                "                q += sums_[t * %" PRId64 " + %" PRId64 " + c];\n"
+                                "            }\n"
+                                "            const double var = (q - s * s / %" PRId64 ".0) / %" PRId64 ".0;\n"
+                                "            mean_c[c] = (float)((double)shift_[c] + s / %" PRId64 ".0);\n"
+                                "            rstd_c[c] = (float)(1.0 / sqrt((var > 0.0 ? var : 0.0) + %s));\n"
+                                "        }\n"
+                                "        for (int64_t n = n0_; n < n1_; n++) {\n"
                                 "            #pragma omp simd\n"
-                                "            for (int64_t c = c0; c < c1; c++) s[c - c0] += xr[c];\n"
-                                "        }\n"
-                                "        for (int64_t c = c0; c < c1; c++) s[c - c0] /= %" PRId64 ".0;\n"
-                                "        for (int64_t n = 0; n < %" PRId64 "; n++) {\n"
-                                "            const float *xr = V%d + n * %" PRId64 ";\n"
-                                "            #pragma omp simd\n"
-                                "            for (int64_t c = c0; c < c1; c++) { double d = xr[c] - s[c - c0]; q[c - c0] += d * d; }\n"
-                                "        }\n"
-                                "        for (int64_t c = c0; c < c1; c++) {\n"
-                                "            mean_c[c] = (float)s[c - c0];\n"
-                                "            rstd_c[c] = (float)(1.0 / sqrt(q[c - c0] / %" PRId64 ".0 + %s));\n"
-                                "        }\n"
-                                "    }\n",
-                                L, L, L, O, xv, L, O, O, xv, L, O, epsl);
+                                "            for (int64_t c = 0; c < %" PRId64 "; c++) {\n"
+                                "                const float t%d = (V%d[n * %" PRId64 " + c] - mean_c[c]) * rstd_c[c]%s%s;\n",
+                                L, 2 * L, O, O, 2 * L, L, L, shift_rows, xv, L, shift_rows, 2 * L, L, KF_BN_SUM_CHANNELS,
+                                KF_BN_SUM_CHANNELS, L, KF_BN_SUM_CHANNELS, L, xv, L, L, L, L, xv, L, L, 2 * L, 2 * L, L, O,
+                                O, O, epsl, L, av, xv, L, wx, bx);
+                char e[64];
+                snprintf(e, sizeof e, "n * %" PRId64 " + c", L);
+                TAIL("                ", e);
+                kf_sb_puts(b, "            }\n        }\n    }\n    free(shift_);\n    free(sums_);\n"
+                              "    free(mean_c);\n    free(rstd_c);\n}\n\n");
+                return;
             } else if (!bn_in_channel(g, gr)) {
                 kf_sb_printf(b,
                                 "    #pragma omp parallel for num_threads(nt) schedule(static)\n"
