@@ -569,7 +569,8 @@ KF_TEST(cpu_blocking_from_cache_sizes)
 
 /* The column-block order (each thread packs its own KC x NC block of B)
  * splits N only: A's micro-panel fills L1 in the packed element's bytes
- * (KC), the depth cut into even blocks, the B block in half of L2, then NC
+ * (KC; half of L1 for tiles whose B rows are under 32 floats, AVX2's), the
+ * depth cut into even blocks, the B block in half of L2, then NC
  * halved until every thread has KF_BT_CPU_COLUMN_BLOCKS_PER_THREAD blocks,
  * never below KF_BT_CPU_MIN_COLUMN_PANELS NR panels; MC and the M partition
  * play no part. */
@@ -602,6 +603,11 @@ KF_TEST(cpu_column_order_blocking)
     /* even blocks, a multiple of 8: K = 1000 at 680 -> two of 504 (not 680 and 320) */
     kf_bt_cpu_derive_blocking(32 << 10, 1 << 20, 32 << 20, 12, 32, 512, 2048, 1000, 4, 2, KF_BT_CPU_ORDER_COLUMNS, &b);
     KF_CHECK_MSG(b.kc == 504, "kc %d", b.kc);
+    /* AVX2's 6 x 16 tile (rows of B's micro-panel under 32 floats): A's panel in half of L1,
+       the 2-core Zen 3 (32 KiB L1, 512 KiB L2), 2048 x 1024 -> 1024: 1365 would be all of K,
+       682 -> two blocks of 512 */
+    kf_bt_cpu_derive_blocking(32 << 10, 512 << 10, 32 << 20, 6, 16, 2048, 1024, 1024, 4, 2, KF_BT_CPU_ORDER_COLUMNS, &b);
+    KF_CHECK_MSG(b.kc == 512, "kc %d", b.kc);
     /* K under the L1 depth: one block */
     kf_bt_cpu_derive_blocking(32 << 10, 1 << 20, 32 << 20, 12, 32, 512, 2048, 300, 4, 2, KF_BT_CPU_ORDER_COLUMNS, &b);
     KF_CHECK_MSG(b.kc == 304, "kc %d", b.kc);

@@ -273,9 +273,15 @@ void kf_bt_cpu_derive_blocking(int64_t l1d, int64_t l2, int64_t l3, int mr, int 
        in the block and column orders (jr inside ir), B's (KC x NR) with rows
        fused (ir inside jr); half of L1, the rest for the streamed panel and C.
        The column order: A's micro-panel, in the packed element's bytes (eb),
-       fills L1, and the depth blocks are even */
+       fills L1 where a row of B's micro-panel is at least 32 floats (the
+       AVX-512 tiles, measured on the Zen 4 VM and the 16-core Xeon), half of
+       it for narrower ones (AVX2's 6 x 16: on the 2-core Zen 3, problem 40's
+       GEMM, 2048 x 1024 -> 1024, took 7% less time at KC 512 than at all of
+       K, 1024, and 9's the same at 344-1024; bench/results/zen3-gemm-kc-
+       2026-11-30), and the depth blocks are even */
     const int64_t eb = columns && elem == 2 ? 2 : 4;
-    int64_t kc = columns ? clamp64(l1d / ((int64_t)mr * eb) / 8 * 8, 64, 4096)
+    const int64_t l1_a = nr >= 32 ? l1d : l1d / 2;
+    int64_t kc = columns ? clamp64(l1_a / ((int64_t)mr * eb) / 8 * 8, 64, 4096)
                          : clamp64((l1d / 2) / ((int64_t)(rows_fused ? nr : mr) * 4) / 8 * 8, 64, 1024);
     if (columns && k > 0) kc = clamp64(kf_bt_cpu_even_depth(k, kc, 8), 8, 4096);
     int64_t in_l2 = (l2 / 2) / (kc * eb), in_l3 = (l3 / 2) / (kc * eb);
