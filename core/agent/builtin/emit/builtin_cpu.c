@@ -1694,6 +1694,9 @@ static void emit_generic_group(gen_t *g, int gi)
         int in_channel = 0;   /* the outputs written in the statistics' channel loop */
         int wv = an->n_in > 1 ? an->in[1].value : -1, bv = an->n_in > 2 ? an->in[2].value : -1;
         int mv = an->n_in > 3 ? an->in[3].value : -1, vv = an->n_in > 4 ? an->in[4].value : -1;
+        char wexpr[48] = "", bexpr[48] = "";   /* weight and bias of channel c */
+        if (wv >= 0) snprintf(wexpr, sizeof wexpr, " * V%d[c]", wv);
+        if (bv >= 0) snprintf(bexpr, sizeof bexpr, " + V%d[c]", bv);
         /* x is (N, C[, L]) = outer x len x inner: channel c = len index */
         kf_sb_printf(b,
                         "    /* batch_norm (%s): per-channel statistics over N=%" PRId64 " x L=%" PRId64 ", channels C=%" PRId64 " */\n"
@@ -1711,9 +1714,6 @@ static void emit_generic_group(gen_t *g, int gi)
                    statistics read x twice a block of 64 channels at a time
                    (a 256-byte piece of each row, rows a page or two apart),
                    then a third time for the outputs, an element at a time */
-                char wx[48] = "", bx[48] = "";
-                if (wv >= 0) snprintf(wx, sizeof wx, " * V%d[c]", wv);
-                if (bv >= 0) snprintf(bx, sizeof bx, " + V%d[c]", bv);
                 const int64_t shift_rows = O < 16 ? O : 16;
                 kf_sb_printf(b,
                                 "    float *shift_ = malloc(%" PRId64 " * sizeof(float));\n"
@@ -1772,7 +1772,7 @@ static void emit_generic_group(gen_t *g, int gi)
                                 "                const float t%d = (V%d[n * %" PRId64 " + c] - mean_c[c]) * rstd_c[c]%s%s;\n",
                                 L, 2 * L, O, O, 2 * L, L, L, shift_rows, xv, L, shift_rows, 2 * L, L, KF_BN_SUM_CHANNELS,
                                 KF_BN_SUM_CHANNELS, L, KF_BN_SUM_CHANNELS, L, xv, L, L, L, L, xv, L, L, 2 * L, 2 * L, L, O,
-                                O, O, epsl, L, av, xv, L, wx, bx);
+                                O, O, epsl, L, av, xv, L, wexpr, bexpr);
                 char e[64];
                 snprintf(e, sizeof e, "n * %" PRId64 " + c", L);
                 TAIL("                ", e);
@@ -1849,9 +1849,6 @@ static void emit_generic_group(gen_t *g, int gi)
                             "    }\n",
                             L, mv, vv, epsl);
         }
-        char wexpr[48] = "", bexpr[48] = "";
-        if (wv >= 0) snprintf(wexpr, sizeof wexpr, " * V%d[c]", wv);
-        if (bv >= 0) snprintf(bexpr, sizeof bexpr, " + V%d[c]", bv);
         char hi[32];
         snprintf(hi, sizeof hi, "%" PRId64, I);
         char next_block[256];   /* the next channel's row, a block of it (c0_ on) at a time */
