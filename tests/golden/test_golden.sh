@@ -32,15 +32,15 @@ if [ -z "$missing" ]; then ok "every emitter has golden cases"; else no "every e
 # (sapphirerapids), the fp32 ones for AVX2 (x86-64-v3) and baseline x86-64
 # too; front end only (-fsyntax-only: the preprocessor's and the parser's
 # warnings).  Skipped on a host whose compiler does not target x86-64.
-cc_=${CC:-cc}
-if echo 'int x;' | "$cc_" -march=sapphirerapids -fsyntax-only -x c - > /dev/null 2>&1; then
+cc_=${KFORGE_CC:-cc}   # the plugin's compiler (plugins/cpu-simd/compile.c)
+if echo 'int x;' | $cc_ -march=sapphirerapids -fsyntax-only -x c - > /dev/null 2>&1; then
     bad=""
     for g in "$KF_SRCDIR"/tests/golden/c/*.golden; do
         awk '/^=== kernel.c$/ {on = 1; next} /^=== / {on = 0} on' "$g" > "$tmp/kernel.c"
         marches=sapphirerapids
         grep -q '"precision":[356789]' "$g" || marches="$marches x86-64-v3 x86-64"
         for m in $marches; do
-            "$cc_" -std=gnu11 -O3 -march=$m -fopenmp -fsyntax-only -I"$KF_SRCDIR/plugins/cpu-simd" "$tmp/kernel.c" \
+            $cc_ -std=gnu11 -O3 -march=$m -fopenmp -fsyntax-only -I"$KF_SRCDIR/plugins/cpu-simd" "$tmp/kernel.c" \
                 > "$tmp/cc.log" 2>&1
             [ -s "$tmp/cc.log" ] && bad="$bad $(basename "$g") ($m): $(head -c 300 "$tmp/cc.log")"
         done
