@@ -1945,7 +1945,7 @@ KF_TEST_TIMEOUT(norms_4d_pass_at_every_point, 200.0) { points_pass("tests/vocab/
 
 /* (N, C) training batch_norm (tests/vocab/batchnorm_2d.json): each thread's
  * rows summed about a shift per channel, joined, then normalised by the
- * same thread; channels at 300 +- 0.05 (a variance 6000 standard deviations
+ * same thread; channels at 300 +- 0.05 (a mean 6000 standard deviations
  * from the origin), 67 rows over 1, 2, 3 and 5 threads. */
 KF_TEST_TIMEOUT(batchnorm_2d_pass_at_every_point, 200.0)
 {
