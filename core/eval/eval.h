@@ -143,7 +143,7 @@ typedef struct kf_timing {
                                  again (eval_profile.c); the last one is reported */
 } kf_timing;
 
-#define KF_ROOFLINE_UNITS 5
+#define KF_ROOFLINE_UNITS 6
 typedef struct kf_roofline {
     double flops, min_bytes;
     double peak_flops, peak_bytes_per_s, cache_bytes_per_s;
@@ -162,7 +162,8 @@ typedef struct kf_roofline {
     double unit_peak_flops[KF_ROOFLINE_UNITS];   /* FLOP/s of each compute unit, 0 where
                                  unknown: [0] the device's peak (fp32), on a CPU
                                  [1] vdpbf16ps, [2] AMX bf16 tiles, [3] AMX 3xbf16
-                                 (a third of [2]), [4] AMX 2xbf16 (half): the
+                                 (a third of [2]), [4] AMX 2xbf16 (half), [5] AVX2
+                                 int16 pairs (twice [0], a bound: roofline.c): the
                                  cpu-simd profile counter "compute_unit"'s numbers */
 } kf_roofline;
 

@@ -17,22 +17,29 @@ static double dmax(double a, double b)
 }
 
 /* The peak of compute unit `unit` (kf_roofline.unit_peak_flops' numbers):
- * 0 for an unknown unit, or a unit the device does not report. */
+ * 0 for an unknown unit, or a unit the device does not report.  5, int16
+ * pairs on AVX2's vpmaddwd (the C emitter's precision i16, offered on CPUs
+ * whose vectors are 8 floats: AVX2 without AVX-512), is not measured: it is
+ * bounded by twice the FMA peak (16 multiply-adds an instruction against
+ * FMA's 8, at most FMA's issue rate on the CPUs measured: Zen 3 two a
+ * cycle, bench/results/zen3-gemm-i16-2026-11-30). */
 static double unit_peak(const kf_device_info *dev, int unit)
 {
     if (!dev) return 0;
     if (unit == 0) return dev->peak_flops;
     if (strcmp(dev->kind, "cpu") != 0 || dev->struct_size < sizeof *dev) return 0;
     return unit == 1 ? dev->peak_flops_bf16 : unit == 2 ? dev->peak_flops_amx_bf16
-         : unit == 3 ? dev->peak_flops_amx_bf16 / 3 : unit == 4 ? dev->peak_flops_amx_bf16 / 2 : 0;
+         : unit == 3 ? dev->peak_flops_amx_bf16 / 3 : unit == 4 ? dev->peak_flops_amx_bf16 / 2
+         : unit == 5 && dev->warp_size == 8 ? 2 * dev->peak_flops : 0;
 }
 
 /* The device's fastest compute rate: its peak, and on a CPU its bf16 units
- * (AVX512_BF16 vdpbf16ps, AMX tiles) where it has them; 0 without a device. */
+ * (AVX512_BF16 vdpbf16ps, AMX tiles) or AVX2's int16 pairs where it has
+ * them; 0 without a device. */
 static double fastest_flops(const kf_device_info *dev)
 {
     double peak = 0;
-    for (int u = 0; u <= 2; u++) peak = dmax(peak, unit_peak(dev, u));   /* 3 and 4 are shares of 2 */
+    for (int u = 0; u < KF_ROOFLINE_UNITS; u++) peak = dmax(peak, unit_peak(dev, u));   /* 3 and 4 are shares of 2 */
     return peak;
 }
 
@@ -139,8 +146,9 @@ void kf_roofline_enforce(kf_roofline *rf, const kf_resolved *r, const kf_device_
     double bytes_s = ratio(rf->min_bytes, bw);
     rf->flop_term = !has_linear_reduction(r ? r->problem : NULL) && rf->peak_flops > 0;
     double slack = (dev && !strcmp(dev->kind, "cpu")) ? KF_FLOP_SLACK_CPU : KF_FLOP_SLACK_ACCEL;
-    /* a CPU with bf16 units (AVX512_BF16 vdpbf16ps, AMX tiles) may run a
-       bf16 candidate above its fp32 peak: the floor takes the fastest unit,
+    /* a CPU with bf16 units (AVX512_BF16 vdpbf16ps, AMX tiles) or AVX2's
+       int16 pairs may run a candidate above its fp32 peak: the floor takes
+       the fastest unit,
        whatever unit the candidate names (kf_roofline_use_unit) */
     double peak = dmax(rf->peak_flops, fastest_flops(dev));
     double flops_s = rf->flop_term ? ratio(rf->flops, peak * slack) : 0.0;

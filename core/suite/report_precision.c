@@ -67,6 +67,7 @@ const char *kf_report_precision_name(int precision, const char *language)
     case 7: return "amx-2xbf16";
     case 8: return "amx-bf16c";
     case 9: return "bf16c-avx512";
+    case 10: return "i16-avx2";
     default: return NULL;
     }
 }
@@ -79,6 +80,7 @@ const char *kf_report_cpu_unit_name(int unit)
     case 2: return "amx-bf16";
     case 3: return "amx-3xbf16";
     case 4: return "amx-2xbf16";
+    case 5: return "i16-avx2";
     default: return NULL;
     }
 }

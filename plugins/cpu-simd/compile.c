@@ -269,7 +269,7 @@ kf_status kf_cpu_load(kf_artifact *art, char **error)
     }
     /* the unit it names for the roofline (KF_CPU_USES), if any */
     const int *unit = dlsym(art->handle, "kf_cpu_unit");
-    art->unit = unit && *unit >= KF_CPU_UNIT_FMA_FP32 && *unit <= KF_CPU_UNIT_AMX_BF16X2 ? *unit : 0;
+    art->unit = unit && *unit >= KF_CPU_UNIT_FMA_FP32 && *unit <= KF_CPU_UNIT_I16 ? *unit : 0;
     return KF_OK;
 }
 

@@ -61,6 +61,7 @@ typedef struct kf_cpu_args {
 #define KF_CPU_UNIT_AMX_BF16 2   /* AMX tdpbf16ps tiles, fp32 accumulation */
 #define KF_CPU_UNIT_AMX_BF16X3 3 /* the same with 3xbf16 (high and low parts, three tile products) */
 #define KF_CPU_UNIT_AMX_BF16X2 4 /* AMX with 2xbf16 (A in high and low parts, two tile products) */
+#define KF_CPU_UNIT_I16 5        /* AVX2 vpmaddwd: int16 pairs, int32 sums */
 #define KF_CPU_USES(unit) \
     __attribute__((visibility("default"), used)) const int kf_cpu_unit = (unit)
 

@@ -30,7 +30,7 @@ if [ -z "$missing" ]; then ok "every emitter has golden cases"; else no "every e
 # (its flags, the compiler's default warnings: what a compile log shows the
 # agents and the user), every one for AVX-512 with bf16 and AMX
 # (sapphirerapids), the fp32 ones for AVX2 (x86-64-v3) and baseline x86-64
-# too; front end only (-fsyntax-only: the preprocessor's and the parser's
+# too, the i16 ones (AVX2's vpmaddwd) for AVX2; front end only (-fsyntax-only: the preprocessor's and the parser's
 # warnings).  Skipped on a host whose compiler does not target x86-64.
 cc_=${KFORGE_CC:-cc}   # the plugin's compiler (plugins/cpu-simd/compile.c)
 if echo 'int x;' | $cc_ -march=sapphirerapids -fsyntax-only -x c - > /dev/null 2>&1; then
@@ -38,7 +38,8 @@ if echo 'int x;' | $cc_ -march=sapphirerapids -fsyntax-only -x c - > /dev/null 2
     for g in "$KF_SRCDIR"/tests/golden/c/*.golden; do
         awk '/^=== kernel.c$/ {on = 1; next} /^=== / {on = 0} on' "$g" > "$tmp/kernel.c"
         marches=sapphirerapids
-        grep -q '"precision":[356789]' "$g" || marches="$marches x86-64-v3 x86-64"
+        if grep -q '"precision":10' "$g"; then marches="$marches x86-64-v3"
+        elif ! grep -q '"precision":[356789]' "$g"; then marches="$marches x86-64-v3 x86-64"; fi
         for m in $marches; do
             $cc_ -std=gnu11 -O3 -march=$m -fopenmp -fsyntax-only -I"$KF_SRCDIR/plugins/cpu-simd" "$tmp/kernel.c" \
                 > "$tmp/cc.log" 2>&1
@@ -51,8 +52,8 @@ else
     ok "the C goldens compile for x86-64 (AVX-512, AVX2, SSE2) without a warning # SKIP $cc_ does not target x86-64"
 fi
 # the C emitter's NEON path: every fp32 C golden compiles for aarch64, its
-# GEMM with fmla (not the portable vectors), and the bf16 and AMX ones stop at their
-# #error (no AVX512_BF16 or AMX there: the search falls back to fp32).  Needs a cross
+# GEMM with fmla (not the portable vectors), and the bf16, AMX and i16 ones stop at their
+# #error (no AVX512_BF16, AMX or AVX2 there: the search falls back to fp32).  Needs a cross
 # compiler ($KF_AARCH64_CC, default aarch64-linux-gnu-gcc, Debian package
 # gcc-aarch64-linux-gnu); skipped without one.
 xcc=${KF_AARCH64_CC:-aarch64-linux-gnu-gcc}
@@ -62,23 +63,25 @@ if command -v "$xcc" > /dev/null 2>&1; then
         awk '/^=== kernel.c$/ {on = 1; next} /^=== / {on = 0} on' "$g" > "$tmp/kernel.c"
         if "$xcc" -std=gnu11 -O2 -march=armv8.2-a -fopenmp -S -I"$KF_SRCDIR/plugins/cpu-simd" -o "$tmp/k.s" \
                "$tmp/kernel.c" > "$tmp/cc.log" 2>&1; then
-            grep -q '"precision":[356789]' "$g" && bf16="$bf16 $(basename "$g") compiled"
+            grep -q '"precision":\([356789]\|10\)' "$g" && bf16="$bf16 $(basename "$g") compiled"
             # the GEMM's micro-kernel (a map or norm kernel need not fuse a multiply-add)
             ! grep -q '^#define KF_MR' "$tmp/kernel.c" || grep -q 'fmla' "$tmp/k.s" || bad="$bad $(basename "$g") (no fmla)"
         elif grep -q '"precision":[39]' "$g"; then
             grep -q 'precision bf16 needs AVX512_BF16' "$tmp/cc.log" || bf16="$bf16 $(basename "$g"): $(head -c 200 "$tmp/cc.log")"
         elif grep -q '"precision":[5678]' "$g"; then
             grep -q 'precision amx-bf16 needs AMX' "$tmp/cc.log" || bf16="$bf16 $(basename "$g"): $(head -c 200 "$tmp/cc.log")"
+        elif grep -q '"precision":10' "$g"; then
+            grep -q 'precision i16 needs AVX2' "$tmp/cc.log" || bf16="$bf16 $(basename "$g"): $(head -c 200 "$tmp/cc.log")"
         else
             bad="$bad $(basename "$g"): $(head -c 300 "$tmp/cc.log")"
         fi
     done
     if [ -z "$bad" ]; then ok "the fp32 C goldens compile for aarch64 with NEON fmla ($xcc)"
     else no "the fp32 C goldens compile for aarch64 with NEON fmla ($xcc)" "$bad"; fi
-    if [ -z "$bf16" ]; then ok "the bf16 and AMX C goldens stop at their #error on aarch64"
-    else no "the bf16 and AMX C goldens stop at their #error on aarch64" "$bf16"; fi
+    if [ -z "$bf16" ]; then ok "the bf16, AMX and i16 C goldens stop at their #error on aarch64"
+    else no "the bf16, AMX and i16 C goldens stop at their #error on aarch64" "$bf16"; fi
 else
     ok "the fp32 C goldens compile for aarch64 with NEON fmla # SKIP no $xcc (apt-get install gcc-aarch64-linux-gnu)"
-    ok "the bf16 and AMX C goldens stop at their #error on aarch64 # SKIP no $xcc"
+    ok "the bf16, AMX and i16 C goldens stop at their #error on aarch64 # SKIP no $xcc"
 fi
 tap_exit

@@ -543,7 +543,8 @@ KF_TEST(cpu_blocking_from_cache_sizes)
     /* no row op after the GEMM: the column-block order and its blocking */
     KF_CHECK_INT(p.knob[KC_LOOP_ORDER], 1);
     kf_bt_cpu_derive_blocking(dev.cache_l1d_bytes, dev.cache_l2_bytes, dev.cache_l3_bytes, p.knob[KC_MR],
-                              p.knob[KC_NR], 512, 2048, 2048, 4, 2, KF_BT_CPU_ORDER_COLUMNS, &b);
+                              p.knob[KC_NR], 512, 2048, 2048, p.precision == KF_BT_I16 ? 2 : 4, 2,
+                              KF_BT_CPU_ORDER_COLUMNS, &b);   /* i16 (AVX2 only): two bytes an element */
     KF_CHECK_MSG(p.knob[KC_MC] == b.mc && p.knob[KC_NC] == b.nc && p.knob[KC_KC] == b.kc,
                  "point %d/%d/%d, derived %d/%d/%d", p.knob[KC_MC], p.knob[KC_NC], p.knob[KC_KC], b.mc, b.nc, b.kc);
     KF_CHECK(p.knob[KC_KC] != 384);   /* not the constant */
@@ -556,7 +557,8 @@ KF_TEST(cpu_blocking_from_cache_sizes)
     KF_CHECK_INT(p.knob[KC_LOOP_ORDER], 1);
     KF_CHECK_INT(p.fusion, KF_BT_FUSE_EPILOGUE);
     kf_bt_cpu_derive_blocking(dev.cache_l1d_bytes, dev.cache_l2_bytes, dev.cache_l3_bytes, p.knob[KC_MR],
-                              p.knob[KC_NR], 512, 2048, 2048, 4, 2, KF_BT_CPU_ORDER_COLUMNS, &b);
+                              p.knob[KC_NR], 512, 2048, 2048, p.precision == KF_BT_I16 ? 2 : 4, 2,
+                              KF_BT_CPU_ORDER_COLUMNS, &b);
     KF_CHECK_MSG(p.knob[KC_NC] == b.nc && p.knob[KC_KC] == b.kc, "point %d/%d, derived %d/%d", p.knob[KC_NC],
                  p.knob[KC_KC], b.nc, b.kc);
     /* ... and where B fits in L2 (a 32 MiB L2): row panels, as before */
@@ -700,6 +702,19 @@ KF_TEST(cpu_column_width_balances_threads)
  * vdpbf16ps with fp32 accumulation; a bf16 candidate that fails (does not
  * compile, or misses the tolerance) falls back to fp32, never to 3xBF16,
  * which the C emitter does not write. */
+static void points_pass_at(const char *rel, const char *const *pts, int n, int defaults, const char *want);
+
+/* 1 where the C emitter offers precision i16: AVX2 and FMA, no AVX-512 */
+static int host_i16(void)
+{
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && !__builtin_cpu_supports("avx512f");
+#else
+    return 0;
+#endif
+}
+
 KF_TEST(cpu_bf16_precision_and_fallback)
 {
     loaded l;
@@ -769,12 +784,75 @@ KF_TEST(cpu_bf16_precision_and_fallback)
     dev.peak_flops = 4.9e11;
     dev.peak_flops_bf16 = 2.5e11;   /* this Xeon: vdpbf16ps at half the FMA rate */
     kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &q);
-    KF_CHECK_INT(q.precision, KF_BT_FP32);
+    KF_CHECK_INT(q.precision, host_i16() ? KF_BT_I16 : KF_BT_FP32);   /* AVX2 only: int16 pairs */
     dev.peak_flops_bf16 = 9.8e11;   /* a CPU where bf16 dot products are faster */
     kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &q);
     __builtin_cpu_init();
-    KF_CHECK_INT(q.precision, __builtin_cpu_supports("avx512bf16") ? KF_BT_BF16 : KF_BT_FP32);
+    KF_CHECK_INT(q.precision, __builtin_cpu_supports("avx512bf16") ? KF_BT_BF16 : host_i16() ? KF_BT_I16 : KF_BT_FP32);
     unload(&l);
+}
+
+/* Precision 10 (i16, cpu_gemm_i16.c): its point rules and source, the
+ * depth block kept off 1, and, where the CPU offers it, verified GEMMs with
+ * B as W^T and K x N, depth blocks that do not divide K (odd ones too), the
+ * three loop orders, row panels and one thread; a failure steps to fp32. */
+KF_TEST_TIMEOUT(cpu_i16_precision, 200.0)
+{
+    kf_error err = {0};
+    kf_bt_point p, q;
+    loaded l;
+    load(&l, "problems/level2/45_Gemm_Sigmoid_LogSumExp.json", "small");   /* K 250, then H 333 */
+    KF_CHECK_MSG(kf_bt_point_from_json("{\"fusion\":2,\"precision\":10,\"mr\":6,\"nr\":16,\"kc\":83}", &kf_bt_emit_c,
+                                       "cpu-simd", &l.r, NULL, &p, &err) == 0, "%s", err.msg);
+    char lb[160];
+    KF_CHECK_CONTAINS(kf_bt_point_label(&p, lb, sizeof lb), " i16");
+    KF_CHECK(kf_bt_point_from_json("{\"precision\":10,\"mr\":12,\"nr\":32}", &kf_bt_emit_c, "cpu-simd", &l.r, NULL,
+                                   &q, &err) != 0);
+    KF_CHECK_CONTAINS(err.msg, "the 6 x 16 AVX2 micro-kernel");
+    KF_CHECK(kf_bt_point_from_json("{\"precision\":10,\"mr\":6,\"nr\":16,\"kc\":8192}", &kf_bt_emit_c, "cpu-simd",
+                                   &l.r, NULL, &q, &err) != 0);
+    KF_CHECK_CONTAINS(err.msg, "kc in [2, 4096]");
+    kf_bt_plan plan;
+    KF_CHECK_MSG(kf_bt_plan_build(&l.r, KF_BT_FUSE_ROWS, &plan, &err) == 0, "%s", err.msg);
+    kf_candidate *c = NULL;
+    char *label = NULL;
+    KF_CHECK_MSG(kf_bt_gen_cpu(&plan, &p, "cpu-simd", NULL, &c, &label, &err) == 0, "%s", err.msg);
+    const char *src = c ? c->sources[0].text : "";
+    KF_CHECK_CONTAINS(src, "vpmaddwd %%ymm12, %%ymm14, %%ymm15");
+    KF_CHECK_CONTAINS(src, "#error \"precision i16 needs AVX2");
+    KF_CHECK_CONTAINS(src, "KF_CPU_USES(KF_CPU_UNIT_I16)");
+    KF_CHECK(strstr(src, "kf_vfma(a, b[v], acc[i][v])") == NULL);   /* not the fp32 kernel */
+    /* 333 = 4 x 83 + 1: a last block of 1 has no room for its scales, so 82 */
+    KF_CHECK_CONTAINS(src, "333 - p0 < 82 ? 333 - p0 : 82");
+    KF_CHECK(strstr(src, "< 83 ?") == NULL);
+    kf_candidate_free(c);
+    free(label);
+    kf_bt_plan_free(&plan);
+    /* a failed i16 candidate steps to fp32, the rest of the point kept */
+    q = p;
+    KF_CHECK_INT(kf_bt_point_conservative(&q), 1);
+    KF_CHECK_INT(q.precision, KF_BT_FP32);
+    KF_CHECK_INT(q.knob[KC_KC], p.knob[KC_KC]);
+    /* the default: i16 where the CPU offers it and the tolerance has room */
+    kf_device_info dev;
+    memset(&dev, 0, sizeof dev);
+    dev.struct_size = sizeof dev;
+    dev.peak_flops = 2e11;
+    dev.warp_size = 8;
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &q);
+    KF_CHECK_INT(q.precision, host_i16() ? KF_BT_I16 : KF_BT_FP32);
+    unload(&l);
+    if (!host_i16()) {
+        kf_test_skip("no AVX2 without AVX-512 here: precision i16 is not offered, its kernels not run");
+        return;
+    }
+    static const char *const pts[] = {
+        "{\"fusion\":2,\"precision\":10,\"kc\":83}", "{\"fusion\":1,\"precision\":10,\"loop_order\":1,\"kc\":31}",
+        "{\"fusion\":2,\"precision\":10,\"loop_order\":2,\"kc\":64,\"threads\":1}",
+        "{\"fusion\":0,\"precision\":10,\"loop_order\":0,\"kc\":100,\"mc\":30,\"threads\":3}"};
+    points_pass_at("problems/level2/45_Gemm_Sigmoid_LogSumExp.json", pts, 4, 0, "vpmaddwd");
+    points_pass_at("problems/level1/02_Standard_matrix_multiplication.json", pts, 4, 0, "vpmaddwd");   /* B is K x N */
+    points_pass_at("problems/level2/12_Gemm_Multiply_LeakyReLU.json", pts, 4, 0, "vpmaddwd");
 }
 
 /* The cuda-c emitter on a compute capability 9.0 device: its default is a
@@ -1004,8 +1082,8 @@ KF_TEST(cpu_amx_precision)
     KF_CHECK(kf_bt_point_from_json("{\"precision\":5,\"mr\":32,\"nr\":32,\"pack\":0}", &kf_bt_emit_c, "cpu-simd", &l.r,
                                    NULL, &q, &err) != 0);
     KF_CHECK_CONTAINS(err.msg, "needs pack = 1");
-    KF_CHECK(kf_bt_point_from_json("{\"precision\":10}", &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q, &err) != 0);
-    KF_CHECK_CONTAINS(err.msg, "out of range 0..9");
+    KF_CHECK(kf_bt_point_from_json("{\"precision\":11}", &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q, &err) != 0);
+    KF_CHECK_CONTAINS(err.msg, "out of range 0..10");
     /* bf16c on vdpbf16ps: nr a multiple of 16, packing */
     KF_CHECK(kf_bt_point_from_json("{\"precision\":9,\"mr\":6,\"nr\":24}", &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q,
                                    &err) != 0);
@@ -1115,7 +1193,7 @@ KF_TEST(cpu_amx_precision)
     dev.peak_flops_amx_bf16 = 2.0e12;
     dev.matrix_units = KF_MU_AMX | KF_MU_BF16;
     kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &q);
-    KF_CHECK_INT(q.precision, KF_BT_FP32);
+    KF_CHECK_INT(q.precision, host_i16() ? KF_BT_I16 : KF_BT_FP32);   /* AVX2 without AVX-512: int16 pairs */
 #if defined(__x86_64__)
     __builtin_cpu_init();
     int amx_cpu = __builtin_cpu_supports("amx-tile") && __builtin_cpu_supports("amx-bf16") &&

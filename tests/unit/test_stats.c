@@ -216,8 +216,26 @@ KF_TEST(roofline_uses_the_unit_the_candidate_used)
     dev.peak_flops_amx_bf16 = 0;         /* no AMX peak: fp32 */
     kf_roofline_use_unit(&rf, &dev, 2);
     KF_CHECK_NEAR(rf.floor_s, 1e-2, 1e-12);
+    /* 5, AVX2's int16 pairs: bounded at twice the FMA peak where the
+       vectors are 8 floats, and then the enforced floor's fastest unit */
+    dev.peak_flops_bf16 = 0;
+    dev.warp_size = 16;                  /* AVX-512: not offered */
+    kf_roofline_compute(&r, &dev, &rf);
+    kf_roofline_use_unit(&rf, &dev, 5);
+    KF_CHECK_NEAR(rf.peak_flops, 4e11, 0);
+    kf_roofline_enforce(&rf, &r, &dev, 1e9);
+    KF_CHECK_NEAR(rf.hard_floor_s, 4e9 / (1.25 * 4e11), 1e-12);
+    dev.warp_size = 8;
+    kf_roofline_compute(&r, &dev, &rf);
+    KF_CHECK_NEAR(rf.unit_peak_flops[5], 8e11, 0);
+    KF_CHECK_NEAR(rf.device_floor_s, 5e-3, 1e-12);
+    kf_roofline_use_unit(&rf, &dev, 5);
+    KF_CHECK_NEAR(rf.floor_s, 5e-3, 1e-12);
+    kf_roofline_enforce(&rf, &r, &dev, 1e9);
+    KF_CHECK_NEAR(rf.hard_floor_s, 4e9 / (1.25 * 8e11), 1e-12);
     strcpy(dev.kind, "gpu");             /* only CPU devices */
     dev.peak_flops_bf16 = 9e12;
+    kf_roofline_compute(&r, &dev, &rf);
     kf_roofline_use_unit(&rf, &dev, 1);
     KF_CHECK_NEAR(rf.peak_flops, 4e11, 0);
 }

@@ -263,12 +263,20 @@ typedef enum kf_bt_precision {
                                  7-14% slower; for GEMMs without row
                                  panels; 6 and 7 centre too there (not
                                  in row panels) */
-    KF_BT_BF16C = 9           /* bf16 on vdpbf16ps (as 3) with A's columns
+    KF_BT_BF16C = 9,          /* bf16 on vdpbf16ps (as 3) with A's columns
                                  centred as 8 does, in the same
                                  column-split GEMM (cpu_gemm_bf16.c): for
                                  CPUs with AVX512_BF16 and no AMX, where
                                  bf16 misses a tolerance by a few
                                  elements (norms); not in row panels */
+    KF_BT_I16 = 10            /* int16 on AVX2 (vpmaddwd, int32 sums a depth
+                                 block): each block's rows of A and columns
+                                 of B quantized to integers of at most
+                                 about 2000 times their own scale while
+                                 packing (cpu_gemm_i16.c), fp32 across
+                                 blocks and in the epilogue; for CPUs with
+                                 AVX2 and no AVX-512, where vpmaddwd does
+                                 twice FMA's multiply-adds */
 } kf_bt_precision;
 
 /* 1 for the precisions that run on Intel AMX tiles (5, 6, 7, 8) */
@@ -387,7 +395,7 @@ typedef struct kf_bt_tried {
     double time_s;            /* median, 0 if it failed */
 } kf_bt_tried;
 
-#define KF_BT_N_PRECISIONS 10   /* kf_bt_precision 0 .. 9 */
+#define KF_BT_N_PRECISIONS 11   /* kf_bt_precision 0 .. 10 */
 
 typedef struct kf_bt_history {
     int n, cap;

@@ -635,6 +635,7 @@ static const char *knob_change(const kf_bt_point *a, const kf_bt_point *b, char 
                                    : b->precision == KF_BT_AMX_BF16X2 ? "2xbf16 on AMX tiles (A split high/low, B rounded)"
                                    : b->precision == KF_BT_AMX_BF16C ? "bf16 on AMX tiles with A's columns centred"
                                    : b->precision == KF_BT_BF16C ? "bf16 (vdpbf16ps) with A's columns centred"
+                                   : b->precision == KF_BT_I16 ? "int16 inputs on AVX2 (vpmaddwd, int32 sums a depth block)"
                                    : b->precision == KF_BT_BF16X3 ? "3xBF16 tensor cores (split high/low parts)"
                                    : b->precision == KF_BT_BF16 ? "BF16 tensor cores" : b->precision == KF_BT_TF32 ? "TF32 tensor cores"
                                    : b->precision ? "fp16 storage" : "fp32");

@@ -2128,6 +2128,25 @@ static void emit_tile_fn(gen_t *g, int gi, int64_t centre_kb, int64_t centre_str
 
 /* Emits the whole GEMM group (packing, blocking, OpenMP, epilogue, and the
  * fused row tail when the plan has one). */
+/* The depth block of a GEMM of depth K for the point's kc (at most K).
+ * i16 (cpu_gemm_i16.c) packs a block's scales in its panels' room, which a
+ * block of depth 1 lacks: where K's last block would be 1 deep, kc - 1
+ * (then its last is 1 only where K / kc is a multiple of kc - 1); -1, with
+ * the generator failed, where a block of 1 remains (K = 1 among them). */
+static int64_t depth_block(gen_t *g, int64_t K, int64_t knob)
+{
+    int64_t KC = knob < K ? knob : K;
+    if (g->pt->precision != KF_BT_I16) return KC;
+    if (K % KC == 1 && KC > 2) KC--;
+    if (KC < 2 || K % KC == 1) {
+        g->failed = 1;
+        kf_fail(g->err, KF_E_BAD_INPUT, "builtin point: precision 10 (i16) needs depth blocks of at least 2; a GEMM "
+                "of depth %" PRId64 " at kc %" PRId64 " has one of 1 (use precision 0)", K, knob);
+        return -1;
+    }
+    return KC;
+}
+
 static void emit_gemm_group(gen_t *g, int gi)
 {
     const kf_bt_group *gr = &g->pl->groups[gi];
@@ -2138,7 +2157,8 @@ static void emit_gemm_group(gen_t *g, int gi)
     int rows_fused = gr->row_tail >= 0;
     int64_t M = gm->M, N = gm->N, K = gm->K;
     int MR = pt->knob[KC_MR], NR = pt->knob[KC_NR];
-    int64_t KC = pt->knob[KC_KC] < K ? pt->knob[KC_KC] : K;
+    int64_t KC = depth_block(g, K, pt->knob[KC_KC]);
+    if (KC < 0) return;
     int64_t MC = ((pt->knob[KC_MC] + MR - 1) / MR) * MR;
     int64_t mceil = ((M + MR - 1) / MR) * MR;
     if (MC > mceil) MC = mceil;
@@ -2607,7 +2627,8 @@ static void emit_gemm_skinny(gen_t *g, int gi)
     int last = gr->last_value;
     int64_t M = gm->M, N = gm->N, K = gm->K;
     int MR = pt->knob[KC_MR], NR = pt->knob[KC_NR];
-    int64_t KC = pt->knob[KC_KC] < K ? pt->knob[KC_KC] : K;
+    int64_t KC = depth_block(g, K, pt->knob[KC_KC]);
+    if (KC < 0) return;
     int64_t NP = (N + NR - 1) / NR, KB = (K + KC - 1) / KC, MP = (M + MR - 1) / MR;
     int64_t ldb = gm->trans_b ? K : N;
 
@@ -3033,7 +3054,8 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
         snprintf(unr, sizeof unr, "%d", pt->knob[KC_UNROLL] < 1 ? 1 : pt->knob[KC_UNROLL]);
         kf_sb_puts(&g.b, GEMM_LIB);
         const int bf16 = pt->precision == KF_BT_BF16 || pt->precision == KF_BT_BF16C;   /* vdpbf16ps */
-        const char *lib = bf16 ? kf_bt_cpu_gemm_lib_bf16 : amx ? kf_bt_cpu_gemm_lib_amx : GEMM_LIB_FP32;
+        const int i16 = pt->precision == KF_BT_I16;   /* vpmaddwd */
+        const char *lib = bf16 ? kf_bt_cpu_gemm_lib_bf16 : amx ? kf_bt_cpu_gemm_lib_amx : i16 ? kf_bt_cpu_gemm_lib_i16 : GEMM_LIB_FP32;
         if (pt->precision == KF_BT_AMX_BF16X3) kf_sb_puts(&g.b, "#define KF_AMX_X3 1   /* 3xbf16 */\n");
         if (pt->precision == KF_BT_AMX_BF16X2) kf_sb_puts(&g.b, "#define KF_AMX_X2 1   /* 2xbf16 */\n");
         if (kf_bt_precision_centred(pt->precision))
@@ -3042,8 +3064,10 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
             kf_sb_puts(&g.b, bf16 ? kf_bt_cpu_gemm_lib_bf16_head : kf_bt_cpu_gemm_lib_amx_head);
             kf_sb_puts(&g.b, kf_bt_cpu_bf16_pack);
         }
-        const char *pos = strstr(lib, "KF_UNROLL_LIT");
-        kf_sb_printf(&g.b, "%.*s%s%s", (int)(pos - lib), lib, unr, pos + strlen("KF_UNROLL_LIT"));
+        if (i16) kf_sb_puts(&g.b, kf_bt_cpu_gemm_lib_i16_head);
+        const char *pos = strstr(lib, "KF_UNROLL_LIT");   /* none in the i16 library (its loop is assembly) */
+        if (pos) kf_sb_printf(&g.b, "%.*s%s%s", (int)(pos - lib), lib, unr, pos + strlen("KF_UNROLL_LIT"));
+        else kf_sb_puts(&g.b, lib);
         kf_sb_puts(&g.b, "\n");
     }
     for (int gi = 0; gi < plan->n_groups && !g.failed; gi++) {

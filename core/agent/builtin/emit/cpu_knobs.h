@@ -178,6 +178,10 @@ void kf_bt_cpu_derive_blocking(int64_t l1d, int64_t l2, int64_t l3, int mr, int 
  * precisions (cpu_gemm_amx.c: tiles, MR and NR 16 or 32). */
 extern const char kf_bt_cpu_bf16_pack[];
 extern const char kf_bt_cpu_gemm_lib_bf16_head[], kf_bt_cpu_gemm_lib_bf16[];
+/* cpu_gemm_i16.c: the int16 library (precision KF_BT_I16), in place of the fp32 one; its depth
+ * blocks are at most KF_BT_I16_MAX_KC (two int16 and one float buffer of kc on the stack) */
+#define KF_BT_I16_MAX_KC 4096
+extern const char kf_bt_cpu_gemm_lib_i16_head[], kf_bt_cpu_gemm_lib_i16[];
 extern const char kf_bt_cpu_gemm_lib_amx_head[], kf_bt_cpu_gemm_lib_amx[];
 
 /* The GEMM anchor's candidate: cblas_sgemm per batch (emit.h, library_gemm). */

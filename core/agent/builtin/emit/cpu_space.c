@@ -40,6 +40,19 @@ static int host_has_bf16(void)
 #endif
 }
 
+/* int16 pairs on vpmaddwd (precision i16, cpu_gemm_i16.c): AVX2 and FMA
+ * without AVX-512, where vpmaddwd's 16 multiply-adds an instruction double
+ * the 8-float FMA's; with AVX-512 the fp32 kernel is as wide */
+static int host_has_i16(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && !__builtin_cpu_supports("avx512f");
+#else
+    return 0;
+#endif
+}
+
 /* AMX bf16 tiles usable by this process: the CPU reports amx_tile,
  * amx_bf16 (and AVX512_BF16, AVX512BW for the packing and the k tail) and
  * the permission for the tile state is held (the cpu-simd plugin's listing
@@ -347,6 +360,12 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
     const kf_problem *pr = r ? r->problem : NULL;
     int roomy = pr && pr->rel_l2 >= KF_BT_CPU_BF16_MIN_TOL && (pr->atol >= KF_BT_CPU_BF16_MIN_TOL || pr->rtol >= KF_BT_CPU_BF16_MIN_TOL);
     if (known && roomy && dev->peak_flops_bf16 > dev->peak_flops && host_has_bf16()) p->precision = KF_BT_BF16;
+    /* int16 pairs where AVX2 is the widest unit (Zen 3: 1.37-1.48x the fp32
+       kernel's GEMM, bench/results/zen3-gemm-i16-2026-11-30), under the
+       same rule: a failed verification falls back to fp32 */
+    else if (known && roomy && host_has_i16() && !a512 && p->knob[KC_MR] == 6 && p->knob[KC_NR] == 16 &&
+             p->knob[KC_PACK])
+        p->precision = KF_BT_I16;
     /* AMX tiles are never the default (a point naming precision 0 or 3
        keeps the vector tiles then); the search reaches them as a neighbour
        of every packed point where this process holds the tile permission
@@ -402,7 +421,8 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
     kf_bt_cpu_derive_blocking(known ? dev->cache_l1d_bytes : 0, known ? dev->cache_l2_bytes : 0,
                               known ? dev->cache_l3_bytes : 0, p->knob[KC_MR], p->knob[KC_NR],
                               r ? min_gemm_rows(r) : 0, r ? max_gemm_cols(r) : 0, r ? max_gemm_depth(r) : 0,
-                              p->precision == KF_BT_BF16 || p->precision == KF_BT_BF16C ? 2 : 4, threads,
+                              p->precision == KF_BT_BF16 || p->precision == KF_BT_BF16C || p->precision == KF_BT_I16 ? 2 : 4,
+                              threads,
                               p->fusion == KF_BT_FUSE_ROWS && r && has_row_tail(r) ? KF_BT_CPU_ORDER_ROWS
                               : p->knob[KC_LOOP_ORDER] == 2 ? KF_BT_CPU_ORDER_SKINNY
                               : p->knob[KC_LOOP_ORDER] == 1 ? KF_BT_CPU_ORDER_COLUMNS
@@ -416,11 +436,18 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
 static int check(const kf_bt_point *p, kf_error *err)
 {
     if (p->precision != KF_BT_FP32 && p->precision != KF_BT_BF16 && p->precision != KF_BT_BF16C &&
-        !kf_bt_precision_amx(p->precision))
+        p->precision != KF_BT_I16 && !kf_bt_precision_amx(p->precision))
         return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision %d; the C emitter writes fp32 (0) or bf16 "
                        "inputs with fp32 accumulation (3: vdpbf16ps, 5: AMX tiles, 6: 3xbf16 on AMX tiles, "
                        "7: 2xbf16 on AMX tiles, 8: bf16 on AMX tiles with A's columns centred, 9: vdpbf16ps with "
-                       "A's columns centred)", p->precision);
+                       "A's columns centred) or int16 with int32 sums a depth block (10: AVX2 vpmaddwd)",
+                       p->precision);
+    if (p->precision == KF_BT_I16 && (!p->knob[KC_PACK] || p->knob[KC_MR] != 6 || p->knob[KC_NR] != 16 ||
+                                      p->knob[KC_KC] < 2 || p->knob[KC_KC] > KF_BT_I16_MAX_KC))
+        return kf_fail(err, KF_E_BAD_INPUT, "builtin point: precision 10 (i16) needs pack = 1, the 6 x 16 AVX2 "
+                       "micro-kernel and kc in [2, %d] (its packing buffers are on the stack); got pack = %d, "
+                       "mr = %d, nr = %d, kc = %d", KF_BT_I16_MAX_KC, p->knob[KC_PACK], p->knob[KC_MR],
+                       p->knob[KC_NR], p->knob[KC_KC]);
     if (kf_bt_precision_amx(p->precision) &&
         (!p->knob[KC_PACK] || (p->knob[KC_MR] != 16 && p->knob[KC_MR] != 32) ||
          (p->knob[KC_NR] != 16 && p->knob[KC_NR] != 32)))
@@ -447,11 +474,12 @@ static int conservative(kf_bt_point *p)
 }
 
 /* bf16 only on a CPU with AVX512_BF16 (the candidate would not compile
- * elsewhere); AMX only where this process holds the tile permission. */
+ * elsewhere); AMX only where this process holds the tile permission; i16
+ * only with AVX2 and without AVX-512. */
 static int offerable(const kf_bt_point *p)
 {
     return p->precision == KF_BT_FP32 || ((p->precision == KF_BT_BF16 || p->precision == KF_BT_BF16C) && host_has_bf16()) ||
-           (kf_bt_precision_amx(p->precision) && host_has_amx());
+           (kf_bt_precision_amx(p->precision) && host_has_amx()) || (p->precision == KF_BT_I16 && host_has_i16());
 }
 
 /* Does stream 2 change r's code: a GroupNorm in groups of at least
@@ -501,6 +529,16 @@ static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
         /* vdpbf16ps with A centred where bf16 misses by a few elements (the
            agent passes it over otherwise: kf_bt_precision_ruled_out) */
         if (p->precision != KF_BT_BF16C) { q = *p; q.precision = KF_BT_BF16C; kf_bt_nbr_push(s, &q); }
+        /* int16 pairs on AVX2 from the fp32 point (its 6 x 16 tile, kc
+           within the library's bound), fp32 from the i16 one */
+        q = *p;
+        q.precision = p->precision == KF_BT_I16 ? KF_BT_FP32 : KF_BT_I16;
+        if (q.precision == KF_BT_I16) {
+            q.knob[KC_MR] = 6;
+            q.knob[KC_NR] = 16;
+            if (q.knob[KC_KC] > KF_BT_I16_MAX_KC) q.knob[KC_KC] = KF_BT_I16_MAX_KC;
+        }
+        kf_bt_nbr_push(s, &q);
         if (host_has_amx()) {   /* bf16 on the tiles, and bf16c, 2xbf16, 3xbf16 where bf16 misses the tolerance */
             for (int i = 0; i < 4; i++) { q = *p; to_amx(&q, amx_prec[i]); kf_bt_nbr_push(s, &q); }
         }
@@ -549,6 +587,7 @@ static char *label(const kf_bt_point *p, const char *fusion, char *buf, size_t n
     if (p->precision == KF_BT_AMX_BF16X2) strncat(buf, " amx-2xbf16", n - strlen(buf) - 1);
     if (p->precision == KF_BT_AMX_BF16C) strncat(buf, " amx-bf16c", n - strlen(buf) - 1);
     if (p->precision == KF_BT_BF16C) strncat(buf, " bf16c", n - strlen(buf) - 1);
+    if (p->precision == KF_BT_I16) strncat(buf, " i16", n - strlen(buf) - 1);
     return buf;
 }
 
@@ -578,6 +617,7 @@ static const char *describe_change(const kf_bt_point *pa, const kf_bt_point *pb,
                                : pb->precision == KF_BT_AMX_BF16X2 ? "use 2xbf16 on AMX tiles (A in high and low parts, B rounded)"
                                : pb->precision == KF_BT_AMX_BF16C ? "use bf16 on AMX tiles with A's columns centred (about half bf16's error)"
                                : pb->precision == KF_BT_BF16C ? "use bf16 inputs (vdpbf16ps) with A's columns centred (about half bf16's error)"
+                               : pb->precision == KF_BT_I16 ? "use int16 inputs (vpmaddwd, each depth block's rows and columns scaled to 11-15 bits)"
                                                                  : "use fp32");
     else return NULL;
     return buf;
@@ -619,7 +659,7 @@ static int threads(const kf_bt_point *p) { return p->knob[KC_THREADS]; }
  * the FMAs (at the tiles' peak they would read 8-16x faster). */
 static int unit(const kf_bt_point *p)
 {
-    return p->precision == KF_BT_BF16 || p->precision == KF_BT_BF16C ? 1 : 0;
+    return p->precision == KF_BT_BF16 || p->precision == KF_BT_BF16C ? 1 : p->precision == KF_BT_I16 ? 5 : 0;
 }
 
 /* the kernels' kf_column_width, compiled here for the cost model (cpu_knobs.h) */
@@ -669,6 +709,10 @@ static double gemm_eff(const kf_bt_point *pt, const kf_bt_gemm_work *w, int thre
     /* the same on vdpbf16ps (rated at its own peak, unit()): bf16's rate
        less the centre's share */
     if (pt->precision == KF_BT_BF16C) e = 0.9;
+    /* int16 on vpmaddwd, rated at twice the FMA peak (unit 5): its 6 x 16
+       kernel ran at 0.69-0.75 of that rate (Zen 3, micro.sh: 1.37-1.48x the
+       fp32 kernel), the adds beside the multiplies and the quantization */
+    if (pt->precision == KF_BT_I16) e = 0.7;
     int on_tiles = kf_bt_precision_amx(pt->precision);
     /* vector width and registers: AVX-512 16 floats x 32, AVX2 8 x 16,
        NEON (aarch64) 4 x 32 */
@@ -688,8 +732,10 @@ static double gemm_eff(const kf_bt_point *pt, const kf_bt_gemm_work *w, int thre
        of it plus slack, the block re-read from L2 within 3/4 of L2 */
     int rows = pt->fusion == KF_BT_FUSE_ROWS && w->row_tail;
     double c1 = host_cache(_SC_LEVEL1_DCACHE_SIZE, 32768), c2 = host_cache(_SC_LEVEL2_CACHE_SIZE, 1 << 20);
-    double l1 = (double)(rows ? p[KC_NR] : p[KC_MR]) * p[KC_KC] * 4;
-    double l2 = rows ? (double)p[KC_MC] * p[KC_KC] * 4 : (double)p[KC_KC] * p[KC_NC] * 4;
+    /* bytes a packed element: 2 for i16 (its pairs), as defaults() derives its blocking */
+    const double eb = pt->precision == KF_BT_I16 ? 2 : 4;
+    double l1 = (double)(rows ? p[KC_NR] : p[KC_MR]) * p[KC_KC] * eb;
+    double l2 = rows ? (double)p[KC_MC] * p[KC_KC] * eb : (double)p[KC_KC] * p[KC_NC] * eb;
     int amx_items = on_tiles && !rows;
     if (amx_items) {
         /* AMX without row panels (kf_bt_cpu_amx_kc): a thread's B
