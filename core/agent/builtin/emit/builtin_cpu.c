@@ -135,19 +135,10 @@ static const char GEMM_LIB[] =
     "/* The column-block order's block width for nt threads (cpu_knobs.h,\n"
     " * KF_BT_CPU_COLUMN_WIDTH_FN: the cost model's rule, kf_bt_cpu_column_width) */\n"
     KF_BT_CPU_COLUMN_WIDTH_SRC
-    "\n";
-
-/* fp32: packing copies, the micro-kernel broadcasts A and FMAs B rows. */
-static const char GEMM_LIB_FP32[] =
     "#if defined(__AVX2__)\n"
-    "/* dst[c * ldd + r] = src[r * lds + c], r, c < 8: an 8 x 8 transpose in\n"
-    " * registers (packing rows into [k][MR] / [k][NR] panels 8 at a time\n"
-    " * instead of one scalar store per element).  kf_tr8x8_part: only the\n"
-    " * first `live` rows of src are read (the rest are zeros) and only the\n"
-    " * first `lanes` floats of each dst row are written (AVX masked stores),\n"
-    " * for the last rows of an MR panel that are not a multiple of 8 (MR 12:\n"
-    " * rows 8..11), the rows past the matrix's edge and the edge B panel. */\n"
-    "#define KF_TR8 1\n"
+    "/* o[c] = column c of the 8 x 8 block whose rows are r0 .. r7: a transpose in\n"
+    " * registers, for the fp32 packers (kf_tr8x8) and i16's (int32 pairs moved as\n"
+    " * floats' bits) */\n"
     "static inline void kf_tr8x8_regs(__m256 r0, __m256 r1, __m256 r2, __m256 r3, __m256 r4, __m256 r5, __m256 r6,\n"
     "                                 __m256 r7, __m256 o[8])\n"
     "{\n"
@@ -167,6 +158,20 @@ static const char GEMM_LIB_FP32[] =
     "    o[6] = _mm256_permute2f128_ps(s2, s6, 0x31);\n"
     "    o[7] = _mm256_permute2f128_ps(s3, s7, 0x31);\n"
     "}\n"
+    "#endif\n"
+    "\n";
+
+/* fp32: packing copies, the micro-kernel broadcasts A and FMAs B rows. */
+static const char GEMM_LIB_FP32[] =
+    "#if defined(__AVX2__)\n"
+    "/* dst[c * ldd + r] = src[r * lds + c], r, c < 8: an 8 x 8 transpose in\n"
+    " * registers (packing rows into [k][MR] / [k][NR] panels 8 at a time\n"
+    " * instead of one scalar store per element).  kf_tr8x8_part: only the\n"
+    " * first `live` rows of src are read (the rest are zeros) and only the\n"
+    " * first `lanes` floats of each dst row are written (AVX masked stores),\n"
+    " * for the last rows of an MR panel that are not a multiple of 8 (MR 12:\n"
+    " * rows 8..11), the rows past the matrix's edge and the edge B panel. */\n"
+    "#define KF_TR8 1\n"
     "static inline void kf_tr8x8(const float *src, int64_t lds, float *dst, int64_t ldd)\n"
     "{\n"
     "    __m256 o[8];\n"

@@ -360,9 +360,10 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
     const kf_problem *pr = r ? r->problem : NULL;
     int roomy = pr && pr->rel_l2 >= KF_BT_CPU_BF16_MIN_TOL && (pr->atol >= KF_BT_CPU_BF16_MIN_TOL || pr->rtol >= KF_BT_CPU_BF16_MIN_TOL);
     if (known && roomy && dev->peak_flops_bf16 > dev->peak_flops && host_has_bf16()) p->precision = KF_BT_BF16;
-    /* int16 pairs where AVX2 is the widest unit (Zen 3: 1.37-1.48x the fp32
-       kernel's GEMM, bench/results/zen3-gemm-i16-2026-11-30), under the
-       same rule: a failed verification falls back to fp32 */
+    /* int16 pairs where AVX2 is the widest unit (Zen 3: problems 9's and
+       40's GEMMs at 1.36-1.68x the fp32 kernel's,
+       bench/results/zen3-gemm-i16-2026-11-30), under the same rule: a
+       failed verification falls back to fp32 */
     else if (known && roomy && host_has_i16() && !a512 && p->knob[KC_MR] == 6 && p->knob[KC_NR] == 16 &&
              p->knob[KC_PACK])
         p->precision = KF_BT_I16;
@@ -709,9 +710,9 @@ static double gemm_eff(const kf_bt_point *pt, const kf_bt_gemm_work *w, int thre
     /* the same on vdpbf16ps (rated at its own peak, unit()): bf16's rate
        less the centre's share */
     if (pt->precision == KF_BT_BF16C) e = 0.9;
-    /* int16 on vpmaddwd, rated at twice the FMA peak (unit 5): its 6 x 16
-       kernel ran at 0.69-0.75 of that rate (Zen 3, micro.sh: 1.37-1.48x the
-       fp32 kernel), the adds beside the multiplies and the quantization */
+    /* int16 on vpmaddwd, rated at twice the FMA peak (unit 5): its GEMMs
+       ran at 1.36-1.68x the fp32 kernel's (Zen 3, micro.sh), about 0.7 of
+       that bound: the adds beside the multiplies and the quantization */
     if (pt->precision == KF_BT_I16) e = 0.7;
     int on_tiles = kf_bt_precision_amx(pt->precision);
     /* vector width and registers: AVX-512 16 floats x 32, AVX2 8 x 16,
