@@ -618,7 +618,7 @@ static const char *describe_change(const kf_bt_point *pa, const kf_bt_point *pb,
                                : pb->precision == KF_BT_AMX_BF16X2 ? "use 2xbf16 on AMX tiles (A in high and low parts, B rounded)"
                                : pb->precision == KF_BT_AMX_BF16C ? "use bf16 on AMX tiles with A's columns centred (about half bf16's error)"
                                : pb->precision == KF_BT_BF16C ? "use bf16 inputs (vdpbf16ps) with A's columns centred (about half bf16's error)"
-                               : pb->precision == KF_BT_I16 ? "use int16 inputs (vpmaddwd, each depth block's rows and columns scaled to 11-15 bits)"
+                               : pb->precision == KF_BT_I16 ? "use int16 inputs (vpmaddwd, each depth block's rows and columns scaled to integers of at most sqrt((2^31 - 1) / kc))"
                                                                  : "use fp32");
     else return NULL;
     return buf;
