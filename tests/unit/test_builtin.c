@@ -698,10 +698,6 @@ KF_TEST(cpu_column_width_balances_threads)
     KF_CHECK_MSG(eb > 0 && fabs(ea / eb - 1) < 1e-9, "nc 384: %g, nc 128: %g", ea, eb);
 }
 
-/* bf16 on CPU: packing converts to bf16 pairs, the micro-kernel is
- * vdpbf16ps with fp32 accumulation; a bf16 candidate that fails (does not
- * compile, or misses the tolerance) falls back to fp32, never to 3xBF16,
- * which the C emitter does not write. */
 static void points_pass_at(const char *rel, const char *const *pts, int n, int defaults, const char *want);
 
 /* 1 where the C emitter offers precision i16: AVX2 and FMA, no AVX-512 */
@@ -715,6 +711,10 @@ static int host_i16(void)
 #endif
 }
 
+/* bf16 on CPU: packing converts to bf16 pairs, the micro-kernel is
+ * vdpbf16ps with fp32 accumulation; a bf16 candidate that fails (does not
+ * compile, or misses the tolerance) falls back to fp32, never to 3xBF16,
+ * which the C emitter does not write. */
 KF_TEST(cpu_bf16_precision_and_fallback)
 {
     loaded l;
