@@ -793,8 +793,9 @@ KF_TEST(cpu_bf16_precision_and_fallback)
 }
 
 /* Precision 10 (i16, cpu_gemm_i16.c): its point rules and source, the
- * depth block kept off 1, and, where the CPU offers it, verified GEMMs with
- * B as W^T and K x N, depth blocks that do not divide K (odd ones too), the
+ * depth block kept off 1 (and the point refused, and never offered, where
+ * a GEMM is 1 deep), and, where the CPU offers it, verified GEMMs with B as
+ * W^T and K x N, depth blocks that do not divide K (odd ones too), the
  * three loop orders, row panels and one thread; a failure steps to fp32. */
 KF_TEST_TIMEOUT(cpu_i16_precision, 200.0)
 {
@@ -842,6 +843,36 @@ KF_TEST_TIMEOUT(cpu_i16_precision, 200.0)
     kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &q);
     KF_CHECK_INT(q.precision, host_i16() ? KF_BT_I16 : KF_BT_FP32);
     unload(&l);
+    /* K 57 at kc 8: 57 mod 8 and 57 mod 7 are 1, so blocks of 6 */
+    load(&l, "tests/vocab/linear_short_depth.json", "small");
+    KF_CHECK_MSG(kf_bt_point_from_json("{\"fusion\":1,\"precision\":10,\"mr\":6,\"nr\":16,\"kc\":8}", &kf_bt_emit_c,
+                                       "cpu-simd", &l.r, NULL, &p, &err) == 0, "%s", err.msg);
+    KF_CHECK_MSG(kf_bt_plan_build(&l.r, KF_BT_FUSE_EPILOGUE, &plan, &err) == 0, "%s", err.msg);
+    KF_CHECK_MSG(kf_bt_gen_cpu(&plan, &p, "cpu-simd", NULL, &c, &label, &err) == 0, "%s", err.msg);
+    KF_CHECK_CONTAINS(c ? c->sources[0].text : "", "57 - p0 < 6 ? 57 - p0 : 6");
+    kf_candidate_free(c);
+    free(label);
+    kf_bt_plan_free(&plan);
+    unload(&l);
+    /* K 1: no block of 2 exists; the generator refuses i16 saying so, the
+       default point is not i16 and no neighbour offers it */
+    load(&l, "tests/vocab/linear_short_depth.json", "depth1");
+    KF_CHECK_MSG(kf_bt_plan_build(&l.r, KF_BT_FUSE_EPILOGUE, &plan, &err) == 0, "%s", err.msg);
+    c = NULL;
+    label = NULL;
+    KF_CHECK(kf_bt_gen_cpu(&plan, &p, "cpu-simd", NULL, &c, &label, &err) != 0);
+    KF_CHECK(c == NULL);
+    KF_CHECK_CONTAINS(err.msg, "precision 10 (i16) needs depth blocks of at least 2; a GEMM of depth 1");
+    kf_candidate_free(c);
+    free(label);
+    kf_bt_plan_free(&plan);
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &q);
+    KF_CHECK_INT(q.precision, KF_BT_FP32);
+    kf_bt_point nb[64];
+    int n = kf_bt_neighbours(&q, &l.r, nb, 64);
+    KF_CHECK(n > 0);
+    for (int i = 0; i < n; i++) KF_CHECK_MSG(nb[i].precision != KF_BT_I16, "neighbour %d offers i16 at depth 1", i);
+    unload(&l);
     if (!host_i16()) {
         kf_test_skip("no AVX2 without AVX-512 here: precision i16 is not offered, its kernels not run");
         return;
@@ -853,6 +884,8 @@ KF_TEST_TIMEOUT(cpu_i16_precision, 200.0)
     points_pass_at("problems/level2/45_Gemm_Sigmoid_LogSumExp.json", pts, 4, 0, "vpmaddwd");
     points_pass_at("problems/level1/02_Standard_matrix_multiplication.json", pts, 4, 0, "vpmaddwd");   /* B is K x N */
     points_pass_at("problems/level2/12_Gemm_Multiply_LeakyReLU.json", pts, 4, 0, "vpmaddwd");
+    static const char *const short_pts[] = {"{\"fusion\":1,\"precision\":10,\"kc\":8}"};
+    points_pass_at("tests/vocab/linear_short_depth.json", short_pts, 1, 0, "57 - p0 < 6 ? 57 - p0 : 6");
 }
 
 /* The cuda-c emitter on a compute capability 9.0 device: its default is a

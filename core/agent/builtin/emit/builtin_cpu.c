@@ -2131,18 +2131,18 @@ static void emit_tile_fn(gen_t *g, int gi, int64_t centre_kb, int64_t centre_str
                     gi, N, N);
 }
 
-/* Emits the whole GEMM group (packing, blocking, OpenMP, epilogue, and the
- * fused row tail when the plan has one). */
 /* The depth block of a GEMM of depth K for the point's kc (at most K).
  * i16 (cpu_gemm_i16.c) packs a block's scales in its panels' room, which a
- * block of depth 1 lacks: where K's last block would be 1 deep, kc - 1
- * (then its last is 1 only where K / kc is a multiple of kc - 1); -1, with
- * the generator failed, where a block of 1 remains (K = 1 among them). */
+ * block of depth 1 lacks: where K's last block would be 1 deep, the largest
+ * smaller block whose last is not (kc 8 at K 57: 6); -1, with the generator
+ * failed, where there is none: K = 1 (the search offers i16 only where every
+ * GEMM is at least 2 deep, cpu_space.c), or K - 1 a multiple of every block
+ * from 2 to kc. */
 static int64_t depth_block(gen_t *g, int64_t K, int64_t knob)
 {
     int64_t KC = knob < K ? knob : K;
     if (g->pt->precision != KF_BT_I16) return KC;
-    if (K % KC == 1 && KC > 2) KC--;
+    while (KC > 2 && K % KC == 1) KC--;
     if (KC < 2 || K % KC == 1) {
         g->failed = 1;
         kf_fail(g->err, KF_E_BAD_INPUT, "builtin point: precision 10 (i16) needs depth blocks of at least 2; a GEMM "
@@ -2152,6 +2152,8 @@ static int64_t depth_block(gen_t *g, int64_t K, int64_t knob)
     return KC;
 }
 
+/* Emits the whole GEMM group (packing, blocking, OpenMP, epilogue, and the
+ * fused row tail when the plan has one). */
 static void emit_gemm_group(gen_t *g, int gi)
 {
     const kf_bt_group *gr = &g->pl->groups[gi];

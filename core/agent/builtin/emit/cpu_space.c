@@ -189,8 +189,9 @@ static int64_t max_gemm_cols(const kf_resolved *r)
     return n;
 }
 
-/* Depth (K) of the GEMM with the deepest reduction, 0 if none. */
-static int64_t max_gemm_depth(const kf_resolved *r)
+/* Depth (K) of the GEMM with the deepest reduction (shallowest where
+ * shallowest is set), 0 if none. */
+static int64_t gemm_depth(const kf_resolved *r, int shallowest)
 {
     const kf_problem *pr = r->problem;
     int64_t k = 0;
@@ -198,9 +199,16 @@ static int64_t max_gemm_depth(const kf_resolved *r)
         if (pr->nodes[i].op != KF_OP_MATMUL && pr->nodes[i].op != KF_OP_LINEAR) continue;
         const kf_shape *a = &r->shapes[pr->nodes[i].in[0].value];
         int64_t d = a->rank ? a->d[a->rank - 1] : 1;
-        if (d > k) k = d;
+        if (k == 0 || (shallowest ? d < k : d > k)) k = d;
     }
     return k;
+}
+
+/* Can precision i16 run r's GEMMs: none is 1 deep (a depth block of 1 has
+ * no room for its scales, builtin_cpu.c's depth_block); 1 without r. */
+static int i16_depths(const kf_resolved *r)
+{
+    return !r || gemm_depth(r, 1) != 1;
 }
 
 /* Elements of the B operand (the weights) of the largest GEMM, 0 if none. */
@@ -364,8 +372,7 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
        40's GEMMs at 1.36-1.68x the fp32 kernel's,
        bench/results/zen3-gemm-i16-2026-11-30), under the same rule: a
        failed verification falls back to fp32 */
-    else if (known && roomy && host_has_i16() && !a512 && p->knob[KC_MR] == 6 && p->knob[KC_NR] == 16 &&
-             p->knob[KC_PACK])
+    else if (known && roomy && host_has_i16() && i16_depths(r))   /* the 6 x 16 tile above (no AVX-512) */
         p->precision = KF_BT_I16;
     /* AMX tiles are never the default (a point naming precision 0 or 3
        keeps the vector tiles then); the search reaches them as a neighbour
@@ -421,7 +428,7 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
     kf_bt_cpu_blocking bk;
     kf_bt_cpu_derive_blocking(known ? dev->cache_l1d_bytes : 0, known ? dev->cache_l2_bytes : 0,
                               known ? dev->cache_l3_bytes : 0, p->knob[KC_MR], p->knob[KC_NR],
-                              r ? min_gemm_rows(r) : 0, r ? max_gemm_cols(r) : 0, r ? max_gemm_depth(r) : 0,
+                              r ? min_gemm_rows(r) : 0, r ? max_gemm_cols(r) : 0, r ? gemm_depth(r, 0) : 0,
                               p->precision == KF_BT_BF16 || p->precision == KF_BT_BF16C || p->precision == KF_BT_I16 ? 2 : 4,
                               threads,
                               p->fusion == KF_BT_FUSE_ROWS && r && has_row_tail(r) ? KF_BT_CPU_ORDER_ROWS
@@ -539,7 +546,7 @@ static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
             q.knob[KC_NR] = 16;
             if (q.knob[KC_KC] > KF_BT_I16_MAX_KC) q.knob[KC_KC] = KF_BT_I16_MAX_KC;
         }
-        kf_bt_nbr_push(s, &q);
+        if (q.precision != KF_BT_I16 || i16_depths(kf_bt_nbr_problem(s))) kf_bt_nbr_push(s, &q);
         if (host_has_amx()) {   /* bf16 on the tiles, and bf16c, 2xbf16, 3xbf16 where bf16 misses the tolerance */
             for (int i = 0; i < 4; i++) { q = *p; to_amx(&q, amx_prec[i]); kf_bt_nbr_push(s, &q); }
         }
@@ -639,7 +646,7 @@ static void refit_fusion(kf_bt_point *q, const kf_resolved *r)
     kf_bt_cpu_derive_blocking((int64_t)host_cache(_SC_LEVEL1_DCACHE_SIZE, 32768),
                               (int64_t)host_cache(_SC_LEVEL2_CACHE_SIZE, 1 << 20),
                               (int64_t)host_cache(_SC_LEVEL3_CACHE_SIZE, 8 << 20), q->knob[KC_MR], q->knob[KC_NR],
-                              min_gemm_rows(r), max_gemm_cols(r), max_gemm_depth(r), 4, threads, KF_BT_CPU_ORDER_ROWS, &bk);
+                              min_gemm_rows(r), max_gemm_cols(r), gemm_depth(r, 0), 4, threads, KF_BT_CPU_ORDER_ROWS, &bk);
     if (bk.mc < q->knob[KC_MC]) q->knob[KC_MC] = bk.mc;
 }
 
