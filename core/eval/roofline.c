@@ -148,8 +148,8 @@ void kf_roofline_enforce(kf_roofline *rf, const kf_resolved *r, const kf_device_
     double slack = (dev && !strcmp(dev->kind, "cpu")) ? KF_FLOP_SLACK_CPU : KF_FLOP_SLACK_ACCEL;
     /* a CPU with bf16 units (AVX512_BF16 vdpbf16ps, AMX tiles) or AVX2's
        int16 pairs may run a candidate above its fp32 peak: the floor takes
-       the fastest unit,
-       whatever unit the candidate names (kf_roofline_use_unit) */
+       the fastest unit, whatever unit the candidate names
+       (kf_roofline_use_unit) */
     double peak = dmax(rf->peak_flops, fastest_flops(dev));
     double flops_s = rf->flop_term ? ratio(rf->flops, peak * slack) : 0.0;
     rf->hard_floor_s = dmax(bytes_s, flops_s);

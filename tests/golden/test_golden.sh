@@ -30,8 +30,8 @@ if [ -z "$missing" ]; then ok "every emitter has golden cases"; else no "every e
 # (its flags, the compiler's default warnings: what a compile log shows the
 # agents and the user), every one for AVX-512 with bf16 and AMX
 # (sapphirerapids), the fp32 ones for AVX2 (x86-64-v3) and baseline x86-64
-# too, the i16 ones (AVX2's vpmaddwd) for AVX2; front end only (-fsyntax-only: the preprocessor's and the parser's
-# warnings).  Skipped on a host whose compiler does not target x86-64.
+# too, the i16 ones (AVX2's vpmaddwd) for AVX2; front end only
+# (-fsyntax-only: the preprocessor's and the parser's warnings).  Skipped on a host whose compiler does not target x86-64.
 cc_=${KFORGE_CC:-cc}   # the plugin's compiler (plugins/cpu-simd/compile.c)
 if echo 'int x;' | $cc_ -march=sapphirerapids -fsyntax-only -x c - > /dev/null 2>&1; then
     bad=""

@@ -271,9 +271,9 @@ typedef enum kf_bt_precision {
                                  elements (norms); not in row panels */
     KF_BT_I16 = 10            /* int16 on AVX2 (vpmaddwd, int32 sums a depth
                                  block): each block's rows of A and columns
-                                 of B quantized to integers of at most
-                                 about 2000 times their own scale while
-                                 packing (cpu_gemm_i16.c), fp32 across
+                                 of B scaled while packing to integers of
+                                 at most floor(sqrt((2^31 - 1) / kc)) (2047
+                                 at kc 512; cpu_gemm_i16.c), fp32 across
                                  blocks and in the epilogue; for CPUs with
                                  AVX2 and no AVX-512, where vpmaddwd does
                                  twice FMA's multiply-adds */
