@@ -16,7 +16,9 @@
  * struct_size is smaller than the hooks the core needs, whose reserved slots
  * are not NULL, or whose name does not match its file name.
  *
- * ABI 1.5 (this header), 1.4, 1.3, 1.2, 1.1 and 1.0 plugins all load.  1.5 adds
+ * ABI 1.6 (this header), 1.5, 1.4, 1.3, 1.2, 1.1 and 1.0 plugins all load.  1.6
+ * appends the int16-pair peak to kf_device_info (an older plugin leaves it 0:
+ * the core then bounds that unit instead of measuring it).  1.5 adds
  * tensor-map arguments (KF_ARG_TENSOR_MAP, kf_tensor_map): kf_candidate_view
  * appends the plan's tensor maps; the core refuses a plan that has one for a
  * plugin built for 1.0-1.4, which would not know the kind.  1.4 takes
@@ -62,7 +64,7 @@ extern "C" {
 #endif
 
 #define KF_PLUGIN_ABI_MAJOR 1
-#define KF_PLUGIN_ABI_MINOR 5
+#define KF_PLUGIN_ABI_MINOR 6
 
 #if defined(__GNUC__)
 #define KF_PLUGIN_VISIBLE __attribute__((visibility("default")))
@@ -198,6 +200,10 @@ typedef struct kf_device_info {
     double peak_flops_amx_bf16; /* FLOP/s of a matrix unit with bf16 inputs and
                                    fp32 accumulation used by tiles (Intel AMX
                                    tdpbf16ps), 0 if none or not permitted */
+    /* ---- ABI 1.6: 0 when unknown (same rule as 1.3) ---- */
+    double peak_flops_i16;      /* FLOP/s (2 a multiply-add) of int16 pair
+                                   products into int32 lanes (AVX2 vpmaddwd),
+                                   the products alone, 0 if none */
 } kf_device_info;
 
 /* Matrix units a device has (kf_device_info.matrix_units). */

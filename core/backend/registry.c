@@ -332,17 +332,18 @@ static int cache_load(const kf_plugin *p, kf_device_info *d)
     if (cache_path(p, d, path, sizeof path) != 0) return -1;
     FILE *f = fopen(path, "r");
     if (!f) return -1;
-    double fl = 0, bw = 0, cb = 0, bf = 0, am = 0;
+    double fl = 0, bw = 0, cb = 0, bf = 0, am = 0, i16 = 0;
     int fm = 0, bm = 0;
-    /* a file without the bf16 or the AMX line (written before they
-       existed) is stale: the peaks are measured again */
+    /* a file without the bf16, the AMX or the int16 line (written before
+       they existed) is stale: the peaks are measured again */
     int ok = fscanf(f, "peak_flops %lf\npeak_bytes_per_s %lf\npeak_flops_measured %d\npeak_bw_measured %d\n"
-                       "cache_bytes_per_s %lf\npeak_flops_bf16 %lf\npeak_flops_amx_bf16 %lf\n", &fl, &bw, &fm, &bm,
-                    &cb, &bf, &am) == 7;
+                       "cache_bytes_per_s %lf\npeak_flops_bf16 %lf\npeak_flops_amx_bf16 %lf\npeak_flops_i16 %lf\n",
+                    &fl, &bw, &fm, &bm, &cb, &bf, &am, &i16) == 8;
     fclose(f);
-    if (!ok || !(fl >= 0) || !(bw >= 0) || !(cb >= 0) || !(bf >= 0) || !(am >= 0)) return -1;
+    if (!ok || !(fl >= 0) || !(bw >= 0) || !(cb >= 0) || !(bf >= 0) || !(am >= 0) || !(i16 >= 0)) return -1;
     d->peak_flops_bf16 = bf;
     d->peak_flops_amx_bf16 = am;
+    d->peak_flops_i16 = i16;
     d->peak_flops = fl;
     d->peak_bytes_per_s = bw;
     d->peak_flops_measured = fm != 0;
@@ -369,9 +370,9 @@ static void cache_store(const kf_plugin *p, const kf_device_info *d)
         return;
     }
     fprintf(f, "peak_flops %.17g\npeak_bytes_per_s %.17g\npeak_flops_measured %d\npeak_bw_measured %d\n"
-               "cache_bytes_per_s %.17g\npeak_flops_bf16 %.17g\npeak_flops_amx_bf16 %.17g\n", d->peak_flops,
-            d->peak_bytes_per_s, d->peak_flops_measured, d->peak_bw_measured, d->cache_bytes_per_s, d->peak_flops_bf16,
-            d->peak_flops_amx_bf16);
+               "cache_bytes_per_s %.17g\npeak_flops_bf16 %.17g\npeak_flops_amx_bf16 %.17g\npeak_flops_i16 %.17g\n",
+            d->peak_flops, d->peak_bytes_per_s, d->peak_flops_measured, d->peak_bw_measured, d->cache_bytes_per_s,
+            d->peak_flops_bf16, d->peak_flops_amx_bf16, d->peak_flops_i16);
     if (fclose(f) == 0) rename(tmp, path);
     else unlink(tmp);
 }
@@ -461,6 +462,7 @@ static int raise_peaks(kf_device_info *d, const kf_device_info *c)
     if (c->cache_bytes_per_s > d->cache_bytes_per_s) d->cache_bytes_per_s = c->cache_bytes_per_s, raised = 1;
     if (c->peak_flops_bf16 > d->peak_flops_bf16) d->peak_flops_bf16 = c->peak_flops_bf16, raised = 1;
     if (c->peak_flops_amx_bf16 > d->peak_flops_amx_bf16) d->peak_flops_amx_bf16 = c->peak_flops_amx_bf16, raised = 1;
+    if (c->peak_flops_i16 > d->peak_flops_i16) d->peak_flops_i16 = c->peak_flops_i16, raised = 1;
     return raised;
 }
 

@@ -129,6 +129,7 @@ static void print_plugin(kf_plugin *p)
         print_rate(", ", dev->peak_bytes_per_s / 1e9, dev->peak_bw_measured, "GB/s");
         if (dev->peak_flops_bf16 > 0) printf(", bf16 %.0f GFLOP/s (measured)", dev->peak_flops_bf16 / 1e9);
         if (dev->peak_flops_amx_bf16 > 0) printf(", AMX bf16 %.0f GFLOP/s (measured)", dev->peak_flops_amx_bf16 / 1e9);
+        if (dev->peak_flops_i16 > 0) printf(", int16 pairs %.0f GFLOP/s (measured)", dev->peak_flops_i16 / 1e9);
         putchar('\n');
         if (dev->detail[0]) printf("    %s\n", dev->detail);
     }
@@ -189,6 +190,7 @@ static json_object *device_json(int index, const kf_device_info *dev)
     json_object_object_add(o, "cache_gbps", json_object_new_double(dev->cache_bytes_per_s / 1e9));
     json_object_object_add(o, "peak_gflops_bf16", json_object_new_double(dev->peak_flops_bf16 / 1e9));
     json_object_object_add(o, "peak_gflops_amx_bf16", json_object_new_double(dev->peak_flops_amx_bf16 / 1e9));
+    json_object_object_add(o, "peak_gflops_i16", json_object_new_double(dev->peak_flops_i16 / 1e9));
     json_object_object_add(o, "cache_l1d_bytes", json_object_new_int64(dev->cache_l1d_bytes));
     json_object_object_add(o, "cache_l2_bytes", json_object_new_int64(dev->cache_l2_bytes));
     json_object_object_add(o, "cache_l3_bytes", json_object_new_int64(dev->cache_l3_bytes));

@@ -16,30 +16,42 @@ static double dmax(double a, double b)
     return a > b ? a : b;
 }
 
+/* The bound the int16-pair rate stays under on a CPU whose vectors are 8
+ * floats: twice the FMA peak (16 multiply-adds an instruction against
+ * FMA's 8, at most FMA's issue rate: Zen 3 1.7 times,
+ * bench/results/zen3-gemm-i16-2026-11-30); 0 elsewhere. */
+static double i16_bound(const kf_device_info *dev)
+{
+    return dev->warp_size == 8 ? 2 * dev->peak_flops : 0;
+}
+
 /* The peak of compute unit `unit` (kf_roofline.unit_peak_flops' numbers):
  * 0 for an unknown unit, or a unit the device does not report.  5, int16
  * pairs on AVX2's vpmaddwd (the C emitter's precision i16, offered on CPUs
- * whose vectors are 8 floats: AVX2 without AVX-512), is not measured: it is
- * bounded by twice the FMA peak (16 multiply-adds an instruction against
- * FMA's 8, at most FMA's issue rate on the CPUs measured: Zen 3 two a
- * cycle, bench/results/zen3-gemm-i16-2026-11-30). */
+ * whose vectors are 8 floats: AVX2 without AVX-512), is the probe's rate of
+ * the products alone (kf_device_info.peak_flops_i16, ABI 1.6), or its
+ * bound where the plugin does not report it (an older minor). */
 static double unit_peak(const kf_device_info *dev, int unit)
 {
     if (!dev) return 0;
     if (unit == 0) return dev->peak_flops;
     if (strcmp(dev->kind, "cpu") != 0 || dev->struct_size < sizeof *dev) return 0;
+    if (unit == 5) return !i16_bound(dev) ? 0 : dev->peak_flops_i16 > 0 ? dev->peak_flops_i16 : i16_bound(dev);
     return unit == 1 ? dev->peak_flops_bf16 : unit == 2 ? dev->peak_flops_amx_bf16
-         : unit == 3 ? dev->peak_flops_amx_bf16 / 3 : unit == 4 ? dev->peak_flops_amx_bf16 / 2
-         : unit == 5 && dev->warp_size == 8 ? 2 * dev->peak_flops : 0;
+         : unit == 3 ? dev->peak_flops_amx_bf16 / 3 : unit == 4 ? dev->peak_flops_amx_bf16 / 2 : 0;
 }
 
 /* The device's fastest compute rate: its peak, and on a CPU its bf16 units
  * (AVX512_BF16 vdpbf16ps, AMX tiles) or AVX2's int16 pairs where it has
- * them; 0 without a device. */
-static double fastest_flops(const kf_device_info *dev)
+ * them; 0 without a device.  bound: for the enforced floor, which must
+ * never be under an honest kernel, the int16 pairs at the larger of their
+ * measured rate and their bound (a rate measured on a busy machine is low;
+ * the fp32 peak has its estimate under it, kf_device_info.peak_flops). */
+static double fastest_flops(const kf_device_info *dev, int bound)
 {
     double peak = 0;
     for (int u = 0; u < KF_ROOFLINE_UNITS; u++) peak = dmax(peak, unit_peak(dev, u));   /* 3 and 4 are shares of 2 */
+    if (bound && dev && !strcmp(dev->kind, "cpu") && dev->struct_size >= sizeof *dev) peak = dmax(peak, i16_bound(dev));
     return peak;
 }
 
@@ -57,7 +69,7 @@ void kf_roofline_compute(const kf_resolved *r, const kf_device_info *dev, kf_roo
     double compute_s = ratio(out->flops, out->peak_flops);
     out->floor_s = dmax(compute_s, ratio(out->min_bytes, out->peak_bytes_per_s));
     /* the target's floor: the device's fastest unit, whatever unit ran */
-    out->device_floor_s = dmax(ratio(out->flops, fastest_flops(dev)), ratio(out->min_bytes, out->peak_bytes_per_s));
+    out->device_floor_s = dmax(ratio(out->flops, fastest_flops(dev, 0)), ratio(out->min_bytes, out->peak_bytes_per_s));
     /* The hard floor is what no correct kernel can beat: every input byte
      * read and every output byte written, from on-chip memory at that.  The
      * FLOP term is left out on purpose: the graph's nominal FLOPs are not a
@@ -150,7 +162,7 @@ void kf_roofline_enforce(kf_roofline *rf, const kf_resolved *r, const kf_device_
        int16 pairs may run a candidate above its fp32 peak: the floor takes
        the fastest unit, whatever unit the candidate names
        (kf_roofline_use_unit) */
-    double peak = dmax(rf->peak_flops, fastest_flops(dev));
+    double peak = dmax(rf->peak_flops, fastest_flops(dev, 1));
     double flops_s = rf->flop_term ? ratio(rf->flops, peak * slack) : 0.0;
     rf->hard_floor_s = dmax(bytes_s, flops_s);
 }

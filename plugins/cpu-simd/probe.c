@@ -3,7 +3,8 @@
  * frequency, cache sizes (cache.c); peak FLOP/s the larger of an estimate
  * from them and a measured FMA rate (and the bf16 dot-product rate where
  * the CPU has AVX512_BF16, the AMX tdpbf16ps rate where it has AMX and the
- * permission for the tile state was granted), memory bandwidth the fastest of a short multi-threaded copy,
+ * permission for the tile state was granted, the int16 vpmaddwd rate where it
+ * has AVX2), memory bandwidth the fastest of a short multi-threaded copy,
  * a copy with streaming stores and a read, an L1 bound for the cache bandwidth.  The
  * result is computed once per process and cached.
  */
@@ -394,7 +395,42 @@ KF_RATE_LOOP __attribute__((target("amx-tile,amx-bf16"), noinline)) static doubl
     return (double)c[0] + seed;
 }
 
-typedef struct fma_job { int lanes; double sink; } fma_job;   /* lanes 32: the bf16 loop, 0: AMX */
+/* vpmaddwd chains: each instruction multiplies 16 int16 pairs and adds each
+ * pair into an int32 lane, 16 multiply-adds on 8 lanes (32 FLOPs as the
+ * roofline counts them).  Each chain feeds its own product back in (its
+ * int32 lanes read as int16 pairs: integer overflow wraps, nothing traps),
+ * so no product is loop-invariant; 12 chains hide the latency (3-5
+ * cycles), FMA_CHAINS as the FP loops.  The products alone, without the adds a kernel needs to
+ * accumulate them: every 16 multiply-adds take one vpmaddwd, so no int16
+ * kernel runs faster, and the enforced floor can rely on it. */
+KF_RATE_LOOP __attribute__((target("avx2"), noinline)) static double i16_loop(float seed)
+{
+    /* in assembly: GCC 12 keeps an array of 12 accumulators partly on the
+       stack, and the chains then run through store forwarding (half the
+       rate measured here on Zen 3) */
+    __m256i a0 = _mm256_set1_epi32(1 + (int)seed), a1 = _mm256_set1_epi32(2), a2 = _mm256_set1_epi32(3),
+            a3 = _mm256_set1_epi32(4), a4 = _mm256_set1_epi32(5), a5 = _mm256_set1_epi32(6),
+            a6 = _mm256_set1_epi32(7), a7 = _mm256_set1_epi32(8), a8 = _mm256_set1_epi32(9),
+            a9 = _mm256_set1_epi32(10), a10 = _mm256_set1_epi32(11), a11 = _mm256_set1_epi32(12);
+    const __m256i y = _mm256_set1_epi32(0x00030001);
+    for (long it = 0; it < FMA_ITERS; it++)
+        __asm__ volatile("vpmaddwd %12, %0, %0\n\tvpmaddwd %12, %1, %1\n\tvpmaddwd %12, %2, %2\n\t"
+                         "vpmaddwd %12, %3, %3\n\tvpmaddwd %12, %4, %4\n\tvpmaddwd %12, %5, %5\n\t"
+                         "vpmaddwd %12, %6, %6\n\tvpmaddwd %12, %7, %7\n\tvpmaddwd %12, %8, %8\n\t"
+                         "vpmaddwd %12, %9, %9\n\tvpmaddwd %12, %10, %10\n\tvpmaddwd %12, %11, %11"
+                         : "+x"(a0), "+x"(a1), "+x"(a2), "+x"(a3), "+x"(a4), "+x"(a5), "+x"(a6), "+x"(a7),
+                           "+x"(a8), "+x"(a9), "+x"(a10), "+x"(a11)
+                         : "x"(y));
+    __m256i s = _mm256_add_epi32(_mm256_add_epi32(_mm256_add_epi32(a0, a1), _mm256_add_epi32(a2, a3)),
+                                 _mm256_add_epi32(_mm256_add_epi32(a4, a5), _mm256_add_epi32(a6, a7)));
+    s = _mm256_add_epi32(s, _mm256_add_epi32(_mm256_add_epi32(a8, a9), _mm256_add_epi32(a10, a11)));
+    return (double)_mm256_extract_epi32(s, 0);
+}
+
+/* lanes: 8 or 16 the fp32 FMA loops, 32 the bf16 loop, 0 AMX, RATE_I16 the
+ * vpmaddwd loop */
+#define RATE_I16 (-16)
+typedef struct fma_job { int lanes; double sink; } fma_job;
 
 /* The loops are pure functions: without a volatile sink the compiler drops
  * the calls and the "measurement" times nothing. */
@@ -404,7 +440,7 @@ static void *fma_thread(void *p)
 {
     fma_job *j = p;
     j->sink = j->lanes == 0 ? amx_loop(1.0f) : j->lanes == 32 ? bf16_loop(1.0f) : j->lanes == 16 ? fma_loop16(1.0f)
-                                                                                   : fma_loop8(1.0f);
+            : j->lanes == RATE_I16 ? i16_loop(1.0f) : fma_loop8(1.0f);
     fma_sink = j->sink;
     return NULL;
 }
@@ -412,10 +448,12 @@ static void *fma_thread(void *p)
 /* FLOP/s of `threads` threads each running FMA chains (best of 2), or 0
  * when the CPU has neither AVX-512 nor AVX2+FMA; lanes 32: the vdpbf16ps
  * chains, 0 without AVX512_BF16; lanes 0: the AMX tiles, 0 unless the
- * permission was granted.  About 20-60 ms. */
+ * permission was granted; RATE_I16: the vpmaddwd chains, 0 without AVX2.
+ * About 20-60 ms. */
 static double measure_fma_peak(int threads, int lanes)
 {
-    if (lanes != 32 && lanes != 16 && lanes != 8 && lanes != 0) return 0;
+    if (lanes != 32 && lanes != 16 && lanes != 8 && lanes != 0 && lanes != RATE_I16) return 0;
+    if (lanes == RATE_I16 && !__builtin_cpu_supports("avx2")) return 0;
     if (lanes == 0 && !amx_granted) return 0;
     if (lanes == 32 && !__builtin_cpu_supports("avx512bf16")) return 0;
     if (lanes == 16 && !__builtin_cpu_supports("avx512f")) return 0;
@@ -437,9 +475,9 @@ static double measure_fma_peak(int threads, int lanes)
             if (started[i]) pthread_join(tid[i], NULL);
         double dt = now_s() - t0;
         /* lanes 32: 16 fp32 lanes x 2 bf16 products each; AMX: 4 tiles of
-           16 x 16 x 32 multiply-adds per iteration */
+           16 x 16 x 32 multiply-adds per iteration; vpmaddwd: 8 lanes x 2 */
         double flops = lanes == 0 ? 2.0 * 4 * 16 * 16 * 32 * (double)AMX_ITERS * threads
-                                  : 2.0 * FMA_CHAINS * (double)FMA_ITERS * lanes * threads;
+                                  : 2.0 * FMA_CHAINS * (double)FMA_ITERS * (lanes == RATE_I16 ? 16 : lanes) * threads;
         if (dt > 0 && flops / dt > best) best = flops / dt;
     }
     return best;
@@ -557,7 +595,7 @@ kf_status kf_cpu_list(kf_device_info *devs, size_t dev_size, int max, int *n, ch
  * is often the base clock, so a measured FMA rate above the estimate wins,
  * and the cache bound grows with it. */
 static pthread_once_t measure_once = PTHREAD_ONCE_INIT;
-static double m_flops, m_bw, m_cache, m_bf16, m_amx;
+static double m_flops, m_bw, m_cache, m_bf16, m_amx, m_i16;
 static int m_flops_measured;
 
 static void measure_once_fn(void)
@@ -570,6 +608,7 @@ static void measure_once_fn(void)
     m_cache = (double)probe_cores * probe_hz * turbo * 128.0;
     m_bf16 = measure_fma_peak(1, 32) * probe_cores;   /* 0 without AVX512_BF16 */
     m_amx = measure_fma_peak(1, 0) * probe_cores;     /* 0 without AMX and its permission */
+    m_i16 = measure_fma_peak(1, RATE_I16) * probe_cores;   /* 0 without AVX2 */
 }
 
 kf_status kf_cpu_measure(int device, kf_device_info *d, char *why, size_t why_len)
@@ -589,6 +628,8 @@ kf_status kf_cpu_measure(int device, kf_device_info *d, char *why, size_t why_le
         d->peak_flops_bf16 = m_bf16;
     if (d->struct_size >= offsetof(kf_device_info, peak_flops_amx_bf16) + sizeof(double))
         d->peak_flops_amx_bf16 = m_amx;
+    if (d->struct_size >= offsetof(kf_device_info, peak_flops_i16) + sizeof(double))
+        d->peak_flops_i16 = m_i16;
     return KF_OK;
 }
 

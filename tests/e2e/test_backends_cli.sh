@@ -45,7 +45,7 @@ P="$tmp/plugins"
 out=$(KFORGE_PLUGIN_PATH="$tmp/missing:$P" "$KFORGE" backends 2>&1); rc=$?
 if [ $rc -eq 0 ]; then ok "backends exits 0 although files were skipped"; else not_ok "backends exits 0 although files were skipped" "rc=$rc" "$out"; fi
 check "lists the good plugin with ABI, language, caps and file" "$out" \
-    "fixture-good 1.2.3" "plugin ABI 1.5, language c, caps: host-entry" "file: $P/kf-fixture-good.so"
+    "fixture-good 1.2.3" "plugin ABI 1.6, language c, caps: host-entry" "file: $P/kf-fixture-good.so"
 check "lists its device with peaks marked measured/estimated" "$out" \
     "device 0: fixture-device (cpu)" "peak 12.5 GFLOP/s (measured), 3.25 GB/s (estimated)" "a fake device for tests"
 check "an unavailable backend says why" "$out" \
@@ -73,7 +73,7 @@ assert "seccomp" in d["sandbox"]["layers"] or d["sandbox"]["why"], d["sandbox"]
 mine = {p["name"]: p for p in d["plugins"] if p["file"].startswith(P + "/")}
 assert sorted(mine) == ["fixture-good", "fixture-unavail"], sorted(mine)
 g = mine["fixture-good"]
-assert (g["version"], g["abi_major"], g["abi_minor"], g["language"]) == ("1.2.3", 1, 5, "c"), g
+assert (g["version"], g["abi_major"], g["abi_minor"], g["language"]) == ("1.2.3", 1, 6, "c"), g
 assert g["caps"] == ["host-entry"] and g["available"] is True, g
 assert g["file"] == P + "/kf-fixture-good.so", g["file"]
 dev, = g["devices"]
@@ -116,13 +116,13 @@ mkdir -p "$tmp/cache"
 out=$(XDG_CACHE_HOME="$tmp/cache" KFORGE_PLUGIN_PATH="$cpu" KFORGE_PLUGIN_SYSTEM_PATH= "$KFORGE" backends 2>&1)
 f=$(ls "$tmp/cache/kforge/peaks/"cpu-simd-* 2>/dev/null | head -n1)
 if [ -n "$f" ] && grep -q '^peak_flops [0-9]' "$f" && grep -q '^peak_bw_measured 1' "$f" &&
-   grep -q '^peak_flops_bf16 [0-9]' "$f" && grep -q '^peak_flops_amx_bf16 [0-9]' "$f" &&
+   grep -q '^peak_flops_bf16 [0-9]' "$f" && grep -q '^peak_flops_amx_bf16 [0-9]' "$f" && grep -q '^peak_flops_i16 [0-9]' "$f" &&
    [ "$(stat -c %a "$f")" = 600 ]; then ok "the measured peaks are cached, owner-only, per plugin version and device"
 else not_ok "the measured peaks are cached, owner-only, per plugin version and device" "file: ${f:-none}" "$out"; fi
 if [ -n "$f" ]; then
-    printf 'peak_flops 1.25e+12\npeak_bytes_per_s 4.5e+10\npeak_flops_measured 1\npeak_bw_measured 1\ncache_bytes_per_s 9e+11\npeak_flops_bf16 2.5e+12\npeak_flops_amx_bf16 2e+13\n' > "$f"
+    printf 'peak_flops 1.25e+12\npeak_bytes_per_s 4.5e+10\npeak_flops_measured 1\npeak_bw_measured 1\ncache_bytes_per_s 9e+11\npeak_flops_bf16 2.5e+12\npeak_flops_amx_bf16 2e+13\npeak_flops_i16 3e+12\n' > "$f"
     out=$(XDG_CACHE_HOME="$tmp/cache" KFORGE_PLUGIN_PATH="$cpu" KFORGE_PLUGIN_SYSTEM_PATH= "$KFORGE" backends 2>&1)
-    check "the next listing takes the peaks from the cache" "$out" "peak 1250 GFLOP/s (measured), 45.0 GB/s (measured), bf16 2500 GFLOP/s (measured), AMX bf16 20000 GFLOP/s (measured)"
+    check "the next listing takes the peaks from the cache" "$out" "peak 1250 GFLOP/s (measured), 45.0 GB/s (measured), bf16 2500 GFLOP/s (measured), AMX bf16 20000 GFLOP/s (measured), int16 pairs 3000 GFLOP/s (measured)"
 else
     not_ok "the next listing takes the peaks from the cache" "no cache file"
 fi
@@ -132,18 +132,18 @@ fi
 # lowers them
 peaks() { sed -n "s/^$1 //p" "$f"; }
 if [ -n "$f" ]; then
-    printf 'peak_flops 1e+09\npeak_bytes_per_s 1e+06\npeak_flops_measured 1\npeak_bw_measured 1\ncache_bytes_per_s 1e+09\npeak_flops_bf16 0\npeak_flops_amx_bf16 0\n' > "$f"
+    printf 'peak_flops 1e+09\npeak_bytes_per_s 1e+06\npeak_flops_measured 1\npeak_bw_measured 1\ncache_bytes_per_s 1e+09\npeak_flops_bf16 0\npeak_flops_amx_bf16 0\npeak_flops_i16 0\n' > "$f"
     out=$(XDG_CACHE_HOME="$tmp/cache" KFORGE_PLUGIN_PATH="$cpu" KFORGE_PLUGIN_SYSTEM_PATH= "$KFORGE" backends --measure 2>&1)
     if $PY -c 'import sys; v = [float(x) for x in sys.argv[1:]]; sys.exit(0 if v[0] > 1e9 and v[1] > 1e6 and v[2] > 1e9 else 1)' \
            "$(peaks peak_flops)" "$(peaks peak_bytes_per_s)" "$(peaks cache_bytes_per_s)"; then
         check "backends --measure raises cached peaks measured low, in the cache too" "$out" "peaks: measured again, 1 device raised"
     else not_ok "backends --measure raises cached peaks measured low, in the cache too" "$(cat "$f")" "$out"; fi
-    printf 'peak_flops 1e+15\npeak_bytes_per_s 1e+13\npeak_flops_measured 1\npeak_bw_measured 1\ncache_bytes_per_s 1e+15\npeak_flops_bf16 1e+15\npeak_flops_amx_bf16 1e+16\n' > "$f"
+    printf 'peak_flops 1e+15\npeak_bytes_per_s 1e+13\npeak_flops_measured 1\npeak_bw_measured 1\ncache_bytes_per_s 1e+15\npeak_flops_bf16 1e+15\npeak_flops_amx_bf16 1e+16\npeak_flops_i16 1e+16\n' > "$f"
     out=$(XDG_CACHE_HOME="$tmp/cache" KFORGE_PLUGIN_PATH="$cpu" KFORGE_PLUGIN_SYSTEM_PATH= "$KFORGE" backends --measure 2>&1)
     if [ "$(peaks peak_flops)" = 1e+15 ] && [ "$(peaks peak_bytes_per_s)" = 1e+13 ] && [ "$(peaks peak_flops_amx_bf16)" = 1e+16 ]; then
         check "a lower re-measurement never lowers the peaks" "$out" "peak 1000000 GFLOP/s (measured), 10000 GB/s (measured)" "0 devices raised"
     else not_ok "a lower re-measurement never lowers the peaks" "$(cat "$f")" "$out"; fi
-    printf 'peak_flops 1e+09\npeak_bytes_per_s 1e+06\npeak_flops_measured 1\npeak_bw_measured 1\ncache_bytes_per_s 1e+09\npeak_flops_bf16 0\npeak_flops_amx_bf16 0\n' > "$f"
+    printf 'peak_flops 1e+09\npeak_bytes_per_s 1e+06\npeak_flops_measured 1\npeak_bw_measured 1\ncache_bytes_per_s 1e+09\npeak_flops_bf16 0\npeak_flops_amx_bf16 0\npeak_flops_i16 0\n' > "$f"
     XDG_CACHE_HOME="$tmp/cache" KFORGE_PLUGIN_PATH="$cpu" KFORGE_PLUGIN_SYSTEM_PATH= "$KFORGE" run \
         "$KF_SRCDIR/problems/level1/19_ReLU.json" --backend cpu-simd --agent builtin --preset small --no-baseline \
         --max-iterations 1 --out "$tmp/run" >"$tmp/run.out" 2>&1

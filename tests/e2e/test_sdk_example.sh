@@ -90,7 +90,7 @@ out=$(KFORGE_PLUGIN_PATH="$plugindir" "$KFORGE" backends 2>&1); rc=$?
 if [ $rc -eq 0 ]; then ok "kforge backends exits 0 with the example installed"
 else not_ok "kforge backends exits 0 with the example installed" "rc=$rc" "$out"; fi
 check "it lists the example backend and its device" "$out" \
-    "example 1.0.0" "plugin ABI 1.5, language c, caps: host-entry host-memory" \
+    "example 1.0.0" "plugin ABI 1.6, language c, caps: host-entry host-memory" \
     "file: $plugindir/kf-example.so" "device 0: host-cpu-scalar (cpu)" "GFLOP/s (estimated)"
 res=$(KFORGE_PLUGIN_PATH="$plugindir" "$KFORGE" backends --json 2>/dev/null | "$PY" -c '
 import json, sys

@@ -373,6 +373,33 @@ static const char *amx_src =
     "#endif\n"
     "}\n";
 
+/* The int16-pair peak (ABI 1.6): measured where the CPU has AVX2, between
+ * half and three times the fp32 peak (vpmaddwd does 16 multiply-adds to
+ * FMA's 8 at up to FMA's issue rate: a miscounted factor or a loop the
+ * compiler slowed shows), 0 without AVX2; and never written into a struct
+ * sized for 1.5. */
+KF_TEST(i16_peak_measured_and_abi_guarded)
+{
+    const kf_backend *be = load_plugin();
+    kf_device_info dev;
+    memset(&dev, 0, sizeof dev);
+    dev.struct_size = sizeof dev;
+    char why[256] = "";
+    int n = 0;
+    KF_CHECK_INT(be->list_devices(&dev, sizeof dev, 1, &n, why, sizeof why), KF_OK);
+    KF_CHECK_INT(be->measure_peaks(0, &dev, why, sizeof why), KF_OK);
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2"))
+        KF_CHECK_MSG(dev.peak_flops_i16 > 0.5 * dev.peak_flops && dev.peak_flops_i16 < 3 * dev.peak_flops,
+                     "int16 pairs %g, fp32 %g FLOP/s", dev.peak_flops_i16, dev.peak_flops);
+    else
+        KF_CHECK_NEAR(dev.peak_flops_i16, 0, 0);
+    dev.struct_size = (uint32_t)offsetof(kf_device_info, peak_flops_i16);   /* a 1.5 core's struct */
+    dev.peak_flops_i16 = -1;
+    KF_CHECK_INT(be->measure_peaks(0, &dev, why, sizeof why), KF_OK);
+    KF_CHECK_NEAR(dev.peak_flops_i16, -1, 0);
+}
+
 KF_TEST(amx_permission_features_and_unit)
 {
     const kf_backend *be = load_plugin();

@@ -233,6 +233,26 @@ KF_TEST(roofline_uses_the_unit_the_candidate_used)
     KF_CHECK_NEAR(rf.floor_s, 5e-3, 1e-12);
     kf_roofline_enforce(&rf, &r, &dev, 1e9);
     KF_CHECK_NEAR(rf.hard_floor_s, 4e9 / (1.25 * 8e11), 1e-12);
+    /* measured by the probe (ABI 1.6): its rate for the unit and the
+       target's floor; the enforced floor keeps the bound where that is
+       faster (a busy machine measures low), the measurement where it is */
+    dev.peak_flops_i16 = 6e11;
+    kf_roofline_compute(&r, &dev, &rf);
+    KF_CHECK_NEAR(rf.unit_peak_flops[5], 6e11, 0);
+    KF_CHECK_NEAR(rf.device_floor_s, 4e9 / 6e11, 1e-12);
+    kf_roofline_use_unit(&rf, &dev, 5);
+    KF_CHECK_NEAR(rf.floor_s, 4e9 / 6e11, 1e-12);
+    kf_roofline_enforce(&rf, &r, &dev, 1e9);
+    KF_CHECK_NEAR(rf.hard_floor_s, 4e9 / (1.25 * 8e11), 1e-12);
+    dev.peak_flops_i16 = 9e11;
+    kf_roofline_compute(&r, &dev, &rf);
+    kf_roofline_enforce(&rf, &r, &dev, 1e9);
+    KF_CHECK_NEAR(rf.hard_floor_s, 4e9 / (1.25 * 9e11), 1e-12);
+    dev.warp_size = 16;                  /* AVX-512: not offered, measured or not */
+    kf_roofline_compute(&r, &dev, &rf);
+    KF_CHECK_NEAR(rf.unit_peak_flops[5], 0, 0);
+    dev.peak_flops_i16 = 0;
+    dev.warp_size = 8;
     strcpy(dev.kind, "gpu");             /* only CPU devices */
     dev.peak_flops_bf16 = 9e12;
     kf_roofline_compute(&r, &dev, &rf);

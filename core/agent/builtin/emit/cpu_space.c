@@ -661,7 +661,8 @@ static int threads(const kf_bt_point *p) { return p->knob[KC_THREADS]; }
 
 /* The unit the cost model rates p's GEMMs at: vdpbf16ps's peak for bf16 and
  * bf16c (the probe measured it at twice the FMA peak on the Zen 4 VM and at
- * half on the 16-core Xeon host); fp32 FMAs' for the rest.  AMX points too:
+ * half on the 16-core Xeon host); the int16 pairs' (5, vpmaddwd) for i16;
+ * fp32 FMAs' for the rest.  AMX points too:
  * their tiles are not the limit (packing to bf16 and moving C are), so
  * gemm_eff rates them as multiples of the best register-blocked kernel on
  * the FMAs (at the tiles' peak they would read 8-16x faster). */
@@ -717,9 +718,10 @@ static double gemm_eff(const kf_bt_point *pt, const kf_bt_gemm_work *w, int thre
     /* the same on vdpbf16ps (rated at its own peak, unit()): bf16's rate
        less the centre's share */
     if (pt->precision == KF_BT_BF16C) e = 0.9;
-    /* int16 on vpmaddwd, rated at twice the FMA peak (unit 5): its GEMMs
-       ran at 1.36-1.68x the fp32 kernel's (Zen 3, micro.sh), about 0.7 of
-       that bound: the adds beside the multiplies and the quantization */
+    /* int16 on vpmaddwd, rated at the probe's vpmaddwd peak (unit 5,
+       twice the FMA peak on Zen 3): its GEMMs ran at 1.36-1.68x the fp32
+       kernel's (Zen 3, micro.sh), about 0.7 of it: the adds beside the
+       multiplies and the quantization */
     if (pt->precision == KF_BT_I16) e = 0.7;
     int on_tiles = kf_bt_precision_amx(pt->precision);
     /* vector width and registers: AVX-512 16 floats x 32, AVX2 8 x 16,
