@@ -373,6 +373,17 @@ static const char *amx_src =
     "#endif\n"
     "}\n";
 
+/* The plugin's one device as the core lists it (struct_size of this ABI) */
+static void list_device(const kf_backend *be, kf_device_info *dev)
+{
+    char why[256] = "";
+    int n = 0;
+    memset(dev, 0, sizeof *dev);
+    dev->struct_size = sizeof *dev;
+    KF_CHECK_INT(be->list_devices(dev, sizeof *dev, 1, &n, why, sizeof why), KF_OK);
+    KF_CHECK_INT(n, 1);
+}
+
 /* The int16-pair peak (ABI 1.6): measured where the CPU has AVX2, between
  * half and three times the fp32 peak (vpmaddwd does 16 multiply-adds to
  * FMA's 8 at up to FMA's issue rate: a miscounted factor or a loop the
@@ -382,11 +393,8 @@ KF_TEST(i16_peak_measured_and_abi_guarded)
 {
     const kf_backend *be = load_plugin();
     kf_device_info dev;
-    memset(&dev, 0, sizeof dev);
-    dev.struct_size = sizeof dev;
     char why[256] = "";
-    int n = 0;
-    KF_CHECK_INT(be->list_devices(&dev, sizeof dev, 1, &n, why, sizeof why), KF_OK);
+    list_device(be, &dev);
     KF_CHECK_INT(be->measure_peaks(0, &dev, why, sizeof why), KF_OK);
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx2"))
@@ -404,11 +412,8 @@ KF_TEST(amx_permission_features_and_unit)
 {
     const kf_backend *be = load_plugin();
     kf_device_info dev;
-    memset(&dev, 0, sizeof dev);
-    dev.struct_size = sizeof dev;
     char why[256] = "";
-    int n = 0;
-    KF_CHECK_INT(be->list_devices(&dev, sizeof dev, 1, &n, why, sizeof why), KF_OK);
+    list_device(be, &dev);
     __builtin_cpu_init();
     int amx = __builtin_cpu_supports("amx-tile") && __builtin_cpu_supports("amx-bf16") &&
               __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw");
