@@ -151,13 +151,13 @@ typedef struct kf_write {
 } kf_write;
 /* Does the n writes in chunks of 1 MiB over up to max_threads threads, or
  * with max_threads 0 up to the online CPUs, one on a machine of under 4;
- * at most 16, and 8 MiB a thread at least (small sets stay on one): a set's fresh inputs and
- * poison, written while the worker is stopped before a timed run, so that
- * its threads idle for a millisecond or two, not the 10-15 ms one thread
- * takes over 128 MiB (an idle of 20 ms made the next run of a memory-bound
- * kernel 1.2-1.3x slower on the 16-core host,
+ * at most 16, and 8 MiB a thread at least (small sets stay on one).  For
+ * a set's fresh inputs and poison, written while the worker is stopped
+ * before a timed run: its threads then idle for a millisecond or two, not
+ * the 10-15 ms one thread takes over 128 MiB (an idle of 20 ms made the
+ * next run of a memory-bound kernel 1.2-1.3x slower on the 16-core host,
  * bench/results/xeon16-cpu-timing-gap-2026-11-30; spread there, 33 and 40
- * took 8-26% less time, the 2-core Zen 3 VM measured no gain:
+ * took 8-26% less time, while the 2-core Zen 3 VM measured no gain:
  * bench/results/xeon16-cpu-parallel-writes-2026-12-01).  Returns the
  * threads used. */
 int kf_buffers_write(const kf_write *w, int n, int max_threads);

@@ -18,8 +18,9 @@ static double dmax(double a, double b)
 
 /* The bound the int16-pair rate stays under on a CPU whose vectors are 8
  * floats: twice the FMA peak (16 multiply-adds an instruction against
- * FMA's 8, at most FMA's issue rate: Zen 3 1.7 times,
- * bench/results/zen3-gemm-i16-2026-11-30); 0 elsewhere. */
+ * FMA's 8, at most FMA's issue rate: on Zen 3 1.7 times in
+ * bench/results/zen3-gemm-i16-2026-11-30's loops, 2.0 by the probe's);
+ * 0 elsewhere. */
 static double i16_bound(const kf_device_info *dev)
 {
     return dev->warp_size == 8 ? 2 * dev->peak_flops : 0;

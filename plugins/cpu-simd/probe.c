@@ -399,10 +399,10 @@ KF_RATE_LOOP __attribute__((target("amx-tile,amx-bf16"), noinline)) static doubl
  * pair into an int32 lane, 16 multiply-adds on 8 lanes (32 FLOPs as the
  * roofline counts them).  Each chain feeds its own product back in (its
  * int32 lanes read as int16 pairs: integer overflow wraps, nothing traps),
- * so no product is loop-invariant; 12 chains hide the latency (3-5
- * cycles), FMA_CHAINS as the FP loops.  The products alone, without the adds a kernel needs to
+ * so no product is loop-invariant; FMA_CHAINS (12) chains hide the latency
+ * (3-5 cycles).  The products alone, without the adds a kernel needs to
  * accumulate them: every 16 multiply-adds take one vpmaddwd, so no int16
- * kernel runs faster, and the enforced floor can rely on it. */
+ * kernel runs faster. */
 KF_RATE_LOOP __attribute__((target("avx2"), noinline)) static double i16_loop(float seed)
 {
     /* in assembly: GCC 12 keeps an array of 12 accumulators partly on the
