@@ -140,7 +140,7 @@ KF_TEST(set_writes_over_threads)
                          {bs->inputs[1].data, five, bs->inputs[1].bytes},
                          {bs->outputs[0].data, NULL, bs->outputs[0].bytes},
                          {bs->scratch[0].data, NULL, bs->scratch[0].bytes}};
-        KF_CHECK_INT(kf_buffers_write(w, 4, mt), mt);   /* 70 chunks: room for 8 threads */
+        KF_CHECK_INT(kf_buffers_write(w, 4, mt), mt);   /* 44 chunks: room for 5 threads */
         KF_CHECK(memcmp(bs->inputs[0].data, src, bs->inputs[0].bytes) == 0);
         KF_CHECK(memcmp(bs->inputs[1].data, five, sizeof five) == 0);
         int64_t first;
