@@ -1,10 +1,10 @@
 /* eval_mem.c — the memfd that holds every guarded buffer of every buffer set,
  * shared between kf_evaluate() and the worker (eval_internal.h). */
+#include "util/parallel.h"
 #include "eval_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -88,20 +88,11 @@ void kf_poison_fill(const kf_buffer *b)
 #define KF_WRITE_MAX_THREADS 16
 #define KF_WRITE_MIN_CPUS 4                 /* fewer online CPUs: one thread */
 
-typedef struct write_job {
-    float *dst;
-    const float *src;   /* NULL: poison */
-    size_t bytes;
-} write_job;
-
-typedef struct write_team {
-    const write_job *jobs;
-    size_t begin, end;
-} write_team;
-
-static void write_range(const write_job *jobs, size_t begin, size_t end)
+/* writes [begin, end) of the kf_write array ctx */
+static void write_range(void *ctx, long begin, long end)
 {
-    for (size_t i = begin; i < end; i++) {
+    const kf_write *jobs = ctx;
+    for (long i = begin; i < end; i++) {
         if (jobs[i].src) {
             memcpy(jobs[i].dst, jobs[i].src, jobs[i].bytes);
         } else {
@@ -114,23 +105,13 @@ static void write_range(const write_job *jobs, size_t begin, size_t end)
     }
 }
 
-static void *write_main(void *arg)
-{
-    write_team *t = arg;
-    write_range(t->jobs, t->begin, t->end);
-    return NULL;
-}
-
 int kf_buffers_write(const kf_write *w, int n, int max_threads)
 {
     size_t n_jobs = 0;
     for (int k = 0; k < n; k++) n_jobs += (w[k].bytes + KF_WRITE_CHUNK - 1) / KF_WRITE_CHUNK;
-    write_job *jobs = malloc((n_jobs ? n_jobs : 1) * sizeof *jobs);
-    if (!jobs) {   /* serial, in place */
-        for (int k = 0; k < n; k++) {
-            write_job one = {w[k].dst, w[k].src, w[k].bytes};
-            write_range(&one, 0, 1);
-        }
+    kf_write *jobs = malloc((n_jobs ? n_jobs : 1) * sizeof *jobs);
+    if (!jobs) {   /* serial, whole buffers */
+        write_range((void *)(uintptr_t)w, 0, n);
         return 1;
     }
     size_t j = 0;
@@ -142,32 +123,12 @@ int kf_buffers_write(const kf_write *w, int n, int max_threads)
             jobs[j].bytes = b;
             j++;
         }
-    size_t nt = n_jobs / KF_WRITE_MIN_CHUNKS;
-    if (max_threads > 0) {
-        if (nt > (size_t)max_threads) nt = (size_t)max_threads;
-    } else {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        if (cpus < KF_WRITE_MIN_CPUS) nt = 1;
-        else if (nt > (size_t)cpus) nt = (size_t)cpus;
-    }
+    int nt = max_threads, cpus = kf_parallel_threads(0);
+    if (nt <= 0) nt = cpus < KF_WRITE_MIN_CPUS ? 1 : cpus;
     if (nt > KF_WRITE_MAX_THREADS) nt = KF_WRITE_MAX_THREADS;
-    if (nt < 1) nt = 1;
-    write_team team[KF_WRITE_MAX_THREADS];
-    pthread_t tid[KF_WRITE_MAX_THREADS];
-    int started[KF_WRITE_MAX_THREADS] = {0};
-    for (size_t t = 0; t < nt; t++) {
-        team[t].jobs = jobs;
-        team[t].begin = n_jobs * t / nt;
-        team[t].end = n_jobs * (t + 1) / nt;
-    }
-    for (size_t t = 1; t < nt; t++) started[t] = pthread_create(&tid[t], NULL, write_main, &team[t]) == 0;
-    write_range(jobs, team[0].begin, team[0].end);
-    for (size_t t = 1; t < nt; t++) {
-        if (started[t]) pthread_join(tid[t], NULL);
-        else write_range(jobs, team[t].begin, team[t].end);
-    }
+    int used = kf_parallel((long)n_jobs, KF_WRITE_MIN_CHUNKS, nt, write_range, jobs);
     free(jobs);
-    return (int)nt;
+    return used > 0 ? used : 1;
 }
 
 int64_t kf_poison_count(const float *data, int64_t n, int64_t *first)

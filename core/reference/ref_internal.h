@@ -21,14 +21,15 @@
 
 /* ------------------------------------------------------------ threads */
 
-/* Number of threads to use for n_threads (<= 0: online CPUs, at least 1). */
+/* Number of threads to use for n_threads (<= 0: online CPUs, at least 1):
+ * util/parallel.h's kf_parallel_threads. */
 int kf_ref_threads(int n_threads);
 
 /* Calls fn(ctx, begin, end) on disjoint contiguous ranges covering
  * [0, n_items), on up to n_threads threads, giving each thread at least
- * min_items items (so small jobs stay on the calling thread).  Ranges are
- * a pure function of (n_items, thread count), so results never depend on
- * scheduling.  If a thread cannot be created its range runs inline. */
+ * min_items items (so small jobs stay on the calling thread): util/parallel.h's
+ * kf_parallel (ranges a pure function of (n_items, thread count), so
+ * results never depend on scheduling). */
 typedef void (*kf_ref_range_fn)(void *ctx, long begin, long end);
 void kf_ref_parallel(long n_items, long min_items, int n_threads,
                      kf_ref_range_fn fn, void *ctx);
