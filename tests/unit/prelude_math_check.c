@@ -217,15 +217,23 @@ static int check_rows(void)
         }
     }
     /* the vector exp over the whole float range (m = 0): overflow, the
-     * denormals, underflow, ±inf and NaN */
+     * denormals, underflow, ±inf and NaN.  AVX2's kf__exp8 takes only the
+     * row helpers' terms (x - m <= 0, or +inf): 0 under 2^-126.5 (an absolute
+     * error under 1.2e-38) and inf from 2^127.5 (x > 88.37) */
     inputs(-110.0f, 90.0f, 200000);
     kf_row_exp_sum(xs, 0.0f, vec, n_x, NULL);
+#if !defined(__AVX512F__) && defined(__AVX2__) && defined(__FMA__)
+    const double flush = 1.2e-38, inf_from = 88.37;
+#else
+    const double flush = 1e-45, inf_from = INFINITY;
+#endif
     for (int i = 0; i < n_x; i++) {
         double e = exp((double)xs[i]);
         float want = (float)e;
-        double tol = 1e-45 + exp16_rtol(xs[i], 0.0f) * e;
+        double tol = flush + exp16_rtol(xs[i], 0.0f) * e;
         /* at the overflow edge either side of FLT_MAX is within the error */
         int ok = isnan(e) ? isnan(vec[i])
+               : isinf(vec[i]) && xs[i] > inf_from ? vec[i] > 0.0f
                : isinf(want) || isinf(vec[i]) ? vec[i] == want || fabs((double)FLT_MAX - e) <= tol
                : fabs(vec[i] - e) <= tol;
         if (!ok && bad++ < 6) printf("  kf_row_exp_sum: exp(%.9g) = %.9g, want %.9g\n", xs[i], vec[i], want);
@@ -242,14 +250,14 @@ static int check_rows(void)
 static int check_blocks(void)
 {
     static float buf[96] __attribute__((aligned(64))), in[96], lane[96];
-    static const float sp[] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 5.9f, -5.9f, 1e-40f};
+    static const float sp[] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 5.9f, -5.9f, 1e-40f, 5.6f, -5.6f, 5.5999994f, -5.5999994f};
     int bad = 0;
     for (int f = 0; f < 2; f++)
         for (int off = 0; off < 16; off++)
             for (int n = 0; n <= 67; n++) {
                 for (int i = 0; i < 80; i++) {
                     float x = -13.0f + 26.0f * (float)((i * 37 + off * 11 + n * 5) % 1009) / 1008.0f;
-                    if ((i + n) % 13 == 0) x = sp[(i + off) % 8];
+                    if ((i + n) % 13 == 0) x = sp[(i + off) % (int)(sizeof sp / sizeof sp[0])];
                     in[i] = buf[off + i] = x;
                 }
                 if (f) vec_gelu_tanh_block(in, lane, n); else vec_gelu_block(in, lane, n);
