@@ -841,6 +841,21 @@ KF_TEST_TIMEOUT(cpu_i16_precision, 200.0)
     dev.peak_flops = 2e11;
     dev.warp_size = 8;
     kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &q);
+    KF_CHECK_INT(q.precision, host_i16() ? KF_BT_I16 : KF_BT_FP32);   /* no int16 peak measured: the features */
+    /* with the probe's int16-pair peak (ABI 1.6): i16 only where it is well
+       above the fp32 peak (a Zen 3's 2.1x), not where vpmaddwd issues no
+       faster than the FMAs (1x) nor just under the margin */
+    dev.peak_flops_i16 = 4.2e11;
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &q);
+    KF_CHECK_INT(q.precision, host_i16() ? KF_BT_I16 : KF_BT_FP32);
+    dev.peak_flops_i16 = 2e11;
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &q);
+    KF_CHECK_INT(q.precision, KF_BT_FP32);
+    dev.peak_flops_i16 = KF_BT_CPU_I16_MIN_GAIN * dev.peak_flops * 0.99;
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &q);
+    KF_CHECK_INT(q.precision, KF_BT_FP32);
+    dev.peak_flops_i16 = KF_BT_CPU_I16_MIN_GAIN * dev.peak_flops;
+    kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, &dev, &q);
     KF_CHECK_INT(q.precision, host_i16() ? KF_BT_I16 : KF_BT_FP32);
     unload(&l);
     /* K 57 at kc 8: 57 mod 8 and 57 mod 7 are 1, so blocks of 6 */

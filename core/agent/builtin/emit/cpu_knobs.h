@@ -131,6 +131,15 @@ int64_t kf_bt_cpu_amx_depth(int64_t k, int64_t kc);
  * under this makes bf16 a wasted first step (a 1e-3 tolerance: every
  * element's error over it). */
 #define KF_BT_CPU_BF16_MIN_TOL 5e-3
+/* int16 pairs (precision i16) are the C emitter's default only where the
+ * probe's int16-pair peak (ABI 1.6, products alone) is at least this many
+ * times its fp32 FMA peak: the i16 GEMM also widens, pairs and converts its
+ * operands, and ran at 1.36-1.68x the fp32 kernel where the peaks' ratio was
+ * 2.0-2.3 (2-core Zen 3, bench/results/zen3-gemm-i16-2026-11-30,
+ * zen3-i16-peak-2026-12-01); a CPU whose vpmaddwd issues no faster than its
+ * FMAs (ratio 1) gains nothing from the narrower operands.  Where the plugin
+ * reports no int16 peak (0) the CPU's features decide, as before ABI 1.6. */
+#define KF_BT_CPU_I16_MIN_GAIN 1.5
 /* The skinny order hands out its NR panels in runs of contiguous ones,
  * this many runs a thread (dynamic: a stalled thread holds up no share). */
 #define KF_BT_CPU_SKINNY_RUNS_PER_THREAD 8

@@ -370,9 +370,11 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
     if (known && roomy && dev->peak_flops_bf16 > dev->peak_flops && host_has_bf16()) p->precision = KF_BT_BF16;
     /* int16 pairs where AVX2 is the widest unit (Zen 3: problems 9's and
        40's GEMMs at 1.36-1.68x the fp32 kernel's,
-       bench/results/zen3-gemm-i16-2026-11-30), under the same rule: a
-       failed verification falls back to fp32 */
-    else if (known && roomy && host_has_i16() && i16_depths(r))   /* the 6 x 16 tile above (no AVX-512) */
+       bench/results/zen3-gemm-i16-2026-11-30), under the same rule: the
+       probe's int16-pair peak well above its fp32 peak where it measured
+       one (KF_BT_CPU_I16_MIN_GAIN), a failed verification falls back to fp32 */
+    else if (known && roomy && host_has_i16() && i16_depths(r) &&   /* the 6 x 16 tile above (no AVX-512) */
+             (dev->peak_flops_i16 <= 0.0 || dev->peak_flops_i16 >= KF_BT_CPU_I16_MIN_GAIN * dev->peak_flops))
         p->precision = KF_BT_I16;
     /* AMX tiles are never the default (a point naming precision 0 or 3
        keeps the vector tiles then); the search reaches them as a neighbour
