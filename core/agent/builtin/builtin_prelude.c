@@ -464,7 +464,7 @@ static const char C_TAIL[] =
     "    }\n"
     "    for (int k = KF__Q_DEG - 1; k >= 0; k--)\n"
     "        for (int j = 0; j < 4; j++) p[j] = _mm256_fmadd_ps(p[j], r[j], _mm256_permutevar_ps(t[k], n[j]));\n"
-    "    for (int j = 0; j < nv; j++) {\n"
+    "    for (int j = 0; j < 4 && j < nv; j++) {   /* nv <= 4: said for GCC, which cannot see it */\n"
     "        const __m256 x = part && j + 1 == nv ? _mm256_maskload_ps(y + 8 * j, m) : _mm256_loadu_ps(y + 8 * j);\n"
     "        const __m256 q = _mm256_and_ps(p[j], in[j]);\n"
     "        /* q where x's sign bit is set (-0: -0 either way), 1 - q elsewhere */\n"
