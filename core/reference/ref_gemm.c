@@ -313,7 +313,7 @@ void kf_ref_gemm_ex(const double *A, long lda, const double *B, long ldb, int tr
         return;
     }
     gemm_args g = {A, B, C, lda, ldb, ldc, M, N, K, trans_b, 1, pick_ukernel()};
-    int nt = kf_ref_threads(n_threads);
+    int nt = kf_parallel_threads(n_threads);
     double flops = 2.0 * (double)M * (double)N * (double)K;
     if (flops >= KF_REF_BLAS_FLOPS && M < INT_MAX && N < INT_MAX && K < INT_MAX && lda < INT_MAX &&
         ldb < INT_MAX && ldc < INT_MAX && getenv("KFORGE_REF_NO_BLAS") == NULL) {
@@ -331,7 +331,7 @@ void kf_ref_gemm_ex(const double *A, long lda, const double *B, long ldb, int tr
     /* rows when every thread gets a few slivers, else columns */
     g.split_rows = row_units >= 4L * nt || row_units >= col_units;
     long units = g.split_rows ? row_units : col_units;
-    kf_ref_parallel(units, 1, nt, region_range, &g);
+    kf_parallel(units, 1, nt, region_range, &g);
 }
 
 void kf_ref_gemm(const double *A, const double *B, double *C, long M, long N, long K,

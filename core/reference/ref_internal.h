@@ -21,18 +21,10 @@
 
 /* ------------------------------------------------------------ threads */
 
-/* Number of threads to use for n_threads (<= 0: online CPUs, at least 1):
- * util/parallel.h's kf_parallel_threads. */
-int kf_ref_threads(int n_threads);
-
-/* Calls fn(ctx, begin, end) on disjoint contiguous ranges covering
- * [0, n_items), on up to n_threads threads, giving each thread at least
- * min_items items (so small jobs stay on the calling thread): util/parallel.h's
- * kf_parallel (ranges a pure function of (n_items, thread count), so
- * results never depend on scheduling). */
-typedef void (*kf_ref_range_fn)(void *ctx, long begin, long end);
-void kf_ref_parallel(long n_items, long min_items, int n_threads,
-                     kf_ref_range_fn fn, void *ctx);
+/* The reference's ops split their work with util/parallel.h: kf_parallel
+ * (ranges a pure function of the item and thread counts, so results never
+ * depend on scheduling) and kf_parallel_threads. */
+#include "util/parallel.h"
 
 /* ------------------------------------------------------------- shapes */
 

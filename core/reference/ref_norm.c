@@ -73,7 +73,7 @@ int kf_ref_layer_norm(const double *x, const kf_shape *sx, int ndims, const doub
         len *= (long)sx->d[k];
     long rows = len ? (long)(kf_ref_elems(sx) / len) : 0;
     row_job j = {x, w, b, y, len, eps, rms};
-    kf_ref_parallel(rows, min_items(len), n_threads, layer_rows, &j);
+    kf_parallel(rows, min_items(len), n_threads, layer_rows, &j);
     return 0;
 }
 
@@ -129,7 +129,7 @@ int kf_ref_group_norm(const double *x, const kf_shape *sx, int groups, const dou
     for (int k = 2; k < sx->rank; k++)
         S *= (long)sx->d[k];
     block_job j = {x, w, b, y, C, S, groups, eps};
-    kf_ref_parallel((long)sx->d[0] * groups, min_items(C / groups * S), n_threads,
+    kf_parallel((long)sx->d[0] * groups, min_items(C / groups * S), n_threads,
                     norm_blocks, &j);
     return 0;
 }
@@ -149,7 +149,7 @@ int kf_ref_instance_norm(const double *x, const kf_shape *sx, const double *w,
     for (int k = sx->rank >= 3 ? 2 : 1; k < sx->rank; k++)
         L *= (long)sx->d[k];
     block_job j = {x, w, b, y, C, L, C, eps};
-    kf_ref_parallel(N * C, min_items(L), n_threads, norm_blocks, &j);
+    kf_parallel(N * C, min_items(L), n_threads, norm_blocks, &j);
     return 0;
 }
 
@@ -226,7 +226,7 @@ int kf_ref_batch_norm(const double *x, const kf_shape *sx, const double *w, cons
     if (!stats)
         return kf_fail(err, KF_E_INTERNAL, "batch_norm: out of memory for %ld channel statistics", C);
     bn_job j = {x, w, b, rmean, rvar, y, stats, stats + C, N, C, L, eps, training};
-    kf_ref_parallel(C, min_items(N * L), n_threads, bn_channels, &j);
+    kf_parallel(C, min_items(N * L), n_threads, bn_channels, &j);
     free(stats);
     return 0;
 }

@@ -116,7 +116,7 @@ int kf_ref_unary(kf_op op, const kf_node *node, const double *x, double *y, int6
     if (op < KF_OP_RELU || op > KF_OP_DROPOUT)
         return kf_fail(err, KF_E_BAD_INPUT, "reference: op %d is not a unary elementwise op", (int)op);
     unary_job j = {op, node, x, y};
-    kf_ref_parallel((long)n, ELEM_MIN_PER_THREAD, n_threads, unary_range, &j);
+    kf_parallel((long)n, ELEM_MIN_PER_THREAD, n_threads, unary_range, &j);
     return 0;
 }
 
@@ -230,12 +230,12 @@ int kf_ref_binary(kf_op op, const double *a, const kf_shape *sa, const double *b
     if ((na == n || na == 1) && (nb == n || nb == 1)) {
         j.sta[0] = na == 1 ? 0 : 1;
         j.stb[0] = nb == 1 ? 0 : 1;
-        kf_ref_parallel((long)n, ELEM_MIN_PER_THREAD, n_threads, binary_flat, &j);
+        kf_parallel((long)n, ELEM_MIN_PER_THREAD, n_threads, binary_flat, &j);
         return 0;
     }
     long rows = j.inner ? (long)(n / j.inner) : 0;
     long min_rows = j.inner >= ELEM_MIN_PER_THREAD ? 1 : (long)(ELEM_MIN_PER_THREAD / j.inner);
-    kf_ref_parallel(rows, min_rows, n_threads, binary_rows, &j);
+    kf_parallel(rows, min_rows, n_threads, binary_rows, &j);
     return 0;
 bad:
     return kf_fail(err, KF_E_BAD_INPUT, "binary op: shapes %s and %s do not broadcast to %s",

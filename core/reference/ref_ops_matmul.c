@@ -116,7 +116,7 @@ int kf_ref_matmul(const double *a, const kf_shape *sa, const double *b, const kf
     mm_batch mb = {a, b, y, M, N, Ka, b_trans, a_off, b_off};
     double per_batch = 2.0 * (double)M * (double)N * (double)Ka;
     if (per_batch < 4e6) {
-        kf_ref_parallel((long)n_batch, 1, per_batch * (double)n_batch < 4e6 ? 1 : n_threads,
+        kf_parallel((long)n_batch, 1, per_batch * (double)n_batch < 4e6 ? 1 : n_threads,
                         mm_batch_range, &mb);
     } else {
         for (int64_t i = 0; i < n_batch; i++)

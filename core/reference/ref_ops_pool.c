@@ -64,6 +64,6 @@ int kf_ref_pool1d(kf_op op, const double *x, const kf_shape *sx, int kernel_size
                        kf_ref_shape_str(sx, s2, sizeof s2), Lout);
     long rows = L ? (long)(kf_ref_elems(sx) / L) : 0;
     pool_job j = {x, y, L, Lout, kernel_size, stride, padding, op == KF_OP_MAX_POOL1D};
-    kf_ref_parallel(rows, 32768 / (Lout * (long)kernel_size + 1) + 1, n_threads, pool_rows, &j);
+    kf_parallel(rows, 32768 / (Lout * (long)kernel_size + 1) + 1, n_threads, pool_rows, &j);
     return 0;
 }

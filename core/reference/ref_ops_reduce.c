@@ -123,7 +123,7 @@ int kf_ref_reduce(kf_op op, const double *x, const kf_shape *sx, int dim, double
     if (L.n == 0 && (op == KF_OP_AMAX || op == KF_OP_AMIN))
         return kf_fail(err, KF_E_BAD_INPUT, "reduction: amax/amin over an empty dim of %s",
                        kf_ref_shape_str(sx, s1, sizeof s1));
-    kf_ref_parallel(outer * L.inner, min_lines(L.n), n_threads, reduce_lines, &L);
+    kf_parallel(outer * L.inner, min_lines(L.n), n_threads, reduce_lines, &L);
     return 0;
 }
 
@@ -162,6 +162,6 @@ int kf_ref_softmax(const double *x, const kf_shape *sx, int dim, int log_form, d
         return kf_fail(err, KF_E_BAD_INPUT, "%s: dim %d is out of range for shape %s",
                        log_form ? "log_softmax" : "softmax", dim,
                        kf_ref_shape_str(sx, s1, sizeof s1));
-    kf_ref_parallel(outer * L.inner, min_lines(L.n), n_threads, softmax_lines, &L);
+    kf_parallel(outer * L.inner, min_lines(L.n), n_threads, softmax_lines, &L);
     return 0;
 }

@@ -7,18 +7,6 @@
 #include <stdio.h>
 
 #include "ref_internal.h"
-#include "util/parallel.h"
-
-int kf_ref_threads(int n_threads)
-{
-    return kf_parallel_threads(n_threads);
-}
-
-void kf_ref_parallel(long n_items, long min_items, int n_threads,
-                     kf_ref_range_fn fn, void *ctx)
-{
-    kf_parallel(n_items, min_items, n_threads, fn, ctx);
-}
 
 int64_t kf_ref_elems(const kf_shape *s)
 {

@@ -75,7 +75,7 @@ static double *get_value(ev *e, int v)
     if (!d)
         return NULL;
     cvt_job c = {e->inputs[v], d};
-    kf_ref_parallel((long)kf_ref_elems(&e->r->shapes[v]), 1L << 16, e->n_threads, cvt_range, &c);
+    kf_parallel((long)kf_ref_elems(&e->r->shapes[v]), 1L << 16, e->n_threads, cvt_range, &c);
     e->vals[v] = d;
     return d;
 }

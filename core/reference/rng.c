@@ -74,7 +74,7 @@ typedef struct draw_job {
     double a, b;       /* uniform: low, high (kaiming: -bound, bound); normal: mean, std */
     float *dst;
     float *copy;       /* also written when not NULL */
-    kf_ref_range_fn fn;
+    kf_range_fn fn;
 } draw_job;
 
 static void draw_uniform(void *ctx, long begin, long end)
@@ -159,7 +159,7 @@ void kf_draw_input_copy(const kf_resolved *r, int i, uint64_t seed, float *dst, 
         j.fn = draw_constant;
         break;
     }
-    kf_ref_parallel(n, DRAW_MIN_PER_THREAD, 0, copy ? draw_and_copy : j.fn, &j);
+    kf_parallel(n, DRAW_MIN_PER_THREAD, 0, copy ? draw_and_copy : j.fn, &j);
 }
 
 void kf_draw_input(const kf_resolved *r, int i, uint64_t seed, float *dst)

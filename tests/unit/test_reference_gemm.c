@@ -152,7 +152,7 @@ KF_TEST_TIMEOUT(gemm_throughput, 300)
             double dt = now() - t0;
             double gf = 2.0 * (double)M * (double)N * (double)K / dt * 1e-9;
             fprintf(stderr, "# kf_ref_gemm %ldx%ldx%ld trans_b=%d: %.3f s, %.1f GFLOP/s (%d threads)\n",
-                    M, N, K, tb, dt, gf, kf_ref_threads(0));
+                    M, N, K, tb, dt, gf, kf_parallel_threads(0));
             KF_CHECK_MSG(gf > 1.0, "gemm only %.2f GFLOP/s", gf);
         }
         /* spot-check a few entries against dot products */
