@@ -26,13 +26,20 @@
  * clock passes max_time_s * (1 + KF_CONFIRM_OVERRUN).
  *
  * The op-by-op baseline, when the run measured one, is evaluated in the
- * same rounds (last in the first round's order; never a finalist), and its
- * median over them replaces its time from the run's start: the speedups
- * then divide two times taken in one stretch of the machine's state (a
- * host that slowed by a quarter during a run reported a kernel at 0.82x
- * the baseline timed before the slowdown, bench/results/
- * xeon16-cpu-membound-2026-11-29d).  A baseline that fails or cannot be
- * loaded keeps its first time.
+ * same rounds (last in the first round's order), and its median over them
+ * replaces its time from the run's start: the speedups then divide two
+ * times taken in one stretch of the machine's state (a host that slowed by
+ * a quarter during a run reported a kernel at 0.82x the baseline timed
+ * before the slowdown, bench/results/xeon16-cpu-membound-2026-11-29d).  A
+ * baseline that fails or cannot be loaded keeps its first time.  When it
+ * was faster than the chosen finalist in every round (and is not the same
+ * code), the baseline's kernel, verified in those rounds like the
+ * finalists, is the run's best: a user does not get a kernel that measured
+ * slower than the op-by-op one beside it in each round (on the Zen 3 VM
+ * problem 88's search best timed 0.92x its baseline in the confirm round,
+ * bench/results/zen3-cpu-membound-2026-12-01).  It replaces a verified
+ * finalist only: a run whose finalists all fail has no verified search
+ * kernel, and the baseline alone is not one found.
  *
  * Nothing here is replayed by --resume: a resumed run takes its best from
  * the step evaluations (loop_resume.c) and, at its end, confirms again. */
@@ -209,6 +216,21 @@ static void journal_confirm(run_state *st, const finalist *f, int n, int rounds,
     json_object_put(ev);
 }
 
+/* Whether the baseline f[n] takes the place of finalist f[fin], both still in
+ * after every round: faster than it in each round (a tie within the
+ * machine's spread keeps the search's kernel, as one faster in some rounds
+ * only does), and not the same code (kf_candidate_same_code: then there is
+ * nothing to change). */
+static int baseline_wins(const finalist *f, int n, int fin, const double *t, const double *bt, int rounds)
+{
+    for (int r = 0; r < rounds; r++)
+        if (!(bt[r] < t[fin * rounds + r])) return 0;
+    char a[4200], b[4200];
+    snprintf(a, sizeof a, "%s/candidate", f[fin].sdir);
+    snprintf(b, sizeof b, "%s/candidate", f[n].sdir);
+    return !kf_candidate_same_code(a, b);
+}
+
 int kf_loop_confirm(run_state *st, kf_error *err)
 {
     int want = st->o.confirm_rounds < KF_CONFIRM_MAX_ROUNDS ? st->o.confirm_rounds : KF_CONFIRM_MAX_ROUNDS;
@@ -245,8 +267,8 @@ int kf_loop_confirm(run_state *st, kf_error *err)
         }
         if (rc == 0) rounds = r + 1;
     }
-    double t[KF_CONFIRM_FINALISTS * KF_CONFIRM_MAX_ROUNDS], med[KF_CONFIRM_FINALISTS];
-    int at[KF_CONFIRM_FINALISTS];
+    double t[KF_CONFIRM_FINALISTS * KF_CONFIRM_MAX_ROUNDS], med[KF_CONFIRM_FINALISTS + 1];   /* + 1: the baseline chosen */
+    int at[KF_CONFIRM_FINALISTS + 1];
     for (int i = 0; i < n; i++)
         for (int r = 0; r < rounds; r++)
             t[i * rounds + r] = still_in(&f[i], r + 1) ? f[i].res[r]->timing.median_s : 0;
@@ -254,11 +276,13 @@ int kf_loop_confirm(run_state *st, kf_error *err)
     if (rounds == 0)
         for (int i = 0; i < n; i++) med[i] = 0;
     double bt[KF_CONFIRM_MAX_ROUNDS], bmed = 0;
+    int bat = -1;
     if (m > n) {
         for (int r = 0; r < rounds; r++) bt[r] = still_in(&f[n], r + 1) ? f[n].res[r]->timing.median_s : 0;
-        if (rounds > 0 && kf_loop_confirm_pick(bt, 1, rounds, &bmed, NULL) < 0) bmed = 0;
+        if (rounds > 0 && kf_loop_confirm_pick(bt, 1, rounds, &bmed, &bat) < 0) bmed = 0;
     }
-    if (rc == 0) journal_confirm(st, f, n, rounds, t, med, pick, stopped, m > n ? bt : NULL, bmed);
+    int to_baseline = rc == 0 && pick >= 0 && bmed > 0 && baseline_wins(f, n, pick, t, bt, rounds);
+    if (rc == 0) journal_confirm(st, f, n, rounds, t, med, to_baseline ? n : pick, stopped, m > n ? bt : NULL, bmed);
     if (rc == 0 && bmed > 0) {
         char a[32], b[32];
         if (st->o.progress.fn && !st->o.json_progress)
@@ -284,6 +308,12 @@ int kf_loop_confirm(run_state *st, kf_error *err)
         st->confirm_rounds_done = rounds;
         st->confirm_finalists = n;
     } else {
+        int fin = pick;   /* the fastest finalist */
+        if (to_baseline) {   /* the entry chosen, f[n], with its median and median round */
+            pick = n;
+            med[n] = bmed;
+            at[n] = bat;
+        }
         kf_eval_result *res = f[pick].res[at[pick]];
         f[pick].res[at[pick]] = NULL;
         if (st->o.progress.fn && st->o.json_progress) {
@@ -296,6 +326,12 @@ int kf_loop_confirm(run_state *st, kf_error *err)
             json_object_object_add(o, "rounds", json_object_new_int(rounds));
             kf_progressf(&st->o.progress, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
             json_object_put(o);
+        } else if (st->o.progress.fn && to_baseline) {
+            char c[32];
+            kf_progressf(&st->o.progress, "confirm: the op-by-op baseline %s (median of %d round%s) was faster than "
+                         "the search's fastest, %s (%s), in every round: the run's best is now the baseline's kernel\n",
+                         kf_fmt_duration(bmed, a, sizeof a), rounds, rounds == 1 ? "" : "s",
+                         kf_loop_rel(st, f[fin].sdir), kf_fmt_duration(med[fin], c, sizeof c));
         } else if (st->o.progress.fn)
             kf_progressf(&st->o.progress, "confirm: %s %s (median of %d round%s; %s in its step)%s\n",
                          kf_loop_rel(st, f[pick].sdir), kf_fmt_duration(med[pick], a, sizeof a), rounds,

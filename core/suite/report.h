@@ -76,6 +76,8 @@ typedef struct kf_report_entry {
     int confirm_rounds;       /* the final re-timing's rounds (best.confirmed), 0 if none ran */
     double confirm_step_s;    /* the best's time in its own step, 0 if not re-timed */
     int confirm_replaced;     /* 1: the re-timing put this best in the search's best's place */
+    int best_is_baseline;     /* 1: the best is the op-by-op baseline's kernel (best.dir baseline/...),
+                                 faster than the search's in every re-timing round */
     /* PyTorch anchors (kf_report_load_anchors), 0 when none */
     double torch_eager_s, torch_compile_s;
     double vs_torch;          /* min(eager, compile) / best_s: the paper's measure, 0 if unknown */

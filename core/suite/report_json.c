@@ -54,6 +54,7 @@ static json_object *entry_json(const kf_report_entry *e)
         json_object_object_add(cf, "rounds", json_object_new_int(e->confirm_rounds));
         json_object_object_add(cf, "step_s", num_or_null(e->confirm_step_s));
         json_object_object_add(cf, "replaced_search_best", json_object_new_boolean(e->confirm_replaced));
+        json_object_object_add(cf, "baseline_kept", json_object_new_boolean(e->best_is_baseline));
     }
     json_object_object_add(o, "confirmed", cf);
     json_object_object_add(o, "steps", json_object_new_int(e->steps));

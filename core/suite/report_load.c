@@ -211,6 +211,7 @@ int kf_report_entry_load(const char *dir, kf_report_entry *e, kf_error *err)
         char *bdir = get_str(best, "dir");
         int step = 0, sample = 0;
         if (bdir && sscanf(bdir, "steps/%d-%d", &step, &sample) == 2) e->best_step = step;
+        e->best_is_baseline = bdir && !strcmp(bdir, "baseline/candidate");
         kf_report_entry_precision(e, bdir);
         free(bdir);
         e->fraction = get_num(best, "roofline_fraction");

@@ -48,15 +48,19 @@ static void summary(FILE *f, const kf_report *r)
     if (s->n_speedup)
         fprintf(f, "- Speedup range: %.2fx .. %.2fx\n", s->min_speedup, s->max_speedup);
     fprintf(f, "- Mean roofline fraction of the correct problems: %.1f%%\n", s->mean_fraction * 100);
-    int n_cf = 0, n_repl = 0;
+    int n_cf = 0, n_repl = 0, n_base = 0;
     for (int i = 0; i < r->n; i++)
         if (r->e[i].status == KF_REPORT_CORRECT && r->e[i].confirm_rounds > 0) {
             n_cf++;
             n_repl += r->e[i].confirm_replaced;
+            n_base += r->e[i].best_is_baseline;
         }
-    if (n_cf)
+    if (n_cf) {
         fprintf(f, "- Final re-timing (the best and its runners-up timed again, the fastest median kept): %d problem%s, "
-                   "the search's best replaced on %d\n", n_cf, n_cf == 1 ? "" : "s", n_repl);
+                   "the search's best replaced on %d", n_cf, n_cf == 1 ? "" : "s", n_repl);
+        if (n_base) fprintf(f, " (by the op-by-op baseline's kernel on %d)", n_base);
+        fputs("\n", f);
+    }
     fprintf(f, "- GEMM anchor measured for %d problems; baselines over 1.5x their anchor: %d%s\n", s->n_anchor,
             s->n_anchor_warnings, s->n_anchor_warnings ? " (see Warnings)" : "");
     fprintf(f, "- Tokens: %ld, cost: $%.4f\n\n", s->tokens, s->cost_usd);

@@ -2,24 +2,31 @@
 # The op-by-op baseline in the final re-timing: a run with its baseline
 # keeps a slow kernel (step 1, sleeps 3 ms a call) and a fast one (step 2),
 # with --confirm-rounds 0 (nothing re-timed); step 1's recorded time is then
-# made just faster than step 2's so that both are finalists, and the run is
-# resumed with 3 rounds.  The baseline is evaluated in each
-# of the three rounds beside them (never chosen), its median over the rounds
-# becomes the time the speedups use, and its time from the run's start is
-# kept: the journal's confirm event holds its rounds, result.json's baseline
-# the re-timed median, the start's time and the round count, and the best's
+# made just faster than step 2's so that both are finalists, the baseline's
+# kernel is replaced by a correct one that sleeps 3 ms a call (so that step 2
+# is faster than it whatever the machine's load), and the run is resumed
+# with 3 rounds.  The baseline is evaluated in each of the three rounds
+# beside them (not a finalist), its median over the rounds becomes the time
+# the speedups use, and its time from the run's start is kept: the
+# journal's confirm event holds its rounds, result.json's baseline the
+# re-timed median, the start's time and the round count, and the best's
 # speedup is the re-timed baseline over the best's re-timed median.  A copy
 # whose baseline kernel is then replaced by a wrong one: the baseline fails
 # its re-evaluation, the run says its first time stands, and result.json
 # keeps that time (no start_median_s) while the finalists are still chosen.
-# The same run with the default rounds: step 2 is the only finalist, and it
-# is still timed again beside the baseline (one finalist in the journal's
-# confirm event, the baseline's re-timed median in result.json).
+# The same run resumed with 3 rounds (its baseline made slow the same way): step 2
+# is the only finalist, and it is still timed again beside the baseline (one
+# finalist in the journal's confirm event, the baseline's re-timed median in
+# result.json).  Last, a run whose two kernels sleep 3 and 2 ms a call (both
+# finalists) beside the real baseline of a few microseconds: the baseline's
+# kernel, faster in every round, becomes the run's best (result.json's best is
+# baseline/candidate, the baseline's own code at speedup 1, the step it
+# replaced named), and it exports like any best.
 set -u
 here="$KF_SRCDIR/tests/e2e/llm"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 . "$KF_SRCDIR/tests/e2e/tap.sh"
-echo "1..6"
+echo "1..8"
 export XDG_CACHE_HOME="$tmp/cache"
 
 cat >"$tmp/agent.sh" <<AG
@@ -50,6 +57,7 @@ PY
 
 cp -a "$tmp/run" "$tmp/f"
 "$PYTHON3" "$here/make_script.py" wrong >"$tmp/f/baseline/candidate/kernel.c"
+"$PYTHON3" "$here/make_script.py" slow >"$tmp/run/baseline/candidate/kernel.c"
 
 "$KFORGE" run --resume "$tmp/run" --confirm-rounds 3 >"$tmp/r.out" 2>&1
 rc=$?
@@ -104,7 +112,9 @@ PY
 
 rm -f "$tmp/calls"
 "$KFORGE" run "$here/scale_relu.json" --backend cpu-simd --agent "cmd:$tmp/agent.sh" \
-    --out "$tmp/lone" --target 0 --max-iterations 4 >"$tmp/lone.out" 2>&1
+    --out "$tmp/lone" --target 0 --max-iterations 4 --confirm-rounds 0 >"$tmp/lone.out" 2>&1 &&
+    "$PYTHON3" "$here/make_script.py" slow >"$tmp/lone/baseline/candidate/kernel.c" &&
+    "$KFORGE" run --resume "$tmp/lone" --confirm-rounds 3 >>"$tmp/lone.out" 2>&1
 rc=$?
 "$PYTHON3" - "$tmp/lone" <<'PY' 2>"$tmp/lone.err"
 import json, sys
@@ -122,4 +132,45 @@ PY
 [ $rc -eq 0 ] && [ ! -s "$tmp/lone.err" ] && grep -q "confirm: the best (no other correct candidate within 2x of it) timed again beside the baseline" "$tmp/lone.out" \
     && ok "the best alone is timed again beside the baseline" \
     || no "the best alone is timed again beside the baseline" "exit $rc" "$(cat "$tmp/lone.err")" "$(tail -n 20 "$tmp/lone.out")"
+
+cat >"$tmp/sleepers.sh" <<AG
+#!/bin/sh
+cat >/dev/null
+c=\$(cat "$tmp/scalls" 2>/dev/null || echo 0)
+echo \$((c + 1)) >"$tmp/scalls"
+exec "$PYTHON3" "$here/make_script.py" answer \$c sleepers
+AG
+chmod +x "$tmp/sleepers.sh"
+"$KFORGE" run "$here/scale_relu.json" --backend cpu-simd --agent "cmd:$tmp/sleepers.sh" \
+    --out "$tmp/bl" --target 0 --max-iterations 4 >"$tmp/bl.out" 2>&1
+rc=$?
+"$PYTHON3" - "$tmp/bl" <<'PY' 2>"$tmp/bl.err"
+import json, sys
+run = sys.argv[1]
+ev = [json.loads(l) for l in open(run + "/journal.jsonl") if l.strip()]
+c = [e for e in ev if e["ev"] == "confirm"]
+assert len(c) == 1 and c[0]["rounds"] == 3 and c[0]["chosen"] == "baseline", c
+assert sorted(x["dir"] for x in c[0]["finalists"]) == ["steps/0001-0", "steps/0002-0"], c
+f = {x["dir"]: x for x in c[0]["finalists"]}
+assert all(bt < ft for bt, ft in zip(c[0]["baseline"]["times_s"], f["steps/0002-0"]["times_s"])), c
+r = json.load(open(run + "/result.json"))
+b = r["best"]
+assert b["dir"] == "baseline/candidate" and b["verified"] and b["same_code_as_baseline"], b
+assert b["speedup_vs_baseline"] == 1 and b["median_s"] == r["baseline"]["median_s"] == c[0]["baseline"]["median_s"], (b, r["baseline"])
+assert b["confirmed"]["replaced"] == "steps/0002-0/candidate" and b["confirmed"]["rounds"] == 3, b
+assert b["confirmed"]["step_median_s"] == r["baseline"]["start_median_s"], (b, r["baseline"])
+PY
+[ $rc -eq 0 ] && [ ! -s "$tmp/bl.err" ] \
+    && grep -q "confirm: the op-by-op baseline .* (median of 3 rounds) was faster than the search's fastest, steps/0002-0 (.*), in every round: the run's best is now the baseline's kernel" "$tmp/bl.out" \
+    && grep -q "best kernel: $tmp/bl/baseline/candidate" "$tmp/bl.out" \
+    && grep -q "speedup 1.00x (the baseline's own code" "$tmp/bl.out" \
+    && ok "a baseline faster than every finalist in the rounds becomes the run's best" \
+    || no "a baseline faster than every finalist in the rounds becomes the run's best" "exit $rc" "$(cat "$tmp/bl.err")" \
+        "$(tail -n 20 "$tmp/bl.out")" "$(grep confirm "$tmp/bl/journal.jsonl")"
+
+"$KFORGE" export "$tmp/bl" --to c --out "$tmp/blc" >"$tmp/blc.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && cmp -s "$tmp/blc/kernel.c" "$tmp/bl/baseline/candidate/kernel.c" \
+    && ok "the baseline chosen as the best exports as host C" \
+    || no "the baseline chosen as the best exports as host C" "exit $rc" "$(cat "$tmp/blc.out")" "$(ls -l "$tmp/blc" 2>&1)"
 tap_exit

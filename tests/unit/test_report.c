@@ -289,30 +289,33 @@ static int count(const char *hay, const char *needle)
 }
 
 /* result.json best.confirmed (core/run/loop_confirm.c): read per problem,
- * in report.json, and counted in report.md's summary */
+ * in report.json, and counted in report.md's summary; a best that is the
+ * baseline's kernel (best.dir baseline/candidate) counted apart */
 KF_TEST(final_retiming_read_and_reported)
 {
     char *root = kf_test_tmpdir();
-    char *dirs[3];
+    char *dirs[4];
 #define RETIME_RESULT "{\"problem\": \"%s\", \"preset\": \"small\", \"backend\": \"cpu-simd\", \"steps\": 4, " \
                       "\"stop_reason\": \"iteration budget spent\", \"baseline\": {\"median_s\": 0.004}, " \
-                      "\"best\": {\"dir\": \"steps/0002-0/candidate\", \"verified\": true, \"median_s\": 0.002, " \
+                      "\"best\": {\"dir\": \"%s\", \"verified\": true, \"median_s\": 0.002, " \
                       "\"roofline_fraction\": 0.2%s}}"
-    const char *cf[3] = {
+    const char *cf[4] = {
         ", \"confirmed\": {\"rounds\": 3, \"finalists\": 2, \"step_median_s\": 0.0025, "
         "\"replaced\": \"steps/0004-0/candidate\"}",
         ", \"confirmed\": {\"rounds\": 5, \"finalists\": 3, \"step_median_s\": 0.0018}",
-        ""};
-    const char *names[3] = {"A_replaced", "B_stood", "C_alone"};
-    for (int i = 0; i < 3; i++) {
+        "",
+        ", \"confirmed\": {\"rounds\": 3, \"finalists\": 1, \"step_median_s\": 0.0041, "
+        "\"replaced\": \"steps/0002-0/candidate\"}"};
+    const char *names[4] = {"A_replaced", "B_stood", "C_alone", "D_baseline"};
+    for (int i = 0; i < 4; i++) {
         char res[1024];
-        snprintf(res, sizeof res, RETIME_RESULT, names[i], cf[i]);
+        snprintf(res, sizeof res, RETIME_RESULT, names[i], i == 3 ? "baseline/candidate" : "steps/0002-0/candidate", cf[i]);
         dirs[i] = make_run(root, names[i], res, NULL);
     }
     kf_report r;
     kf_error err = {0};
-    int rc = kf_report_build((const char *const *)dirs, 3, &r, &err);
-    for (int i = 0; i < 3; i++) free(dirs[i]);
+    int rc = kf_report_build((const char *const *)dirs, 4, &r, &err);
+    for (int i = 0; i < 4; i++) free(dirs[i]);
     KF_CHECK_MSG(rc == 0, "kf_report_build: %s", err.msg);
     if (rc != 0) return;
     KF_CHECK_INT(r.e[0].confirm_rounds, 3);
@@ -321,6 +324,9 @@ KF_TEST(final_retiming_read_and_reported)
     KF_CHECK_INT(r.e[1].confirm_rounds, 5);
     KF_CHECK_INT(r.e[1].confirm_replaced, 0);
     KF_CHECK_INT(r.e[2].confirm_rounds, 0);
+    KF_CHECK_INT(r.e[3].confirm_replaced, 1);
+    for (int i = 0; i < 4; i++) KF_CHECK_INT(r.e[i].best_is_baseline, i == 3);
+    KF_CHECK_INT(r.e[3].best_step, 0);
     KF_CHECK_MSG(kf_report_write_all(&r, root, &err) == 0, "write_all: %s", err.msg);
     kf_report_free(&r);
     char *js = read_in(root, "report.json");
@@ -329,17 +335,18 @@ KF_TEST(final_retiming_read_and_reported)
         json_object *o = json_tokener_parse(js), *ps, *c;
         KF_CHECK(o && json_object_object_get_ex(o, "problems", &ps));
         if (o && json_object_object_get_ex(o, "problems", &ps)) {
-            for (int i = 0; i < 3; i++) {
+            for (int i = 0; i < 4; i++) {
                 json_object *p = json_object_array_get_idx(ps, i), *v;
                 KF_CHECK(json_object_object_get_ex(p, "confirmed", &c));
                 if (i == 2) {
                     KF_CHECK(c == NULL);
                     continue;
                 }
-                KF_CHECK(c && json_object_object_get_ex(c, "rounds", &v) && json_object_get_int(v) == (i ? 5 : 3));
-                KF_CHECK(c && json_object_object_get_ex(c, "replaced_search_best", &v) && json_object_get_boolean(v) == !i);
+                KF_CHECK(c && json_object_object_get_ex(c, "rounds", &v) && json_object_get_int(v) == (i == 1 ? 5 : 3));
+                KF_CHECK(c && json_object_object_get_ex(c, "replaced_search_best", &v) && json_object_get_boolean(v) == (i != 1));
+                KF_CHECK(c && json_object_object_get_ex(c, "baseline_kept", &v) && json_object_get_boolean(v) == (i == 3));
                 KF_CHECK(c && json_object_object_get_ex(c, "step_s", &v) &&
-                         fabs(json_object_get_double(v) - (i ? 0.0018 : 0.0025)) < 1e-12);
+                         fabs(json_object_get_double(v) - (i == 3 ? 0.0041 : i ? 0.0018 : 0.0025)) < 1e-12);
             }
         }
         json_object_put(o);
@@ -347,7 +354,9 @@ KF_TEST(final_retiming_read_and_reported)
     }
     char *md = read_in(root, "report.md");
     KF_CHECK(md != NULL);
-    if (md) KF_CHECK_CONTAINS(md, "timed again, the fastest median kept): 2 problems, the search's best replaced on 1\n");
+    if (md)
+        KF_CHECK_CONTAINS(md, "timed again, the fastest median kept): 3 problems, the search's best replaced on 2 "
+                              "(by the op-by-op baseline's kernel on 1)\n");
     free(md);
 #undef RETIME_RESULT
 }

@@ -4,9 +4,11 @@
     make_script.py walk OUT.json    stub script (OpenAI wire format) for test_run_llm.sh
     make_script.py answer N [SEQ [DIR]]  answer N of a cmd-agent sequence: "resume" (the default),
                                     "crash" (test_run_resume.sh), "records" (test_run_records.sh),
+                                    "sleepers" (test_run_confirm_baseline.sh),
                                     "stale DIR" (test_run_confirm_fails.sh: counters kept in DIR),
                                     "stretch DIR" (test_run_confirm_stretch.sh)
     make_script.py wrong            a kernel that compiles but forgets the scale
+    make_script.py slow             a correct kernel that sleeps 3 ms a call
     make_script.py case NAME OUT    stub script of one case of test_run_llm_server.sh
 """
 import json
@@ -99,6 +101,8 @@ SEQUENCES = {
     "crash": [fenced(FIRST_SLOW), fenced(FAST, "Fixed."), NO_MORE],
     # two correct kernels, the second faster, then nothing left to try
     "records": [fenced(SLOW), ANALYSIS, fenced(FAST, "Removed the sleep."), NO_MORE],
+    # two correct kernels, both far slower than the op-by-op baseline (test_run_confirm_baseline.sh)
+    "sleepers": [fenced(SLOW), ANALYSIS, fenced(SLOW2, "Shortened the sleep."), NO_MORE],
 }
 
 def cpp_fenced(code):
@@ -134,6 +138,8 @@ if __name__ == "__main__":
         walk(sys.argv[2])
     elif sys.argv[1] == "wrong":
         sys.stdout.write(WRONG)
+    elif sys.argv[1] == "slow":
+        sys.stdout.write(SLOW)
     else:
         n = int(sys.argv[2])
         name = sys.argv[3] if len(sys.argv) > 3 else "resume"
