@@ -442,6 +442,15 @@ static const char STREAM_LIB[] =
     "{\n"
     "    __builtin_prefetch((const void *)((uintptr_t)p + KF_PREFETCH_AHEAD * sizeof(float)), 0, 3);\n"
     "}\n"
+    "#define KF_PREFETCH_L2_AHEAD " KF_STR(KF_BT_CPU_PREFETCH_L2_AHEAD) "\n"
+    "/* a streamed map's block at p: kf_prefetch_ahead's line, and the block's KF_STREAM_BLOCK\n"
+    " * floats KF_PREFETCH_L2_AHEAD further on into L2, every line of them */\n"
+    "static inline __attribute__((unused)) void kf_prefetch_block_ahead(const float *p)\n"
+    "{\n"
+    "    kf_prefetch_ahead(p);\n"
+    "    for (int i = 0; i < KF_STREAM_BLOCK; i += 16)\n"
+    "        __builtin_prefetch((const void *)((uintptr_t)p + (KF_PREFETCH_L2_AHEAD + i) * sizeof(float)), 0, 2);\n"
+    "}\n"
     "static inline __attribute__((unused)) void kf_stream_fence(void)\n"
     "{\n"
     "#if defined(__SSE2__)\n"
@@ -879,7 +888,7 @@ static void emit_map_group(gen_t *g, int gi)
         for (int i = 0; i < nops; i++) {
             int64_t st[KF_MAX_RANK];
             if (full_size_operand(g, ops[i], S, st))
-                kf_sb_printf(&pf, "kf_prefetch_ahead(V%d + ro%d + c0_);\n", ops[i], ops[i]);
+                kf_sb_printf(&pf, "kf_prefetch_block_ahead(V%d + ro%d + c0_);\n", ops[i], ops[i]);
         }
         if (pf.oom) {
             kf_sb_free(&pf);

@@ -55,6 +55,14 @@ enum {
  * at 2 threads with 1024 or 2048 (0.94-0.96x with 256), 26's GELU
  * 0.87-0.92x (bench/results/xeon2-cpu-map-prefetch-2026-11-29). */
 #define KF_BT_CPU_PREFETCH_AHEAD 1024
+/* ... and each 64-float block's four lines this many floats (32 KiB) ahead into L2
+ * (kf_prefetch_block_ahead): the hardware's prefetchers alone left a GELU's
+ * arithmetic waiting on memory.  kforge profile in turns, 3 rounds, against the one
+ * line alone (the median round's ratio): 16-core host at 16 threads 26's GELU 0.76x,
+ * 88's tanh GELU 0.91x, 19's ReLU 0.99x; 2-core Zen 3 VM at 2 threads 0.92x, 0.89x,
+ * 0.87x (bench/results/cpu-map-prefetch-l2-2026-12-01; 16 KiB ahead: 0.84x, 0.87x,
+ * 0.95x there, 0.97x, 0.84x, 0.97x here) */
+#define KF_BT_CPU_PREFETCH_L2_AHEAD 8192
 
 /* The GEMM's cache blocking from the cache sizes the cpu-simd probe reads
  * (kf_device_info.cache_*_bytes, one core's share; 0 = unknown), for one
