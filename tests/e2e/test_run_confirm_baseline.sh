@@ -29,14 +29,18 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 echo "1..8"
 export XDG_CACHE_HOME="$tmp/cache"
 
-cat >"$tmp/agent.sh" <<AG
+# a cmd agent FILE answering make_script.py's sequence SEQ, its calls counted in FILE.calls
+agent() {
+    cat >"$1" <<AG
 #!/bin/sh
 cat >/dev/null
-c=\$(cat "$tmp/calls" 2>/dev/null || echo 0)
-echo \$((c + 1)) >"$tmp/calls"
-exec "$PYTHON3" "$here/make_script.py" answer \$c records
+c=\$(cat "$1.calls" 2>/dev/null || echo 0)
+echo \$((c + 1)) >"$1.calls"
+exec "$PYTHON3" "$here/make_script.py" answer \$c $2
 AG
-chmod +x "$tmp/agent.sh"
+    chmod +x "$1"
+}
+agent "$tmp/agent.sh" records
 
 "$KFORGE" run "$here/scale_relu.json" --backend cpu-simd --agent "cmd:$tmp/agent.sh" \
     --out "$tmp/run" --target 0 --max-iterations 4 --confirm-rounds 0 >"$tmp/out" 2>&1
@@ -110,7 +114,7 @@ PY
     || no "result.json keeps the baseline's first time; the best is still chosen" "$(cat "$tmp/f.err")" \
         "$(grep -e confirm "$tmp/f/journal.jsonl")" "$(cat "$tmp/f/result.json")"
 
-rm -f "$tmp/calls"
+rm -f "$tmp/agent.sh.calls"
 "$KFORGE" run "$here/scale_relu.json" --backend cpu-simd --agent "cmd:$tmp/agent.sh" \
     --out "$tmp/lone" --target 0 --max-iterations 4 --confirm-rounds 0 >"$tmp/lone.out" 2>&1 &&
     "$PYTHON3" "$here/make_script.py" slow >"$tmp/lone/baseline/candidate/kernel.c" &&
@@ -133,14 +137,7 @@ PY
     && ok "the best alone is timed again beside the baseline" \
     || no "the best alone is timed again beside the baseline" "exit $rc" "$(cat "$tmp/lone.err")" "$(tail -n 20 "$tmp/lone.out")"
 
-cat >"$tmp/sleepers.sh" <<AG
-#!/bin/sh
-cat >/dev/null
-c=\$(cat "$tmp/scalls" 2>/dev/null || echo 0)
-echo \$((c + 1)) >"$tmp/scalls"
-exec "$PYTHON3" "$here/make_script.py" answer \$c sleepers
-AG
-chmod +x "$tmp/sleepers.sh"
+agent "$tmp/sleepers.sh" sleepers
 "$KFORGE" run "$here/scale_relu.json" --backend cpu-simd --agent "cmd:$tmp/sleepers.sh" \
     --out "$tmp/bl" --target 0 --max-iterations 4 >"$tmp/bl.out" 2>&1
 rc=$?
