@@ -61,7 +61,9 @@ enum {
  * line alone (the median round's ratio): 16-core host at 16 threads 26's GELU 0.76x,
  * 88's tanh GELU 0.91x, 19's ReLU 0.99x; 2-core Zen 3 VM at 2 threads 0.92x, 0.89x,
  * 0.87x (bench/results/cpu-map-prefetch-l2-2026-12-01; 16 KiB ahead: 0.84x, 0.87x,
- * 0.95x there, 0.97x, 0.84x, 0.97x here) */
+ * 0.95x there, 0.97x, 0.84x, 0.97x here).  The split LayerNorm's normalize loop keeps
+ * the one line: with these four it took 0.89x on the Zen 3 VM but 1.04x on the 16-core
+ * host, every round the same sign (bench/results/cpu-layernorm-prefetch-l2-2026-12-01) */
 #define KF_BT_CPU_PREFETCH_L2_AHEAD 8192
 
 /* The GEMM's cache blocking from the cache sizes the cpu-simd probe reads
