@@ -1933,6 +1933,91 @@ KF_TEST(cpu_stream_overlap_recommended_for_group_norm)
     }
 }
 
+/* The streamed loops' prefetch (KC_PREFETCH): each other value is a
+ * neighbour only where it changes the code (a streamed map: 1 drops the
+ * L2 lines; a streamed split LayerNorm: 2 adds them), each code once,
+ * never without streaming or where nothing streams (a
+ * GEMM with its maps in the epilogue); the analyzer offers it just above
+ * even (the model rates the values alike) and says what it changes; the
+ * generated kernels verify. */
+KF_TEST_TIMEOUT(cpu_prefetch_offered_where_it_changes_code, 120.0)
+{
+    static const struct { const char *prob, *preset; int stream, from, want[3]; const char *want_text; } cases[] = {
+        {"problems/level1/40_LayerNorm.json", "cpu", 1, 0, {0, 0, 1}, "kf_prefetch_block_ahead(xr + c0_);"},
+        {"problems/level1/40_LayerNorm.json", "cpu", 1, 2, {1, 0, 0}, "kf_prefetch_ahead(xr + c0_);"},
+        {"problems/level1/26_GELU.json", "cpu", 1, 0, {0, 1, 0}, "kf_prefetch_ahead(V0 + ro0 + c0_);"},
+        /* maps alone: 0 and 2 are the same code, offered once */
+        {"problems/level1/26_GELU.json", "cpu", 1, 1, {1, 0, 0}, "kf_prefetch_block_ahead(V0 + ro0 + c0_);"},
+        {"problems/level1/40_LayerNorm.json", "cpu", 0, 0, {0, 0, 0}, NULL},
+        {"problems/level1/19_ReLU.json", "small", 1, 0, {0, 0, 0}, NULL},   /* 0.4 MB: nothing streams */
+        {"problems/level1/35_GroupNorm.json", "cpu", 1, 0, {0, 0, 0}, NULL},   /* rows not split */
+        {"problems/level2/09_Matmul_Subtract_Multiply_ReLU.json", "cpu", 1, 0, {0, 0, 0}, NULL},
+    };
+    kf_error err = {0};
+    kf_registry *reg = kf_registry_open(1, &err);
+    KF_CHECK(reg != NULL);
+    kf_plugin *pl = kf_registry_find(reg, "cpu-simd");
+    KF_CHECK(pl != NULL);
+    kf_agent *a = kf_builtin_agent_open(NULL, &err);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        loaded l;
+        load(&l, cases[c].prob, cases[c].preset);
+        kf_bt_point cur, nb[64];
+        kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, NULL, &cur);
+        cur.precision = KF_BT_FP32;
+        cur.knob[KC_STREAM] = cases[c].stream;
+        cur.knob[KC_PREFETCH] = cases[c].from;
+        int n = kf_bt_neighbours(&cur, &l.r, nb, 64), got[3] = {0, 0, 0};
+        for (int i = 0; i < n; i++) {
+            kf_bt_point q = nb[i];
+            q.knob[KC_PREFETCH] = cur.knob[KC_PREFETCH];
+            if (nb[i].knob[KC_PREFETCH] != cur.knob[KC_PREFETCH] && kf_bt_point_equal(&q, &cur)) got[nb[i].knob[KC_PREFETCH]]++;
+        }
+        for (int v = 0; v <= 2; v++)
+            KF_CHECK_MSG(got[v] == cases[c].want[v], "%s (%s) stream %d prefetch %d: prefetch %d offered %d times, want %d",
+                         cases[c].prob, cases[c].preset, cases[c].stream, cases[c].from, v, got[v], cases[c].want[v]);
+        if (cases[c].want_text) {
+            /* the analyzer offers it, just above even, with what it changes */
+            kf_bt_history h = {0};
+            kf_analysis an;
+            KF_CHECK_MSG(analyze_bandwidth_bound(&h, &l.r, &cur, &an, &err) == 0, "%s", err.msg);
+            int found = -1;
+            for (int i = 0; i < an.n_recs && found < 0; i++) {
+                kf_bt_point q;
+                KF_CHECK(kf_bt_point_from_json(an.recs[i].params, &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &q, &err) == 0);
+                if (q.knob[KC_PREFETCH] != cur.knob[KC_PREFETCH]) found = i;
+            }
+            KF_CHECK_MSG(found >= 0, "%s prefetch %d: no prefetch recommendation in %d", cases[c].prob, cases[c].from, an.n_recs);
+            if (found >= 0) {
+                KF_CHECK_MSG(fabs(an.recs[found].expected_gain - 1.001) < 1e-9, "%s: gain %g", cases[c].prob,
+                             an.recs[found].expected_gain);
+                KF_CHECK_CONTAINS(an.recs[found].what, "prefetch");
+            }
+            kf_analysis_free(&an);
+            kf_bt_history_free(&h);
+            /* the other value's kernel: as named, and verified */
+            int to = cases[c].want[2] ? 2 : cases[c].want[1] ? 1 : 0;
+            char pt[96];
+            snprintf(pt, sizeof pt, "{\"stream\":%d,\"prefetch\":%d,\"precision\":0}", cases[c].stream, to);
+            kf_gen_result g = generate_at(a, &l.r, pt);
+            KF_CHECK_MSG(g.cand != NULL, "%s: %s", cases[c].prob, g.error ? g.error : "?");
+            if (g.cand) {
+                KF_CHECK_CONTAINS(g.cand->sources[0].text, cases[c].want_text);
+                kf_eval_opts o;
+                kf_eval_opts_default(&o);
+                kf_eval_result res = {0};
+                KF_CHECK(kf_evaluate(pl, &l.r, g.cand, &o, 0, &res, &err) == 0);
+                KF_CHECK_MSG(res.verdict == KF_PASS, "%s [%s]: %s", cases[c].prob, g.label, res.summary ? res.summary : "");
+                kf_eval_result_free(&res);
+            }
+            kf_gen_result_free(&g);
+        }
+        unload(&l);
+    }
+    kf_agent_close(a);
+    kf_registry_close(reg);
+}
+
 /* --agent-seed: the same recommendations, in a seed-dependent order; one
  * seed always gives the same order; seed 0 is the unseeded order. */
 KF_TEST(analyzer_agent_seed_orders_neighbours)

@@ -722,13 +722,13 @@ int kf_bt_analyze(kf_bt_history *h, const kf_resolved *r, const kf_bt_point *cur
     for (int i = 0; i < n; i++) {
         if (kf_bt_history_has(h, &nb[i]) || kf_bt_precision_ruled_out(h, nb[i].precision)) continue;
         double g = tcur / model_time(&nb[i], &w, rf);
-        /* read GroupNorm's groups beside the stores or on their own: the
-           model rates both alike (which is faster is the CPU's: reads alone
-           reach half a copy on the Zen 4 VM, nearly all of it on the
-           16-core host), so the other is offered just above even, after
-           every modelled gain, and measured */
-        if (g == 1.0 && cur->em->overlaps_group_reads &&
-            cur->em->overlaps_group_reads(cur) != nb[i].em->overlaps_group_reads(&nb[i]))
+        /* choices the model rates alike and the CPU decides (emit.h,
+           unmodelled: GroupNorm's reads beside the stores or on their own,
+           reads alone at half a copy on the Zen 4 VM and nearly all of it
+           on the 16-core host; the split LayerNorm's L2 prefetch, faster on
+           the Zen 3 VM and slower on the 16-core host): offered just above
+           even, after every modelled gain, and measured */
+        if (g == 1.0 && cur->em->unmodelled && cur->em->unmodelled(cur) != nb[i].em->unmodelled(&nb[i]))
             g = 1.0 + 1e-3;
         int ck = nb[i].fusion == cur->fusion;
         /* compute-bound and below the target: assume a quarter (in log

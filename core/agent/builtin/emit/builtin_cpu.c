@@ -888,7 +888,10 @@ static void emit_map_group(gen_t *g, int gi)
         for (int i = 0; i < nops; i++) {
             int64_t st[KF_MAX_RANK];
             if (full_size_operand(g, ops[i], S, st))
-                kf_sb_printf(&pf, "kf_prefetch_block_ahead(V%d + ro%d + c0_);\n", ops[i], ops[i]);
+                kf_sb_printf(&pf, "%s(V%d + ro%d + c0_);\n",
+                             KF_BT_CPU_PF_L2(KF_BT_CPU_PF_MAP, g->pt->knob[KC_PREFETCH]) ? "kf_prefetch_block_ahead"
+                                                                                         : "kf_prefetch_ahead",
+                             ops[i], ops[i]);
         }
         if (pf.oom) {
             kf_sb_free(&pf);
@@ -1271,6 +1274,29 @@ static int row_group_splits(const gen_t *g, int gi)
            gr->row.rows < KF_SPLIT_ROWS && gr->row.row_len > KF_ROW_ONE_PASS && gr->row.out_len == gr->row.row_len;
 }
 
+unsigned kf_bt_cpu_prefetch_sites(const kf_resolved *r, const kf_bt_point *pt)
+{
+    kf_bt_plan plan;
+    int fusion = pt->baseline ? KF_BT_FUSE_NONE : pt->fusion;
+    if (pt->em->plan_fusion) fusion = pt->em->plan_fusion(pt, fusion);
+    if (!r || kf_bt_plan_build(r, (kf_bt_fusion)fusion, &plan, NULL) != 0) return 0;
+    const gen_t g = {.pl = &plan, .r = r, .p = r->problem, .pt = pt, .block_v = -1};
+    unsigned sites = 0;
+    for (int gi = 0; gi < plan.n_groups; gi++) {
+        const kf_bt_group *gr = &plan.groups[gi];
+        if (gr->fused_into >= 0 || !group_streams(&g, gi)) continue;
+        if (gr->kind == KF_BT_MAP) {   /* emit_map_group: a full-size operand is prefetched */
+            int ops[64], nops = outside_operands(&g, gi, 0, ops, 64);
+            int64_t st[KF_MAX_RANK];
+            for (int i = 0; i < nops; i++)
+                if (full_size_operand(&g, ops[i], &gr->shape, st)) sites |= KF_BT_CPU_PF_MAP;
+        }
+        else if (row_group_splits(&g, gi)) sites |= KF_BT_CPU_PF_SPLIT;   /* emit_row_group_split */
+    }
+    kf_bt_plan_free(&plan);
+    return sites;
+}
+
 /* Does streamed row group gi normalise groups of at least KF_GN_SMALL_GROUP
  * channels one after another (GroupNorm's large-group loop) at stream 2?
  * Then each group's output loop also reads the thread's next group and
@@ -1513,7 +1539,9 @@ static void emit_row_group_split(gen_t *g, int gi)
         "}\n";
     char pf[512];
     if (g->stream) {
-        int n = snprintf(pf, sizeof pf, "kf_prefetch_ahead(xr + c0_);\n");
+        int n = snprintf(pf, sizeof pf, "%s(xr + c0_);\n",
+                         KF_BT_CPU_PF_L2(KF_BT_CPU_PF_SPLIT, g->pt->knob[KC_PREFETCH]) ? "kf_prefetch_block_ahead"
+                                                                                       : "kf_prefetch_ahead");
         snprintf(pf + n, sizeof pf - (size_t)n, next_chunk, KF_SPLIT_CHUNK, KF_SPLIT_CHUNK, KF_SPLIT_CHUNK);
         open_out_loop(g, gi, "        ", "k0_", "k1_", pf);
     } else {   /* chunks of plain loops */

@@ -22,6 +22,11 @@ enum {
                        (streaming) stores, no write-allocate read of their lines;
                        2: also GroupNorm's next group read and summed beside them
                        (builtin_cpu.c, gn_carries) */
+    KC_PREFETCH,    /* where a group streams (KC_STREAM), its inputs read ahead of each
+                       block: 0 each loop's measured default (a map: the line 4 KiB ahead
+                       into L1 and the block's lines 32 KiB ahead into L2; a norm's row
+                       split over the team: the line only), 1 the line only everywhere,
+                       2 the line and the block's lines everywhere (KF_BT_CPU_PREFETCH_*) */
     KC_N
 };
 
@@ -65,6 +70,20 @@ enum {
  * the one line: with these four it took 0.89x on the Zen 3 VM but 1.04x on the 16-core
  * host, every round the same sign (bench/results/cpu-layernorm-prefetch-l2-2026-12-01) */
 #define KF_BT_CPU_PREFETCH_L2_AHEAD 8192
+/* Which loops the prefetch knob (KC_PREFETCH) changes, for a plan's point:
+ * kf_bt_cpu_prefetch_sites' bits.  Its values differ in code only where the
+ * plan has such a loop (the search offers them there and nowhere else); the
+ * cost model rates them alike, so the analyzer offers each just above even
+ * and the measurement decides (which is faster is the machine's: the split
+ * LayerNorm above). */
+enum { KF_BT_CPU_PF_MAP = 1, KF_BT_CPU_PF_SPLIT = 2 };
+/* Does a loop of kind `site` (KF_BT_CPU_PF_*) prefetch its blocks into L2
+ * at knob value v? */
+#define KF_BT_CPU_PF_L2(site, v) ((v) == 2 || ((v) == 0 && (site) == KF_BT_CPU_PF_MAP))
+/* The KF_BT_CPU_PF_* bits of the loops point pt's plan of r streams
+ * (builtin_cpu.c, from the generator's own tests); 0 where the plan cannot
+ * be built. */
+unsigned kf_bt_cpu_prefetch_sites(const kf_resolved *r, const kf_bt_point *pt);
 
 /* The GEMM's cache blocking from the cache sizes the cpu-simd probe reads
  * (kf_device_info.cache_*_bytes, one core's share; 0 = unknown), for one

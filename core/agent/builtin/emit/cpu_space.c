@@ -147,6 +147,7 @@ static const kf_bt_knob KNOBS[KC_N] = {
     [KC_LOOP_ORDER] = {"loop_order", 0, 2, NULL, 0, "loop_order"},
     [KC_UNROLL] = {"unroll", 1, 8, NULL, 0, "the k-loop unroll"},
     [KC_STREAM] = {"stream", 0, 2, NULL, 0, "streaming stores"},
+    [KC_PREFETCH] = {"prefetch", 0, 2, NULL, 0, "the streamed loops' prefetch"},
 };
 
 /* Do streaming stores pay for `bytes` stored by the maps and row ops on
@@ -359,6 +360,7 @@ static void defaults(kf_bt_point *p, const kf_resolved *r, const kf_device_info 
        recommends them where the outputs leave the cache (store_traffic)
        and the measurement decides */
     p->knob[KC_STREAM] = 0;
+    p->knob[KC_PREFETCH] = 0;   /* each loop's measured default (cpu_knobs.h) */
     int known = dev && dev->struct_size >= sizeof *dev;   /* the ABI 1.3 fields */
     /* bf16 inputs (vdpbf16ps) only where the probe measured them faster
        than fp32 FMAs (the development VM's Xeon measured half the fp32
@@ -518,6 +520,16 @@ static int group_reads_overlap(const kf_resolved *r)
     return 0;
 }
 
+/* The code of prefetch value v where the plan has the loops `sites`
+ * (KF_BT_CPU_PF_*): bit i set when site 1 << i takes the L2 lines. */
+static unsigned prefetch_code(unsigned sites, int v)
+{
+    unsigned code = 0;
+    for (unsigned site = KF_BT_CPU_PF_MAP; site <= KF_BT_CPU_PF_SPLIT; site <<= 1)
+        if ((sites & site) && KF_BT_CPU_PF_L2(site, v)) code |= site;
+    return code;
+}
+
 static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
 {
     kf_bt_point q;
@@ -576,6 +588,18 @@ static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
     if (p->knob[KC_STREAM] == 2 || group_reads_overlap(kf_bt_nbr_problem(s))) {
         q = *p; q.knob[KC_STREAM] = p->knob[KC_STREAM] == 2 ? 1 : 2; kf_bt_nbr_push(s, &q);
     }
+    /* the other prefetch values, each where it changes the code (a loop
+       of the point's plan that streams and prefetches differently) and
+       once for each code (with maps alone 0 and 2 are the same) */
+    if (p->knob[KC_STREAM]) {
+        unsigned sites = kf_bt_cpu_prefetch_sites(kf_bt_nbr_problem(s), p), seen = 1u << prefetch_code(sites, p->knob[KC_PREFETCH]);
+        for (int v = 0; v <= 2; v++) {
+            unsigned code = prefetch_code(sites, v);
+            if (seen & 1u << code) continue;
+            seen |= 1u << code;
+            q = *p; q.knob[KC_PREFETCH] = v; kf_bt_nbr_push(s, &q);
+        }
+    }
 }
 
 static char *label(const kf_bt_point *p, const char *fusion, char *buf, size_t n)
@@ -591,6 +615,7 @@ static char *label(const kf_bt_point *p, const char *fusion, char *buf, size_t n
     if (k[KC_LOOP_ORDER] == 1) strncat(buf, " colmajor", n - strlen(buf) - 1);
     if (k[KC_LOOP_ORDER] == 2) strncat(buf, " skinny", n - strlen(buf) - 1);
     if (k[KC_STREAM]) strncat(buf, k[KC_STREAM] == 2 ? " stream overlap" : " stream", n - strlen(buf) - 1);
+    if (k[KC_PREFETCH]) strncat(buf, k[KC_PREFETCH] == 2 ? " prefetch-l2" : " prefetch-l1", n - strlen(buf) - 1);
     if (p->precision == KF_BT_BF16) strncat(buf, " bf16", n - strlen(buf) - 1);
     if (p->precision == KF_BT_AMX_BF16) strncat(buf, " amx-bf16", n - strlen(buf) - 1);
     if (p->precision == KF_BT_AMX_BF16X3) strncat(buf, " amx-3xbf16", n - strlen(buf) - 1);
@@ -619,6 +644,10 @@ static const char *describe_change(const kf_bt_point *pa, const kf_bt_point *pb,
                                : a[KC_STREAM] == 2 && b[KC_STREAM] ? "read each GroupNorm group for its mean on its own"
                                : b[KC_STREAM] ? "write the outputs with streaming (non-temporal) stores"
                                               : "write the outputs through the cache");
+    else if (a[KC_PREFETCH] != b[KC_PREFETCH])
+        snprintf(buf, n, "%s", b[KC_PREFETCH] == 2 ? "prefetch each streamed block's lines 32 KiB ahead into L2 in every loop"
+                               : b[KC_PREFETCH] == 1 ? "prefetch one line 4 KiB ahead only, into L1, in every loop"
+                                                     : "prefetch as each loop does by default");
     else if (a[KC_PACK] != b[KC_PACK]) snprintf(buf, n, "%s packing", b[KC_PACK] ? "enable" : "disable");
     else if (pa->precision != pb->precision)
         snprintf(buf, n, "%s", pb->precision == KF_BT_BF16       ? "use bf16 inputs (vdpbf16ps, fp32 accumulation)"
@@ -791,11 +820,13 @@ static double store_traffic(const kf_bt_point *p, double bytes)
     return p->knob[KC_STREAM] && !p->baseline ? 1.0 : 2.0;
 }
 
-/* Does point p read GroupNorm's next group beside the streamed stores
- * (stream 2, builtin_cpu.c gn_carries)? */
-static int overlaps_group_reads(const kf_bt_point *p)
+/* The choices the model rates alike (emit.h, unmodelled): GroupNorm's
+ * next group read beside the streamed stores (stream 2, builtin_cpu.c
+ * gn_carries), and the streamed loops' prefetch. */
+static int unmodelled(const kf_bt_point *p)
 {
-    return p->knob[KC_STREAM] == 2 && !p->baseline;
+    if (p->baseline) return 0;
+    return (p->knob[KC_STREAM] == 2) | p->knob[KC_PREFETCH] << 1;
 }
 
 const kf_bt_emitter kf_bt_emit_c = {
@@ -816,7 +847,7 @@ const kf_bt_emitter kf_bt_emit_c = {
     .unit = unit,
     .gemm_eff = gemm_eff,
     .store_traffic = store_traffic,
-    .overlaps_group_reads = overlaps_group_reads,
+    .unmodelled = unmodelled,
     .generate = kf_bt_gen_cpu,
     .library_gemm = kf_bt_cpu_library_gemm,
 };

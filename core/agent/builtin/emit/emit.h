@@ -116,13 +116,15 @@ typedef struct kf_bt_emitter {
      * each line read before it is overwritten; 1: streaming stores, or
      * outputs that stay in cache); NULL: 1. */
     double (*store_traffic)(const struct kf_bt_point *p, double bytes);
-    /* Optional: 1 when p reads each GroupNorm group for its mean beside the
-     * previous group's stores instead of in a pass of its own (offered by
-     * neighbours() only where the problem's code changes with it).  The
-     * model rates both forms alike, so the analyzer offers the other just
-     * above even and the search measures them (which is faster depends on
-     * the CPU); NULL: never. */
-    int (*overlaps_group_reads)(const struct kf_bt_point *p);
+    /* Optional: p's choices that the cost model rates alike and the CPU
+     * decides, as one value (equal values: the same choices), e.g. the C
+     * emitter's GroupNorm reads beside the previous group's stores or in a
+     * pass of their own, and its streamed loops' prefetch (neighbours()
+     * offers each only where the problem's code changes with it).  A
+     * neighbour that differs from the current point in this value and
+     * nothing the model rates is offered just above even, after every
+     * modelled gain, and the search measures it; NULL: none. */
+    int (*unmodelled)(const struct kf_bt_point *p);
     /* Optional: the fusion the plan of a non-baseline point p is built
      * with, given the point's own (e.g. plain loops have no row panels). */
     int (*plan_fusion)(const struct kf_bt_point *p, int fusion);
