@@ -2018,6 +2018,42 @@ KF_TEST_TIMEOUT(cpu_prefetch_offered_where_it_changes_code, 120.0)
     kf_registry_close(reg);
 }
 
+/* Labels: a problem without a matmul or linear is labelled by its loops'
+ * knobs (the GEMM's blocking and precision change nothing in its code:
+ * Zen 3's default precision i16 had LayerNorm labelled "gemm 3084x96x1360
+ * mr6nr16 ... i16"); a problem with one keeps the GEMM label. */
+KF_TEST(cpu_label_without_gemm_names_the_loops)
+{
+    static const struct { const char *prob, *point, *want; } cases[] = {
+        {"problems/level1/40_LayerNorm.json", "{\"stream\":1,\"prefetch\":2,\"threads\":1,\"precision\":0}",
+         "loops rows-fused omp1 stream prefetch-l2"},
+        {"problems/level1/19_ReLU.json", "{\"fusion\":0}", "loops unfused omp"},
+        {"problems/level2/09_Matmul_Subtract_Multiply_ReLU.json", "{\"stream\":1,\"precision\":0,\"mr\":6,\"nr\":16}", "gemm "},
+    };
+    kf_error err = {0};
+    kf_agent *a = kf_builtin_agent_open(NULL, &err);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        loaded l;
+        load(&l, cases[c].prob, "cpu");
+        kf_bt_point p;
+        KF_CHECK_MSG(kf_bt_point_from_json(cases[c].point, &kf_bt_emit_c, "cpu-simd", &l.r, NULL, &p, &err) == 0, "%s", err.msg);
+        char lb[256];
+        KF_CHECK_MSG(!strncmp(kf_bt_point_label_for(&p, &l.r, lb, sizeof lb), cases[c].want, strlen(cases[c].want)),
+                     "%s: label \"%s\", want \"%s...\"", cases[c].prob, lb, cases[c].want);
+        if (cases[c].want[0] == 'l') {
+            KF_CHECK_MSG(!strcmp(lb, cases[c].want), "%s: label \"%s\"", cases[c].prob, lb);
+            kf_gen_result g = generate_at(a, &l.r, cases[c].point);   /* the generator's label too */
+            KF_CHECK_MSG(g.cand && g.label && !strncmp(g.label, cases[c].want, strlen(cases[c].want)), "%s: %s",
+                         cases[c].prob, g.label ? g.label : g.error ? g.error : "?");
+            kf_gen_result_free(&g);
+        }
+        /* without the problem: the emitter's label, as before */
+        KF_CHECK(!strncmp(kf_bt_point_label(&p, lb, sizeof lb), "gemm ", 5));
+        unload(&l);
+    }
+    kf_agent_close(a);
+}
+
 /* --agent-seed: the same recommendations, in a seed-dependent order; one
  * seed always gives the same order; seed 0 is the unseeded order. */
 KF_TEST(analyzer_agent_seed_orders_neighbours)

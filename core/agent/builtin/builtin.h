@@ -376,6 +376,9 @@ int kf_bt_point_equal(const kf_bt_point *a, const kf_bt_point *b);
 /* Short label: "gemm 96x256x384 mr12nr32 rows-fused omp" (C),
  * "gemm ts16 wpt4 v4 local fused" (OpenCL C). buf returned. */
 char *kf_bt_point_label(const kf_bt_point *p, char *buf, size_t n);
+/* The same for a point of problem r (may be NULL: as above): without a
+ * matmul or linear in r, the emitter's loops_label where it has one. */
+char *kf_bt_point_label_for(const kf_bt_point *p, const kf_resolved *r, char *buf, size_t n);
 /* The value of knob `name` of p, or `dflt` when p's emitter has none. */
 int kf_bt_point_knob(const kf_bt_point *p, const char *name, int dflt);
 

@@ -216,7 +216,21 @@ static const char *fusion_name(int f)
 
 char *kf_bt_point_label(const kf_bt_point *p, char *buf, size_t n)
 {
+    return kf_bt_point_label_for(p, NULL, buf, n);
+}
+
+/* Does r have a matmul or linear (the ops the plans make GEMM groups of)? */
+static int has_gemm_op(const kf_resolved *r)
+{
+    for (int k = 0; k < r->problem->n_nodes; k++)
+        if (r->problem->nodes[k].op == KF_OP_MATMUL || r->problem->nodes[k].op == KF_OP_LINEAR) return 1;
+    return 0;
+}
+
+char *kf_bt_point_label_for(const kf_bt_point *p, const kf_resolved *r, char *buf, size_t n)
+{
     if (p->baseline) snprintf(buf, n, "op-by-op baseline");
+    else if (r && r->problem && p->em->loops_label && !has_gemm_op(r)) p->em->loops_label(p, fusion_name(p->fusion), buf, n);
     else p->em->label(p, fusion_name(p->fusion), buf, n);
     return buf;
 }
@@ -697,7 +711,7 @@ int kf_bt_analyze(kf_bt_history *h, const kf_resolved *r, const kf_bt_point *cur
         double want = h->last_rec_gain;
         if (got < 1 + (want - 1) / 2) {
             char lb[128];
-            kf_bt_point_label(&h->last_rec, lb, sizeof lb);
+            kf_bt_point_label_for(&h->last_rec, r, lb, sizeof lb);
             const kf_bt_tried *tr = find_tried(h, &h->last_rec);
             const char *why;
             if (tr && tr->time_s > 0 && tr->time_s > previous_time_s)

@@ -3063,7 +3063,7 @@ int kf_bt_gen_cpu(const kf_bt_plan *plan, const kf_bt_point *pt, const char *bac
     g.blas_split = g.uses_blas && KF_BASELINE_BLAS_PARALLEL == 1;
 #endif
     char lab[256];
-    kf_bt_point_label(pt, lab, sizeof lab);
+    kf_bt_point_label_for(pt, plan->r, lab, sizeof lab);
     for (int gi = 0; gi < plan->n_groups; gi++)
         if (sum_row[gi] >= 0) {
             size_t l = strlen(lab);

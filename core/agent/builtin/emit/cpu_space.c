@@ -602,6 +602,22 @@ static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
     }
 }
 
+/* The knobs of the map and row loops, appended to a label */
+static void loops_knobs(const int *k, char *buf, size_t n)
+{
+    if (k[KC_STREAM]) strncat(buf, k[KC_STREAM] == 2 ? " stream overlap" : " stream", n - strlen(buf) - 1);
+    if (k[KC_PREFETCH]) strncat(buf, k[KC_PREFETCH] == 2 ? " prefetch-l2" : " prefetch-l1", n - strlen(buf) - 1);
+}
+
+/* A problem without a GEMM: the fusion, the threads and the loops' knobs */
+static char *loops_label(const kf_bt_point *p, const char *fusion, char *buf, size_t n)
+{
+    snprintf(buf, n, "loops %s omp", fusion);
+    if (p->knob[KC_THREADS]) snprintf(buf + strlen(buf), n - strlen(buf), "%d", p->knob[KC_THREADS]);
+    loops_knobs(p->knob, buf, n);
+    return buf;
+}
+
 static char *label(const kf_bt_point *p, const char *fusion, char *buf, size_t n)
 {
     char thr[24] = "omp";
@@ -614,8 +630,7 @@ static char *label(const kf_bt_point *p, const char *fusion, char *buf, size_t n
         snprintf(buf, n, "gemm plain loops %s %s", fusion, thr);
     if (k[KC_LOOP_ORDER] == 1) strncat(buf, " colmajor", n - strlen(buf) - 1);
     if (k[KC_LOOP_ORDER] == 2) strncat(buf, " skinny", n - strlen(buf) - 1);
-    if (k[KC_STREAM]) strncat(buf, k[KC_STREAM] == 2 ? " stream overlap" : " stream", n - strlen(buf) - 1);
-    if (k[KC_PREFETCH]) strncat(buf, k[KC_PREFETCH] == 2 ? " prefetch-l2" : " prefetch-l1", n - strlen(buf) - 1);
+    loops_knobs(k, buf, n);
     if (p->precision == KF_BT_BF16) strncat(buf, " bf16", n - strlen(buf) - 1);
     if (p->precision == KF_BT_AMX_BF16) strncat(buf, " amx-bf16", n - strlen(buf) - 1);
     if (p->precision == KF_BT_AMX_BF16X3) strncat(buf, " amx-3xbf16", n - strlen(buf) - 1);
@@ -840,6 +855,7 @@ const kf_bt_emitter kf_bt_emit_c = {
     .conservative = conservative,
     .neighbours = neighbours,
     .label = label,
+    .loops_label = loops_label,
     .describe_change = describe_change,
     .plan_fusion = plan_fusion,
     .refit_fusion = refit_fusion,

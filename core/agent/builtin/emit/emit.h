@@ -96,6 +96,10 @@ typedef struct kf_bt_emitter {
     /* Short label of a non-baseline point ("gemm ts16 wpt4 v4 local
      * rows-fused"); fusion_name names the fusion.  Returns buf. */
     char *(*label)(const struct kf_bt_point *p, const char *fusion_name, char *buf, size_t n);
+    /* Optional: the same for a problem without a matmul or linear, whose
+     * GEMM knobs and precision change nothing in the code ("loops
+     * rows-fused omp stream"); NULL: label. */
+    char *(*loops_label)(const struct kf_bt_point *p, const char *fusion_name, char *buf, size_t n);
     /* Optional: the wording of a change that the per-knob formats cannot
      * say (e.g. two knobs that move together); NULL when not handled. */
     const char *(*describe_change)(const struct kf_bt_point *a, const struct kf_bt_point *b, char *buf,
