@@ -91,6 +91,27 @@ static kf_gen_result generate_at(kf_agent *a, const kf_resolved *r, const char *
     return g;
 }
 
+/* Generates `point` for problem r (file prob, for messages), checks that its
+ * source holds `want` and that it verifies on pl. */
+static void generated_passes(kf_agent *a, kf_plugin *pl, const kf_resolved *r, const char *prob, const char *point,
+                             const char *want)
+{
+    kf_gen_result g = generate_at(a, r, point);
+    KF_CHECK_MSG(g.cand != NULL, "%s %s: %s", prob, point, g.error ? g.error : "?");
+    if (g.cand) {
+        KF_CHECK_CONTAINS(g.cand->sources[0].text, want);
+        kf_eval_opts o;
+        kf_eval_opts_default(&o);
+        kf_eval_result res = {0};
+        kf_error err = {0};
+        KF_CHECK_MSG(kf_evaluate(pl, r, g.cand, &o, 0, &res, &err) == 0, "%s", err.msg);
+        KF_CHECK_MSG(res.verdict == KF_PASS, "%s [%s]: %s\n%.1500s", prob, g.label, res.summary ? res.summary : "",
+                     res.diagnostics ? res.diagnostics : "");
+        kf_eval_result_free(&res);
+    }
+    kf_gen_result_free(&g);
+}
+
 /* Every problem file of `dir`: fused default + baseline must pass. */
 static void all_pass(const char *dir)
 {
@@ -262,17 +283,7 @@ KF_TEST_TIMEOUT(memory_bound_variants_pass, 300.0)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         loaded l;
         load(&l, cases[i].prob, cases[i].preset);
-        kf_gen_result g = generate_at(a, &l.r, cases[i].point);
-        KF_CHECK_MSG(g.cand != NULL, "%s: %s", cases[i].prob, g.error ? g.error : "?");
-        KF_CHECK_CONTAINS(g.cand->sources[0].text, cases[i].want);
-        kf_eval_opts o;
-        kf_eval_opts_default(&o);
-        kf_eval_result res = {0};
-        KF_CHECK(kf_evaluate(pl, &l.r, g.cand, &o, 0, &res, &err) == 0);
-        KF_CHECK_MSG(res.verdict == KF_PASS, "%s [%s]: %s\n%.1500s", cases[i].prob, g.label,
-                     res.summary ? res.summary : "", res.diagnostics ? res.diagnostics : "");
-        kf_eval_result_free(&res);
-        kf_gen_result_free(&g);
+        generated_passes(a, pl, &l.r, cases[i].prob, cases[i].point, cases[i].want);
         unload(&l);
     }
     kf_agent_close(a);
@@ -1999,18 +2010,7 @@ KF_TEST_TIMEOUT(cpu_prefetch_offered_where_it_changes_code, 120.0)
             int to = cases[c].want[2] ? 2 : cases[c].want[1] ? 1 : 0;
             char pt[96];
             snprintf(pt, sizeof pt, "{\"stream\":%d,\"prefetch\":%d,\"precision\":0}", cases[c].stream, to);
-            kf_gen_result g = generate_at(a, &l.r, pt);
-            KF_CHECK_MSG(g.cand != NULL, "%s: %s", cases[c].prob, g.error ? g.error : "?");
-            if (g.cand) {
-                KF_CHECK_CONTAINS(g.cand->sources[0].text, cases[c].want_text);
-                kf_eval_opts o;
-                kf_eval_opts_default(&o);
-                kf_eval_result res = {0};
-                KF_CHECK(kf_evaluate(pl, &l.r, g.cand, &o, 0, &res, &err) == 0);
-                KF_CHECK_MSG(res.verdict == KF_PASS, "%s [%s]: %s", cases[c].prob, g.label, res.summary ? res.summary : "");
-                kf_eval_result_free(&res);
-            }
-            kf_gen_result_free(&g);
+            generated_passes(a, pl, &l.r, cases[c].prob, pt, cases[c].want_text);
         }
         unload(&l);
     }
