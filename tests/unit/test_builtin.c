@@ -1955,7 +1955,7 @@ KF_TEST_TIMEOUT(cpu_prefetch_offered_where_it_changes_code, 120.0)
 {
     static const struct { const char *prob, *preset; int stream, from, want[3]; const char *want_text; } cases[] = {
         {"problems/level1/40_LayerNorm.json", "cpu", 1, 0, {0, 0, 1}, "kf_prefetch_block_ahead(xr + c0_);"},
-        {"problems/level1/40_LayerNorm.json", "cpu", 1, 2, {1, 0, 0}, "kf_prefetch_ahead(xr + c0_);"},
+        {"problems/level1/40_LayerNorm.json", "cpu", 1, 2, {1, 0, 0}, "kf_prefetch_ahead(xr + c0_);"},   /* and stream 0 at 0 */
         {"problems/level1/26_GELU.json", "cpu", 1, 0, {0, 1, 0}, "kf_prefetch_ahead(V0 + ro0 + c0_);"},
         /* maps alone: 0 and 2 are the same code, offered once */
         {"problems/level1/26_GELU.json", "cpu", 1, 1, {1, 0, 0}, "kf_prefetch_block_ahead(V0 + ro0 + c0_);"},
@@ -1987,6 +1987,10 @@ KF_TEST_TIMEOUT(cpu_prefetch_offered_where_it_changes_code, 120.0)
         for (int v = 0; v <= 2; v++)
             KF_CHECK_MSG(got[v] == cases[c].want[v], "%s (%s) stream %d prefetch %d: prefetch %d offered %d times, want %d",
                          cases[c].prob, cases[c].preset, cases[c].stream, cases[c].from, v, got[v], cases[c].want[v]);
+        /* streaming off takes the knob back to 0 (it changes nothing there) */
+        for (int i = 0; i < n; i++)
+            if (cur.knob[KC_STREAM] && !nb[i].knob[KC_STREAM])
+                KF_CHECK_MSG(nb[i].knob[KC_PREFETCH] == 0, "%s: stream 0 with prefetch %d", cases[c].prob, nb[i].knob[KC_PREFETCH]);
         if (cases[c].want_text) {
             /* the analyzer offers it, just above even, with what it changes */
             kf_bt_history h = {0};

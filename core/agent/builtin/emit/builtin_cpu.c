@@ -1290,8 +1290,9 @@ unsigned kf_bt_cpu_prefetch_sites(const kf_resolved *r, const kf_bt_point *pt)
             int64_t st[KF_MAX_RANK];
             for (int i = 0; i < nops; i++)
                 if (full_size_operand(&g, ops[i], &gr->shape, st)) sites |= KF_BT_CPU_PF_MAP;
+        } else if (row_group_splits(&g, gi)) {   /* emit_row_group_split */
+            sites |= KF_BT_CPU_PF_SPLIT;
         }
-        else if (row_group_splits(&g, gi)) sites |= KF_BT_CPU_PF_SPLIT;   /* emit_row_group_split */
     }
     kf_bt_plan_free(&plan);
     return sites;

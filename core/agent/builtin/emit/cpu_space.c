@@ -582,7 +582,10 @@ static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
     /* the other two loop orders */
     for (int o = 1; o <= 2; o++) { q = *p; q.knob[KC_LOOP_ORDER] = (p->knob[KC_LOOP_ORDER] + o) % 3; kf_bt_nbr_push(s, &q); }
     q = *p; q.knob[KC_THREADS] = p->knob[KC_THREADS] ? 0 : 1; kf_bt_nbr_push(s, &q);
-    q = *p; q.knob[KC_STREAM] = !p->knob[KC_STREAM]; kf_bt_nbr_push(s, &q);
+    /* streaming off takes the prefetch knob back to its default: without
+       streaming it changes nothing, and a point that differs only there
+       would be the same code under another name */
+    q = *p; q.knob[KC_STREAM] = !p->knob[KC_STREAM]; if (!q.knob[KC_STREAM]) q.knob[KC_PREFETCH] = 0; kf_bt_nbr_push(s, &q);
     /* streaming stores with GroupNorm's reads beside them (2) from 0 and
        1 where the problem's code changes with it, and 1 from 2 */
     if (p->knob[KC_STREAM] == 2 || group_reads_overlap(kf_bt_nbr_problem(s))) {
