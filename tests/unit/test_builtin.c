@@ -91,6 +91,19 @@ static kf_gen_result generate_at(kf_agent *a, const kf_resolved *r, const char *
     return g;
 }
 
+/* The registry (*reg), its cpu-simd plugin (*pl) and a builtin agent
+ * (returned), for a test that generates and verifies; the caller closes the
+ * agent and the registry. */
+static kf_agent *open_cpu(kf_registry **reg, kf_plugin **pl)
+{
+    kf_error err = {0};
+    *reg = kf_registry_open(1, &err);
+    KF_CHECK_MSG(*reg != NULL, "registry: %s", err.msg);
+    *pl = *reg ? kf_registry_find(*reg, "cpu-simd") : NULL;
+    KF_CHECK_MSG(*pl != NULL, "the cpu-simd plugin is not on KFORGE_PLUGIN_PATH");
+    return kf_builtin_agent_open(NULL, &err);
+}
+
 /* Generates `point` for problem r (file prob, for messages), checks that its
  * source holds `want` and that it verifies on pl. */
 static void generated_passes(kf_agent *a, kf_plugin *pl, const kf_resolved *r, const char *prob, const char *point,
@@ -204,11 +217,9 @@ KF_TEST_TIMEOUT(other_points_pass, 120.0)
         "{\"fusion\":1,\"loop_order\":1,\"mr\":14,\"nr\":32,\"kc\":100}",
         "{\"fusion\":1,\"loop_order\":0,\"mr\":3,\"nr\":48,\"kc\":100}"};
     kf_error err = {0};
-    kf_registry *reg = kf_registry_open(1, &err);
-    KF_CHECK(reg != NULL);
-    kf_plugin *pl = kf_registry_find(reg, "cpu-simd");
-    KF_CHECK(pl != NULL);
-    kf_agent *a = kf_builtin_agent_open(NULL, &err);
+    kf_registry *reg;
+    kf_plugin *pl;
+    kf_agent *a = open_cpu(&reg, &pl);
     for (size_t i = 0; i < sizeof probs / sizeof probs[0]; i++) {
         loaded l;
         load(&l, probs[i], "small");
@@ -274,12 +285,9 @@ KF_TEST_TIMEOUT(memory_bound_variants_pass, 300.0)
         {"tests/golden/problems/stream_odd_batchnorm.json", "small", "{\"stream\":0}", "if (cn_ != c) kf_moments_block(xn_ + c0_, 1073 - c0_ < 64 ? 1073 - c0_ : 64, sh_, as_, aq_);"},
         {"tests/golden/problems/stream_odd_groupnorm.json", "small", "{\"stream\":2}", "(q0 + 1) * 4803 - c0_ < 64 ? (q0 + 1) * 4803 - c0_ : 64, gnh_, gns_, gnq_);"},
     };
-    kf_error err = {0};
-    kf_registry *reg = kf_registry_open(1, &err);
-    KF_CHECK(reg != NULL);
-    kf_plugin *pl = kf_registry_find(reg, "cpu-simd");
-    KF_CHECK(pl != NULL);
-    kf_agent *a = kf_builtin_agent_open(NULL, &err);
+    kf_registry *reg;
+    kf_plugin *pl;
+    kf_agent *a = open_cpu(&reg, &pl);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         loaded l;
         load(&l, cases[i].prob, cases[i].preset);
@@ -1540,11 +1548,9 @@ KF_TEST_TIMEOUT(skinny_points_pass, 200.0)
     static const char *const pts[] = {"{\"fusion\":1,\"loop_order\":2,\"mr\":8,\"nr\":32,\"kc\":64}",
                                       "{\"fusion\":2,\"loop_order\":2,\"mr\":12,\"nr\":16,\"kc\":100,\"threads\":1}"};
     kf_error err = {0};
-    kf_registry *reg = kf_registry_open(1, &err);
-    KF_CHECK(reg != NULL);
-    kf_plugin *pl = kf_registry_find(reg, "cpu-simd");
-    KF_CHECK(pl != NULL);
-    kf_agent *a = kf_builtin_agent_open(NULL, &err);
+    kf_registry *reg;
+    kf_plugin *pl;
+    kf_agent *a = open_cpu(&reg, &pl);
     for (size_t i = 0; i < sizeof probs / sizeof probs[0]; i++) {
         loaded l;
         load(&l, probs[i], "small");
@@ -1965,11 +1971,9 @@ KF_TEST_TIMEOUT(cpu_prefetch_offered_where_it_changes_code, 120.0)
         {"problems/level2/09_Matmul_Subtract_Multiply_ReLU.json", "cpu", 1, 0, {0, 0, 0}, NULL},
     };
     kf_error err = {0};
-    kf_registry *reg = kf_registry_open(1, &err);
-    KF_CHECK(reg != NULL);
-    kf_plugin *pl = kf_registry_find(reg, "cpu-simd");
-    KF_CHECK(pl != NULL);
-    kf_agent *a = kf_builtin_agent_open(NULL, &err);
+    kf_registry *reg;
+    kf_plugin *pl;
+    kf_agent *a = open_cpu(&reg, &pl);
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         loaded l;
         load(&l, cases[c].prob, cases[c].preset);
@@ -2142,11 +2146,9 @@ KF_TEST(analyzer_stops_at_target)
 static void points_pass_at(const char *rel, const char *const *pts, int n, int defaults, const char *want)
 {
     kf_error err = {0};
-    kf_registry *reg = kf_registry_open(1, &err);
-    KF_CHECK(reg != NULL);
-    kf_plugin *pl = kf_registry_find(reg, "cpu-simd");
-    KF_CHECK(pl != NULL);
-    kf_agent *a = kf_builtin_agent_open(NULL, &err);
+    kf_registry *reg;
+    kf_plugin *pl;
+    kf_agent *a = open_cpu(&reg, &pl);
     loaded l;
     load(&l, rel, "small");
     for (int j = defaults ? -2 : 0; j < n; j++) {
