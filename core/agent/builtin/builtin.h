@@ -376,6 +376,10 @@ int kf_bt_point_equal(const kf_bt_point *a, const kf_bt_point *b);
 /* Short label: "gemm 96x256x384 mr12nr32 rows-fused omp" (C),
  * "gemm ts16 wpt4 v4 local fused" (OpenCL C). buf returned. */
 char *kf_bt_point_label(const kf_bt_point *p, char *buf, size_t n);
+/* The plan point p is generated from (kf_bt_plan_build): the baseline op by
+ * op, else p's fusion as its emitter's plan_fusion takes it.  Same contract
+ * as kf_bt_plan_build. */
+int kf_bt_plan_point(const kf_resolved *r, const kf_bt_point *p, kf_bt_plan *out, kf_error *err);
 /* The same for a point of problem r (may be NULL: as above): without a
  * matmul or linear in r, the emitter's loops_label where it has one. */
 char *kf_bt_point_label_for(const kf_bt_point *p, const kf_resolved *r, char *buf, size_t n);

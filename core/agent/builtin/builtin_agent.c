@@ -70,9 +70,7 @@ static int build(const kf_agent_ctx *ctx, const kf_bt_point *pt, kf_gen_result *
 {
     kf_bt_plan plan;
     kf_error e = {0};
-    kf_bt_fusion fusion = pt->baseline ? KF_BT_FUSE_NONE : (kf_bt_fusion)pt->fusion;
-    if (pt->em->plan_fusion) fusion = (kf_bt_fusion)pt->em->plan_fusion(pt, fusion);
-    if (kf_bt_plan_build(ctx->r, fusion, &plan, &e) != 0) {
+    if (kf_bt_plan_point(ctx->r, pt, &plan, &e) != 0) {
         res->error = strdup(e.msg);
         return 0;
     }

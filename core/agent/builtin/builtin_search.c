@@ -214,6 +214,13 @@ static const char *fusion_name(int f)
     return f == KF_BT_FUSE_ROWS ? "rows-fused" : f == KF_BT_FUSE_EPILOGUE ? "epilogue-fused" : "unfused";
 }
 
+int kf_bt_plan_point(const kf_resolved *r, const kf_bt_point *p, kf_bt_plan *out, kf_error *err)
+{
+    int fusion = p->baseline ? KF_BT_FUSE_NONE : p->fusion;
+    if (p->em->plan_fusion) fusion = p->em->plan_fusion(p, fusion);
+    return kf_bt_plan_build(r, (kf_bt_fusion)fusion, out, err);
+}
+
 char *kf_bt_point_label(const kf_bt_point *p, char *buf, size_t n)
 {
     return kf_bt_point_label_for(p, NULL, buf, n);

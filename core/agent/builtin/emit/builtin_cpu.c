@@ -853,6 +853,13 @@ static void close_team(gen_t *g)
     if (g->stream) kf_sb_puts(&g->b, "    kf_stream_fence();\n    }\n");
 }
 
+/* The prelude function a streamed loop of kind site (KF_BT_CPU_PF_*) reads
+ * ahead of each block with, at the point's prefetch knob */
+static const char *prefetch_fn(const gen_t *g, unsigned site)
+{
+    return KF_BT_CPU_PF_L2(site, g->pt->knob[KC_PREFETCH]) ? "kf_prefetch_block_ahead" : "kf_prefetch_ahead";
+}
+
 /* ------------------------------------------------------------------ */
 /* MAP groups                                                          */
 
@@ -888,10 +895,7 @@ static void emit_map_group(gen_t *g, int gi)
         for (int i = 0; i < nops; i++) {
             int64_t st[KF_MAX_RANK];
             if (full_size_operand(g, ops[i], S, st))
-                kf_sb_printf(&pf, "%s(V%d + ro%d + c0_);\n",
-                             KF_BT_CPU_PF_L2(KF_BT_CPU_PF_MAP, g->pt->knob[KC_PREFETCH]) ? "kf_prefetch_block_ahead"
-                                                                                         : "kf_prefetch_ahead",
-                             ops[i], ops[i]);
+                kf_sb_printf(&pf, "%s(V%d + ro%d + c0_);\n", prefetch_fn(g, KF_BT_CPU_PF_MAP), ops[i], ops[i]);
         }
         if (pf.oom) {
             kf_sb_free(&pf);
@@ -1277,9 +1281,7 @@ static int row_group_splits(const gen_t *g, int gi)
 unsigned kf_bt_cpu_prefetch_sites(const kf_resolved *r, const kf_bt_point *pt)
 {
     kf_bt_plan plan;
-    int fusion = pt->baseline ? KF_BT_FUSE_NONE : pt->fusion;
-    if (pt->em->plan_fusion) fusion = pt->em->plan_fusion(pt, fusion);
-    if (!r || kf_bt_plan_build(r, (kf_bt_fusion)fusion, &plan, NULL) != 0) return 0;
+    if (!r || kf_bt_plan_point(r, pt, &plan, NULL) != 0) return 0;
     const gen_t g = {.pl = &plan, .r = r, .p = r->problem, .pt = pt, .block_v = -1};
     unsigned sites = 0;
     for (int gi = 0; gi < plan.n_groups; gi++) {
@@ -1540,9 +1542,7 @@ static void emit_row_group_split(gen_t *g, int gi)
         "}\n";
     char pf[512];
     if (g->stream) {
-        int n = snprintf(pf, sizeof pf, "%s(xr + c0_);\n",
-                         KF_BT_CPU_PF_L2(KF_BT_CPU_PF_SPLIT, g->pt->knob[KC_PREFETCH]) ? "kf_prefetch_block_ahead"
-                                                                                       : "kf_prefetch_ahead");
+        int n = snprintf(pf, sizeof pf, "%s(xr + c0_);\n", prefetch_fn(g, KF_BT_CPU_PF_SPLIT));
         snprintf(pf + n, sizeof pf - (size_t)n, next_chunk, KF_SPLIT_CHUNK, KF_SPLIT_CHUNK, KF_SPLIT_CHUNK);
         open_out_loop(g, gi, "        ", "k0_", "k1_", pf);
     } else {   /* chunks of plain loops */
