@@ -111,6 +111,7 @@ static int is_kind(kf_op op, kf_op_kind k)
     return oi && oi->kind == k;
 }
 
+int kf_op_is_contraction(kf_op op) { return is_kind(op, KF_KIND_CONTRACTION); }
 int kf_op_is_unary(kf_op op) { return is_kind(op, KF_KIND_UNARY); }
 int kf_op_is_binary(kf_op op) { return is_kind(op, KF_KIND_BINARY); }
 int kf_op_is_reduction(kf_op op) { return is_kind(op, KF_KIND_REDUCTION); }

@@ -44,6 +44,7 @@ typedef enum kf_op {
 /* Op name as written in JSON ("leaky_relu"); "swish" parses as KF_OP_SILU. */
 const char *kf_op_name(kf_op op);
 kf_op kf_op_from_name(const char *name);   /* KF_OP_INVALID if unknown */
+int kf_op_is_contraction(kf_op op);        /* matmul, linear: a GEMM      */
 int kf_op_is_unary(kf_op op);              /* elementwise, one tensor in  */
 int kf_op_is_binary(kf_op op);             /* add..pow                    */
 int kf_op_is_reduction(kf_op op);          /* sum..logsumexp              */

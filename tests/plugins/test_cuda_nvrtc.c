@@ -296,7 +296,7 @@ static int check_point(const kf_resolved *r, const kf_bt_point *pt, const char *
     int n_lib = 0, gemms = 0;
     if (rc == 0) rc = libs_ok(c, r, &n_lib, msg, n);
     for (int i = 0; i < r->problem->n_nodes; i++)
-        gemms += r->problem->nodes[i].op == KF_OP_MATMUL || r->problem->nodes[i].op == KF_OP_LINEAR;
+        gemms += kf_op_is_contraction(r->problem->nodes[i].op);
     if (rc == 0 && pt->baseline && gemms && !n_lib) {
         snprintf(msg, n, "the baseline of a problem with %d GEMM(s) calls no cuBLAS", gemms);
         rc = -1;

@@ -156,7 +156,7 @@ static void all_pass(const char *dir)
             if (k) {   /* the baseline's label says how its matmul was made, or that it has none */
                 int mm = 0;
                 for (int j = 0; j < l.r.problem->n_nodes; j++)
-                    mm |= l.r.problem->nodes[j].op == KF_OP_MATMUL || l.r.problem->nodes[j].op == KF_OP_LINEAR;
+                    mm |= kf_op_is_contraction(l.r.problem->nodes[j].op);
                 KF_CHECK_MSG(label && strstr(label, mm ? ", matmul via " : ", no matmul"), "%s: baseline label '%s'",
                              nm, label ? label : "(none)");
             }

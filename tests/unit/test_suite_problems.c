@@ -383,7 +383,7 @@ KF_TEST(level2_inputs_are_drawn_like_kernelbench)
         }
         for (int n = 0; n < p->n_nodes; n++) {
             const kf_node *nd = &p->nodes[n];
-            if (nd->op != KF_OP_LINEAR && nd->op != KF_OP_MATMUL)
+            if (!kf_op_is_contraction(nd->op))
                 continue;
             KF_CHECK_MSG(nd->op == KF_OP_LINEAR || nd->transpose_b,
                          "%s: GEMM weights are (N, K): matmul needs transpose_b", p->name);

@@ -103,7 +103,7 @@ static void gemm_geometry(const kf_resolved *r, const kf_node *nd, kf_bt_gemm *g
 
 static kf_bt_group_kind anchor_kind(const kf_resolved *r, const kf_node *nd)
 {
-    if (nd->op == KF_OP_MATMUL || nd->op == KF_OP_LINEAR) return KF_BT_GEMM;
+    if (kf_op_is_contraction(nd->op)) return KF_BT_GEMM;
     if (kf_bt_is_map_op(nd->op) || kf_op_is_shape(nd->op)) return KF_BT_MAP;   /* shape op: a copy */
     const kf_shape *x = &r->shapes[nd->in[0].value];
     switch (nd->op) {

@@ -230,7 +230,7 @@ char *kf_bt_point_label(const kf_bt_point *p, char *buf, size_t n)
 static int has_gemm_op(const kf_resolved *r)
 {
     for (int k = 0; k < r->problem->n_nodes; k++)
-        if (r->problem->nodes[k].op == KF_OP_MATMUL || r->problem->nodes[k].op == KF_OP_LINEAR) return 1;
+        if (kf_op_is_contraction(r->problem->nodes[k].op)) return 1;
     return 0;
 }
 
@@ -525,7 +525,7 @@ static void measure_work(const kf_resolved *r, work_t *w)
     memset(w, 0, sizeof *w);
     int prev_gemm = -1, after_gemm = 0;
     for (int k = 0; k < p->n_nodes; k++) {
-        if (p->nodes[k].op == KF_OP_MATMUL || p->nodes[k].op == KF_OP_LINEAR) after_gemm = 1;
+        if (kf_op_is_contraction(p->nodes[k].op)) after_gemm = 1;
         else if (!kf_bt_is_map_op(p->nodes[k].op)) {
             w->row_tail |= after_gemm;
             after_gemm = 0;
@@ -537,11 +537,11 @@ static void measure_work(const kf_resolved *r, work_t *w)
         /* outputs of maps and row ops, not of a GEMM's epilogue (a map
            after a GEMM: stored from the C tile, never streamed) */
         for (int o = 0; o < p->n_outputs; o++)
-            if (p->outputs[o] == v && nd->op != KF_OP_MATMUL && nd->op != KF_OP_LINEAR &&
+            if (p->outputs[o] == v && !kf_op_is_contraction(nd->op) &&
                 !(after_gemm && kf_bt_is_map_op(nd->op)))
                 w->out_bytes += e * 4.0;
         w->regions++;
-        if (nd->op == KF_OP_MATMUL || nd->op == KF_OP_LINEAR) {
+        if (kf_op_is_contraction(nd->op)) {
             const kf_shape *a = &r->shapes[nd->in[0].value];
             double K = (double)a->d[a->rank - 1];
             double n = r->shapes[v].rank ? (double)r->shapes[v].d[r->shapes[v].rank - 1] : 1;

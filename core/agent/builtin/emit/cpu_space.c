@@ -167,7 +167,7 @@ static int64_t min_gemm_rows(const kf_resolved *r)
     const kf_problem *pr = r->problem;
     int64_t m = 0;
     for (int k = 0; k < pr->n_nodes; k++) {
-        if (pr->nodes[k].op != KF_OP_MATMUL && pr->nodes[k].op != KF_OP_LINEAR) continue;
+        if (!kf_op_is_contraction(pr->nodes[k].op)) continue;
         const kf_shape *y = &r->shapes[pr->n_inputs + k];
         int64_t n = y->rank ? y->d[y->rank - 1] : 1;
         int64_t rows = n ? kf_shape_elems(y) / n : 0;
@@ -182,7 +182,7 @@ static int64_t max_gemm_cols(const kf_resolved *r)
     const kf_problem *pr = r->problem;
     int64_t n = 0;
     for (int k = 0; k < pr->n_nodes; k++) {
-        if (pr->nodes[k].op != KF_OP_MATMUL && pr->nodes[k].op != KF_OP_LINEAR) continue;
+        if (!kf_op_is_contraction(pr->nodes[k].op)) continue;
         const kf_shape *y = &r->shapes[pr->n_inputs + k];
         int64_t c = y->rank ? y->d[y->rank - 1] : 1;
         if (c > n) n = c;
@@ -197,7 +197,7 @@ static int64_t gemm_depth(const kf_resolved *r, int shallowest)
     const kf_problem *pr = r->problem;
     int64_t k = 0;
     for (int i = 0; i < pr->n_nodes; i++) {
-        if (pr->nodes[i].op != KF_OP_MATMUL && pr->nodes[i].op != KF_OP_LINEAR) continue;
+        if (!kf_op_is_contraction(pr->nodes[i].op)) continue;
         const kf_shape *a = &r->shapes[pr->nodes[i].in[0].value];
         int64_t d = a->rank ? a->d[a->rank - 1] : 1;
         if (k == 0 || (shallowest ? d < k : d > k)) k = d;
@@ -219,7 +219,7 @@ static int64_t max_gemm_b_elems(const kf_resolved *r)
     int64_t e = 0;
     for (int k = 0; k < pr->n_nodes; k++) {
         const kf_node *nd = &pr->nodes[k];
-        if ((nd->op != KF_OP_MATMUL && nd->op != KF_OP_LINEAR) || nd->n_in < 2 || nd->in[1].is_scalar) continue;
+        if (!kf_op_is_contraction(nd->op) || nd->n_in < 2 || nd->in[1].is_scalar) continue;
         int64_t b = kf_shape_elems(&r->shapes[nd->in[1].value]);
         if (b > e) e = b;
     }
@@ -235,7 +235,7 @@ static int skinny_gemms(const kf_resolved *r, int64_t l2)
     int any = 0;
     for (int k = 0; k < pr->n_nodes; k++) {
         const kf_node *nd = &pr->nodes[k];
-        if (nd->op != KF_OP_MATMUL && nd->op != KF_OP_LINEAR) continue;
+        if (!kf_op_is_contraction(nd->op)) continue;
         if (nd->n_in < 2 || nd->in[0].is_scalar || nd->in[1].is_scalar) return 0;
         const kf_shape *y = &r->shapes[pr->n_inputs + k], *x = &r->shapes[nd->in[0].value];
         int64_t n = y->rank ? y->d[y->rank - 1] : 1, kk = x->rank ? x->d[x->rank - 1] : 1;
@@ -255,7 +255,7 @@ static int has_row_tail(const kf_resolved *r)
     int after_gemm = 0;
     for (int k = 0; k < pr->n_nodes; k++) {
         kf_op op = pr->nodes[k].op;
-        if (op == KF_OP_MATMUL || op == KF_OP_LINEAR) after_gemm = 1;
+        if (kf_op_is_contraction(op)) after_gemm = 1;
         else if (after_gemm && !kf_bt_is_map_op(op)) return 1;
     }
     return 0;
@@ -505,7 +505,7 @@ static int group_reads_overlap(const kf_resolved *r)
     int after_gemm = 0;
     for (int k = 0; pr && k < pr->n_nodes; k++) {
         const kf_node *nd = &pr->nodes[k];
-        if (nd->op == KF_OP_MATMUL || nd->op == KF_OP_LINEAR) {
+        if (kf_op_is_contraction(nd->op)) {
             after_gemm = 1;
             continue;
         }
