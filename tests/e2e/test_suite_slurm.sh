@@ -272,21 +272,24 @@ chmod +x "$tmp/kforge-task2"
 KFORGE_SLURM_KFORGE="$tmp/kforge-task2" "$KFORGE" suite "$probs/19_ReLU.json" "${common[@]}" --report "$tmp/rq" --slurm \
     >"$tmp/rq.out" 2>&1
 jq=$(sed -n 's/^submitted job array \([0-9]*\) (1 tasks).*/\1/p' "$tmp/rq.out")
-i=0; while [ ! -e "$tmp/requeued" ] && [ $i -lt 600 ]; do sleep 0.2; i=$((i+1)); done
-scontrol requeue "${jq}_0" >"$tmp/rq.scontrol" 2>&1
-# a requeued job waits for a BeginTime delay: release it as soon as it is
-# pending again, and again while it stays pending (under CI's load the kill
-# and the requeue took longer than a single 20 s wait once, and the task
-# never restarted)
-seen=0; i=0
-while [ $i -lt 600 ]; do
-    if squeue -h -r -t PENDING -o '%i' | grep -qx "${jq}_0"; then
-        seen=1
-        scontrol update JobId="${jq}_0" StartTime=now >>"$tmp/rq.scontrol" 2>&1
-        sleep 1; i=$((i + 5)); continue
-    fi
-    [ $seen = 1 ] && break
-    sleep 0.2; i=$((i + 1))
+t_rq=$(date +%s); while [ ! -e "$tmp/requeued" ] && [ $(($(date +%s) - t_rq)) -lt 180 ]; do sleep 0.2; done
+echo "$(date +%T) requeue $([ -e "$tmp/requeued" ] && echo after || echo "WITHOUT the task's mark, after") $(($(date +%s) - t_rq)) s" >"$tmp/rq.scontrol"
+scontrol requeue "${jq}_0" >>"$tmp/rq.scontrol" 2>&1
+# a requeued job is PENDING+COMPLETING until its processes are gone, then
+# PENDING with a BeginTime delay (Slurm: now + the credential lifetime):
+# release it whenever it is pending, until it has run again.  Each state
+# seen is logged with its time (under CI's load the task once never
+# restarted; a single squeue filter for PENDING missed the job)
+job_state() { scontrol -o show job "${jq}_0" 2>&1 | tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1; }
+last=; t_rq=$(date +%s)
+while [ $(($(date +%s) - t_rq)) -lt 240 ]; do
+    st=$(job_state JobState); rs=$(job_state Restarts)
+    [ "$st $rs" != "$last" ] && { echo "$(date +%T) state $st restarts $rs" >>"$tmp/rq.scontrol"; last="$st $rs"; }
+    case "$st" in
+    PENDING) scontrol update JobId="${jq}_0" StartTime=now >>"$tmp/rq.scontrol" 2>&1 ;;
+    RUNNING|COMPLETED|FAILED|CANCELLED|TIMEOUT|"") [ "${rs:-0}" -ge 1 ] && break ;;
+    esac
+    sleep 0.5
 done
 wait_jobs 120
 r=$(fields "$tmp/rq/report.json" | head -n 1)
@@ -295,7 +298,10 @@ r=$(fields "$tmp/rq/report.json" | head -n 1)
     && [ "$("$PYTHON3" -c 'import json,sys; print(json.load(open(sys.argv[1]))["tasks"][0]["submits"])' "$tmp/rq/slurm/state.json")" = 1 ] \
     && ok "a task requeued by Slurm resumes its run; the merge reports it as the plain suite does" \
     || no "a task requeued by Slurm resumes its run; the merge reports it as the plain suite does" "job $jq: $(cat "$tmp/rq.scontrol")" \
-          "report: $r" "$(tail -n 15 "$tmp/rq/logs/19_ReLU.log")"
+          "report: $r" "$(tail -n 15 "$tmp/rq/logs/19_ReLU.log")" \
+          "slurmctld: $(grep -e "JobId=${jq}[ _]" -e "JobId=${jq}\$" -e "${jq}_0" "$tmp/slurm/slurmctld.log" | tail -n 30)" \
+          "squeue: $(squeue -h -r -o '%i %T %r' 2>&1)" "slurm out: $(tail -n 20 "$tmp"/rq/slurm/out/* 2>&1)"
+sed 's/^/# requeue: /' "$tmp/rq.scontrol"
 
 # --status from sacct when squeue no longer holds the jobs (fakes of both; the
 # states of a real cluster's accounting: a pending range is not a task)
