@@ -219,19 +219,16 @@ void kf_ev_publish_set(kf_ev *e, int set)
 {
     const kf_problem_view *pv = &e->bound.pview;
     kf_buffer_set *bs = &e->mem.sets.sets[set];
-    int n = pv->n_inputs + pv->n_outputs + pv->n_scratch, k = 0;
+    int n = pv->n_inputs;
     kf_write *w = malloc((size_t)(n ? n : 1) * sizeof *w);
     if (!w) {
-        for (int i = 0; i < pv->n_inputs; i++)
+        for (int i = 0; i < n; i++)
             memcpy(bs->inputs[i].data, e->priv[i], (size_t)pv->input_elems[i] * sizeof(float));
-        poison_set(pv, bs);
         return;
     }
-    for (int i = 0; i < pv->n_inputs; i++)
-        w[k++] = (kf_write){bs->inputs[i].data, e->priv[i], (size_t)pv->input_elems[i] * sizeof(float)};
-    for (int i = 0; i < pv->n_outputs; i++) w[k++] = (kf_write){bs->outputs[i].data, NULL, bs->outputs[i].bytes};
-    for (int i = 0; i < pv->n_scratch; i++) w[k++] = (kf_write){bs->scratch[i].data, NULL, bs->scratch[i].bytes};
-    kf_buffers_write(w, k, 0);
+    for (int i = 0; i < n; i++)
+        w[i] = (kf_write){bs->inputs[i].data, e->priv[i], (size_t)pv->input_elems[i] * sizeof(float)};
+    kf_buffers_write(w, n, 0);
     free(w);
 }
 

@@ -296,8 +296,9 @@ int kf_ev_reply_failed(kf_ev *e, const kf_wp_reply *r, const char *what);
  * scratch of the set poisoned. */
 int kf_ev_draw_set(kf_ev *e, int set, uint64_t seed);
 /* The inputs of `seed` into the parent's copy only (e->priv), then, with the
- * worker stopped, into set `set` with its outputs and scratch poisoned: the
- * slow drawing is done before a lead-in run, the copy after it. */
+ * worker stopped, into set `set`'s inputs: the slow drawing is done before a
+ * lead-in run, the copy after it.  The set's outputs and scratch keep what
+ * the lead-in wrote (eval_profile.c says why). */
 void kf_ev_draw_priv(kf_ev *e, uint64_t seed);
 void kf_ev_publish_set(kf_ev *e, int set);
 /* Reference outputs for the inputs now in e->priv; NULL with err set. */

@@ -19,12 +19,23 @@
  *    asked for (a forged or early reply) fail the candidate;
  *  - every timed run gets fresh random inputs (seeds from getrandom,
  *    unknown to the candidate), written into its set while the worker is
- *    stopped, and poisoned outputs, so a memo keyed on inputs misses and a
- *    run that writes nothing leaves NaN; on a host clock an untimed lead-in
- *    run of the same command precedes each timed run (warm threads and
- *    caches, as for back-to-back calls) on the set's previous inputs, and
- *    the fresh inputs are written only after it replied, so the lead-in
- *    cannot work ahead on them; with
+ *    stopped, so a memo keyed on inputs misses; on a device clock its
+ *    outputs are poisoned too (a run that writes nothing leaves NaN); on a
+ *    host clock an untimed lead-in run of the same command precedes each
+ *    timed run (warm threads and caches, as for back-to-back calls) on the
+ *    set's previous inputs, and the fresh inputs are written only after it
+ *    replied, so the lead-in cannot work ahead on them.  The outputs and
+ *    scratch then keep what the lead-in wrote: results for the previous
+ *    inputs, which any output the timed run leaves unwritten still holds
+ *    and a check finds wrong (the set is poisoned at the round's start, so
+ *    what no run of the round wrote still reads as unwritten); and they
+ *    sit in the caches where the candidate's own stores left them, as in
+ *    back-to-back calls.  (Poisoned there by the parent, a set larger than
+ *    the cache that a kernel then streams with non-temporal stores had its
+ *    lines written back from the parent's CPUs first: 1.19x a copy's time
+ *    on the 16-core host, bench/results/xeon16-cpu-poison-nt-2026-12-01;
+ *    poisoned with non-temporal stores, a kernel with plain stores had to
+ *    read its output's lines from memory: 1.75x.)  With
  *    the reference cache on (large problems), the checked runs' inputs come
  *    from the problem's secret pool instead, each once per evaluation
  *    (ref_cache.h), so their references are computed once per search;

@@ -1,9 +1,9 @@
 /* Timing: memoises by buffer address and a peek at the input (its first
  * and last element): computes once per input, then returns at once while
  * the old (still correct) outputs sit in the buffers.  The parent refills
- * every set with fresh random inputs after each timed run and re-poisons
- * the outputs, so the memo always misses: the candidate does the work
- * every time and must pass with an honest time. */
+ * the set with fresh random inputs after each lead-in (which runs on the
+ * set's previous inputs and may hit), so every timed run misses: the
+ * candidate does the work each time and must pass with an honest time. */
 #include <string.h>
 #include "kforge-cpu.h"
 

@@ -1,7 +1,8 @@
 /* Timing: skips the work when the output does not hold the harness's NaN
- * poison (i.e. when it believes nobody will check).  The parent poisons
- * the outputs before every run, so it never skips: it must pass with an
- * honest time. */
+ * poison (i.e. when it believes nobody will check).  Verification poisons
+ * every trial's outputs, so it computes there; a timed run's outputs hold
+ * its lead-in's results for the set's previous inputs, so it skips every
+ * timed run, and the checked ones find those results wrong: stale. */
 #include <math.h>
 #include "kforge-cpu.h"
 
