@@ -43,6 +43,18 @@ def prod(shape):
     return n
 
 
+def reads_only(chk):
+    """Is the problem of `kforge check --json` output chk held to the read stream (its float32
+    outputs under 5% of its min_bytes: a reduction, a matrix-vector product)?  Else copy-nt."""
+    return sum(4 * prod(o["shape"]) for o in chk["outputs"]) < 0.05 * chk["min_bytes"]
+
+
+def min_bytes_check(kforge, path, preset):
+    """`kforge check --json --no-trivial` of problem file `path` at `preset` (min_bytes, outputs)."""
+    return json.loads(subprocess.run([kforge, "check", path, "--preset", preset, "--json", "--no-trivial"],
+                                     capture_output=True, text=True, check=True).stdout)
+
+
 def last_json(path):
     with open(path) as f:
         lines = [l for l in f.read().splitlines() if l.startswith("{")]
@@ -87,9 +99,7 @@ def main(argv):
             want = "%s_%s.json" % (num.zfill(2), rest)
             path = next((os.path.join(d, want) for d in ("problems/level1", "problems/level2")
                          if os.path.isfile(os.path.join(d, want))), None)
-            checks[name] = json.loads(subprocess.run(
-                [kforge, "check", path, "--preset", preset, "--json", "--no-trivial"],
-                capture_output=True, text=True, check=True).stdout) if path else None
+            checks[name] = min_bytes_check(kforge, path, preset) if path else None
         return checks[name]
 
     copy = next((p for p in rep["problems"] if p["name"] == "19_ReLU" and p.get("best_s")), None)
@@ -102,8 +112,7 @@ def main(argv):
             print("| %s | - | - | - | - | - | - | - | - | - |" % p["name"])
             continue
         gbs = chk["min_bytes"] / t / 1e9
-        out_bytes = sum(4 * prod(o["shape"]) for o in chk["outputs"])   # float32 outputs
-        reads = out_bytes < 0.05 * chk["min_bytes"]
+        reads = reads_only(chk)
         own = ("read", rd_lo) if reads else ("copy-nt", nt_lo)
         pt = p.get("pytorch") or {}
         eager = pt.get("eager_s")

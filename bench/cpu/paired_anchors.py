@@ -3,12 +3,12 @@
 problem, rounds interleaved: the kernel through `kforge profile` (the suite's
 own measurement), the anchor in this process, one right after the other:
 PyTorch eager (--tool torch, the default: torch_anchors.py's graph and
-timing) or ONNX Runtime CPU (--tool ort: ort_anchors.py's model, session and
-timing).
+timing), ONNX Runtime CPU (--tool ort: ort_anchors.py's model, session and
+timing), or the machine's streaming bandwidth (--tool stream: see below).
 
-  paired_anchors.py OUT.json SUITE_DIR PROBLEM.json|DIR... [--tool torch|ort]
+  paired_anchors.py OUT.json SUITE_DIR PROBLEM.json|DIR... [--tool torch|ort|stream]
                     [--threads N] [--rounds 3] [--reps 30] [--preset cpu] [--kforge PATH]
-                    [--inputs same|fresh|both]
+                    [--inputs same|fresh|both] [--stream-bw PATH] [--stream-mib 256]
 
 SUITE_DIR is a `kforge suite` report directory (runs/<problem name>/ with
 result.json); each problem's best kernel is profiled as it is.  The suite's
@@ -31,7 +31,17 @@ timed call as kforge prepares its own timed runs: new inputs drawn into memory
 of their own, an untimed call on the previous ones, the new ones copied in
 (torch_anchors.bench); `both` times the anchor
 both ways in each round and reports a ratio for each (anchor_ms and
-anchor_fresh_ms; the summary's second line is against the fresh timing)."""
+anchor_fresh_ms; the summary's second line is against the fresh timing).
+
+--tool stream (issue 15: the memory-bound problems at >= 80% of measured
+bandwidth): the anchor is bench/cpu/stream_bw.c (--stream-bw: its binary) at
+--threads over --stream-mib MiB, best of 3, run beside each kernel's profile;
+its anchor_ms is the time that stream would take to move the problem's
+min_bytes (`kforge check`: every input read and every output written once),
+so the ratio is the kernel's rate over the stream's: its share of the
+bandwidth measured in the same minute.  The stream is copy-nt, or the read
+stream for a problem that only reads (bandwidth_share.py's reads_only);
+each round's rates are kept (stream_gbs, stream)."""
 import argparse
 import json
 import math
@@ -57,7 +67,7 @@ class TorchAnchor:
         torch.set_num_threads(args.threads)
         self.version = "pytorch " + torch.__version__
 
-    def prepare(self, prob, dims):
+    def prepare(self, prob, dims, path):
         return self.t.build(prob, "cpu"), self.t.make_inputs(prob, dims, "cpu"), prob, dims
 
     def time(self, prep, fresh=False):
@@ -79,11 +89,38 @@ class OrtAnchor:
         self.o, self.args = ort_anchors, args
         self.version = "onnxruntime " + onnxruntime.__version__
 
-    def prepare(self, prob, dims):
+    def prepare(self, prob, dims, path):
         return prob, dims
 
     def time(self, prep, fresh=False):
         return self.o.bench(prep[0], prep[1], self.args)["ms"]
+
+
+class StreamAnchor:
+    """bench/cpu/stream_bw.c's streams (the same threads), as the time to move the
+    problem's min_bytes at the stream's rate."""
+    name = "the streaming bandwidth"
+
+    def __init__(self, args):
+        import bandwidth_share
+        self.bs, self.args = bandwidth_share, args
+        if not args.stream_bw or not os.access(args.stream_bw, os.X_OK):
+            sys.exit("paired_anchors.py: --tool stream needs --stream-bw, the stream_bw binary "
+                     "(gcc -O2 -march=native -fopenmp bench/cpu/stream_bw.c)")
+        self.version = "stream_bw %d threads %d MiB" % (args.threads, args.stream_mib)
+        self.last = {}
+
+    def prepare(self, prob, dims, path):
+        chk = self.bs.min_bytes_check(self.args.kforge, path, self.args.preset)
+        return chk["min_bytes"], ("read" if self.bs.reads_only(chk) else "copy_nt")
+
+    def time(self, prep, fresh=False):
+        p = subprocess.run([self.args.stream_bw, str(self.args.threads), str(self.args.stream_mib), "3"],
+                           capture_output=True, text=True, check=True)
+        bw = json.loads([l for l in p.stdout.splitlines() if l.startswith("{")][-1])
+        gbs = bw[prep[1] + "_gbs"]
+        self.last = {"stream": prep[1], "stream_gbs": gbs}
+        return prep[0] / (gbs * 1e9) * 1e3
 
 
 def best_candidate(suite, name):
@@ -121,7 +158,9 @@ def main(argv=None):
     ap.add_argument("--preset", default="cpu")
     ap.add_argument("--pause", type=float, default=0.3, help="seconds between the two sides (idle threads sleep)")
     ap.add_argument("--kforge", default=os.environ.get("KFORGE", "kforge"))
-    ap.add_argument("--tool", choices=("torch", "ort"), default="torch")
+    ap.add_argument("--tool", choices=("torch", "ort", "stream"), default="torch")
+    ap.add_argument("--stream-bw", help="--tool stream: the stream_bw binary")
+    ap.add_argument("--stream-mib", type=int, default=256, help="--tool stream: MiB a stream array")
     ap.add_argument("--inputs", choices=("same", "fresh", "both"), default="same",
                     help="the anchor's inputs between timed calls (PyTorch only; see above)")
     args = ap.parse_args(argv)
@@ -132,7 +171,7 @@ def main(argv=None):
     same = args.inputs in ("same", "both")
     fresh = args.inputs in ("fresh", "both")
     args.threads = args.threads or len(os.sched_getaffinity(0))
-    anchor = TorchAnchor(args) if args.tool == "torch" else OrtAnchor(args)
+    anchor = {"torch": TorchAnchor, "ort": OrtAnchor, "stream": StreamAnchor}[args.tool](args)
     env = dict(os.environ, KFORGE_THREADS=str(args.threads))
     probs = []
     for path in problem_files(args.problems):
@@ -142,7 +181,7 @@ def main(argv=None):
         except (OSError, RuntimeError, ValueError) as ex:
             print("%-40s skipped: %s" % (prob["name"], ex), flush=True)
             continue
-        probs.append({"name": prob["name"], "path": path, "cand": cand, "prep": anchor.prepare(prob, dims),
+        probs.append({"name": prob["name"], "path": path, "cand": cand, "prep": anchor.prepare(prob, dims, path),
                       "rounds": []})
     res = {"tool": args.tool, "version": anchor.version, "threads": args.threads, "preset": args.preset,
            "machine": {"cpu": cpu_model(), "cpus": os.cpu_count()}, "suite": os.path.abspath(args.suite),
@@ -156,6 +195,8 @@ def main(argv=None):
     # (key of the anchor's time in a round, suffix of the ratio fields, words in the summary line)
     sides = ([("anchor_ms", "", "same inputs")] if same else []) + \
         ([("anchor_fresh_ms", "_fresh", "fresh inputs")] if fresh else [])
+    if args.tool == "stream":
+        sides = [("anchor_ms", "", "copy-nt (read for read-only problems) timed beside each kernel")]
 
     def summarize_rounds(final):
         """every problem's rounds so far -> res; the summary printed at the end"""
@@ -192,7 +233,9 @@ def main(argv=None):
         return all(done)
 
     def time_anchor(p):
-        return {key: anchor.time(p["prep"], fresh=bool(sfx)) for key, sfx, _ in sides}
+        t = {key: anchor.time(p["prep"], fresh=bool(sfx)) for key, sfx, _ in sides}
+        t.update(getattr(anchor, "last", {}))   # the stream's kind and rate
+        return t
 
     for rnd in range(args.rounds):
         # each round starts at another problem, so no problem always follows the same one

@@ -1,5 +1,6 @@
 #!/bin/bash
 # device call (issue 15, 2026-12-01), 16-core host: the ten memory-bound problems at d5b1ac6 (PHASE=suite; MAXT: --max-time a problem, default 30).
+# TARBALL: the `make dist` tarball to build (default .carry/kforge-new.tar.gz).
 # PHASE=ab: kforge profile in turns over kernel files (.carry/mm = kernels/ here): 19's copy, 33 BatchNorm and
 #   35 GroupNorm (stream 2) before / after the one-pass carried moments (f407dbe), 35 at stream 1, 40 LayerNorm
 #   before / after (only its shift changed), 3 rounds, stream_bw before and after
@@ -12,7 +13,7 @@ export KFORGE_PYTHON=python3
 PROBS="problems/level1/04_Matrix_vector_multiplication.json problems/level1/19_ReLU.json problems/level1/23_Softmax.json problems/level1/26_GELU.json problems/level1/33_BatchNorm.json problems/level1/35_GroupNorm.json problems/level1/36_RMSNorm.json problems/level1/40_LayerNorm.json problems/level1/47_Sum_reduction_over_a_dimension.json problems/level1/88_MinGPTNewGelu.json"
 { echo "== $(date +%T) start $PHASE"; uptime; grep -m1 'model\s*:' /proc/cpuinfo; nproc
   gcc -std=gnu11 -O2 -march=native -fopenmp bench/cpu/stream_bw.c -o /tmp/stream_bw && /tmp/stream_bw 16 256 5 | tee $OUT/bw-before-$TAG.txt
-  TARBALL=$PWD/.carry/kforge-new.tar.gz MODE=exec CMD='
+  TARBALL=${TARBALL:-$PWD/.carry/kforge-new.tar.gz} MODE=exec CMD='
     set -u; cd '"$PWD"'; G='"$G"'
     if [ "$PHASE" = paired ]; then   # BEST=TAG: the suite TAG'"'"'s best kernels (.carry/mm/best-TAG.tgz) beside PyTorch, in turns
     mkdir -p '"$S"' && tar xzf $G/best-${BEST:-s1}.tgz -C '"$S"'

@@ -1,0 +1,4 @@
+#!/bin/bash
+# the device command of paired/more/ (run on the machine call-paired.sh had just used, so
+# /tmp/inst, /tmp/kl and /tmp/stream_bw were there): five more stream rounds of 23, 26, 35, 88
+mkdir -p $OUT && S=/tmp/s6b; mkdir -p $S && tar xzf bench/results/xeon16-cpu-membound-2026-12-01e/m6/best-m6.tgz -C $S && export PATH=/tmp/inst/bin:$PATH LD_LIBRARY_PATH=/tmp/kl && command -v kforge && /tmp/stream_bw 16 256 5 | tee $OUT/bw-before-more.txt && KFORGE=$(command -v kforge) timeout 240 python3 bench/cpu/paired_anchors.py $OUT/paired-stream-more.json $S problems/level1/23_Softmax.json problems/level1/26_GELU.json problems/level1/35_GroupNorm.json problems/level1/88_MinGPTNewGelu.json --tool stream --stream-bw /tmp/stream_bw --threads 16 --rounds 5 --reps 21 2>&1 | tee $OUT/more.txt; /tmp/stream_bw 16 256 5 | tee $OUT/bw-after-more.txt
