@@ -13,14 +13,16 @@
 # after a one-problem suite, the reports against both and the faster) needs
 # the ORT Python; its --paired step (bench/cpu/paired_anchors.py: the suite's
 # best kernels and PyTorch eager timed side by side) the torch one, and
-# paired_anchors.py killed mid-round must leave the pairs it finished.
+# paired_anchors.py killed mid-round must leave the pairs it finished;
+# its --tool stream (stream_bw beside each kernel) gives the stream's kind and
+# rate per round and refuses to start without the stream_bw binary.
 # bench/cpu/peak_concurrent.c (the FMA and AMX rates of
 # threads running at once) builds and gives one thread a positive rate of
 # each unit the CPU reports (AMX with zero and with random tiles).
 set -u
 . "$KF_SRCDIR/tests/e2e/tap.sh"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-echo "1..13"
+echo "1..14"
 skip() { n=$((n+1)); if [ "${KF_TEST_STRICT:-0}" = 1 ]; then echo "not ok $n - $1 # missing: $2"; fails=$((fails+1));
          else echo "ok $n - $1 # SKIP $2"; fi; }
 venv_py=${KF_TEST_DEPS:-$HOME/.cache/kforge/test-deps}/torch-venv/bin/python
@@ -131,10 +133,12 @@ if ! "$torchpy" -c "import torch, numpy" >/dev/null 2>&1; then
     skip "$name" "$torchpy cannot import torch, numpy"
     skip "$name2" "$torchpy cannot import torch, numpy"
     skip "paired_anchors.py killed mid-round: the pairs done so far are in OUT.json" "$torchpy cannot import torch, numpy"
+    skip "paired_anchors.py --tool stream: stream_bw beside the kernel" "$torchpy cannot import torch, numpy"
 elif ! "$ortpy" -c "import onnxruntime, onnx, numpy" >/dev/null 2>&1; then
     skip "$name" "run with the ORT cases below (one suite), and $ortpy cannot import onnxruntime, onnx, numpy"
     skip "$name2" "$ortpy cannot import onnxruntime, onnx, numpy"
     skip "paired_anchors.py killed mid-round: the pairs done so far are in OUT.json" "$ortpy cannot import onnxruntime, onnx, numpy"
+    skip "paired_anchors.py --tool stream: stream_bw beside the kernel" "$ortpy cannot import onnxruntime, onnx, numpy"
 else
     p12="$KF_SRCDIR/problems/level2/12_Gemm_Multiply_LeakyReLU.json"
     p14="$KF_SRCDIR/problems/level2/14_Gemm_Divide_Sum_Scaling.json"
@@ -176,6 +180,28 @@ print("ok" if ok else json.dumps(r)[:600])' "$tmp/rec3/paired.json" 2>&1)
         --tool ort --threads 2 --rounds 1 --reps 20 --preset small > "$tmp/o11" 2>&1; rc=$?
     [ $rc -ne 0 ] && "$ortpy" -c 'import json,sys; p=json.load(open(sys.argv[1]))["problems"]; sys.exit(not (len(p["12_Gemm_Multiply_LeakyReLU"]["rounds"]) == 1 and p["12_Gemm_Multiply_LeakyReLU"]["ratio_median"] > 0 and p["12b_copy"]["rounds"] == []))' "$tmp/p3.json" \
         && ok "$name3" || no "$name3" "exit $rc" "$(cat "$tmp/o11"; cat "$tmp/p3.json" 2>&1 | head -c 600)"
+    # --tool stream: the anchor is stream_bw's copy-nt (12 writes its output), its
+    # time the problem's min_bytes at that rate; without --stream-bw it starts nothing
+    name5="paired_anchors.py --tool stream: stream_bw's copy-nt beside the kernel, its kind and rate kept per round; refused without --stream-bw"
+    if ${CC:-cc} -O2 -fopenmp "$KF_SRCDIR/bench/cpu/stream_bw.c" -o "$tmp/stream_bw" > "$tmp/o13" 2>&1; then
+        KFORGE="$KFORGE" "$ortpy" "$KF_SRCDIR/bench/cpu/paired_anchors.py" "$tmp/p5.json" "$tmp/suite3" "$p12" \
+            --tool stream --stream-bw "$tmp/stream_bw" --stream-mib 8 --threads 2 --rounds 1 --reps 20 --preset small \
+            > "$tmp/o13" 2>&1; rc=$?
+        KFORGE="$KFORGE" "$ortpy" "$KF_SRCDIR/bench/cpu/paired_anchors.py" "$tmp/p5n.json" "$tmp/suite3" "$p12" \
+            --tool stream --preset small > "$tmp/o13n" 2>&1; rcn=$?
+        [ $rc -eq 0 ] && [ $rcn -ne 0 ] && grep -q -- '--stream-bw' "$tmp/o13n" && [ ! -e "$tmp/p5n.json" ] &&
+            grep -q '^paired: .*over the streaming bandwidth' "$tmp/o13" &&
+            "$ortpy" -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+e = r["problems"]["12_Gemm_Multiply_LeakyReLU"]
+x = e["rounds"][0]
+sys.exit(not (r["tool"] == "stream" and x["stream"] == "copy_nt" and x["stream_gbs"] > 0 and x["anchor_ms"] > 0
+              and x["kforge_ms"] > 0 and abs(e["ratio_median"] - x["anchor_ms"] / x["kforge_ms"]) < 1e-9))' "$tmp/p5.json" \
+            && ok "$name5" || no "$name5" "exit $rc / $rcn" "$(cat "$tmp/o13" "$tmp/o13n"; head -c 600 "$tmp/p5.json" 2>&1)"
+    else
+        no "$name5" "stream_bw.c did not build" "$(cat "$tmp/o13")"
+    fi
 fi
 name="bench/cpu/peak_concurrent.c: builds, one thread's FMA (and AMX, zero and random tiles) rate"
 if [ "$(uname -m)" != x86_64 ]; then
