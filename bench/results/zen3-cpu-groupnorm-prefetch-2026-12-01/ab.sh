@@ -3,7 +3,9 @@
 # default) and at prefetch 2 (the next group's block into L2 beside each block's stores),
 # emitted by tests/golden/emit_golden at the point of the 16-core suite's best
 # (../xeon16-cpu-membound-2026-12-01e), `kforge profile --reps 21` at 2 threads in turns,
-# 4 rounds, the order swapped in rounds 2 and 4.  BLD: a configured build tree of the commit.
+# 4 rounds, the order swapped in rounds 2 and 4.  BLD: a configured build tree of e3783c6 (the
+# commit that made the loop a prefetch site, reverted after this record: at other commits
+# prefetch 2 emits the same GroupNorm loop as 0).
 set -eu
 BLD=${BLD:-/tmp/bld}; SRC=$(cd "$(dirname "$0")/../../.." && pwd); D=$(cd "$(dirname "$0")" && pwd)
 P='{"backend":"cpu-simd","baseline":0,"fusion":2,"precision":0,"mc":2400,"nc":256,"kc":1024,"mr":12,"nr":32,"pack":1,"threads":0,"loop_order":1,"unroll":1,"stream":1,"prefetch":0}'

@@ -442,20 +442,14 @@ static const char STREAM_LIB[] =
     "{\n"
     "    __builtin_prefetch((const void *)((uintptr_t)p + KF_PREFETCH_AHEAD * sizeof(float)), 0, 3);\n"
     "}\n"
-    "/* the KF_STREAM_BLOCK floats at address a into L2, every line of them (a block's worth\n"
-    " * of lines: an address, as above) */\n"
-    "static inline __attribute__((unused)) void kf_prefetch_block_l2(uintptr_t a)\n"
-    "{\n"
-    "    for (int i = 0; i < KF_STREAM_BLOCK; i += 16)\n"
-    "        __builtin_prefetch((const void *)(a + i * sizeof(float)), 0, 2);\n"
-    "}\n"
     "#define KF_PREFETCH_L2_AHEAD " KF_STR(KF_BT_CPU_PREFETCH_L2_AHEAD) "\n"
     "/* a streamed map's block at p: kf_prefetch_ahead's line, and the block's KF_STREAM_BLOCK\n"
     " * floats KF_PREFETCH_L2_AHEAD further on into L2, every line of them */\n"
     "static inline __attribute__((unused)) void kf_prefetch_block_ahead(const float *p)\n"
     "{\n"
     "    kf_prefetch_ahead(p);\n"
-    "    kf_prefetch_block_l2((uintptr_t)p + KF_PREFETCH_L2_AHEAD * sizeof(float));\n"
+    "    for (int i = 0; i < KF_STREAM_BLOCK; i += 16)\n"
+    "        __builtin_prefetch((const void *)((uintptr_t)p + (KF_PREFETCH_L2_AHEAD + i) * sizeof(float)), 0, 2);\n"
     "}\n"
     "static inline __attribute__((unused)) void kf_stream_fence(void)\n"
     "{\n"
@@ -720,21 +714,6 @@ static int group_streams(const gen_t *g, int gi)
         if (g->pl->store[v].kind != KF_BT_ST_LOCAL) bytes += elems(g, v) * (int64_t)sizeof(float);
     }
     return bytes >= KF_BT_CPU_STREAM_MIN_BYTES;
-}
-
-/* Does streamed row group gi normalise groups of at least KF_GN_SMALL_GROUP
- * channels at stream 1 (not gn_carries' loop, which reads the next group
- * itself), more than one group a row?  Then its output loop is the
- * KF_BT_CPU_PF_GROUP site: the next group's block into L2 at prefetch 2. */
-static int gn_prefetches(const gen_t *g, int gi)
-{
-    const kf_bt_group *gr = &g->pl->groups[gi];
-    const kf_node *an = &g->p->nodes[gr->nodes[0]];
-    if (g->pt->knob[KC_STREAM] != 1 || gr->kind != KF_BT_ROW || gr->fused_into >= 0 || g->pt->baseline ||
-        an->op != KF_OP_GROUP_NORM || an->groups < 2 || !group_streams(g, gi))
-        return 0;
-    int64_t L = gr->row.row_len, gl = L / an->groups;
-    return !(gl < KF_GN_SMALL_GROUP && L <= KF_ROW_BUF);
 }
 
 /* Does any group of the plan stream (then the kernel has STREAM_LIB)? */
@@ -1234,13 +1213,9 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
         char lo[48], hi[48], pf[384];
         snprintf(lo, sizeof lo, "q0 * %" PRId64, gl);
         snprintf(hi, sizeof hi, "(q0 + 1) * %" PRId64, gl);
-        const int gn_pf = g->stream && gn_prefetches(g, gi) && KF_BT_CPU_PF_L2(KF_BT_CPU_PF_GROUP, g->pt->knob[KC_PREFETCH]);
-        if (g->gn_carry)
-            snprintf(pf, sizeof pf, "if (gnn_) kf_moments_block(gnn_ + (c0_ - %s), %s - c0_ < %d ? %s - c0_ : %d, gnh_, gns_, gnq_);\n",
-                     lo, hi, KF_BT_CPU_STREAM_BLOCK, hi, KF_BT_CPU_STREAM_BLOCK);
-        else if (gn_pf)   /* the next group's block into L2 beside this block's stores (prefetch 2) */
-            snprintf(pf, sizeof pf, "if (q0 + 1 < %" PRId64 ") kf_prefetch_block_l2((uintptr_t)(xr + c0_ + %" PRId64 "));\n", G, gl);
-        open_out_loop(g, gi, ind4, lo, hi, g->gn_carry || gn_pf ? pf : NULL);
+        snprintf(pf, sizeof pf, "if (gnn_) kf_moments_block(gnn_ + (c0_ - %s), %s - c0_ < %d ? %s - c0_ : %d, gnh_, gns_, gnq_);\n",
+                 lo, hi, KF_BT_CPU_STREAM_BLOCK, hi, KF_BT_CPU_STREAM_BLOCK);
+        open_out_loop(g, gi, ind4, lo, hi, g->gn_carry ? pf : NULL);
         kf_sb_printf(b, "%s    const float t%d = (xr[o] - mean) * rstd%s%s;\n", ind4, av, wexpr, bexpr);
         break;
     }
@@ -1319,8 +1294,6 @@ unsigned kf_bt_cpu_prefetch_sites(const kf_resolved *r, const kf_bt_point *pt)
                 if (full_size_operand(&g, ops[i], &gr->shape, st)) sites |= KF_BT_CPU_PF_MAP;
         } else if (row_group_splits(&g, gi)) {   /* emit_row_group_split */
             sites |= KF_BT_CPU_PF_SPLIT;
-        } else if (gn_prefetches(&g, gi)) {   /* emit_row_body's GroupNorm loop */
-            sites |= KF_BT_CPU_PF_GROUP;
         }
     }
     kf_bt_plan_free(&plan);

@@ -76,16 +76,8 @@ enum {
  * cost model rates them alike, so the analyzer offers each just above even
  * and the measurement decides (which is faster is the machine's: the split
  * LayerNorm above). */
-enum { KF_BT_CPU_PF_MAP = 1, KF_BT_CPU_PF_SPLIT = 2, KF_BT_CPU_PF_GROUP = 4 };
-/* KF_BT_CPU_PF_GROUP: GroupNorm's output loop over a group of at least
- * KF_GN_SMALL_GROUP channels at stream 1 (each group read from memory for its
- * sums while no stores run), with 2 the next group's block into L2, every line,
- * beside each block's stores: kforge profile in turns, 35 at the cpu preset,
- * 0.81-0.90x the time on the 2-core Zen 3 VM (bench/results/zen3-cpu-groupnorm-
- * prefetch-2026-12-01), 0.84-0.89x on the Zen 4 VM, but slower on the 16-core
- * host in 7 of 8 rounds over two sessions (bench/results/xeon16-cpu-groupnorm-2026-11-29,
- * xeon16-cpu-rows-prefetch-2026-12-01), so off at 0 and measured per machine.
- * Does a loop of kind `site` (KF_BT_CPU_PF_*) prefetch its blocks into L2
+enum { KF_BT_CPU_PF_MAP = 1, KF_BT_CPU_PF_SPLIT = 2 };
+/* Does a loop of kind `site` (KF_BT_CPU_PF_*) prefetch its blocks into L2
  * at knob value v? */
 #define KF_BT_CPU_PF_L2(site, v) ((v) == 2 || ((v) == 0 && (site) == KF_BT_CPU_PF_MAP))
 /* The KF_BT_CPU_PF_* bits of the loops point pt's plan of r streams
