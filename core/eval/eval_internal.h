@@ -142,8 +142,9 @@ int kf_guard_check(const kf_buffer *b, kf_guard_fault *f);
 /* Fills the data with the poison NaN. */
 void kf_poison_fill(const kf_buffer *b);
 
-/* One write of the parent into a set: src's bytes into dst, or the poison
- * where src is NULL (a tail that is not a whole float gets 0xa5s). */
+/* One write of the parent into a set: src's bytes into dst (src not NULL).
+ * The publish writes only inputs: outputs and scratch keep what the
+ * lead-in left there (kf_ev_publish_set, eval.c). */
 typedef struct kf_write {
     float *dst;
     const float *src;
@@ -152,7 +153,7 @@ typedef struct kf_write {
 /* Does the n writes in chunks of 1 MiB over up to max_threads threads, or
  * with max_threads 0 up to the online CPUs, one on a machine of under 4;
  * at most 16, and 8 MiB a thread at least (small sets stay on one).  For
- * a set's fresh inputs and poison, written while the worker is stopped
+ * a set's fresh inputs, written while the worker is stopped
  * before a timed run: its threads then idle for a millisecond or two, not
  * the 10-15 ms one thread takes over 128 MiB (an idle of 20 ms made the
  * next run of a memory-bound kernel 1.2-1.3x slower on the 16-core host,

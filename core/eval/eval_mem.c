@@ -92,17 +92,7 @@ void kf_poison_fill(const kf_buffer *b)
 static void write_range(void *ctx, long begin, long end)
 {
     const kf_write *jobs = ctx;
-    for (long i = begin; i < end; i++) {
-        if (jobs[i].src) {
-            memcpy(jobs[i].dst, jobs[i].src, jobs[i].bytes);
-        } else {
-            kf_buffer part;
-            memset(&part, 0, sizeof part);
-            part.data = jobs[i].dst;
-            part.bytes = jobs[i].bytes;
-            kf_poison_fill(&part);
-        }
-    }
+    for (long i = begin; i < end; i++) memcpy(jobs[i].dst, jobs[i].src, jobs[i].bytes);
 }
 
 int kf_buffers_write(const kf_write *w, int n, int max_threads)
@@ -119,7 +109,7 @@ int kf_buffers_write(const kf_write *w, int n, int max_threads)
         for (size_t off = 0; off < w[k].bytes; off += KF_WRITE_CHUNK) {
             size_t b = w[k].bytes - off < KF_WRITE_CHUNK ? w[k].bytes - off : KF_WRITE_CHUNK;
             jobs[j].dst = (float *)(void *)((unsigned char *)w[k].dst + off);
-            jobs[j].src = w[k].src ? (const float *)(const void *)((const unsigned char *)w[k].src + off) : NULL;
+            jobs[j].src = (const float *)(const void *)((const unsigned char *)w[k].src + off);
             jobs[j].bytes = b;
             j++;
         }
