@@ -1,5 +1,5 @@
 #!/bin/bash
-# Zen 3 2-core VM record (issue 15, 2026-12-01, fourth session): stream_bw, the ten memory-bound
+# 2-core VM record (this session's: a Zen 4) (issue 15, 2026-12-01, fourth session): stream_bw, the ten memory-bound
 # problems beside PyTorch eager (2 threads), paired on same and fresh inputs, then the suite's best
 # kernels each beside stream_bw in the same minute (paired_anchors.py --tool stream, 3 rounds), stream_bw.
 # Build: /tmp/rbld, a clean clone of the commit named in out/git.txt built without sanitizers.
