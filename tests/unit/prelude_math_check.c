@@ -119,10 +119,12 @@ static double exp16_rtol(double d, double m)
     return 2.5e-7 + 1e-7 * ((isfinite(d) ? fabs(d) : 0.0) + (isfinite(m) ? fabs(m) : 0.0));
 }
 
-/* kf_row_max, kf_row_exp_sum, kf_row_exp_block and kf_row_moments (AVX-512 or AVX2
- * intrinsics where the CPU has them): every exp stored against exp() in double, the sum against the
- * double sum, over row lengths around the vector, unroll and 256-term
- * block edges; rows with -inf (exp 0), one NaN (sum NaN) and all -inf. */
+/* kf_row_max, kf_row_exp_sum, kf_row_exp_block, the online softmax's kf_row_exp_block_online
+ * and kf_row_block_factors, and kf_row_moments (AVX-512 or AVX2 intrinsics where the CPU has
+ * them): every exp stored against exp() in double, the sum against the double sum, the online
+ * outputs against e^(x - m) / sum, over row lengths around the vector, unroll and 256-term
+ * block edges; rows with -inf (exp 0), one NaN (sum NaN), all -inf, a max that rises block by
+ * block and a first block of -inf. */
 static int check_rows(void)
 {
     static const int64_t lens[] = {0, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 255, 256, 257, 1000, 16384, 16397};
@@ -130,11 +132,13 @@ static int check_rows(void)
     int bad = 0;
     for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
         int64_t n = lens[li];
-        for (int kind = 0; kind < 4; kind++) {
+        for (int kind = 0; kind < 6; kind++) {
             for (int64_t k = 0; k < n; k++) x[k] = (float)((k * 7919) % 2003) / 97.0f - 10.0f;
             if (kind == 1 && n > 3) x[n / 3] = -INFINITY, x[n - 1] = -INFINITY;
             if (kind == 2 && n > 0) x[n / 2] = NAN;
             if (kind == 3) for (int64_t k = 0; k < n; k++) x[k] = -INFINITY;
+            if (kind == 4) for (int64_t k = 0; k < n; k++) x[k] = 30.0f * (float)k / (float)n - 10.0f;   /* the max rises block by block */
+            if (kind == 5) for (int64_t k = 0; k < n && k < 70; k++) x[k] = -INFINITY;   /* a first block of -inf */
             double mw = -INFINITY;
             for (int64_t k = 0; k < n; k++) if (x[k] > mw) mw = x[k];
             float m = kf_row_max(x, n);
@@ -160,6 +164,24 @@ static int check_rows(void)
             }
             ok = isnan(sw) ? isnan(sb) : fabs(sb - sw) <= (1e-6 + exp16_rtol(0.0, m)) * sw;
             if (!ok) { printf("  kf_row_exp_block: n %lld kind %d: sum %.9g, want %.9g\n", (long long)n, kind, sb, sw); bad++; }
+            /* the online softmax: kf_row_exp_block_online a block of up to 64 at a time, the
+             * row's max found as it goes, then kf_row_block_factors (the block maxes padded
+             * with -inf to 16): each output exb[k] f[k / 64] against e^(x - m) / sum */
+            static float mbo[272], fo[272];
+            const int64_t nb = (n + 63) / 64, nbp = (nb + 15) / 16 * 16;
+            float mo = -INFINITY;
+            double so = 0.0;
+            for (int64_t j = nb; j < nbp; j++) mbo[j] = -INFINITY;
+            for (int64_t k = 0; k < n; k += 64)
+                mbo[k / 64] = kf_row_exp_block_online(x + k, &mo, &so, exb + k, n - k < 64 ? n - k : 64, k + 64 < n ? x + k + 64 : NULL);
+            if (mo != m) { printf("  kf_row_exp_block_online: n %lld kind %d: max %g, want %g\n", (long long)n, kind, mo, m); bad++; }
+            kf_row_block_factors(mbo, mo, (float)(1.0 / so), fo, nbp);
+            for (int64_t k = 0; k < n; k++) {
+                const double y = (double)exb[k] * fo[k / 64], want = exp((double)x[k] - (double)m) / sw;
+                int yok = isnan(want) ? isnan(y) : fabs(y - want) <= 1e-38 + (2.0 * exp16_rtol(x[k] - m, m) + 2e-6) * want;
+                if (!yok && bad++ < 3)
+                    printf("  kf_row_exp_block_online: n %lld kind %d: y[%lld] = %g, want %g\n", (long long)n, kind, (long long)k, y, want);
+            }
             if (kind != 0) continue;
             /* kf_row_moments about 0, x[0] and an offset mean (the rows
              * shifted by 1000: the float differences stay exact-ish) */

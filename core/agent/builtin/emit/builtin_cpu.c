@@ -1577,7 +1577,13 @@ static void emit_row_group_split(gen_t *g, int gi)
  * turns: 4.29-4.57 -> 3.76-3.82 ms, 72-76% -> 83-87% of a streaming copy
  * over the same buffers (bench/results/epyc2-cpu-softmax-2026-11-29); the
  * 16-core Xeon host, 16 threads: 7-9% off the median in five rounds
- * (bench/results/xeon16-cpu-softmax-2026-11-29). */
+ * (bench/results/xeon16-cpu-softmax-2026-11-29).  Online (Milakov and
+ * Gimelshein's one-pass softmax, a block at a time): each block's max joins
+ * the row's running max, the row's sum rescaled when it rises, the block's
+ * exps relative to that max and its factor e^(mb - m) / sum applied at the
+ * stores, so a row is read once where a max pass read it first (a tenth of
+ * the kernel's time on the 16-core host: bench/results/xeon16-cpu-harness-share-2026-12-01,
+ * d23_nomax; the online form: bench/results/xeon16-cpu-softmax-online-2026-12-01). */
 static int softmax_pipelines(const gen_t *g, int gi)
 {
     const kf_bt_group *gr = &g->pl->groups[gi];
@@ -1586,15 +1592,17 @@ static int softmax_pipelines(const gen_t *g, int gi)
            gr->row.rows >= 2 && group_streams(g, gi);
 }
 
-/* The streamed stores of softmax row rr's outputs (ex[o] * inv, then the
- * row's tail) at indent ind, with pf at each block's start (or NULL) */
+/* The streamed stores of softmax row rr's outputs (ex[o] times its block's
+ * factor fb_, then the row's tail) at indent ind, with pf at each block's
+ * start (or NULL) */
 static void emit_softmax_stores(gen_t *g, int gi, const char *ind, const char *pf)
 {
     char ol[32], in4[64];
     snprintf(ol, sizeof ol, "%" PRId64, g->pl->groups[gi].row.row_len);
     snprintf(in4, sizeof in4, "%s    ", ind);
     open_out_loop(g, gi, ind, "0", ol, pf);
-    kf_sb_printf(&g->b, "%sconst float t%d = ex[o] * inv;\n", in4, g->p->n_inputs + g->pl->groups[gi].nodes[0]);
+    kf_sb_printf(&g->b, "%sconst float t%d = ex[o] * fb_[c0_ / %d];\n", in4, g->p->n_inputs + g->pl->groups[gi].nodes[0],
+                 KF_BT_CPU_STREAM_BLOCK);
     emit_row_tail(g, gi, ind);
     close_out_loop(g, gi, ind);
 }
@@ -1604,44 +1612,56 @@ static void emit_row_group_softmax(gen_t *g, int gi)
     const kf_bt_group *gr = &g->pl->groups[gi];
     const kf_node *an = &g->p->nodes[gr->nodes[0]];
     const int64_t R = gr->row.rows, L = gr->row.row_len;
+    const int B = KF_BT_CPU_STREAM_BLOCK;
+    const int64_t nb = (L + B - 1) / B, nbp = (nb + 15) / 16 * 16;   /* blocks, padded to whole vectors */
     kf_sb *b = &g->b;
-    char pf[160];
-    snprintf(pf, sizeof pf, "sc_ += kf_row_exp_block(xc_ + c0_, mc_, exc_ + c0_, %" PRId64 " - c0_ < %d ? %" PRId64
-                            " - c0_ : %d, nx_ ? nx_ + c0_ : NULL);\n", L, KF_BT_CPU_STREAM_BLOCK, L, KF_BT_CPU_STREAM_BLOCK);
+    char pf[200];
+    snprintf(pf, sizeof pf, "mbc_[c0_ / %d] = kf_row_exp_block_online(xc_ + c0_, &mc_, &sc_, exc_ + c0_, %" PRId64
+                            " - c0_ < %d ? %" PRId64 " - c0_ : %d, nx_ ? nx_ + c0_ : NULL);\n", B, L, B, L, B);
     begin_fn(g);
     kf_sb_printf(b, "static void group%d(const kf_cpu_args *a, int nt)\n{\n", gi);
     declare_row_ptrs(g, gi);
     g->stream = 1;
     kf_sb_printf(b,
                     "    /* softmax over %" PRId64 " rows of %" PRId64 " contiguous elements, outputs stored through a\n"
-                    "     * buffer with streaming stores, pipelined: each row's exps beside the last row's stores */\n"
+                    "     * buffer with streaming stores, pipelined: each row's exps beside the last row's stores;\n"
+                    "     * online: a row is read once, each block's exps relative to the row's running max */\n"
                     "    #pragma omp parallel num_threads(nt)\n"
                     "    {\n"
                     "    float exb_[2][%" PRId64 "] __attribute__((aligned(64)));   /* this row's exps and the last row's */\n"
+                    "    float mbb_[2][%" PRId64 "] __attribute__((aligned(64)));   /* their blocks' maxes, padded with -inf */\n"
+                    "    for (int j_ = 0; j_ < %" PRId64 "; j_++) mbb_[0][j_] = mbb_[1][j_] = -INFINITY;\n"
                     "    int64_t rp_ = -1;   /* the last row, stored in this row's loop (or after the thread's rows) */\n"
-                    "    float invp_ = 0.0f;\n"
+                    "    float invp_ = 0.0f, mp_ = 0.0f;   /* its 1 / sum and max */\n"
                     "    #pragma omp for schedule(static)\n"
                     "    for (int64_t rc_ = 0; rc_ < %" PRId64 "; rc_++) {\n"
                     "        const float *xc_ = V%d + rc_ * %" PRId64 ";\n"
                     "        const float *nx_ = rc_ + 1 < %" PRId64 " ? xc_ + %" PRId64 " : NULL;   /* prefetched into L2 */\n"
-                    "        const float mc_ = kf_row_max(xc_, %" PRId64 ");\n"
-                    "        float *exc_ = exb_[rc_ & 1];\n"
+                    "        float *exc_ = exb_[rc_ & 1], *mbc_ = mbb_[rc_ & 1];\n"
+                    "        float mc_ = -INFINITY;   /* the running max */\n"
                     "        double sc_ = 0.0;\n"
                     "        if (rp_ < 0) {   /* the thread's first row: nothing to store yet */\n"
-                    "            sc_ = kf_row_exp_sum(xc_, mc_, exc_, %" PRId64 ", nx_);\n"
+                    "            for (int64_t c0_ = 0; c0_ < %" PRId64 "; c0_ += %d)\n"
+                    "                %s"
                     "        } else {   /* row rr = rp_'s outputs */\n"
                     "            const int64_t rr = rp_;\n"
-                    "            const float *ex = exb_[rp_ & 1], inv = invp_;\n",
-                    R, L, L, R, an->in[0].value, L, R, L, L, L);
+                    "            const float *ex = exb_[rp_ & 1];\n"
+                    "            float fb_[%" PRId64 "] __attribute__((aligned(64)));   /* its blocks' factors */\n"
+                    "            kf_row_block_factors(mbb_[rp_ & 1], mp_, invp_, fb_, %" PRId64 ");\n",
+                    R, L, L, nbp, nbp, R, an->in[0].value, L, R, L, L, B, pf, nbp, nbp);
     emit_softmax_stores(g, gi, "            ", pf);
     kf_sb_printf(b,
                     "        }\n"
                     "        invp_ = (float)(1.0 / sc_);\n"
+                    "        mp_ = mc_;\n"
                     "        rp_ = rc_;\n"
                     "    }\n"
                     "    if (rp_ >= 0) {   /* the thread's last row */\n"
                     "        const int64_t rr = rp_;\n"
-                    "        const float *ex = exb_[rp_ & 1], inv = invp_;\n");
+                    "        const float *ex = exb_[rp_ & 1];\n"
+                    "        float fb_[%" PRId64 "] __attribute__((aligned(64)));\n"
+                    "        kf_row_block_factors(mbb_[rp_ & 1], mp_, invp_, fb_, %" PRId64 ");\n",
+                    nbp, nbp);
     emit_softmax_stores(g, gi, "        ", NULL);
     kf_sb_puts(b, "    }\n");
     close_team(g);
