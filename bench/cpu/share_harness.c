@@ -16,8 +16,9 @@
  * are timed as kforge profile times a run on a host clock:
  *   an untimed lead-in call on the current inputs, then fresh inputs (one of
  *   two sets drawn at the start, alternating) written over the inputs by
- *   separate threads (as kforge's parent writes them: up to 16 threads in
- *   1 MiB chunks, one thread under 4 CPUs), then the timed call;
+ *   separate threads, not bound to the kernel's CPUs (as kforge's parent
+ *   writes them: up to 16 threads in 1 MiB chunks, one thread under 4
+ *   CPUs), then the timed call;
  * the reference and the kernel alternate, the first of each pair alternating
  * by rep.  After the last call the first output must hold no NaN (a kernel
  * built for other sizes writes NaN everywhere): else exit 1.
@@ -34,6 +35,7 @@
 #include <math.h>
 #include <omp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,9 +143,13 @@ typedef struct {
     int t, T;
 } writer;
 
+static cpu_set_t all_cpus;   /* every CPU this process may use, before libgomp binds its first thread */
+
 static void *write_part(void *p)
 {
     const writer *w = p;
+    if (w->t > 0)   /* created by the bound first thread: unbind, as kforge's parent's writers are */
+        sched_setaffinity(0, sizeof all_cpus, &all_cpus);
     long job = 0;
     for (int k = 0; k < n_in; k++)
         for (size_t off = 0; off < (size_t)in_n[k] * 4; off += CHUNK, job++) {
@@ -245,7 +251,11 @@ int main(int argc, char **argv)
     ref_copy = out_n[0] == in_n[0];
     int reads_only = out_bytes < 0.05 * min_bytes;   /* bandwidth_share.py's reads_only */
 
+    /* OMP_PROC_BIND binds the first thread, and every thread it creates inherits that:
+       the writers take every CPU of the machine (the kernel keeps those of the cpuset) */
+    CPU_ZERO(&all_cpus);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    for (long c = 0; c < cpus && c < CPU_SETSIZE; c++) CPU_SET((int)c, &all_cpus);
     int writers = cpus < 4 ? 1 : (cpus > 16 ? 16 : (int)cpus);
     const float *const *inc = (const float *const *)in;
     kf_cpu_args a = {inc, out, NULL, dims, n_in, n_out, 0, n_dims, nt, 0};
