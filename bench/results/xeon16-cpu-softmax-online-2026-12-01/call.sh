@@ -5,17 +5,18 @@
 # stores) against new/ (the online form this commit emits at the same point: one pass, each block's
 # exps relative to the running max, per-block factors at the stores).  ROUNDS rounds (3) in turns:
 # `kforge profile --reps 21` of each, then share_harness (16 threads, 21 calls a side, each against
-# the streaming reference).  kforge built from TARBALL (default .carry/kforge-ff75cff.tar.gz: the
+# the streaming reference); new2/: new with the rising max found by a lane compare (the
+# block's max reduced only then).  kforge built from TARBALL (default .carry/kforge-ff75cff.tar.gz: the
 # evaluator; the kernels are the files here).
 set -u
 R=$PWD/bench/results/xeon16-cpu-softmax-online-2026-12-01; B=/tmp/hb5; mkdir -p $B
 { echo "== $(date +%T) start"; uptime
   gcc -std=gnu11 -O2 -march=native -fopenmp bench/cpu/stream_bw.c -o $B/stream_bw && $B/stream_bw 16 256 5
   gcc -O2 -march=native -fopenmp -I plugins/cpu-simd bench/cpu/share_harness.c -o $B/share_harness -ldl -lpthread || exit 1
-  for k in old new; do gcc -std=gnu11 -O3 -march=native -fopenmp -fPIC -shared -I plugins/cpu-simd $R/$k/kernel.c -o $B/$k.so -lm; done
+  for k in old new new2; do gcc -std=gnu11 -O3 -march=native -fopenmp -fPIC -shared -I plugins/cpu-simd $R/$k/kernel.c -o $B/$k.so -lm; done
   TARBALL=${TARBALL:-$PWD/.carry/kforge-ff75cff.tar.gz} MODE=exec CMD='
     set -u; cd '"$PWD"'
-    for r in $(seq 1 '"${ROUNDS:-3}"'); do for k in old new; do
+    for r in $(seq 1 '"${ROUNDS:-3}"'); do for k in old new new2; do
       printf "round %s %s kforge " $r $k
       KFORGE_THREADS=16 kforge profile --backend cpu-simd --problem problems/level1/23_Softmax.json --preset cpu --reps 21 --json '"$R"'/$k \
         | python3 -c "import json,sys; d=json.load(sys.stdin); print(d[\"verdict\"], round(d[\"timing\"][\"median_s\"] * 1e3, 4))"
