@@ -119,7 +119,7 @@ static double exp16_rtol(double d, double m)
     return 2.5e-7 + 1e-7 * ((isfinite(d) ? fabs(d) : 0.0) + (isfinite(m) ? fabs(m) : 0.0));
 }
 
-/* kf_row_max, kf_row_exp_sum, kf_row_exp_block, the online softmax's kf_row_exp_block_online
+/* kf_row_max, kf_row_exp_sum, the online softmax's kf_row_exp_block_online
  * and kf_row_block_factors, and kf_row_moments (AVX-512 or AVX2 intrinsics where the CPU has
  * them): every exp stored against exp() in double, the sum against the double sum, the online
  * outputs against e^(x - m) / sum, over row lengths around the vector, unroll and 256-term
@@ -153,17 +153,6 @@ static int check_rows(void)
             }
             int ok = isnan(sw) ? isnan(s) && isnan(s2) : fabs(s - sw) <= (1e-6 + exp16_rtol(0.0, m)) * sw && s2 == s;
             if (!ok) { printf("  kf_row_exp_sum: n %lld kind %d: sum %.9g / %.9g, want %.9g\n", (long long)n, kind, s, s2, sw); bad++; }
-            /* kf_row_exp_block a block of up to 64 at a time, as the pipelined softmax takes a row */
-            double sb = 0.0;
-            for (int64_t k = 0; k < n; k += 64)
-                sb += kf_row_exp_block(x + k, m, exb + k, n - k < 64 ? n - k : 64, k + 64 < n ? x + k + 64 : NULL);
-            for (int64_t k = 0; k < n; k++) {
-                double e = exp((double)x[k] - (double)m);
-                int eok = isnan(e) ? isnan(exb[k]) : fabs(exb[k] - e) <= 1e-38 + exp16_rtol(x[k] - m, m) * e;
-                if (!eok && bad++ < 3) printf("  kf_row_exp_block: n %lld kind %d: ex[%lld] = %g, want %g\n", (long long)n, kind, (long long)k, exb[k], e);
-            }
-            ok = isnan(sw) ? isnan(sb) : fabs(sb - sw) <= (1e-6 + exp16_rtol(0.0, m)) * sw;
-            if (!ok) { printf("  kf_row_exp_block: n %lld kind %d: sum %.9g, want %.9g\n", (long long)n, kind, sb, sw); bad++; }
             /* the online softmax: kf_row_exp_block_online a block of up to 64 at a time, the
              * row's max found as it goes, then kf_row_block_factors (the block maxes padded
              * with -inf to 16): each output exb[k] f[k / 64] against e^(x - m) / sum */
