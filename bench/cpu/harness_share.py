@@ -117,7 +117,7 @@ def main(argv=None):
             try:
                 j = json.loads(h.stdout.strip().splitlines()[-1])
                 r.update(kernel_ms=j["kernel_ms"]["median"], ref_ms=j["ref_ms"]["median"], share=j["share"],
-                         ref=j["ref"], min_bytes=j["min_bytes"])
+                         ref=j["ref"], min_bytes=j["min_bytes"], layout=j.get("layout", "packed"))
             except (ValueError, IndexError, KeyError):
                 r["error"] = "share_harness exit %d: %s" % (h.returncode, (h.stderr or h.stdout).strip()[-300:])
                 failed.append(p["name"])

@@ -3,10 +3,15 @@
  * single-op and memory-bound problems at >= 80% of measured bandwidth").
  *
  *   cc -O2 -march=native -fopenmp -I plugins/cpu-simd bench/cpu/share_harness.c -o share_harness -ldl
- *   ./share_harness --dims D0,D1,.. --in N0,N1,.. --out M0,.. [--threads T] [--reps R] KERNEL.so
+ *   ./share_harness --dims D0,D1,.. --in N0,N1,.. --out M0,.. [--threads T] [--reps R] [--gap-us U]
+ *                   [--packed] KERNEL.so
  *
  * KERNEL.so: a cpu-simd candidate (kf_kernel, kforge-cpu.h) built as the plugin
  * builds it; --in / --out: its inputs' and outputs' sizes in floats; no scratch.
+ * The buffers sit in one memfd as kforge's buffer sets place them (a 4096-byte
+ * guard band before and after each, page-rounded); --packed puts them back to
+ * back on page boundaries instead (where input and output of 64 MiB each lie
+ * exactly 64 MiB apart).
  * The reference is this program's own kernel over the same buffers: every input
  * read and every output written once with non-temporal stores (the first input
  * copied into the first output where their sizes match: stream_bw's copy-nt;
@@ -18,7 +23,7 @@
  *   two sets drawn at the start, alternating) written over the inputs by
  *   separate threads, not bound to the kernel's CPUs (as kforge's parent
  *   writes them: up to 16 threads in 1 MiB chunks, one thread under 4
- *   CPUs), then the timed call;
+ *   CPUs), then (--gap-us) a pause of U microseconds, then the timed call;
  * the reference and the kernel alternate, the first of each pair alternating
  * by rep.  After the last call the first output must hold no NaN (a kernel
  * built for other sizes writes NaN everywhere): else exit 1.
@@ -189,14 +194,14 @@ static void stats_json(const char *name, double *v, int n)
 static int usage(const char *why)
 {
     fprintf(stderr, "share_harness: %s\nusage: share_harness --dims D0,.. --in N0,.. --out M0,.. [--threads T] "
-            "[--reps R] KERNEL.so\n", why);
+            "[--reps R] [--gap-us U] [--packed] KERNEL.so\n", why);
     return 2;
 }
 
 int main(int argc, char **argv)
 {
     int64_t dims[16];
-    int n_dims = -1, nt = 1, reps = 21;
+    int n_dims = -1, nt = 1, reps = 21, gap_us = 0, packed = 0;
     const char *so = NULL;
     n_in = n_out = -1;
     for (int i = 1; i < argc; i++) {
@@ -206,12 +211,15 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--out") && v) n_out = parse_list(argv[++i], out_n, MAX_BUF);
         else if (!strcmp(argv[i], "--threads") && v) nt = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--reps") && v) reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--gap-us") && v) gap_us = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--packed")) packed = 1;
         else if (argv[i][0] == '-' || so) return usage(argv[i][0] == '-' ? "unknown option or missing value"
                                                                         : "one KERNEL.so");
         else so = argv[i];
     }
     if (!so || n_dims < 1 || n_in < 1 || n_out < 1) return usage("--dims, --in, --out and KERNEL.so are needed");
-    if (nt < 1 || nt > 1024 || reps < 3 || reps > MAX_REPS) return usage("--threads 1..1024, --reps 3..4001");
+    if (nt < 1 || nt > 1024 || reps < 3 || reps > MAX_REPS || gap_us < 0 || gap_us > 10000000)
+        return usage("--threads 1..1024, --reps 3..4001, --gap-us 0..10000000");
     void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
     kf_cpu_entry kern = h ? (kf_cpu_entry)dlsym(h, "kf_kernel") : NULL;
     if (!kern) {
@@ -219,13 +227,15 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    /* one memfd, every buffer on its own pages (as kforge's sets) */
-    size_t off[2 * MAX_BUF], tot = 0;
+    /* one memfd, every buffer placed as kforge's sets place it (core/eval/eval_mem.c: a
+       4096-byte guard band before and after each, page-rounded), so the buffers' addresses
+       relate as in kforge's timed runs; --packed: back to back on page boundaries */
+    size_t off[2 * MAX_BUF], tot = 0, guard = packed ? 0 : 4096;
     double min_bytes = 0;
     for (int k = 0; k < n_in + n_out; k++) {
         int64_t n = k < n_in ? in_n[k] : out_n[k - n_in];
-        off[k] = tot;
-        tot += ((size_t)n * 4 + 4095) / 4096 * 4096;
+        off[k] = tot + guard;
+        tot += ((size_t)n * 4 + 2 * guard + 4095) / 4096 * 4096;
         min_bytes += (double)n * 4;
     }
     int fd = memfd_create("share_harness", 0);
@@ -266,6 +276,7 @@ int main(int argc, char **argv)
             int is_ref = (j + r) % 2 == 0;
             if (is_ref) ref_kernel(&a); else kern(&a);   /* the lead-in */
             write_inputs(in, fresh[r % 2], writers);
+            if (gap_us) usleep((useconds_t)gap_us);
             double t0 = now();
             if (is_ref) ref_kernel(&a); else kern(&a);
             (is_ref ? tr : tk)[r] = now() - t0;
@@ -277,8 +288,8 @@ int main(int argc, char **argv)
                     (long long)j);
             return 1;
         }
-    printf("{\"kernel\":\"%s\",\"threads\":%d,\"reps\":%d,\"min_bytes\":%.0f,\"ref\":\"%s\",", so, nt, reps, min_bytes,
-           reads_only ? "read" : "copy_nt");
+    printf("{\"kernel\":\"%s\",\"threads\":%d,\"reps\":%d,\"gap_us\":%d,\"layout\":\"%s\",\"min_bytes\":%.0f,"
+           "\"ref\":\"%s\",", so, nt, reps, gap_us, packed ? "packed" : "kforge", min_bytes, reads_only ? "read" : "copy_nt");
     double km, rm;
     stats_json("kernel_ms", tk, reps);
     km = tk[reps / 2];

@@ -1,7 +1,8 @@
 #!/bin/bash
 # bench/cpu/share_harness.c: a cpu-simd kernel timed in turns with the
 # harness's streaming reference (a copy, or reads where the outputs are
-# small), the JSON it prints, a kernel that wrote NaN (exit 1), bad
+# small), the JSON it prints (the buffers' layout, kforge's or --packed,
+# and --gap-us), a kernel that wrote NaN (exit 1), bad
 # arguments (exit 2); bench/cpu/harness_share.py over a suite directory
 # with one problem's best kernel (and kforge profile of it, --profile),
 # a problem the suite did not run skipped, saying so.  The driver needs a
@@ -59,14 +60,16 @@ sys.exit(0 if eval("(" + sys.argv[2] + ")") else 1)' "$1" "$2" 2>/dev/null
 }
 "$tmp/share_harness" --dims 64,1000 --in 64000 --out 64000 --threads 2 --reps 5 "$tmp/relu.so" > "$tmp/o1" 2>&1; rc=$?
 [ $rc -eq 0 ] && jcheck "$tmp/o1" 'j["ref"] == "copy_nt" and j["min_bytes"] == 512000 and j["reps"] == 5 and
+    j["layout"] == "kforge" and j["gap_us"] == 0 and
     j["kernel_ms"]["median"] > 0 and j["ref_ms"]["min"] > 0 and
     abs(j["share"] - j["ref_ms"]["median"] / j["kernel_ms"]["median"]) < 0.01 * j["share"]' \
     && ok "share_harness: a copy-like kernel against the streaming copy, medians and the share in JSON" \
     || no "share_harness: a copy-like kernel against the streaming copy" "exit $rc" "$(cat "$tmp/o1")"
 
-"$tmp/share_harness" --dims 1000,64 --in 64000 --out 1000 --threads 2 --reps 5 "$tmp/rowsum.so" > "$tmp/o2" 2>&1; rc=$?
-[ $rc -eq 0 ] && jcheck "$tmp/o2" 'j["ref"] == "read" and j["min_bytes"] == 260000 and j["share"] > 0' \
-    && ok "share_harness: a kernel whose outputs are small is held to the read stream" \
+"$tmp/share_harness" --dims 1000,64 --in 64000 --out 1000 --threads 2 --reps 5 --packed --gap-us 100 "$tmp/rowsum.so" > "$tmp/o2" 2>&1; rc=$?
+[ $rc -eq 0 ] && jcheck "$tmp/o2" 'j["ref"] == "read" and j["min_bytes"] == 260000 and j["share"] > 0 and
+    j["layout"] == "packed" and j["gap_us"] == 100' \
+    && ok "share_harness: a kernel whose outputs are small is held to the read stream; --packed, --gap-us" \
     || no "share_harness: a kernel whose outputs are small is held to the read stream" "exit $rc" "$(cat "$tmp/o2")"
 
 "$tmp/share_harness" --dims 64,1000 --in 64000 --out 64000 --reps 5 "$tmp/nan.so" > "$tmp/o3" 2>&1; rc=$?
