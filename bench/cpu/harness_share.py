@@ -4,7 +4,8 @@ streaming reference timed the same way, in the same minute (issue 15: "the
 single-op and memory-bound problems at >= 80% of measured bandwidth").
 
     harness_share.py OUT.json SUITE_DIR PROBLEM.json|DIR... [--threads N] [--rounds 3]
-                     [--reps 21] [--preset cpu] [--profile] [--harness PATH]
+                     [--reps 21] [--preset cpu] [--profile] [--harness PATH] [--packed]
+                     [--gap-us U]
 
 For each problem, its best kernel in SUITE_DIR (a `kforge suite` directory) is
 built as the cpu-simd plugin builds a candidate ($CC -std=gnu11 -O3 -march=native
@@ -21,10 +22,13 @@ streaming kernel moved over the same buffers.  Beside stream_bw (paired_anchors.
 this is the like-for-like figure: the same buffers, the same sequence, the same
 statistic on both sides.
 --profile: each round also runs `kforge profile` of the same kernel (--reps),
-so the record shows the evaluator's median beside the harness's.
+so the record shows the evaluator's median beside the harness's.  --packed and
+--gap-us go to share_harness (its buffers back to back instead of placed as
+kforge's sets are; a pause before each timed call).
 Threads are bound (OMP_PROC_BIND=close) where they cover every CPU, as the
 plugin binds a candidate's.  A problem whose kernel needs scratch buffers is
-skipped, saying so.  OUT.json is rewritten after every round."""
+skipped, saying so.  OUT.json is rewritten after every round.  Needs a Python
+with numpy (bench/anchors/anchors_common.py, as paired_anchors.py)."""
 import argparse
 import json
 import os
@@ -60,6 +64,8 @@ def main(argv=None):
     ap.add_argument("--preset", default="cpu")
     ap.add_argument("--profile", action="store_true", help="also kforge profile each kernel every round")
     ap.add_argument("--harness", help="the share_harness binary (default: built from share_harness.c)")
+    ap.add_argument("--packed", action="store_true", help="share_harness --packed: buffers back to back")
+    ap.add_argument("--gap-us", type=int, default=0, help="share_harness --gap-us: a pause before each timed call")
     ap.add_argument("--include", default=os.path.join(HERE, "..", "..", "plugins", "cpu-simd"),
                     help="the directory of kforge-cpu.h")
     ap.add_argument("--kforge", default=os.environ.get("KFORGE", "kforge"))
@@ -98,10 +104,12 @@ def main(argv=None):
         cmd = [harness, "--dims", ",".join(str(dims[d]) for d in prob["dims"]),
                "--in", ",".join(str(prod(i["shape"])) for i in chk["inputs"]),
                "--out", ",".join(str(prod(o["shape"])) for o in chk["outputs"]),
-               "--threads", str(args.threads), "--reps", str(args.reps), so]
+               "--threads", str(args.threads), "--reps", str(args.reps), "--gap-us", str(args.gap_us)] + \
+            (["--packed"] if args.packed else []) + [so]
         probs.append({"name": prob["name"], "path": path, "cand": cand, "cmd": cmd, "rounds": []})
 
     res = {"tool": "share_harness", "threads": args.threads, "preset": args.preset, "reps": args.reps,
+           "layout": "packed" if args.packed else "kforge", "gap_us": args.gap_us,
            "rounds": args.rounds, "machine": {"cpu": cpu_model(), "cpus": os.cpu_count()},
            "suite": os.path.abspath(args.suite), "omp_proc_bind": env.get("OMP_PROC_BIND"),
            "timing": "per round: share_harness's medians of --reps calls of the kernel and of its streaming "

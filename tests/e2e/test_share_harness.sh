@@ -79,7 +79,7 @@ sys.exit(0 if eval("(" + sys.argv[2] + ")") else 1)' "$1" "$2" 2>/dev/null
     && ok "share_harness: a kernel that wrote NaN exits 1 saying so; a missing --in or an unknown option exits 2" \
     || no "share_harness: NaN and bad arguments" "exit $rc / $rc4 / $rc5" "$(cat "$tmp/o3" "$tmp/o4" "$tmp/o5")"
 
-name="harness_share.py: the suite's kernel and the reference in 2 rounds, kforge profile beside them; a problem without a run skipped"
+name="harness_share.py: the suite's kernel and the reference in 2 rounds, kforge profile beside them, --packed passed on; a problem without a run skipped"
 if ! "$py" -c "import numpy" > /dev/null 2>&1; then
     if [ "${KF_TEST_STRICT:-0}" = 1 ]; then no "$name" "$py cannot import numpy"
     else n=$((n+1)); echo "ok $n - $name # SKIP $py cannot import numpy"; fi
@@ -91,12 +91,13 @@ else
     echo '{"best": {"dir": "steps/0001-0/candidate"}}' > "$tmp/suite/runs/19_ReLU/result.json"
     KFORGE="$KFORGE" "$py" "$KF_SRCDIR/bench/cpu/harness_share.py" "$tmp/hs.json" "$tmp/suite" \
         "$KF_SRCDIR/problems/level1/19_ReLU.json" "$KF_SRCDIR/problems/level1/23_Softmax.json" \
-        --preset small --threads 2 --rounds 2 --reps 20 --profile --harness "$tmp/share_harness" > "$tmp/o6" 2>&1; rc=$?
+        --preset small --threads 2 --rounds 2 --reps 20 --profile --packed --harness "$tmp/share_harness" > "$tmp/o6" 2>&1; rc=$?
     [ $rc -eq 0 ] && grep -q "^23_Softmax.json *skipped" "$tmp/o6" && grep -q "^harness share: 1 problems" "$tmp/o6" &&
         python3 -c 'import json, sys
 r = json.load(open(sys.argv[1]))
 e = r["problems"]["19_ReLU"]
 sys.exit(not (list(r["problems"]) == ["19_ReLU"] and len(e["rounds"]) == 2 and r["threads"] == 2 and
+              r["layout"] == "packed" and all(x["layout"] == "packed" for x in e["rounds"]) and
               all(x["share"] > 0 and x["ref"] == "copy_nt" and x["kforge_ms"] > 0 for x in e["rounds"]) and
               e["share_min"] <= e["share_median"] <= e["share_max"] and e["kforge_over_harness"] > 0))' "$tmp/hs.json" \
         && ok "$name" || no "$name" "exit $rc" "$(cat "$tmp/o6"; head -c 800 "$tmp/hs.json" 2>&1)"
