@@ -28,7 +28,10 @@ kforge's sets are; a pause before each timed call).
 Threads are bound (OMP_PROC_BIND=close) where they cover every CPU, as the
 plugin binds a candidate's.  A problem whose kernel needs scratch buffers is
 skipped, saying so.  OUT.json is rewritten after every round.  Needs a Python
-with numpy (bench/anchors/anchors_common.py, as paired_anchors.py)."""
+with numpy (bench/anchors/anchors_common.py, as paired_anchors.py).
+Not sandboxed: each kernel is compiled here and run inside share_harness's own
+process with your rights (only --profile's kforge profile goes through the
+worker's sandbox); use it on suites whose kernels you would run yourself."""
 import argparse
 import json
 import os

@@ -32,7 +32,11 @@
  *    "kernel_ms":{"median":..,"p25":..,"p75":..,"min":..},"ref_ms":{...},
  *    "share":ref median / kernel median}
  * share is the kernel's min-bytes rate over the reference's in the same minute.
- * Exit 2: bad arguments; 1: the kernel would not load or wrote NaN. */
+ * Exit 2: bad arguments; 1: the kernel would not load or wrote NaN.
+ * Not sandboxed: the kernel runs in this process with the caller's rights,
+ * none of kforge's worker layers (doc/sandbox.md) around it.  A benchmark of
+ * kernels the suite has already verified in the sandbox; run it only on
+ * kernels you would run yourself (an LLM's candidates included). */
 #define _GNU_SOURCE
 #include "kforge-cpu.h"
 
