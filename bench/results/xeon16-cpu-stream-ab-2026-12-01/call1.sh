@@ -7,7 +7,7 @@
 # sums taken beside the last group's stores).  23-online: the online softmax.  19/33/40/88-m6:
 # the m6 suite's best kernels (../xeon16-cpu-membound-2026-12-01e).  kforge from TARBALL.
 set -u
-R=$PWD/bench/results/xeon16-cpu-groupnorm-carry-2026-12-01; B=/tmp/hc1; mkdir -p $B
+R=$PWD/bench/results/xeon16-cpu-stream-ab-2026-12-01; B=/tmp/hc1; mkdir -p $B
 K="35-s1 35-s2 23-online 19-m6 33-m6 40-m6 88-m6"
 { echo "== $(date +%T) start"; uptime; lscpu | grep -E 'Model name|^CPU\(s\)|Model:|L2|L3'
   gcc -std=gnu11 -O2 -march=native -fopenmp bench/cpu/stream_bw.c -o $B/stream_bw && $B/stream_bw 16 256 5
