@@ -1845,11 +1845,12 @@ KF_TEST(cpu_gemv_search_measures_one_thread)
     unload(&l);
 }
 
-/* Streaming stores (KC_STREAM) are off by default and recommended by the
- * analysis where the outputs leave the cache (19 ReLU at the cpu preset:
- * 64 MiB, more than the L2 of every thread of any machine we run on), the
- * first recommendation there; never at the small preset (0.2 MiB out) nor
- * for a GEMM's epilogue. */
+/* Streaming stores (KC_STREAM) are the default point's where a problem
+ * without a GEMM has outputs that leave the cache (19 ReLU at the cpu
+ * preset: 64 MiB, more than the L2 of every thread of any machine we run
+ * on), and from an unstreamed point there the analysis's first
+ * recommendation; never at the small preset (0.2 MiB out) nor for a GEMM's
+ * epilogue. */
 KF_TEST(cpu_stream_recommended_where_outputs_leave_cache)
 {
     for (int big = 0; big < 2; big++) {
@@ -1858,7 +1859,8 @@ KF_TEST(cpu_stream_recommended_where_outputs_leave_cache)
         kf_bt_history h = {0};
         kf_bt_point cur;
         kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, NULL, &cur);
-        KF_CHECK_INT(cur.knob[KC_STREAM], 0);
+        KF_CHECK_INT(cur.knob[KC_STREAM], big);
+        cur.knob[KC_STREAM] = 0;
         kf_analysis an;
         kf_error err = {0};
         KF_CHECK_MSG(analyze_bandwidth_bound(&h, &l.r, &cur, &an, &err) == 0, "%s", err.msg);
@@ -1888,6 +1890,7 @@ KF_TEST(cpu_stream_recommended_where_outputs_leave_cache)
     kf_bt_history h = {0};
     kf_bt_point cur;
     kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, NULL, &cur);
+    KF_CHECK_INT(cur.knob[KC_STREAM], 0);
     cur.knob[KC_THREADS] = 1;
     kf_eval_result e;
     fake_eval(&l.r, l.r.flops / 1e11 / 0.3, 0.3, &e);
@@ -1905,22 +1908,26 @@ KF_TEST(cpu_stream_recommended_where_outputs_leave_cache)
 }
 
 /* Stream 2 (GroupNorm's next group read beside the streamed stores) is
- * recommended from streams 0 and 1 on a problem with large GroupNorm
- * groups (35 at the cpu preset), and 1 from 2 (the model rates them alike:
- * the two are measured), never where its code would be stream 1's: no
- * GroupNorm (19, 33), or outputs too small to stream (35 at the small
- * preset, 0.4 MB). */
+ * the default point's on a problem with large GroupNorm groups (35 at the
+ * cpu preset), recommended there from streams 0 and 1, and 1 from 2 (the
+ * model rates them alike: the two are measured), never where its code
+ * would be stream 1's: no GroupNorm (19, 33: stream 1 by default), or
+ * outputs too small to stream (35 at the small preset, 0.4 MB: none). */
 KF_TEST(cpu_stream_overlap_recommended_for_group_norm)
 {
-    static const struct { const char *prob, *preset; int want; } cases[] = {
-        {"problems/level1/35_GroupNorm.json", "cpu", 1},
-        {"problems/level1/19_ReLU.json", "cpu", 0},
-        {"problems/level1/33_BatchNorm.json", "cpu", 0},
-        {"problems/level1/35_GroupNorm.json", "small", 0},
+    static const struct { const char *prob, *preset; int want, def; } cases[] = {
+        {"problems/level1/35_GroupNorm.json", "cpu", 1, 2},
+        {"problems/level1/19_ReLU.json", "cpu", 0, 1},
+        {"problems/level1/33_BatchNorm.json", "cpu", 0, 1},
+        {"problems/level1/35_GroupNorm.json", "small", 0, 0},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         loaded l;
         load(&l, cases[c].prob, cases[c].preset);
+        kf_bt_point def;
+        kf_bt_point_default(&kf_bt_emit_c, "cpu-simd", &l.r, NULL, &def);
+        KF_CHECK_MSG(def.knob[KC_STREAM] == cases[c].def, "%s (%s): default stream %d, want %d", cases[c].prob,
+                     cases[c].preset, def.knob[KC_STREAM], cases[c].def);
         for (int from = 0; from <= 2; from++) {
             kf_bt_history h = {0};
             kf_bt_point cur;
@@ -2035,7 +2042,7 @@ KF_TEST(cpu_label_without_gemm_names_the_loops)
     static const struct { const char *prob, *point, *want; } cases[] = {
         {"problems/level1/40_LayerNorm.json", "{\"stream\":1,\"prefetch\":2,\"threads\":1,\"precision\":0}",
          "loops rows-fused omp1 stream prefetch-l2"},
-        {"problems/level1/19_ReLU.json", "{\"fusion\":0}", "loops unfused omp"},
+        {"problems/level1/19_ReLU.json", "{\"fusion\":0,\"stream\":0}", "loops unfused omp"},
         {"problems/level2/09_Matmul_Subtract_Multiply_ReLU.json", "{\"stream\":1,\"precision\":0,\"mr\":6,\"nr\":16}", "gemm "},
     };
     kf_error err = {0};

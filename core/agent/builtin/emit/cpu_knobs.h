@@ -44,10 +44,11 @@ enum {
  * them: 19's ReLU 11-14% slower on the 2-core VM,
  * bench/results/xeon2-cpu-stream-block-2026-11-29).  The
  * emitter streams only groups
- * that write at least KF_BT_CPU_STREAM_MIN_BYTES.  Off by default; the
- * cost model (cpu_space.c, store_traffic) counts the write-allocate read
- * where the outputs exceed the L2 of all threads, so the analysis
- * recommends the knob there and the measurement keeps it or not. */
+ * that write at least KF_BT_CPU_STREAM_MIN_BYTES.  On by default in a
+ * problem without a GEMM whose outputs exceed the L2 of all threads
+ * (cpu_space.c, defaults), off elsewhere; the cost model (store_traffic)
+ * counts the write-allocate read where the outputs exceed that L2, so the
+ * analysis recommends the knob there and the measurement keeps it or not. */
 #define KF_BT_CPU_STREAM_BLOCK 64
 #define KF_BT_CPU_STREAM_MIN_BYTES (1 << 20)
 /* GroupNorm rows whose groups have fewer elements than this (and that fit
