@@ -102,6 +102,12 @@ void kf_run_opts_default(kf_run_opts *o);
 #define KF_CONFIRM_FINALISTS 3
 #define KF_CONFIRM_RATIO 2.0
 #define KF_CONFIRM_OVERRUN 0.25
+/* The op-by-op baseline takes the search's kernel's place only when it was
+ * faster in each of at least this many rounds: one round is one pair of
+ * timings (on the 16-core host a baseline 1% faster in the one round a
+ * run's budget left replaced a streamed kernel that was 1.23-1.62x faster
+ * in 5 rounds in turns, bench/results/xeon16-cpu-stream-ab-2026-12-01). */
+#define KF_CONFIRM_BASELINE_ROUNDS 2
 
 typedef struct kf_run_summary {
     char *run_dir;               /* malloc'ed */

@@ -32,12 +32,14 @@
  * a quarter during a run reported a kernel at 0.82x the baseline timed
  * before the slowdown, bench/results/xeon16-cpu-membound-2026-11-29d).  A
  * baseline that fails or cannot be loaded keeps its first time.  When it
- * was faster than the chosen finalist in every round (and is not the same
- * code), the baseline's kernel, verified in those rounds like the
- * finalists, is the run's best: a user does not get a kernel that measured
- * slower than the op-by-op one beside it in each round (on the Zen 3 VM
- * problem 88's search best timed 0.92x its baseline in the confirm round,
- * bench/results/zen3-cpu-membound-2026-12-01).  It replaces a verified
+ * was faster than the chosen finalist in every round, of at least
+ * KF_CONFIRM_BASELINE_ROUNDS (and is not the same code), the baseline's
+ * kernel, verified in those rounds like the finalists, is the run's best:
+ * a user does not get a kernel that measured slower than the op-by-op one
+ * beside it in each round (on the Zen 3 VM problem 88's search best timed
+ * 0.92x its baseline in the confirm round,
+ * bench/results/zen3-cpu-membound-2026-12-01); one round is one pair of
+ * timings, so after fewer the run says so and keeps its kernel.  It replaces a verified
  * finalist only: a run whose finalists all fail has no verified search
  * kernel, and the baseline alone is not one found.
  *
@@ -216,13 +218,14 @@ static void journal_confirm(run_state *st, const finalist *f, int n, int rounds,
     json_object_put(ev);
 }
 
-/* Whether the baseline f[n] takes the place of finalist f[fin], both still in
- * after every round: faster than it in each round (a tie within the
- * machine's spread keeps the search's kernel, as one faster in some rounds
- * only does), and not the same code (kf_candidate_same_code: then there is
- * nothing to change). */
-static int baseline_wins(const finalist *f, int n, int fin, const double *t, const double *bt, int rounds)
+/* Whether the baseline f[n] was faster than finalist f[fin], both still in
+ * after every round, in each round (one faster in some rounds only is not),
+ * and is not the same code (kf_candidate_same_code: then there is nothing
+ * to change).  It takes f[fin]'s place only after KF_CONFIRM_BASELINE_ROUNDS
+ * rounds or more (kf_loop_confirm). */
+static int baseline_faster(const finalist *f, int n, int fin, const double *t, const double *bt, int rounds)
 {
+    if (rounds < 1) return 0;
     for (int r = 0; r < rounds; r++)
         if (!(bt[r] < t[fin * rounds + r])) return 0;
     char a[4200], b[4200];
@@ -281,7 +284,8 @@ int kf_loop_confirm(run_state *st, kf_error *err)
         for (int r = 0; r < rounds; r++) bt[r] = still_in(&f[n], r + 1) ? f[n].res[r]->timing.median_s : 0;
         if (rounds > 0 && kf_loop_confirm_pick(bt, 1, rounds, &bmed, &bat) < 0) bmed = 0;
     }
-    int to_baseline = rc == 0 && pick >= 0 && bmed > 0 && baseline_wins(f, n, pick, t, bt, rounds);
+    int faster = rc == 0 && pick >= 0 && bmed > 0 && baseline_faster(f, n, pick, t, bt, rounds);
+    int to_baseline = faster && rounds >= KF_CONFIRM_BASELINE_ROUNDS;
     if (rc == 0) journal_confirm(st, f, n, rounds, t, med, to_baseline ? n : pick, stopped, m > n ? bt : NULL, bmed);
     if (rc == 0 && bmed > 0) {
         char a[32], b[32];
@@ -332,11 +336,20 @@ int kf_loop_confirm(run_state *st, kf_error *err)
                          "the search's fastest, %s (%s), in every round: the run's best is now the baseline's kernel\n",
                          kf_fmt_duration(bmed, a, sizeof a), rounds, rounds == 1 ? "" : "s",
                          kf_loop_rel(st, f[fin].sdir), kf_fmt_duration(med[fin], c, sizeof c));
-        } else if (st->o.progress.fn)
+        } else if (st->o.progress.fn) {
+            if (faster) {
+                char c[32];
+                kf_progressf(&st->o.progress, "confirm: the op-by-op baseline %s was faster than %s (%s) in the %d "
+                             "round%s that ran; fewer than %d rounds do not replace the search's kernel\n",
+                             kf_fmt_duration(bmed, a, sizeof a), kf_loop_rel(st, f[fin].sdir),
+                             kf_fmt_duration(med[fin], c, sizeof c), rounds, rounds == 1 ? "" : "s",
+                             KF_CONFIRM_BASELINE_ROUNDS);
+            }
             kf_progressf(&st->o.progress, "confirm: %s %s (median of %d round%s; %s in its step)%s\n",
                          kf_loop_rel(st, f[pick].sdir), kf_fmt_duration(med[pick], a, sizeof a), rounds,
                          rounds == 1 ? "" : "s", kf_fmt_duration(f[pick].step_s, b, sizeof b),
                          pick == 0 ? ": the search's best stands" : ": the run's best is now this one");
+        }
         st->confirm_rounds_done = rounds;
         st->confirm_finalists = n;
         st->confirm_step_s = f[pick].step_s;

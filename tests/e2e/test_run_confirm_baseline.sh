@@ -21,12 +21,14 @@
 # finalists) beside the real baseline of a few microseconds: the baseline's
 # kernel, faster in every round, becomes the run's best (result.json's best is
 # baseline/candidate, the baseline's own code at speedup 1, the step it
-# replaced named), and it exports like any best.
+# replaced named), and it exports like any best; the same run with one
+# round (--confirm-rounds 1, fewer than KF_CONFIRM_BASELINE_ROUNDS) keeps
+# step 2 and says that one round does not replace it.
 set -u
 here="$KF_SRCDIR/tests/e2e/llm"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 . "$KF_SRCDIR/tests/e2e/tap.sh"
-echo "1..8"
+echo "1..9"
 export XDG_CACHE_HOME="$tmp/cache"
 
 # a cmd agent FILE answering make_script.py's sequence SEQ, its calls counted in FILE.calls
@@ -170,4 +172,25 @@ rc=$?
 [ $rc -eq 0 ] && cmp -s "$tmp/blc/kernel.c" "$tmp/bl/baseline/candidate/kernel.c" \
     && ok "the baseline chosen as the best exports as host C" \
     || no "the baseline chosen as the best exports as host C" "exit $rc" "$(cat "$tmp/blc.out")" "$(ls -l "$tmp/blc" 2>&1)"
+rm -f "$tmp/sleepers.sh.calls"
+"$KFORGE" run "$here/scale_relu.json" --backend cpu-simd --agent "cmd:$tmp/sleepers.sh" \
+    --out "$tmp/bl1" --target 0 --max-iterations 4 --confirm-rounds 1 >"$tmp/bl1.out" 2>&1
+rc=$?
+"$PYTHON3" - "$tmp/bl1" <<'PY' 2>"$tmp/bl1.err"
+import json, sys
+run = sys.argv[1]
+ev = [json.loads(l) for l in open(run + "/journal.jsonl") if l.strip()]
+c = [e for e in ev if e["ev"] == "confirm"]
+assert len(c) == 1 and c[0]["rounds"] == 1 and c[0]["chosen"] == "steps/0002-0", c
+f = {x["dir"]: x for x in c[0]["finalists"]}
+assert c[0]["baseline"]["times_s"][0] < f["steps/0002-0"]["times_s"][0], c   # faster, in its one round
+b = json.load(open(run + "/result.json"))["best"]
+assert b["dir"] == "steps/0002-0/candidate" and not b.get("same_code_as_baseline"), b
+PY
+[ $rc -eq 0 ] && [ ! -s "$tmp/bl1.err" ] \
+    && grep -q "confirm: the op-by-op baseline .* was faster than steps/0002-0 (.*) in the 1 round that ran; fewer than 2 rounds do not replace the search's kernel" "$tmp/bl1.out" \
+    && grep -q "best kernel: $tmp/bl1/steps/0002-0/candidate" "$tmp/bl1.out" \
+    && ok "a baseline faster in one round only does not replace the search's kernel" \
+    || no "a baseline faster in one round only does not replace the search's kernel" "exit $rc" "$(cat "$tmp/bl1.err")" \
+        "$(tail -n 20 "$tmp/bl1.out")" "$(grep confirm "$tmp/bl1/journal.jsonl")"
 tap_exit
