@@ -39,9 +39,9 @@
  * beside it in each round (on the Zen 3 VM problem 88's search best timed
  * 0.92x its baseline in the confirm round,
  * bench/results/zen3-cpu-membound-2026-12-01); one round is one pair of
- * timings, so after fewer the run says so and keeps its kernel.  It replaces a verified
- * finalist only: a run whose finalists all fail has no verified search
- * kernel, and the baseline alone is not one found.
+ * timings, so after fewer the run says so and keeps its kernel.  It
+ * replaces a verified finalist only: a run whose finalists all fail has no
+ * verified search kernel, and the baseline alone is not one found.
  *
  * Nothing here is replayed by --resume: a resumed run takes its best from
  * the step evaluations (loop_resume.c) and, at its end, confirms again. */
