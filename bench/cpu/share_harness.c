@@ -4,14 +4,18 @@
  *
  *   cc -O2 -march=native -fopenmp -I plugins/cpu-simd bench/cpu/share_harness.c -o share_harness -ldl
  *   ./share_harness --dims D0,D1,.. --in N0,N1,.. --out M0,.. [--threads T] [--reps R] [--gap-us U]
- *                   [--packed] KERNEL.so
+ *                   [--packed] [--pages shared|anon|thp] KERNEL.so
  *
  * KERNEL.so: a cpu-simd candidate (kf_kernel, kforge-cpu.h) built as the plugin
  * builds it; --in / --out: its inputs' and outputs' sizes in floats; no scratch.
  * The buffers sit in one memfd as kforge's buffer sets place them (a 4096-byte
  * guard band before and after each, page-rounded); --packed puts them back to
  * back on page boundaries instead (where input and output of 64 MiB each lie
- * exactly 64 MiB apart).
+ * exactly 64 MiB apart).  --pages: the memory under them: shared (the default:
+ * a memfd mapped shared, as kforge's sets are), anon (private anonymous
+ * memory) or thp (private anonymous memory, 2 MiB-aligned, with
+ * madvise(MADV_HUGEPAGE): huge pages where the kernel's THP setting allows;
+ * bench/results/epyc2-cpu-pages-2026-12-02 for why).
  * The reference is this program's own kernel over the same buffers: every input
  * read and every output written once with non-temporal stores (the first input
  * copied into the first output where their sizes match: stream_bw's copy-nt;
@@ -28,7 +32,8 @@
  * by rep.  After the last call the first output must hold no NaN (a kernel
  * built for other sizes writes NaN everywhere): else exit 1.
  * Prints one JSON line:
- *   {"kernel":K,"threads":T,"reps":R,"min_bytes":B,"ref":"copy_nt"|"read",
+ *   {"kernel":K,"threads":T,"reps":R,"gap_us":U,"layout":"kforge"|"packed","pages":P,
+ *    "min_bytes":B,"ref":"copy_nt"|"read",
  *    "kernel_ms":{"median":..,"p25":..,"p75":..,"min":..},"ref_ms":{...},
  *    "share":ref median / kernel median}
  * share is the kernel's min-bytes rate over the reference's in the same minute.
@@ -45,6 +50,7 @@
 #include <omp.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,7 +204,7 @@ static void stats_json(const char *name, double *v, int n)
 static int usage(const char *why)
 {
     fprintf(stderr, "share_harness: %s\nusage: share_harness --dims D0,.. --in N0,.. --out M0,.. [--threads T] "
-            "[--reps R] [--gap-us U] [--packed] KERNEL.so\n", why);
+            "[--reps R] [--gap-us U] [--packed] [--pages shared|anon|thp] KERNEL.so\n", why);
     return 2;
 }
 
@@ -206,6 +212,7 @@ int main(int argc, char **argv)
 {
     int64_t dims[16];
     int n_dims = -1, nt = 1, reps = 21, gap_us = 0, packed = 0;
+    const char *pages = "shared";
     const char *so = NULL;
     n_in = n_out = -1;
     for (int i = 1; i < argc; i++) {
@@ -217,11 +224,14 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--reps") && v) reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--gap-us") && v) gap_us = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--packed")) packed = 1;
+        else if (!strcmp(argv[i], "--pages") && v) pages = argv[++i];
         else if (argv[i][0] == '-' || so) return usage(argv[i][0] == '-' ? "unknown option or missing value"
                                                                         : "one KERNEL.so");
         else so = argv[i];
     }
     if (!so || n_dims < 1 || n_in < 1 || n_out < 1) return usage("--dims, --in, --out and KERNEL.so are needed");
+    if (strcmp(pages, "shared") && strcmp(pages, "anon") && strcmp(pages, "thp"))
+        return usage("--pages shared, anon or thp");
     if (nt < 1 || nt > 1024 || reps < 3 || reps > MAX_REPS || gap_us < 0 || gap_us > 10000000)
         return usage("--threads 1..1024, --reps 3..4001, --gap-us 0..10000000");
     void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
@@ -242,11 +252,21 @@ int main(int argc, char **argv)
         tot += ((size_t)n * 4 + 2 * guard + 4095) / 4096 * 4096;
         min_bytes += (double)n * 4;
     }
-    int fd = memfd_create("share_harness", 0);
-    char *map = fd < 0 || ftruncate(fd, (off_t)tot) != 0 ? MAP_FAILED
-                                                         : mmap(NULL, tot, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    char *map;
+    if (!strcmp(pages, "shared")) {
+        int fd = memfd_create("share_harness", 0);
+        map = fd < 0 || ftruncate(fd, (off_t)tot) != 0 ? MAP_FAILED
+                                                       : mmap(NULL, tot, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    } else {   /* private anonymous; thp: from a 2 MiB boundary, huge pages asked for */
+        const size_t huge = (size_t)2 << 20;
+        map = mmap(NULL, tot + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (map != MAP_FAILED && !strcmp(pages, "thp")) {
+            map = (char *)(((uintptr_t)map + huge - 1) & ~(uintptr_t)(huge - 1));
+            if (madvise(map, tot, MADV_HUGEPAGE) != 0) perror("share_harness: madvise(MADV_HUGEPAGE)");
+        }
+    }
     if (map == MAP_FAILED) {
-        perror("share_harness: memfd");
+        perror("share_harness: buffers");
         return 1;
     }
     float *in[MAX_BUF], *out[MAX_BUF], *fresh[2][MAX_BUF];
@@ -292,8 +312,9 @@ int main(int argc, char **argv)
                     (long long)j);
             return 1;
         }
-    printf("{\"kernel\":\"%s\",\"threads\":%d,\"reps\":%d,\"gap_us\":%d,\"layout\":\"%s\",\"min_bytes\":%.0f,"
-           "\"ref\":\"%s\",", so, nt, reps, gap_us, packed ? "packed" : "kforge", min_bytes, reads_only ? "read" : "copy_nt");
+    printf("{\"kernel\":\"%s\",\"threads\":%d,\"reps\":%d,\"gap_us\":%d,\"layout\":\"%s\",\"pages\":\"%s\","
+           "\"min_bytes\":%.0f,\"ref\":\"%s\",", so, nt, reps, gap_us, packed ? "packed" : "kforge", pages, min_bytes,
+           reads_only ? "read" : "copy_nt");
     double km, rm;
     stats_json("kernel_ms", tk, reps);
     km = tk[reps / 2];

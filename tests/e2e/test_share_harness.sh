@@ -2,7 +2,8 @@
 # bench/cpu/share_harness.c: a cpu-simd kernel timed in turns with the
 # harness's streaming reference (a copy, or reads where the outputs are
 # small), the JSON it prints (the buffers' layout, kforge's or --packed,
-# and --gap-us), a kernel that wrote NaN (exit 1), bad
+# their pages, the shared memfd or --pages thp, and --gap-us), a kernel that
+# wrote NaN (exit 1), bad
 # arguments (exit 2); bench/cpu/harness_share.py over a suite directory
 # with one problem's best kernel (and kforge profile of it, --profile),
 # a problem the suite did not run skipped, saying so.  The driver needs a
@@ -60,24 +61,27 @@ sys.exit(0 if eval("(" + sys.argv[2] + ")") else 1)' "$1" "$2" 2>/dev/null
 }
 "$tmp/share_harness" --dims 64,1000 --in 64000 --out 64000 --threads 2 --reps 5 "$tmp/relu.so" > "$tmp/o1" 2>&1; rc=$?
 [ $rc -eq 0 ] && jcheck "$tmp/o1" 'j["ref"] == "copy_nt" and j["min_bytes"] == 512000 and j["reps"] == 5 and
-    j["layout"] == "kforge" and j["gap_us"] == 0 and
+    j["layout"] == "kforge" and j["pages"] == "shared" and j["gap_us"] == 0 and
     j["kernel_ms"]["median"] > 0 and j["ref_ms"]["min"] > 0 and
     abs(j["share"] - j["ref_ms"]["median"] / j["kernel_ms"]["median"]) < 0.01 * j["share"]' \
     && ok "share_harness: a copy-like kernel against the streaming copy, medians and the share in JSON" \
     || no "share_harness: a copy-like kernel against the streaming copy" "exit $rc" "$(cat "$tmp/o1")"
 
-"$tmp/share_harness" --dims 1000,64 --in 64000 --out 1000 --threads 2 --reps 5 --packed --gap-us 100 "$tmp/rowsum.so" > "$tmp/o2" 2>&1; rc=$?
+"$tmp/share_harness" --dims 1000,64 --in 64000 --out 1000 --threads 2 --reps 5 --packed --gap-us 100 --pages thp \
+    "$tmp/rowsum.so" > "$tmp/o2" 2>&1; rc=$?
 [ $rc -eq 0 ] && jcheck "$tmp/o2" 'j["ref"] == "read" and j["min_bytes"] == 260000 and j["share"] > 0 and
-    j["layout"] == "packed" and j["gap_us"] == 100' \
-    && ok "share_harness: a kernel whose outputs are small is held to the read stream; --packed, --gap-us" \
+    j["layout"] == "packed" and j["pages"] == "thp" and j["gap_us"] == 100' \
+    && ok "share_harness: a kernel whose outputs are small is held to the read stream; --packed, --pages thp, --gap-us" \
     || no "share_harness: a kernel whose outputs are small is held to the read stream" "exit $rc" "$(cat "$tmp/o2")"
 
 "$tmp/share_harness" --dims 64,1000 --in 64000 --out 64000 --reps 5 "$tmp/nan.so" > "$tmp/o3" 2>&1; rc=$?
 "$tmp/share_harness" --dims 64,1000 --out 64000 "$tmp/relu.so" > "$tmp/o4" 2>&1; rc4=$?
 "$tmp/share_harness" --dims 64,1000 --in 64000 --out 64000 --nope 1 "$tmp/relu.so" > "$tmp/o5" 2>&1; rc5=$?
+"$tmp/share_harness" --dims 64,1000 --in 64000 --out 64000 --pages huge "$tmp/relu.so" > "$tmp/o5p" 2>&1; rc5p=$?
 [ $rc -eq 1 ] && grep -q "wrote NaN" "$tmp/o3" && [ $rc4 -eq 2 ] && grep -q -- "--in" "$tmp/o4" && [ $rc5 -eq 2 ] \
-    && ok "share_harness: a kernel that wrote NaN exits 1 saying so; a missing --in or an unknown option exits 2" \
-    || no "share_harness: NaN and bad arguments" "exit $rc / $rc4 / $rc5" "$(cat "$tmp/o3" "$tmp/o4" "$tmp/o5")"
+    && [ $rc5p -eq 2 ] && grep -q -- "--pages shared, anon or thp" "$tmp/o5p" \
+    && ok "share_harness: a kernel that wrote NaN exits 1 saying so; a missing --in, an unknown option or --pages exits 2" \
+    || no "share_harness: NaN and bad arguments" "exit $rc / $rc4 / $rc5 / $rc5p" "$(cat "$tmp/o3" "$tmp/o4" "$tmp/o5" "$tmp/o5p")"
 
 name="harness_share.py: the suite's kernel and the reference in 2 rounds, kforge profile beside them, --packed passed on; a problem without a run skipped"
 if ! "$py" -c "import numpy" > /dev/null 2>&1; then
