@@ -395,6 +395,8 @@ int kf_bt_neighbours(const kf_bt_point *p, const kf_resolved *r, kf_bt_point *ou
 /* Online CPUs of this host (at least 1): the threads a point with no
  * thread knob runs on, for the cost model and the emitters' blocking. */
 int kf_bt_host_threads(void);
+/* Does r have a matmul or linear (the ops the plans make GEMM groups of)? */
+int kf_bt_has_gemm_op(const kf_resolved *r);
 
 /* The analyzer's memory: every point tried and its median time. */
 typedef struct kf_bt_tried {

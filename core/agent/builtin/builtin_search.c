@@ -226,8 +226,7 @@ char *kf_bt_point_label(const kf_bt_point *p, char *buf, size_t n)
     return kf_bt_point_label_for(p, NULL, buf, n);
 }
 
-/* Does r have a matmul or linear (the ops the plans make GEMM groups of)? */
-static int has_gemm_op(const kf_resolved *r)
+int kf_bt_has_gemm_op(const kf_resolved *r)
 {
     for (int k = 0; k < r->problem->n_nodes; k++)
         if (kf_op_is_contraction(r->problem->nodes[k].op)) return 1;
@@ -237,7 +236,7 @@ static int has_gemm_op(const kf_resolved *r)
 char *kf_bt_point_label_for(const kf_bt_point *p, const kf_resolved *r, char *buf, size_t n)
 {
     if (p->baseline) snprintf(buf, n, "op-by-op baseline");
-    else if (r && r->problem && p->em->loops_label && !has_gemm_op(r)) p->em->loops_label(p, fusion_name(p->fusion), buf, n);
+    else if (r && r->problem && p->em->loops_label && !kf_bt_has_gemm_op(r)) p->em->loops_label(p, fusion_name(p->fusion), buf, n);
     else p->em->label(p, fusion_name(p->fusion), buf, n);
     return buf;
 }

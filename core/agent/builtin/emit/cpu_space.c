@@ -348,9 +348,8 @@ void kf_bt_cpu_derive_blocking(int64_t l1d, int64_t l2, int64_t l3, int mr, int 
  * a problem with one (its outputs are a GEMM's epilogue's). */
 static double gemmless_out_bytes(const kf_resolved *r)
 {
+    if (kf_bt_has_gemm_op(r)) return 0.0;
     const kf_problem *pr = r->problem;
-    for (int k = 0; k < pr->n_nodes; k++)
-        if (kf_op_is_contraction(pr->nodes[k].op)) return 0.0;
     double b = 0.0;
     for (int i = 0; i < pr->n_outputs; i++) b += (double)kf_shape_elems(&r->shapes[pr->outputs[i]]) * 4.0;
     return b;
