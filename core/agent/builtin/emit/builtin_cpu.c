@@ -1210,11 +1210,15 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
            is still in cache (35 at the cpu preset: groups of 512 KiB, rows
            of 4 MiB: the row was read from memory twice) */
         kf_sb_printf(b, "%s    const float mean = mean_g[q0], rstd = rstd_g[q0];\n", ind);
-        char lo[48], hi[48], pf[384];
+        char lo[48], hi[48], pf[512];
         snprintf(lo, sizeof lo, "q0 * %" PRId64, gl);
         snprintf(hi, sizeof hi, "(q0 + 1) * %" PRId64, gl);
-        snprintf(pf, sizeof pf, "if (gnn_) kf_moments_block(gnn_ + (c0_ - %s), %s - c0_ < %d ? %s - c0_ : %d, gnh_, gns_, gnq_);\n",
-                 lo, hi, KF_BT_CPU_STREAM_BLOCK, hi, KF_BT_CPU_STREAM_BLOCK);
+        snprintf(pf, sizeof pf,
+                 "if (gnn_) {\n"
+                 "    %s(gnn_ + (c0_ - %s));\n"
+                 "    kf_moments_block(gnn_ + (c0_ - %s), %s - c0_ < %d ? %s - c0_ : %d, gnh_, gns_, gnq_);\n"
+                 "}\n",
+                 prefetch_fn(g, KF_BT_CPU_PF_CARRY), lo, lo, hi, KF_BT_CPU_STREAM_BLOCK, hi, KF_BT_CPU_STREAM_BLOCK);
         open_out_loop(g, gi, ind4, lo, hi, g->gn_carry ? pf : NULL);
         kf_sb_printf(b, "%s    const float t%d = (xr[o] - mean) * rstd%s%s;\n", ind4, av, wexpr, bexpr);
         break;
@@ -1278,6 +1282,8 @@ static int row_group_splits(const gen_t *g, int gi)
            gr->row.rows < KF_SPLIT_ROWS && gr->row.row_len > KF_ROW_ONE_PASS && gr->row.out_len == gr->row.row_len;
 }
 
+static int gn_carries(const gen_t *g, int gi);
+
 unsigned kf_bt_cpu_prefetch_sites(const kf_resolved *r, const kf_bt_point *pt)
 {
     kf_bt_plan plan;
@@ -1294,6 +1300,8 @@ unsigned kf_bt_cpu_prefetch_sites(const kf_resolved *r, const kf_bt_point *pt)
                 if (full_size_operand(&g, ops[i], &gr->shape, st)) sites |= KF_BT_CPU_PF_MAP;
         } else if (row_group_splits(&g, gi)) {   /* emit_row_group_split */
             sites |= KF_BT_CPU_PF_SPLIT;
+        } else if (gn_carries(&g, gi) || bn_in_channel(&g, gr)) {   /* the next group's or channel's reads */
+            sites |= KF_BT_CPU_PF_CARRY;
         }
     }
     kf_bt_plan_free(&plan);
@@ -1914,8 +1922,11 @@ static void emit_generic_group(gen_t *g, int gi)
         }
         char hi[32];
         snprintf(hi, sizeof hi, "%" PRId64, I);
-        char next_block[256];   /* the next channel's row, a block of it (c0_ on) at a time */
-        snprintf(next_block, sizeof next_block,
+        char next_block[384];   /* the next channel's row, a block of it (c0_ on) at a time */
+        int nb = 0;
+        if (g->stream)   /* read ahead where it streams (prefetch_fn: KF_BT_CPU_PF_CARRY) */
+            nb = snprintf(next_block, sizeof next_block, "if (cn_ != c) %s(xn_ + c0_);\n", prefetch_fn(g, KF_BT_CPU_PF_CARRY));
+        snprintf(next_block + nb, sizeof next_block - (size_t)nb,
                  "if (cn_ != c) kf_moments_block(xn_ + c0_, %s - c0_ < %d ? %s - c0_ : %d, sh_, as_, aq_);\n", hi,
                  KF_BT_CPU_STREAM_BLOCK, hi, KF_BT_CPU_STREAM_BLOCK);
         if (in_channel)   /* inside the channel loop, after its statistics */

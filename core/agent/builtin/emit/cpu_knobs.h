@@ -23,7 +23,8 @@ enum {
                        2: also GroupNorm's next group read and summed beside them
                        (builtin_cpu.c, gn_carries) */
     KC_PREFETCH,    /* where a group streams (KC_STREAM), its inputs read ahead of each
-                       block: 0 each loop's measured default (a map: the line 4 KiB ahead
+                       block: 0 each loop's measured default (a map, and the next group's
+                       or channel's reads carried beside the stores: the line 4 KiB ahead
                        into L1 and the block's lines 32 KiB ahead into L2; a norm's row
                        split over the team: the line only), 1 the line only everywhere,
                        2 the line and the block's lines everywhere (KF_BT_CPU_PREFETCH_*) */
@@ -77,10 +78,14 @@ enum {
  * cost model rates them alike, so the analyzer offers each just above even
  * and the measurement decides (which is faster is the machine's: the split
  * LayerNorm above). */
-enum { KF_BT_CPU_PF_MAP = 1, KF_BT_CPU_PF_SPLIT = 2 };
+enum { KF_BT_CPU_PF_MAP = 1, KF_BT_CPU_PF_SPLIT = 2, KF_BT_CPU_PF_CARRY = 4 };
+/* KF_BT_CPU_PF_CARRY: the loops that read the thread's next group or channel
+ * from memory beside this one's streamed stores (GroupNorm at stream 2,
+ * gn_carries; the in-channel BatchNorm, bn_in_channel), the next one's block
+ * read ahead like a map's (TODO numbers) */
 /* Does a loop of kind `site` (KF_BT_CPU_PF_*) prefetch its blocks into L2
  * at knob value v? */
-#define KF_BT_CPU_PF_L2(site, v) ((v) == 2 || ((v) == 0 && (site) == KF_BT_CPU_PF_MAP))
+#define KF_BT_CPU_PF_L2(site, v) ((v) == 2 || ((v) == 0 && (site) != KF_BT_CPU_PF_SPLIT))
 /* The KF_BT_CPU_PF_* bits of the loops point pt's plan of r streams
  * (builtin_cpu.c, from the generator's own tests); 0 where the plan cannot
  * be built. */

@@ -552,7 +552,7 @@ static int group_reads_overlap(const kf_resolved *r)
 static unsigned prefetch_code(unsigned sites, int v)
 {
     unsigned code = 0;
-    for (unsigned site = KF_BT_CPU_PF_MAP; site <= KF_BT_CPU_PF_SPLIT; site <<= 1)
+    for (unsigned site = KF_BT_CPU_PF_MAP; site <= KF_BT_CPU_PF_CARRY; site <<= 1)
         if ((sites & site) && KF_BT_CPU_PF_L2(site, v)) code |= site;
     return code;
 }
