@@ -1,0 +1,21 @@
+#!/bin/bash
+# device call 3 (issue 15, 2026-12-02 second session), 16-core host (a fresh machine): call 2's
+# pairing again (its rounds 2-3 ran with the host disturbed: kernels 7-12 ms that take 1 ms):
+# call-suite.sh's best kernels (best.tgz) each beside stream_bw in the same minute
+# (paired_anchors.py --tool stream, 16 threads, PROUNDS rounds (4), 21 runs); the busiest
+# processes (top) before and after.  kforge from TARBALL.
+set -u
+R=$PWD/bench/results/xeon16-cpu-carry-prefetch-2026-12-02; S=/tmp/s8; mkdir -p $S && tar xzf $R/best.tgz -C $S
+PROBS="problems/level1/04_Matrix_vector_multiplication.json problems/level1/19_ReLU.json problems/level1/23_Softmax.json problems/level1/26_GELU.json problems/level1/33_BatchNorm.json problems/level1/35_GroupNorm.json problems/level1/36_RMSNorm.json problems/level1/40_LayerNorm.json problems/level1/47_Sum_reduction_over_a_dimension.json problems/level1/88_MinGPTNewGelu.json"
+{ echo "== $(date +%T) start"; uptime; top -bn1 | sed -n 7,14p
+  gcc -std=gnu11 -O2 -march=native -fopenmp bench/cpu/stream_bw.c -o /tmp/stream_bw && /tmp/stream_bw 16 256 5 | tee $OUT/bw-before2.txt
+  TARBALL=${TARBALL:-$PWD/.carry/kforge-8eb246d.tar.gz} MODE=exec CMD='
+    set -u; cd '"$PWD"'
+    echo "== $(date +%T) paired with the stream"
+    KFORGE=$(command -v kforge) timeout ${STREAM_TIME:-420} python3 bench/cpu/paired_anchors.py $OUT/paired-stream2.json '"$S"' \
+        '"$PROBS"' --tool stream --stream-bw /tmp/stream_bw --threads 16 --rounds '"${PROUNDS:-4}"' --reps 21
+    echo "== $(date +%T) end"; uptime; top -bn1 | sed -n 7,14p
+  ' bash bench/gpu/run_gpu_suite.sh
+  /tmp/stream_bw 16 256 5 | tee $OUT/bw-after2.txt
+} 2>&1 | tee $OUT/call-paired2.txt
+rm -f $OUT/build.log $OUT/backends.txt $OUT/gpu.txt $OUT/commit.txt $OUT/cpu.txt
