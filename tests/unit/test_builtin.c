@@ -1958,9 +1958,9 @@ KF_TEST(cpu_stream_overlap_recommended_for_group_norm)
 }
 
 /* The streamed loops' prefetch (KC_PREFETCH): each other value is a
- * neighbour only where it changes the code (a streamed map or a carried
- * group's reads: 1 drops the L2 lines; a streamed split LayerNorm: 2 adds
- * them), each code once,
+ * neighbour only where it changes the code (a streamed map or GroupNorm's
+ * next group: 1 drops the L2 lines; a streamed split LayerNorm: 2 adds
+ * them; BatchNorm's next channel, unprefetched at 0: 1 and 2), each code once,
  * never without streaming or where nothing streams (a
  * GEMM with its maps in the epilogue); the analyzer offers it just above
  * even (the model rates the values alike) and says what it changes; the
@@ -1976,10 +1976,10 @@ KF_TEST_TIMEOUT(cpu_prefetch_offered_where_it_changes_code, 120.0)
         {"problems/level1/40_LayerNorm.json", "cpu", 0, 0, {0, 0, 0}, NULL},
         {"problems/level1/19_ReLU.json", "small", 1, 0, {0, 0, 0}, NULL},   /* 0.4 MB: nothing streams */
         {"problems/level1/35_GroupNorm.json", "cpu", 1, 0, {0, 0, 0}, NULL},   /* rows not split, no group carried */
-        /* the next group's (GroupNorm at stream 2) or channel's (in-channel BatchNorm) reads
-           carried beside the stores: 0 and 2 take the L2 lines, 1 the line only */
-        {"problems/level1/35_GroupNorm.json", "cpu", 2, 0, {0, 1, 0}, "kf_prefetch_ahead(gnn_ + (c0_ - q0 * 131072));"},
-        {"problems/level1/33_BatchNorm.json", "cpu", 1, 1, {1, 0, 0}, "if (cn_ != c) kf_prefetch_block_ahead(xn_ + c0_);"},
+        /* the next group's reads beside the stores (GroupNorm at stream 2): 0 and 2 take
+           the L2 lines, 1 the line only; the next channel's (in-channel BatchNorm): 0 none */
+        {"problems/level1/35_GroupNorm.json", "cpu", 2, 0, {0, 1, 0}, "if (gnn_) kf_prefetch_ahead(gnn_ + (c0_ - q0 * 131072));"},
+        {"problems/level1/33_BatchNorm.json", "cpu", 1, 0, {0, 1, 1}, "if (cn_ != c) kf_prefetch_block_ahead(xn_ + c0_);"},
         {"problems/level2/09_Matmul_Subtract_Multiply_ReLU.json", "cpu", 1, 0, {0, 0, 0}, NULL},
     };
     kf_error err = {0};

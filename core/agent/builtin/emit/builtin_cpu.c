@@ -854,10 +854,14 @@ static void close_team(gen_t *g)
 }
 
 /* The prelude function a streamed loop of kind site (KF_BT_CPU_PF_*) reads
- * ahead of each block with, at the point's prefetch knob */
+ * ahead of each block with, at the point's prefetch knob; NULL: none */
 static const char *prefetch_fn(const gen_t *g, unsigned site)
 {
-    return KF_BT_CPU_PF_L2(site, g->pt->knob[KC_PREFETCH]) ? "kf_prefetch_block_ahead" : "kf_prefetch_ahead";
+    switch (kf_bt_cpu_pf_kind(site, g->pt->knob[KC_PREFETCH])) {
+    case KF_BT_CPU_PF_LINE: return "kf_prefetch_ahead";
+    case KF_BT_CPU_PF_BLOCK: return "kf_prefetch_block_ahead";
+    default: return NULL;
+    }
 }
 
 /* ------------------------------------------------------------------ */
@@ -894,7 +898,7 @@ static void emit_map_group(gen_t *g, int gi)
         int ops[64], nops = outside_operands(g, gi, 0, ops, 64);
         for (int i = 0; i < nops; i++) {
             int64_t st[KF_MAX_RANK];
-            if (full_size_operand(g, ops[i], S, st))
+            if (full_size_operand(g, ops[i], S, st) && prefetch_fn(g, KF_BT_CPU_PF_MAP))
                 kf_sb_printf(&pf, "%s(V%d + ro%d + c0_);\n", prefetch_fn(g, KF_BT_CPU_PF_MAP), ops[i], ops[i]);
         }
         if (pf.oom) {
@@ -1213,12 +1217,10 @@ static void emit_row_body(gen_t *g, int gi, const char *ind)
         char lo[48], hi[48], pf[512];
         snprintf(lo, sizeof lo, "q0 * %" PRId64, gl);
         snprintf(hi, sizeof hi, "(q0 + 1) * %" PRId64, gl);
-        snprintf(pf, sizeof pf,
-                 "if (gnn_) {\n"
-                 "    %s(gnn_ + (c0_ - %s));\n"
-                 "    kf_moments_block(gnn_ + (c0_ - %s), %s - c0_ < %d ? %s - c0_ : %d, gnh_, gns_, gnq_);\n"
-                 "}\n",
-                 prefetch_fn(g, KF_BT_CPU_PF_CARRY), lo, lo, hi, KF_BT_CPU_STREAM_BLOCK, hi, KF_BT_CPU_STREAM_BLOCK);
+        const char *fn = prefetch_fn(g, KF_BT_CPU_PF_GROUPS);   /* the next group read ahead */
+        int n = fn ? snprintf(pf, sizeof pf, "if (gnn_) %s(gnn_ + (c0_ - %s));\n", fn, lo) : 0;
+        snprintf(pf + n, sizeof pf - (size_t)n, "if (gnn_) kf_moments_block(gnn_ + (c0_ - %s), %s - c0_ < %d ? %s - c0_ : %d, gnh_, gns_, gnq_);\n",
+                 lo, hi, KF_BT_CPU_STREAM_BLOCK, hi, KF_BT_CPU_STREAM_BLOCK);
         open_out_loop(g, gi, ind4, lo, hi, g->gn_carry ? pf : NULL);
         kf_sb_printf(b, "%s    const float t%d = (xr[o] - mean) * rstd%s%s;\n", ind4, av, wexpr, bexpr);
         break;
@@ -1300,8 +1302,10 @@ unsigned kf_bt_cpu_prefetch_sites(const kf_resolved *r, const kf_bt_point *pt)
                 if (full_size_operand(&g, ops[i], &gr->shape, st)) sites |= KF_BT_CPU_PF_MAP;
         } else if (row_group_splits(&g, gi)) {   /* emit_row_group_split */
             sites |= KF_BT_CPU_PF_SPLIT;
-        } else if (gn_carries(&g, gi) || bn_in_channel(&g, gr)) {   /* the next group's or channel's reads */
-            sites |= KF_BT_CPU_PF_CARRY;
+        } else if (gn_carries(&g, gi)) {   /* the next group's reads */
+            sites |= KF_BT_CPU_PF_GROUPS;
+        } else if (bn_in_channel(&g, gr)) {   /* the next channel's */
+            sites |= KF_BT_CPU_PF_CHANNELS;
         }
     }
     kf_bt_plan_free(&plan);
@@ -1550,7 +1554,8 @@ static void emit_row_group_split(gen_t *g, int gi)
         "}\n";
     char pf[512];
     if (g->stream) {
-        int n = snprintf(pf, sizeof pf, "%s(xr + c0_);\n", prefetch_fn(g, KF_BT_CPU_PF_SPLIT));
+        const char *fn = prefetch_fn(g, KF_BT_CPU_PF_SPLIT);
+        int n = fn ? snprintf(pf, sizeof pf, "%s(xr + c0_);\n", fn) : 0;
         snprintf(pf + n, sizeof pf - (size_t)n, next_chunk, KF_SPLIT_CHUNK, KF_SPLIT_CHUNK, KF_SPLIT_CHUNK);
         open_out_loop(g, gi, "        ", "k0_", "k1_", pf);
     } else {   /* chunks of plain loops */
@@ -1923,9 +1928,8 @@ static void emit_generic_group(gen_t *g, int gi)
         char hi[32];
         snprintf(hi, sizeof hi, "%" PRId64, I);
         char next_block[384];   /* the next channel's row, a block of it (c0_ on) at a time */
-        int nb = 0;
-        if (g->stream)   /* read ahead where it streams (prefetch_fn: KF_BT_CPU_PF_CARRY) */
-            nb = snprintf(next_block, sizeof next_block, "if (cn_ != c) %s(xn_ + c0_);\n", prefetch_fn(g, KF_BT_CPU_PF_CARRY));
+        const char *fn = g->stream ? prefetch_fn(g, KF_BT_CPU_PF_CHANNELS) : NULL;   /* read ahead where it streams */
+        int nb = fn ? snprintf(next_block, sizeof next_block, "if (cn_ != c) %s(xn_ + c0_);\n", fn) : 0;
         snprintf(next_block + nb, sizeof next_block - (size_t)nb,
                  "if (cn_ != c) kf_moments_block(xn_ + c0_, %s - c0_ < %d ? %s - c0_ : %d, sh_, as_, aq_);\n", hi,
                  KF_BT_CPU_STREAM_BLOCK, hi, KF_BT_CPU_STREAM_BLOCK);

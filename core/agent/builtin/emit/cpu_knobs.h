@@ -23,10 +23,11 @@ enum {
                        2: also GroupNorm's next group read and summed beside them
                        (builtin_cpu.c, gn_carries) */
     KC_PREFETCH,    /* where a group streams (KC_STREAM), its inputs read ahead of each
-                       block: 0 each loop's measured default (a map, and the next group's
-                       or channel's reads carried beside the stores: the line 4 KiB ahead
-                       into L1 and the block's lines 32 KiB ahead into L2; a norm's row
-                       split over the team: the line only), 1 the line only everywhere,
+                       block: 0 each loop's measured default (a map, and GroupNorm's next
+                       group read beside the stores: the line 4 KiB ahead into L1 and the
+                       block's lines 32 KiB ahead into L2; a norm's row split over the
+                       team: the line only; BatchNorm's next channel read beside the
+                       stores: nothing; kf_bt_cpu_pf_kind), 1 the line only everywhere,
                        2 the line and the block's lines everywhere (KF_BT_CPU_PREFETCH_*) */
     KC_N
 };
@@ -78,14 +79,30 @@ enum {
  * cost model rates them alike, so the analyzer offers each just above even
  * and the measurement decides (which is faster is the machine's: the split
  * LayerNorm above). */
-enum { KF_BT_CPU_PF_MAP = 1, KF_BT_CPU_PF_SPLIT = 2, KF_BT_CPU_PF_CARRY = 4 };
-/* KF_BT_CPU_PF_CARRY: the loops that read the thread's next group or channel
- * from memory beside this one's streamed stores (GroupNorm at stream 2,
- * gn_carries; the in-channel BatchNorm, bn_in_channel), the next one's block
- * read ahead like a map's (TODO numbers) */
-/* Does a loop of kind `site` (KF_BT_CPU_PF_*) prefetch its blocks into L2
- * at knob value v? */
-#define KF_BT_CPU_PF_L2(site, v) ((v) == 2 || ((v) == 0 && (site) != KF_BT_CPU_PF_SPLIT))
+enum { KF_BT_CPU_PF_MAP = 1, KF_BT_CPU_PF_SPLIT = 2, KF_BT_CPU_PF_GROUPS = 4, KF_BT_CPU_PF_CHANNELS = 8 };
+/* KF_BT_CPU_PF_GROUPS, _CHANNELS: the loops that read the thread's next
+ * GroupNorm group (stream 2, builtin_cpu.c gn_carries) or next BatchNorm
+ * channel (bn_in_channel) from memory beside this one's streamed stores.
+ * kforge profile in turns, 5 rounds, against no prefetch there (before
+ * 8eb246d; bench/results/xeon16-cpu-carry-prefetch-2026-12-02): GroupNorm
+ * (35 at the cpu preset) with the block's L2 lines 0.89-1.02x its time on
+ * the 16-core host (faster in 4 of 5 rounds; the line alone 0.95-1.11x), and
+ * 0.795 -> 0.833 of a copy's rate on the 2-core Zen 4 VM (share_harness, 6
+ * rounds; the line alone 0.66); BatchNorm (33: 64 KiB rows, the lines past a
+ * row's end another channel's) 1.01-1.39x its time on the 16-core host,
+ * slower in every round, 0.79 -> 0.83 of a copy on the Zen 4 VM.  So
+ * GroupNorm's default takes the L2 lines and BatchNorm's none; the other
+ * values are the search's to measure. */
+/* What a loop of kind `site` (KF_BT_CPU_PF_*) reads ahead at knob value v:
+ * 1 the line (kf_prefetch_ahead), 2 the line and the block's L2 lines
+ * (kf_prefetch_block_ahead), 0 the site's measured default. */
+enum { KF_BT_CPU_PF_NONE, KF_BT_CPU_PF_LINE, KF_BT_CPU_PF_BLOCK };
+static inline int kf_bt_cpu_pf_kind(unsigned site, int v)
+{
+    if (v == 1) return KF_BT_CPU_PF_LINE;
+    if (v == 2) return KF_BT_CPU_PF_BLOCK;
+    return site == KF_BT_CPU_PF_SPLIT ? KF_BT_CPU_PF_LINE : site == KF_BT_CPU_PF_CHANNELS ? KF_BT_CPU_PF_NONE : KF_BT_CPU_PF_BLOCK;
+}
 /* The KF_BT_CPU_PF_* bits of the loops point pt's plan of r streams
  * (builtin_cpu.c, from the generator's own tests); 0 where the plan cannot
  * be built. */

@@ -548,12 +548,12 @@ static int group_reads_overlap(const kf_resolved *r)
 }
 
 /* The code of prefetch value v where the plan has the loops `sites`
- * (KF_BT_CPU_PF_*): bit i set when site 1 << i takes the L2 lines. */
+ * (KF_BT_CPU_PF_*): two bits a site, its kf_bt_cpu_pf_kind. */
 static unsigned prefetch_code(unsigned sites, int v)
 {
     unsigned code = 0;
-    for (unsigned site = KF_BT_CPU_PF_MAP; site <= KF_BT_CPU_PF_CARRY; site <<= 1)
-        if ((sites & site) && KF_BT_CPU_PF_L2(site, v)) code |= site;
+    for (unsigned site = KF_BT_CPU_PF_MAP, i = 0; site <= KF_BT_CPU_PF_CHANNELS; site <<= 1, i++)
+        if (sites & site) code |= (unsigned)kf_bt_cpu_pf_kind(site, v) << (2 * i);
     return code;
 }
 
@@ -622,11 +622,15 @@ static void neighbours(const kf_bt_point *p, kf_bt_nbr_sink *s)
        of the point's plan that streams and prefetches differently) and
        once for each code (with maps alone 0 and 2 are the same) */
     if (p->knob[KC_STREAM]) {
-        unsigned sites = kf_bt_cpu_prefetch_sites(kf_bt_nbr_problem(s), p), seen = 1u << prefetch_code(sites, p->knob[KC_PREFETCH]);
+        unsigned sites = kf_bt_cpu_prefetch_sites(kf_bt_nbr_problem(s), p), seen[3];
+        int n_seen = 0;
+        seen[n_seen++] = prefetch_code(sites, p->knob[KC_PREFETCH]);
         for (int v = 0; v <= 2; v++) {
             unsigned code = prefetch_code(sites, v);
-            if (seen & 1u << code) continue;
-            seen |= 1u << code;
+            int dup = 0;
+            for (int i = 0; i < n_seen; i++) dup |= seen[i] == code;
+            if (dup) continue;
+            seen[n_seen++] = code;
             q = *p; q.knob[KC_PREFETCH] = v; kf_bt_nbr_push(s, &q);
         }
     }
