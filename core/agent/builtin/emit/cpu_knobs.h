@@ -86,7 +86,8 @@ enum { KF_BT_CPU_PF_MAP = 1, KF_BT_CPU_PF_SPLIT = 2, KF_BT_CPU_PF_GROUPS = 4, KF
  * kforge profile in turns, 5 rounds, against no prefetch there (before
  * 8eb246d; bench/results/xeon16-cpu-carry-prefetch-2026-12-02): GroupNorm
  * (35 at the cpu preset) with the block's L2 lines 0.89-1.02x its time on
- * the 16-core host (faster in 4 of 5 rounds; the line alone 0.95-1.11x), and
+ * the 16-core host (rounds 2-5, faster in 3; in round 1 the unprefetched
+ * kernel, the call's first run, took 3.3 ms; the line alone 0.94-1.11x), and
  * 0.795 -> 0.833 of a copy's rate on the 2-core Zen 4 VM (share_harness, 6
  * rounds; the line alone 0.66); BatchNorm (33: 64 KiB rows, the lines past a
  * row's end another channel's) 1.01-1.39x its time on the 16-core host,
