@@ -258,9 +258,10 @@ int main(int argc, char **argv)
         map = fd < 0 || ftruncate(fd, (off_t)tot) != 0 ? MAP_FAILED
                                                        : mmap(NULL, tot, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     } else {   /* private anonymous; thp: from a 2 MiB boundary, huge pages asked for */
+        const int thp = !strcmp(pages, "thp");
         const size_t huge = (size_t)2 << 20;
-        map = mmap(NULL, tot + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (map != MAP_FAILED && !strcmp(pages, "thp")) {
+        map = mmap(NULL, tot + (thp ? huge : 0), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (map != MAP_FAILED && thp) {
             map = (char *)(((uintptr_t)map + huge - 1) & ~(uintptr_t)(huge - 1));
             if (madvise(map, tot, MADV_HUGEPAGE) != 0) perror("share_harness: madvise(MADV_HUGEPAGE)");
         }

@@ -896,10 +896,10 @@ static void emit_map_group(gen_t *g, int gi)
     if (g->stream) {   /* the full-size inputs prefetched ahead of each block */
         kf_sb pf = {0};
         int ops[64], nops = outside_operands(g, gi, 0, ops, 64);
-        for (int i = 0; i < nops; i++) {
+        const char *fn = prefetch_fn(g, KF_BT_CPU_PF_MAP);
+        for (int i = 0; fn && i < nops; i++) {
             int64_t st[KF_MAX_RANK];
-            if (full_size_operand(g, ops[i], S, st) && prefetch_fn(g, KF_BT_CPU_PF_MAP))
-                kf_sb_printf(&pf, "%s(V%d + ro%d + c0_);\n", prefetch_fn(g, KF_BT_CPU_PF_MAP), ops[i], ops[i]);
+            if (full_size_operand(g, ops[i], S, st)) kf_sb_printf(&pf, "%s(V%d + ro%d + c0_);\n", fn, ops[i], ops[i]);
         }
         if (pf.oom) {
             kf_sb_free(&pf);
