@@ -91,7 +91,8 @@ enum { KF_BT_CPU_PF_MAP = 1, KF_BT_CPU_PF_SPLIT = 2, KF_BT_CPU_PF_GROUPS = 4, KF
  * 0.795 -> 0.833 of a copy's rate on the 2-core Zen 4 VM (share_harness, 6
  * rounds; the line alone 0.66); BatchNorm (33: 64 KiB rows, the lines past a
  * row's end another channel's) 1.01-1.39x its time on the 16-core host,
- * slower in every round, 0.79 -> 0.83 of a copy on the Zen 4 VM.  So
+ * slower in every round, 0.79 -> 0.83 of a copy on the Zen 4 VM (its
+ * figures: bench/results/epyc2-cpu-membound-2026-12-02b/carry-prefetch).  So
  * GroupNorm's default takes the L2 lines and BatchNorm's none; the other
  * values are the search's to measure. */
 /* What a loop of kind `site` (KF_BT_CPU_PF_*) reads ahead at knob value v:
