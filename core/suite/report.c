@@ -23,6 +23,7 @@ void kf_report_summarize(kf_report *r)
         s->cost_usd += e->cost_usd;
         if (e->anchor_s > 0) s->n_anchor++;
         if (e->anchor_warning) s->n_anchor_warnings++;
+        if (e->timing_warning) s->n_timing_warnings++;
         if (e->status != KF_REPORT_CORRECT) continue;
         s->n_correct++;
         frac_sum += e->fraction;

@@ -81,10 +81,20 @@ static void summary(FILE *f, const kf_report *r)
             s->mean_fraction * 100, s->tokens, s->cost_usd);
     fprintf(f, "<p>GEMM anchor measured for %d problems; baselines over 1.5x their anchor: %d.</p>\n", s->n_anchor,
             s->n_anchor_warnings);
-    if (s->n_anchor_warnings) {
+    if (s->n_timing_warnings)
+        fprintf(f, "<p>Bests timed at %gx or more the fastest time seen for them (the machine slower then): %d.</p>\n",
+                KF_REPORT_TIMING_WARN_RATIO, s->n_timing_warnings);
+    if (s->n_anchor_warnings || s->n_timing_warnings) {
         fputs("<h2>Warnings</h2>\n<ul>\n", f);
         for (int i = 0; i < r->n; i++) {
             const kf_report_entry *e = &r->e[i];
+            if (e->timing_warning) {
+                fputs("<li class=\"warn\"><b>", f);
+                kf_rep_html_escape(f, e->name);
+                fputs("</b>: ", f);
+                kf_rep_html_escape(f, e->timing_warning);
+                fputs("</li>\n", f);
+            }
             if (!e->anchor_warning) continue;
             char bl[32], an[32];
             fputs("<li class=\"warn\"><b>", f);

@@ -43,6 +43,7 @@ static json_object *entry_json(const kf_report_entry *e)
     json_object_object_add(o, "baseline_over_gemm_anchor", num_or_null(e->baseline_over_anchor));
     json_object *w = json_object_new_array();
     if (e->anchor_warning) json_object_array_add(w, json_object_new_string(e->anchor_warning));
+    if (e->timing_warning) json_object_array_add(w, json_object_new_string(e->timing_warning));
     json_object_object_add(o, "warnings", w);
     json_object_object_add(o, "speedup", num_or_null(e->speedup));
     json_object_object_add(o, "roofline_fraction", e->status == KF_REPORT_CORRECT ? json_object_new_double(e->fraction) : NULL);
@@ -169,6 +170,7 @@ static json_object *summary_json(const kf_report *r)
     json_object_object_add(o, "mean_roofline_fraction", json_object_new_double(s->mean_fraction));
     json_object_object_add(o, "with_gemm_anchor", json_object_new_int(s->n_anchor));
     json_object_object_add(o, "baseline_over_gemm_anchor_warnings", json_object_new_int(s->n_anchor_warnings));
+    json_object_object_add(o, "timing_warnings", json_object_new_int(s->n_timing_warnings));
     if (r->anchors_path) {
         json_object *t = json_object_new_object();
         json_object_object_add(t, "anchors_file", json_object_new_string(r->anchors_path));

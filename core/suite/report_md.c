@@ -63,6 +63,9 @@ static void summary(FILE *f, const kf_report *r)
     }
     fprintf(f, "- GEMM anchor measured for %d problems; baselines over 1.5x their anchor: %d%s\n", s->n_anchor,
             s->n_anchor_warnings, s->n_anchor_warnings ? " (see Warnings)" : "");
+    if (s->n_timing_warnings)
+        fprintf(f, "- Bests timed at %gx or more the fastest time seen for them (the machine slower then): %d "
+                   "(see Warnings)\n", KF_REPORT_TIMING_WARN_RATIO, s->n_timing_warnings);
     fprintf(f, "- Tokens: %ld, cost: $%.4f\n\n", s->tokens, s->cost_usd);
     fprintf(f, "fast_p: fraction of all problems that are correct and have speedup > p (p = 0 counts the correct ones).\n\n");
     fputs("| p |", f);
@@ -145,10 +148,17 @@ static void table(FILE *f, const kf_report *r)
 
 static void warnings(FILE *f, const kf_report *r)
 {
-    if (!r->sum.n_anchor_warnings) return;
+    if (!r->sum.n_anchor_warnings && !r->sum.n_timing_warnings) return;
     fputs("## Warnings\n\n", f);
     for (int i = 0; i < r->n; i++) {
         const kf_report_entry *e = &r->e[i];
+        if (e->timing_warning) {
+            fputs("- ", f);
+            cell(f, e->name);
+            fputs(": ", f);
+            cell(f, e->timing_warning);
+            fputc('\n', f);
+        }
         if (!e->anchor_warning) continue;
         char b[32], a[32];
         fputs("- ", f);

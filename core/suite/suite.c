@@ -256,6 +256,9 @@ static void report_line(const kf_suite_opts *o, int idx, int n, const char *name
         char t1[32], t2[32];
         if (correct) {
             kf_progressf(f, "correct    best %s", kf_fmt_duration(e.best_s, t1, sizeof t1));
+            if (e.timing_warning)
+                kf_progressf(f, " (WARNING: %.1fx the fastest time seen for it; the machine was slower)",
+                             e.timing_ratio);
             if (e.speedup > 0)
                 kf_progressf(f, "  baseline %s  speedup %.2fx", kf_fmt_duration(e.baseline_s, t2, sizeof t2), e.speedup);
             if (e.anchor_s > 0) {

@@ -361,6 +361,93 @@ KF_TEST(final_retiming_read_and_reported)
 #undef RETIME_RESULT
 }
 
+/* A best whose median is 2x or more the fastest time seen for it (its fastest
+ * run, or its median in its own step when re-timed) is flagged: in the suite's
+ * progress line, report.md and report.html's Warnings, report.json's warnings
+ * and summary (bench/results/xeon16-cpu-torch-2026-12-02: a 0.44 ms kernel
+ * re-timed at 8.4 ms in a slow stretch) */
+KF_TEST(timing_warning_for_a_best_timed_slow)
+{
+    /* the fastest seen: the smaller of those known */
+    int from_step = -1;
+    KF_CHECK_NEAR(kf_report_fastest_seen(0.000527, 0.000444, &from_step), 0.000444, 1e-15);
+    KF_CHECK_INT(from_step, 1);
+    KF_CHECK_NEAR(kf_report_fastest_seen(0.001, 0.002, &from_step), 0.001, 1e-15);
+    KF_CHECK_INT(from_step, 0);
+    KF_CHECK_NEAR(kf_report_fastest_seen(0, 0.002, &from_step), 0.002, 1e-15);
+    KF_CHECK_INT(from_step, 1);
+    KF_CHECK(kf_report_fastest_seen(0, 0, NULL) == 0);
+    char *w = kf_report_timing_warning(0.003, 0.0015, 0);   /* exactly 2x: flagged */
+    KF_CHECK(w != NULL);
+    free(w);
+    KF_CHECK(kf_report_timing_warning(0.0029, 0.0015, 0) == NULL);
+    KF_CHECK(kf_report_timing_warning(0.003, 0, 0) == NULL);   /* nothing to compare with */
+
+    char *root = kf_test_tmpdir();
+#define SLOW_RESULT "{\"problem\": \"%s\", \"preset\": \"cpu\", \"backend\": \"cpu-simd\", \"steps\": 4, " \
+                    "\"stop_reason\": \"iteration budget spent\", \"best\": {\"dir\": \"steps/0003-0/candidate\", " \
+                    "\"verified\": true, \"median_s\": %s, \"roofline_fraction\": 0.2%s}}"
+    const char *names[4] = {"A_disturbed", "B_spread", "C_calm", "D_no_min"};
+    const char *med[4] = {"0.00845", "0.003", "0.0015", "0.002"};
+    const char *rest[4] = {", \"min_s\": 0.000527, \"confirmed\": {\"rounds\": 3, \"finalists\": 3, "
+                           "\"step_median_s\": 0.000444}",
+                           ", \"min_s\": 0.001", ", \"min_s\": 0.001", ""};
+    char *dirs[4];
+    for (int i = 0; i < 4; i++) {
+        char res[1024];
+        snprintf(res, sizeof res, SLOW_RESULT, names[i], med[i], rest[i]);
+        dirs[i] = make_run(root, names[i], res, NULL);
+    }
+#undef SLOW_RESULT
+    kf_report r;
+    kf_error err = {0};
+    int rc = kf_report_build((const char *const *)dirs, 4, &r, &err);
+    for (int i = 0; i < 4; i++) free(dirs[i]);
+    KF_CHECK_MSG(rc == 0, "kf_report_build: %s", err.msg);
+    if (rc != 0) return;
+    KF_CHECK(r.e[0].timing_warning != NULL && r.e[1].timing_warning != NULL);
+    KF_CHECK(r.e[2].timing_warning == NULL && r.e[3].timing_warning == NULL);
+    KF_CHECK_NEAR(r.e[0].timing_ratio, 0.00845 / 0.000444, 1e-9);
+    KF_CHECK_NEAR(r.e[1].timing_ratio, 3.0, 1e-9);
+    KF_CHECK_NEAR(r.e[3].timing_ratio, 0, 1e-15);
+    KF_CHECK_INT(r.sum.n_timing_warnings, 2);
+    KF_CHECK_CONTAINS(r.e[0].timing_warning, "19.0x its median in its own step");
+    KF_CHECK_CONTAINS(r.e[1].timing_warning, "3.0x its fastest timed run");
+    KF_CHECK_MSG(kf_report_write_all(&r, root, &err) == 0, "write_all: %s", err.msg);
+    kf_report_free(&r);
+
+    char *md = read_in(root, "report.md");
+    KF_CHECK(md != NULL);
+    if (md) {
+        KF_CHECK_CONTAINS(md, "- Bests timed at 2x or more the fastest time seen for them (the machine slower then): 2 "
+                              "(see Warnings)\n");
+        KF_CHECK_CONTAINS(md, "## Warnings\n\n- A_disturbed: timed at ");
+        KF_CHECK_CONTAINS(md, "\n- B_spread: timed at ");
+        KF_CHECK(strstr(md, "- C_calm:") == NULL && strstr(md, "- D_no_min:") == NULL);
+    }
+    free(md);
+    char *html = read_in(root, "report.html");
+    KF_CHECK(html != NULL);
+    if (html) {
+        KF_CHECK_CONTAINS(html, "<h2>Warnings</h2>");
+        KF_CHECK_CONTAINS(html, "<li class=\"warn\"><b>A_disturbed</b>: timed at ");
+    }
+    free(html);
+    char *js = read_in(root, "report.json");
+    json_object *o = js ? json_tokener_parse(js) : NULL, *sum, *probs, *v;
+    free(js);
+    KF_CHECK(o != NULL);
+    if (!o) return;
+    KF_CHECK(json_object_object_get_ex(o, "summary", &sum) && json_object_object_get_ex(sum, "timing_warnings", &v) &&
+             json_object_get_int(v) == 2);
+    KF_CHECK(json_object_object_get_ex(o, "problems", &probs));
+    for (int i = 0; i < 4; i++) {
+        json_object *p = json_object_array_get_idx(probs, i);
+        KF_CHECK(p && json_object_object_get_ex(p, "warnings", &v) && (int)json_object_array_length(v) == (i < 2));
+    }
+    json_object_put(o);
+}
+
 KF_TEST(writers_html_md_json)
 {
     char *root = kf_test_tmpdir();
