@@ -39,7 +39,7 @@ char *kf_report_timing_warning(double best_s, double min_s, double step_s)
     if (asprintf(&w,
                  "timed at %s (a median), %.1fx %s %s: the machine was slower while it was timed, so its "
                  "speedups over times taken at another moment are understated; run it again, or time it "
-                 "beside its anchor in one stretch (bench/cpu/run_cpu_anchors.sh --paired)",
+                 "beside its anchor in one stretch",
                  kf_fmt_duration(best_s, b, sizeof b), best_s / fastest,
                  from_step ? "its median in its own step," : "its fastest timed run,",
                  kf_fmt_duration(fastest, t, sizeof t)) < 0)
