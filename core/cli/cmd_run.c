@@ -223,6 +223,7 @@ int kf_cmd_run(int argc, char **argv)
         json_object_object_add(js, "tokens_out", json_object_new_int64(s.tokens_out));
         json_object_object_add(js, "cost_usd", json_object_new_double(s.cost_usd));
         json_object_object_add(js, "stop_reason", json_object_new_string(s.stop_reason ? s.stop_reason : ""));
+        json_object_object_add(js, "timing_warning", s.timing_warning ? json_object_new_string(s.timing_warning) : NULL);
         printf("%s\n", json_object_to_json_string_ext(js, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
         json_object_put(js);
     } else if (s.have_best) {
@@ -240,6 +241,7 @@ int kf_cmd_run(int argc, char **argv)
             printf(")");
         }
         printf(", roofline fraction %.1f%%\n", s.fraction * 100);
+        if (s.timing_warning) printf("  WARNING: %s\n", s.timing_warning);
         printf("  %d steps, stopped: %s\n  record: %s/result.json\n", s.steps, s.stop_reason, s.run_dir);
     } else {
         printf("\nno correct kernel after %d steps (%s)\n  record: %s\n", s.steps,

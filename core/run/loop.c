@@ -32,6 +32,7 @@
 #include "problem/precision.h"
 #include "problem/problem.h"
 #include "run_record.h"
+#include "timing_warning.h"
 #include "llm/llm.h"
 
 void kf_run_opts_default(kf_run_opts *o)
@@ -55,6 +56,7 @@ void kf_run_summary_free(kf_run_summary *s)
     free(s->run_dir);
     free(s->best_dir);
     free(s->stop_reason);
+    free(s->timing_warning);
     memset(s, 0, sizeof *s);
 }
 
@@ -1182,6 +1184,13 @@ static int write_result(run_state *st, const char *reason, kf_run_summary *out, 
     json_object_object_add(o, "baseline", bl);
     double speed = 0;
     int same = 0;
+    char *warning = NULL;   /* the best timed in a slow stretch (timing_warning.h) */
+    if (st->best_eval) {
+        int from_step;
+        double fastest = kf_timing_fastest_seen(st->best_eval->timing.min_s,
+                                                st->confirm_rounds_done > 0 ? st->confirm_step_s : 0, &from_step);
+        warning = kf_timing_warning(st->best_eval->timing.median_s, fastest, from_step);
+    }
     if (st->best_eval) {
         json_object *b = json_object_new_object();
         json_object_object_add(b, "dir", json_object_new_string(kf_loop_rel(st, st->best_dir)));
@@ -1215,6 +1224,7 @@ static int write_result(run_state *st, const char *reason, kf_run_summary *out, 
                 json_object_object_add(cf, "replaced", json_object_new_string(st->confirm_replaced));
             json_object_object_add(b, "confirmed", cf);
         }
+        if (warning) json_object_object_add(b, "timing_warning", json_object_new_string(warning));
         json_object_object_add(o, "best", b);
     } else {
         json_object_object_add(o, "best", NULL);
@@ -1236,6 +1246,8 @@ static int write_result(run_state *st, const char *reason, kf_run_summary *out, 
         out->anchor_s = st->anchor_s;
         out->speedup = speed;
         out->same_code_as_baseline = same;
+        out->timing_warning = warning;
+        warning = NULL;
         out->fraction = st->best_eval ? st->best_eval->roofline.fraction : 0;
         out->steps = st->step;
         out->tokens_in = st->tok_in;
@@ -1243,6 +1255,7 @@ static int write_result(run_state *st, const char *reason, kf_run_summary *out, 
         out->cost_usd = st->cost;
         out->stop_reason = strdup(reason);
     }
+    free(warning);
     return rc;
 }
 

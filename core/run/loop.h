@@ -120,6 +120,8 @@ typedef struct kf_run_summary {
     long tokens_in, tokens_out;
     double cost_usd;
     char *stop_reason;           /* malloc'ed */
+    char *timing_warning;        /* malloc'ed; set when the best's median is KF_TIMING_WARN_RATIO times
+                                    the fastest time seen for it (timing_warning.h), else NULL */
 } kf_run_summary;
 
 void kf_run_summary_free(kf_run_summary *s);

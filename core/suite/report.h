@@ -18,6 +18,7 @@
 #ifndef KF_REPORT_H
 #define KF_REPORT_H
 
+#include "run/timing_warning.h"
 #include "util/error.h"
 
 #define KF_REPORT_N_P 6
@@ -80,32 +81,13 @@ typedef struct kf_report_entry {
                                  faster than the search's in every re-timing round */
     double best_min_s;        /* result.json best.min_s: the best's fastest timed run, 0 if absent */
     double timing_ratio;      /* best_s over the fastest time seen for that kernel
-                                 (kf_report_fastest_seen), 0 when unknown */
-    char *timing_warning;     /* set when timing_ratio >= KF_REPORT_TIMING_WARN_RATIO
-                                 (kf_report_timing_warning) */
+                                 (kf_timing_fastest_seen), 0 when unknown */
+    char *timing_warning;     /* set when timing_ratio >= KF_TIMING_WARN_RATIO
+                                 (run/timing_warning.h) */
     /* PyTorch anchors (kf_report_load_anchors), 0 when none */
     double torch_eager_s, torch_compile_s;
     double vs_torch;          /* min(eager, compile) / best_s: the paper's measure, 0 if unknown */
 } kf_report_entry;
-
-/* A best whose reported time (a median) is this many times the fastest time
- * seen for the same kernel, its fastest timed run or its median in its own
- * step when the final re-timing timed it again, was timed while the machine
- * was slower: on the 16-core host a 0.44 ms kernel (four steps at 0.44-0.48
- * ms) was re-timed at a median of 8.4 ms, its fastest run 0.53 ms, and the
- * suite reported it at 0.54x PyTorch eager
- * (bench/results/xeon16-cpu-torch-2026-12-02). */
-#define KF_REPORT_TIMING_WARN_RATIO 2.0
-
-/* The fastest time seen for a best whose fastest timed run took min_s and
- * whose median in its own step was step_s (0: unknown, or not re-timed): the
- * smaller of those known, 0 when neither is; *from_step (may be NULL) says
- * whether it is step_s. */
-double kf_report_fastest_seen(double min_s, double step_s, int *from_step);
-/* The warning for a best timed at best_s (a median), or NULL when best_s is
- * under KF_REPORT_TIMING_WARN_RATIO times kf_report_fastest_seen(min_s,
- * step_s) or that is unknown.  The caller frees it. */
-char *kf_report_timing_warning(double best_s, double min_s, double step_s);
 
 /* The precision and unit of the best kernel of entry e, whose candidate
  * directory is best_dir (result.json best.dir, STEP/candidate, relative to

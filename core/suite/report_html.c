@@ -83,7 +83,7 @@ static void summary(FILE *f, const kf_report *r)
             s->n_anchor_warnings);
     if (s->n_timing_warnings)
         fprintf(f, "<p>Bests timed at %gx or more the fastest time seen for them (the machine slower then): %d.</p>\n",
-                KF_REPORT_TIMING_WARN_RATIO, s->n_timing_warnings);
+                KF_TIMING_WARN_RATIO, s->n_timing_warnings);
     if (s->n_anchor_warnings || s->n_timing_warnings) {
         fputs("<h2>Warnings</h2>\n<ul>\n", f);
         for (int i = 0; i < r->n; i++) {

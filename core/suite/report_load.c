@@ -12,7 +12,7 @@
 
 #include "run/anchor.h"
 #include "run/journal.h"
-#include "util/fmt.h"
+#include "run/timing_warning.h"
 
 const char *kf_report_status_name(kf_report_status s)
 {
@@ -21,30 +21,6 @@ const char *kf_report_status_name(kf_report_status s)
     case KF_REPORT_INCORRECT: return "incorrect";
     default: return "no result";
     }
-}
-
-double kf_report_fastest_seen(double min_s, double step_s, int *from_step)
-{
-    int step = step_s > 0 && !(min_s > 0 && min_s <= step_s);
-    if (from_step) *from_step = step;
-    return step ? step_s : min_s > 0 ? min_s : 0;
-}
-
-char *kf_report_timing_warning(double best_s, double min_s, double step_s)
-{
-    int from_step;
-    double fastest = kf_report_fastest_seen(min_s, step_s, &from_step);
-    if (!(best_s > 0) || !(fastest > 0) || best_s < KF_REPORT_TIMING_WARN_RATIO * fastest) return NULL;
-    char b[32], t[32], *w = NULL;
-    if (asprintf(&w,
-                 "timed at %s (a median), %.1fx %s %s: the machine was slower while it was timed, so its "
-                 "speedups over times taken at another moment are understated; run it again, or time it "
-                 "beside its anchor in one stretch",
-                 kf_fmt_duration(best_s, b, sizeof b), best_s / fastest,
-                 from_step ? "its median in its own step," : "its fastest timed run,",
-                 kf_fmt_duration(fastest, t, sizeof t)) < 0)
-        w = NULL;
-    return w;
 }
 
 void kf_report_entry_free(kf_report_entry *e)
@@ -248,9 +224,10 @@ int kf_report_entry_load(const char *dir, kf_report_entry *e, kf_error *err)
             e->confirm_replaced = json_object_object_get_ex(cf, "replaced", &rp) && json_object_is_type(rp, json_type_string);
         }
         e->best_min_s = get_num(best, "min_s");
-        double fastest = kf_report_fastest_seen(e->best_min_s, e->confirm_step_s, NULL);
+        int from_step;
+        double fastest = kf_timing_fastest_seen(e->best_min_s, e->confirm_step_s, &from_step);
         e->timing_ratio = fastest > 0 ? e->best_s / fastest : 0;
-        e->timing_warning = kf_report_timing_warning(e->best_s, e->best_min_s, e->confirm_step_s);
+        e->timing_warning = kf_timing_warning(e->best_s, fastest, from_step);
         e->speedup = get_num(best, "speedup_vs_baseline");
         if (e->speedup <= 0 && e->baseline_s > 0) e->speedup = e->baseline_s / e->best_s;
     } else {

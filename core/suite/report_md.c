@@ -65,7 +65,7 @@ static void summary(FILE *f, const kf_report *r)
             s->n_anchor_warnings, s->n_anchor_warnings ? " (see Warnings)" : "");
     if (s->n_timing_warnings)
         fprintf(f, "- Bests timed at %gx or more the fastest time seen for them (the machine slower then): %d "
-                   "(see Warnings)\n", KF_REPORT_TIMING_WARN_RATIO, s->n_timing_warnings);
+                   "(see Warnings)\n", KF_TIMING_WARN_RATIO, s->n_timing_warnings);
     fprintf(f, "- Tokens: %ld, cost: $%.4f\n\n", s->tokens, s->cost_usd);
     fprintf(f, "fast_p: fraction of all problems that are correct and have speedup > p (p = 0 counts the correct ones).\n\n");
     fputs("| p |", f);

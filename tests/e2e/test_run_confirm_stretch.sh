@@ -50,6 +50,8 @@ b = r["best"]
 assert b["dir"] == "steps/0002-0/candidate", b
 assert b["confirmed"]["replaced"] == "steps/0001-0/candidate", b
 assert b["median_s"] < 0.0018, b   # 1 ms a call once out of its step
+# its re-timed median within 2x its fastest run (usleep(1000) a call): no timing warning
+assert "timing_warning" not in b, b
 PY
 [ $? -eq 0 ] && ok "result.json: the re-timed kernel is the run's best, in place of the search's" \
     || no "result.json: the re-timed kernel is the run's best, in place of the search's" "$(cat "$tmp/result.err")" \

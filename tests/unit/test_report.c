@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "kf_test.h"
+#include "run/timing_warning.h"
 #include "suite/report.h"
 #include "suite/suite.h"
 
@@ -370,18 +371,23 @@ KF_TEST(timing_warning_for_a_best_timed_slow)
 {
     /* the fastest seen: the smaller of those known */
     int from_step = -1;
-    KF_CHECK_NEAR(kf_report_fastest_seen(0.000527, 0.000444, &from_step), 0.000444, 1e-15);
+    KF_CHECK_NEAR(kf_timing_fastest_seen(0.000527, 0.000444, &from_step), 0.000444, 1e-15);
     KF_CHECK_INT(from_step, 1);
-    KF_CHECK_NEAR(kf_report_fastest_seen(0.001, 0.002, &from_step), 0.001, 1e-15);
+    KF_CHECK_NEAR(kf_timing_fastest_seen(0.001, 0.002, &from_step), 0.001, 1e-15);
     KF_CHECK_INT(from_step, 0);
-    KF_CHECK_NEAR(kf_report_fastest_seen(0, 0.002, &from_step), 0.002, 1e-15);
+    KF_CHECK_NEAR(kf_timing_fastest_seen(0, 0.002, &from_step), 0.002, 1e-15);
     KF_CHECK_INT(from_step, 1);
-    KF_CHECK(kf_report_fastest_seen(0, 0, NULL) == 0);
-    char *w = kf_report_timing_warning(0.003, 0.0015, 0);   /* exactly 2x: flagged */
+    KF_CHECK(kf_timing_fastest_seen(0, 0, NULL) == 0);
+    char *w = kf_timing_warning(0.003, 0.0015, 0);   /* exactly 2x: flagged */
     KF_CHECK(w != NULL);
+    KF_CHECK_CONTAINS(w, "timed at 3 ms (a median), 2.0x its fastest timed run, 1.5 ms:");
     free(w);
-    KF_CHECK(kf_report_timing_warning(0.0029, 0.0015, 0) == NULL);
-    KF_CHECK(kf_report_timing_warning(0.003, 0, 0) == NULL);   /* nothing to compare with */
+    w = kf_timing_warning(0.003, 0.0015, 1);
+    KF_CHECK_CONTAINS(w, "2.0x its median in its own step, 1.5 ms:");
+    free(w);
+    KF_CHECK(kf_timing_warning(0.0029, 0.0015, 0) == NULL);
+    KF_CHECK(kf_timing_warning(0.003, 0, 0) == NULL);   /* nothing to compare with */
+    KF_CHECK(kf_timing_warning(0, 0.0015, 0) == NULL);
 
     char *root = kf_test_tmpdir();
 #define SLOW_RESULT "{\"problem\": \"%s\", \"preset\": \"cpu\", \"backend\": \"cpu-simd\", \"steps\": 4, " \

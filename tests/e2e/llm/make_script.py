@@ -6,7 +6,8 @@
                                     "crash" (test_run_resume.sh), "records" (test_run_records.sh),
                                     "sleepers" (test_run_confirm_baseline.sh),
                                     "stale DIR" (test_run_confirm_fails.sh: counters kept in DIR),
-                                    "stretch DIR" (test_run_confirm_stretch.sh)
+                                    "stretch DIR" (test_run_confirm_stretch.sh),
+                                    "slowstep DIR" (test_run_timing_warning.sh)
     make_script.py wrong            a kernel that compiles but forgets the scale
     make_script.py slow             a correct kernel that sleeps 3 ms a call
     make_script.py case NAME OUT    stub script of one case of test_run_llm_server.sh
@@ -148,6 +149,8 @@ if __name__ == "__main__":
             seq = [fenced(stale(d + "/first")), ANALYSIS, fenced(stale(d + "/second")), NO_MORE]
         elif name == "stretch":   # a 2 ms kernel, then one 1 ms but slow in its own step
             seq = [fenced(SLOW2), ANALYSIS, fenced(stretched(sys.argv[4] + "/stretched")), NO_MORE]
+        elif name == "slowstep":   # that kernel alone: nothing to re-time it beside
+            seq = [fenced(stretched(sys.argv[4] + "/only")), NO_MORE]
         else:
             seq = SEQUENCES[name]
         sys.stdout.write(seq[min(n, len(seq) - 1)])
