@@ -294,6 +294,37 @@ static int check_blocks(void)
                 printf("  gelu%s of %.9g: call %.9g, loop %.9g, block %.9g\n", f ? "_tanh" : "", xs[i], one, vec[i], sca[i]);
         }
     }
+#ifdef KF__Q_STREAM
+    /* kf__q_stream (a streamed map's full block, its GELU stored from the registers): the
+     * in-place block's bits at n = 16, 32, 48, 64 into a destination at every offset 0..15
+     * (streamed when aligned, plain stores else), the source left as it was and nothing
+     * written past n */
+    static float src[64] __attribute__((aligned(64))), ref[64], dst[96] __attribute__((aligned(64)));
+    for (int f = 0; f < 2; f++)
+        for (int off = 0; off < 16; off++)
+            for (int n = 16; n <= 64; n += 16) {
+                for (int i = 0; i < 64; i++) {
+                    float x = -13.0f + 26.0f * (float)((i * 53 + off * 7 + n * 3) % 1013) / 1012.0f;
+                    if ((i + off) % 11 == 0) x = sp[(i + n) % (int)(sizeof sp / sizeof sp[0])];
+                    ref[i] = src[i] = x;
+                }
+                for (int i = 0; i < 96; i++) dst[i] = -7.0f;
+                if (f) { kf__q_stream(dst + off, src, n, kf__q_gelu_tanh); kf_gelu_tanh_block(ref, n); }
+                else { kf__q_stream(dst + off, src, n, kf__q_gelu); kf_gelu_block(ref, n); }
+                _mm_sfence();
+                for (int i = 0; i < 80; i++) {
+                    float want = i >= off && i < off + n ? ref[i - off] : -7.0f;
+                    if (memcmp(&dst[i], &want, sizeof want) && bad++ < 6)
+                        printf("  kf__q_stream%s: n %d off %d [%d]: %.9g, want %.9g\n", f ? " (tanh)" : "", n, off, i,
+                               dst[i], want);
+                }
+                for (int i = 0; i < 64; i++) {
+                    float x = -13.0f + 26.0f * (float)((i * 53 + off * 7 + n * 3) % 1013) / 1012.0f;
+                    if ((i + off) % 11 == 0) x = sp[(i + n) % (int)(sizeof sp / sizeof sp[0])];
+                    if (memcmp(&src[i], &x, sizeof x) && bad++ < 6) printf("  kf__q_stream changed its source at [%d]\n", i);
+                }
+            }
+#endif
     printf("blocks     %d failed\n", bad);
     return bad;
 }

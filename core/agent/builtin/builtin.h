@@ -67,6 +67,11 @@ char *kf_bt_map_expr(const kf_node *nd, const char *x, const char *y);
  * none: `void f(float *y, int64_t n)` applies the op to y[0..n) with the same
  * bits as the element form (kf_gelu_block for the GELU). */
 const char *kf_bt_block_fn(const kf_node *nd);
+/* The same op's form for a streamed map's full block (builtin_cpu.c's
+ * STREAM_LIB): `void f(float *dst, float *src)` stores the op of the
+ * KF_STREAM_BLOCK floats of the aligned block buffer src to dst with
+ * streaming stores (src may be overwritten); NULL where kf_bt_block_fn is. */
+const char *kf_bt_block_stream_fn(const kf_node *nd);
 
 /* ------------------------------------------------------------------ */
 /* The IR: graph -> fusion groups (builtin_ir.c)                       */

@@ -226,7 +226,9 @@ static const char C_HEAD[] =
  * whose last op is a GELU applies kf_gelu_block to its block buffer
  * (kf_bt_block_fn), which with AVX-512 and GCC reads q(|x|) from a table of
  * polynomials (prelude_qtables.py; the text's own comment says how and why
- * only there, doc/design.md what it measured). */
+ * only there, doc/design.md what it measured); a full block there goes out
+ * through kf__q_stream, each vector's GELU stored from its registers
+ * (kf_bt_block_stream_fn). */
 static const char C_TAIL[] =
     "/* ---- the C dialect's mish, sigmoid, silu and GELUs (replace the body's) ---- */\n"
     "#undef kf_mish\n"
@@ -401,6 +403,18 @@ static const char C_TAIL[] =
     "}\n"
     "KF_FN void kf_gelu_block(float *restrict y, int64_t n) { kf__q_block(y, n, kf__q_gelu); }\n"
     "KF_FN void kf_gelu_tanh_block(float *restrict y, int64_t n) { kf__q_block(y, n, kf__q_gelu_tanh); }\n"
+    "/* n floats (a multiple of 16) of a 64-byte aligned block buffer src, their GELU stored to\n"
+    " * dst from the registers, streamed where dst is aligned: kf__q_block and a streaming copy\n"
+    " * of the buffer in one pass, the same bits (a streamed map's full block, the emitter's\n"
+    " * kf_gelu_stream_block) */\n"
+    "#define KF__Q_STREAM 1\n"
+    "static inline void kf__q_stream(float *restrict dst, const float *restrict src, int64_t n, const float (*c)[32])\n"
+    "{\n"
+    "    if (!((uintptr_t)dst & 63))\n"
+    "        for (int64_t i = 0; i < n; i += 16) _mm512_stream_ps(dst + i, kf__gelu_q16(_mm512_load_ps(src + i), c));\n"
+    "    else\n"
+    "        for (int64_t i = 0; i < n; i += 16) _mm512_storeu_ps(dst + i, kf__gelu_q16(_mm512_load_ps(src + i), c));\n"
+    "}\n"
     "#elif defined(__AVX2__) && defined(__FMA__)\n"
     "/* AVX2: vpermilps looks up 4 entries a 128-bit lane (each row is written twice),\n"
     " * so 4 degree-7 polynomials over |x| in [0, 5.6), interval n [n h, (n + 1) h), h = 1.4,\n"
@@ -1000,6 +1014,12 @@ const char *kf_bt_block_fn(const kf_node *nd)
 {
     if (nd->op != KF_OP_GELU) return NULL;
     return nd->gelu_tanh ? "kf_gelu_tanh_block" : "kf_gelu_block";
+}
+
+const char *kf_bt_block_stream_fn(const kf_node *nd)
+{
+    if (nd->op != KF_OP_GELU) return NULL;
+    return nd->gelu_tanh ? "kf_gelu_tanh_stream_block" : "kf_gelu_stream_block";
 }
 
 static const char *binary_fn(kf_op op)

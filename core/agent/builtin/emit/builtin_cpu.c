@@ -451,6 +451,20 @@ static const char STREAM_LIB[] =
     "    for (int i = 0; i < KF_STREAM_BLOCK; i += 16)\n"
     "        __builtin_prefetch((const void *)((uintptr_t)p + (KF_PREFETCH_L2_AHEAD + i) * sizeof(float)), 0, 2);\n"
     "}\n"
+    "/* a full block whose map ends in a GELU (the block buffer holds the GELU's input): with the\n"
+    " * prelude's AVX-512 table form (KF__Q_STREAM) each vector's GELU is stored from its registers,\n"
+    " * not written back to the buffer for kf_stream_block to read again; else those two steps */\n"
+    "#ifdef KF__Q_STREAM\n"
+    "#define KF__GELU_STREAM(fn, block_fn, table) \\\n"
+    "    static inline __attribute__((unused)) void fn(float *restrict dst, float *restrict src) \\\n"
+    "    { kf__q_stream(dst, src, KF_STREAM_BLOCK, table); }\n"
+    "#else\n"
+    "#define KF__GELU_STREAM(fn, block_fn, table) \\\n"
+    "    static inline __attribute__((unused)) void fn(float *restrict dst, float *restrict src) \\\n"
+    "    { block_fn(src, KF_STREAM_BLOCK); kf_stream_block(dst, src); }\n"
+    "#endif\n"
+    "KF__GELU_STREAM(kf_gelu_stream_block, kf_gelu_block, kf__q_gelu)\n"
+    "KF__GELU_STREAM(kf_gelu_tanh_stream_block, kf_gelu_tanh_block, kf__q_gelu_tanh)\n"
     "static inline __attribute__((unused)) void kf_stream_fence(void)\n"
     "{\n"
     "#if defined(__SSE2__)\n"
@@ -481,6 +495,7 @@ typedef struct gen {
     int block_v;              /* in a streamed map: the stored value whose op runs on its block
                                  buffer after the element loop (block_fn, e.g. kf_gelu_block), or -1 */
     const char *block_fn;
+    const char *block_stream_fn;   /* block_fn and a full block's streaming stores in one (kf_bt_block_stream_fn) */
     kf_error *err;
     int failed;
 } gen_t;
@@ -743,10 +758,11 @@ static void stream_out(gen_t *g, int gi, const char *off, const char *count, con
     for (int k = 0; k < gr->n_nodes; k++) {
         int v = g->p->n_inputs + gr->nodes[k];
         if (g->pl->store[v].kind == KF_BT_ST_LOCAL) continue;
-        if (v == g->block_v) {
-            if (count) kf_sb_printf(&g->b, "%s%s(S%d, %s);\n", ind, g->block_fn, v, count);
-            else kf_sb_printf(&g->b, "%s%s(S%d, %d);\n", ind, g->block_fn, v, KF_BT_CPU_STREAM_BLOCK);
+        if (v == g->block_v && !count) {   /* the op and the stores in one pass */
+            kf_sb_printf(&g->b, "%s%s(V%d + %s, S%d);\n", ind, g->block_stream_fn, v, off, v);
+            continue;
         }
+        if (v == g->block_v) kf_sb_printf(&g->b, "%s%s(S%d, %s);\n", ind, g->block_fn, v, count);
         if (count)
             kf_sb_printf(&g->b, "%skf_stream_store(V%d + %s, S%d, %s);\n", ind, v, off, v, count);
         else
@@ -880,6 +896,7 @@ static void emit_map_group(gen_t *g, int gi)
         const kf_node *ln = &g->p->nodes[gr->nodes[gr->n_nodes - 1]];
         int lv = g->p->n_inputs + gr->nodes[gr->n_nodes - 1];
         g->block_fn = kf_bt_block_fn(ln);
+        g->block_stream_fn = kf_bt_block_stream_fn(ln);
         if (g->block_fn && !ln->in[0].is_scalar && g->pl->store[lv].kind != KF_BT_ST_LOCAL) g->block_v = lv;
     }
     kf_sb_printf(&g->b, "static void group%d(const kf_cpu_args *a, int nt)\n{\n", gi);
