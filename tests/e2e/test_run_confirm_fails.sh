@@ -13,18 +13,12 @@ set -u
 here="$KF_SRCDIR/tests/e2e/llm"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 . "$KF_SRCDIR/tests/e2e/tap.sh"
+. "$KF_SRCDIR/tests/e2e/llm/scripted_agent.sh"
 echo "1..5"
 export XDG_CACHE_HOME="$tmp/cache"
 mkdir "$tmp/state"
 
-cat >"$tmp/agent.sh" <<AG
-#!/bin/sh
-cat >/dev/null
-c=\$(cat "$tmp/calls" 2>/dev/null || echo 0)
-echo \$((c + 1)) >"$tmp/calls"
-exec "$PYTHON3" "$here/make_script.py" answer \$c stale "$tmp/state"
-AG
-chmod +x "$tmp/agent.sh"
+scripted_agent "$tmp/agent.sh" "$tmp/calls" stale "$tmp/state"
 
 "$KFORGE" run "$here/scale_relu.json" --backend cpu-simd --agent "cmd:$tmp/agent.sh" --sandbox off \
     --out "$tmp/run" --no-baseline --target 0 --max-iterations 4 >"$tmp/out" 2>&1

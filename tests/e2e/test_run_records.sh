@@ -18,17 +18,11 @@ set -u
 here="$KF_SRCDIR/tests/e2e/llm"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 . "$KF_SRCDIR/tests/e2e/tap.sh"
+. "$KF_SRCDIR/tests/e2e/llm/scripted_agent.sh"
 echo "1..18"
 export XDG_CACHE_HOME="$tmp/cache"
 
-cat >"$tmp/agent.sh" <<AG
-#!/bin/sh
-cat >/dev/null
-c=\$(cat "$tmp/calls" 2>/dev/null || echo 0)
-echo \$((c + 1)) >"$tmp/calls"
-exec "$PYTHON3" "$here/make_script.py" answer \$c records
-AG
-chmod +x "$tmp/agent.sh"
+scripted_agent "$tmp/agent.sh" "$tmp/calls" records
 best_dir() {
     "$PYTHON3" -c '
 import json,sys

@@ -11,22 +11,12 @@ set -u
 here="$KF_SRCDIR/tests/e2e/llm"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 . "$KF_SRCDIR/tests/e2e/tap.sh"
+. "$KF_SRCDIR/tests/e2e/llm/scripted_agent.sh"
 echo "1..3"
 export XDG_CACHE_HOME="$tmp/cache"
 
-agent() {   # $1: the agent script's path, $2: its state directory
-    mkdir -p "$2"
-    cat >"$1" <<AG
-#!/bin/sh
-cat >/dev/null
-c=\$(cat "$2/calls" 2>/dev/null || echo 0)
-echo \$((c + 1)) >"$2/calls"
-exec "$PYTHON3" "$here/make_script.py" answer \$c slowstep "$2"
-AG
-    chmod +x "$1"
-}
-
-agent "$tmp/agent.sh" "$tmp/state"
+mkdir "$tmp/state" "$tmp/state2"
+scripted_agent "$tmp/agent.sh" "$tmp/state/calls" slowstep "$tmp/state"
 "$KFORGE" run "$here/scale_relu.json" --backend cpu-simd --agent "cmd:$tmp/agent.sh" --sandbox off \
     --out "$tmp/run" --no-baseline --target 0 --max-iterations 3 >"$tmp/out" 2>&1
 rc=$?
@@ -46,7 +36,7 @@ PY
     || no "result.json: best.timing_warning beside a median over twice the fastest run" "$(cat "$tmp/result.err")" \
         "$(cat "$tmp/run/result.json")"
 
-agent "$tmp/agent2.sh" "$tmp/state2"
+scripted_agent "$tmp/agent2.sh" "$tmp/state2/calls" slowstep "$tmp/state2"
 "$KFORGE" run "$here/scale_relu.json" --backend cpu-simd --agent "cmd:$tmp/agent2.sh" --sandbox off \
     --out "$tmp/run2" --no-baseline --target 0 --max-iterations 3 --json >"$tmp/out2" 2>"$tmp/err2"
 rc=$?
