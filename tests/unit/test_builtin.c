@@ -274,10 +274,14 @@ KF_TEST_TIMEOUT(memory_bound_variants_pass, 300.0)
         {"problems/level1/33_BatchNorm.json", "cpu", "{\"stream\":0}", "if (cn_ != c) kf_moments_block(xn_ + c0_, 16384 - c0_ < 64 ? 16384 - c0_ : 64, sh_, as_, aq_);"},
         {"problems/level1/47_Sum_reduction_over_a_dimension.json", "cpu", "{}", "whole rows in order"},
         {"tests/golden/problems/stream_odd_map.json", "small", "{\"stream\":1}", "kf_stream_store(V1 + r * 1001 + c0_, S1, j1 - c0_);"},
-        /* a GELU last: applied to each block buffer in place (full, then 41 = 16 + 16 + 9 masked) */
-        {"problems/level1/26_GELU.json", "cpu", "{\"stream\":1}", "kf_gelu_block(S1, 64);\n"},
-        {"problems/level1/88_MinGPTNewGelu.json", "cpu", "{\"stream\":1}", "kf_gelu_tanh_block(S1, 64);\n"},
+        /* a GELU last: a full block's GELU stored from the registers (aligned rows; rows of 1001,
+           most blocks unaligned), the partial last block's (41 = 16 + 16 + 9 masked) applied to
+           its buffer in place */
+        {"problems/level1/26_GELU.json", "cpu", "{\"stream\":1}", "kf_gelu_stream_block(V1 + r * 16384 + c0_, S1);\n"},
+        {"problems/level1/88_MinGPTNewGelu.json", "cpu", "{\"stream\":1}", "kf_gelu_tanh_stream_block(V1 + r * 16384 + c0_, S1);\n"},
+        {"tests/golden/problems/stream_odd_gelu.json", "small", "{\"stream\":1}", "kf_gelu_stream_block(V2 + r * 1001 + c0_, S2);\n"},
         {"tests/golden/problems/stream_odd_gelu.json", "small", "{\"stream\":1}", "kf_gelu_block(S2, j1 - c0_);\n"},
+        {"tests/golden/problems/stream_odd_gelu_tanh.json", "small", "{\"stream\":1}", "kf_gelu_tanh_stream_block(V2 + r * 1001 + c0_, S2);\n"},
         {"tests/golden/problems/stream_odd_gelu_tanh.json", "small", "{\"stream\":1}", "kf_gelu_tanh_block(S2, j1 - c0_);\n"},
         {"tests/golden/problems/stream_odd_softmax.json", "small", "{\"stream\":1}", "kf_stream_store(V1 + rr * 1001 + c0_, S1, 1001 - c0_);"},
         {"tests/golden/problems/stream_odd_softmax.json", "small", "{\"stream\":1}", "1001 - c0_ < 64 ? 1001 - c0_ : 64, nx_ ? nx_ + c0_ : NULL);"},
