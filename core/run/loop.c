@@ -1190,8 +1190,6 @@ static int write_result(run_state *st, const char *reason, kf_run_summary *out, 
         double fastest = kf_timing_fastest_seen(st->best_eval->timing.min_s,
                                                 st->confirm_rounds_done > 0 ? st->confirm_step_s : 0, &from_step);
         warning = kf_timing_warning(st->best_eval->timing.median_s, fastest, from_step);
-    }
-    if (st->best_eval) {
         json_object *b = json_object_new_object();
         json_object_object_add(b, "dir", json_object_new_string(kf_loop_rel(st, st->best_dir)));
         json_object_object_add(b, "verified", json_object_new_boolean(1));
