@@ -21,19 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-static double cpu_now(void) { struct timespec t; clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t); return t.tv_sec + 1e-9 * t.tv_nsec; }
-static volatile float sink;
+#include "study_common.h"
 #define KD 128
-__attribute__((noinline)) static float chains(long iters)
-{
-    __m512 a[24], m = _mm512_set1_ps(0.99999f), c = _mm512_set1_ps(1e-6f);
-    for (int j = 0; j < 24; j++) a[j] = _mm512_set1_ps((float)j);
-    for (long it = 0; it < iters; it++) {
-        _Pragma("GCC unroll 24") for (int j = 0; j < 24; j++) a[j] = _mm512_fmadd_ps(a[j], m, c);
-    }
-    float s = 0; for (int j = 0; j < 24; j++) s += _mm512_reduce_add_ps(a[j]);
-    return s;
-}
 __attribute__((noinline)) static float chains_ld(long iters, const float *A, const float *B)
 {
     __m512 a[24], m = _mm512_set1_ps(0.99999f), c = _mm512_set1_ps(1e-6f);
@@ -113,7 +102,6 @@ __attribute__((noinline)) static float ukernel(long iters, const float *A, const
 enum { CHAINS, BCAST, BLOAD, UKERNEL, CHAINS_LD, REGS, NC };
 static const char *names[NC] = {"chains", "bcast", "bload", "ukernel", "chains+ld", "regs"};
 static const int fmas[NC] = {24, 24, 16, 24, 24, 16};   /* FMAs an iteration */
-static int cmpd(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
 int main(int argc, char **argv)
 {
     const int nt = atoi(argv[1]), rounds = argc > 2 && atoi(argv[2]) < 64 ? atoi(argv[2]) : 5;

@@ -11,8 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-static double cpu_now(void) { struct timespec t; clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t); return t.tv_sec + 1e-9 * t.tv_nsec; }
-static volatile float sink;
+#include "study_common.h"
 #define B1(o) "vbroadcastss " #o "(%1), %0\n\t"
 #define V1(o) "vmovups " #o "(%2), %0\n\t"
 #define LOADS_B0 ""
@@ -58,7 +57,6 @@ static const struct { const char *name; fn f; } cases[] = {
     {"12b+2v (12x32)", b12v2}, {"8b+3v (8x48)", b8v3}, {"6b+4v (6x64)", b6v4}, {"4b+6v (4x96)", b4v6},
 };
 #define NCASE ((int)(sizeof cases / sizeof cases[0]))
-static int cmpd(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
 int main(int argc, char **argv)
 {
     const int nt = atoi(argv[1]), rounds = argc > 2 && atoi(argv[2]) < 64 ? atoi(argv[2]) : 9;

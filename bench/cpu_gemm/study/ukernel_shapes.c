@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-static double cpu_now(void) { struct timespec t; clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t); return t.tv_sec + 1e-9 * t.tv_nsec; }
+#include "study_common.h"
 typedef void (*kfn)(int64_t kc, const float *ap, const float *bp, float *c, int64_t ldc);
 #define KER(NAME, MR, NV, PF, EB, U)                                                                    \
 __attribute__((noinline)) static void NAME(int64_t kc, const float *restrict ap, const float *restrict bp, \
@@ -65,21 +65,6 @@ static const struct { const char *name; kfn f; int mr, nv; } forms[] = {
     {"4x96", k4x96, 4, 6}, {"4x96eb", k4x96_eb, 4, 6},
 };
 #define NF ((int)(sizeof forms / sizeof forms[0]))
-typedef float v16 __attribute__((vector_size(64)));
-#define R24(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16) X(17) X(18) X(19) X(20) X(21) X(22) X(23)
-#define DECL(i) v16 a##i = (v16){0} + (float)(i);
-#define STEP(i) a##i = a##i * m + c;
-#define SUM(i) s += a##i[0];
-__attribute__((noinline)) static float chains(long iters)
-{
-    v16 m = (v16){0} + 0.99999f, c = (v16){0} + 1e-6f; float s = 0;
-    R24(DECL)
-    for (long it = 0; it < iters; it++) { R24(STEP) }
-    R24(SUM)
-    return s;
-}
-static volatile float sink;
-static int cmpd(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
 #define MAXR 32
 static int picked(const char *only, const char *name)   /* name in the comma-separated list (NULL: all) */
 {
