@@ -4,8 +4,8 @@
  * ../../results/xeon16-gemm-levels-2026-12-02).  Loops of 24 FMAs an iteration, one thread each:
  *   chains   acc = acc * m + c, m and c in registers (the FMA peak of bench/cpu_gemm/harness.c)
  *   bcast    acc[i][v] = fma(bcast(A[k][i]), m_v, acc): the 12 broadcasts loaded, B in registers
- *   bload    acc[i][v] = fma(a_i, B[k][v], acc): 2 vectors of B loaded, the 12 a_i in registers
- *            (8 x 2 accumulators + 8 a_i: 16 FMAs an iteration, the same ratio to loads as 12 x 2)
+ *   bload    acc[i][v] = fma(a_i, B[k][v], acc): 2 vectors of B loaded, A in registers (8 x 2
+ *            accumulators and 8 a_i, for the registers: 16 FMAs and 2 loads an iteration)
  *   ukernel  acc[i][v] = fma(bcast(A[k][i]), B[k][v], acc): both loaded (kf_ukernel's form)
  *   chains+ld  chains with the micro-kernel's 14 loads an iteration beside them (2 vectors, 12
  *            broadcasts; their values unused, so they feed no FMA and take no FP port)
