@@ -14,6 +14,8 @@
 #include KERNEL
 #include <omp.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include "study_common.h"
 enum { L1, L2, L2LD, L2ADD, PEAK, NCASE };
